@@ -1,0 +1,1 @@
+//! wirespeed classify (work in progress).

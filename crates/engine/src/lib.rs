@@ -1,0 +1,1 @@
+//! wirespeed engine (work in progress).

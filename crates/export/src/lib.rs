@@ -1,0 +1,1 @@
+//! wirespeed export (work in progress).

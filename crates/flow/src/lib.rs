@@ -1,0 +1,1 @@
+//! wirespeed flow (work in progress).
