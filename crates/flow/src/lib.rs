@@ -1,1 +1,38 @@
-//! wirespeed flow (work in progress).
+//! Flow tracking: direction-independent keys, a fixed-capacity table, expiry by capture time.
+//!
+//! * [`FlowKey`] is the bidirectional 5-tuple plus VLAN: both directions of a conversation map to
+//!   the same key, and [`Side`] tells which end sent a packet.
+//! * [`FlowTable`] holds at most `capacity` flows in memory allocated once at start. It never
+//!   grows: when full, a new flow evicts the stalest flow near its hash slot (counted), so a flood
+//!   of new flows cannot exhaust memory.
+//! * Expiry runs on capture timestamps, never the wall clock, in small steps per batch
+//!   ([`FlowTable::gc_step`], DPDKStat's ΔT/M) so no packet waits on a full-table scan; a lookup
+//!   that finds an idle-expired or closed flow ends it first, so results do not depend on how far
+//!   the sweep got.
+//! * [`FragTable`] maps later IP fragments to the ports of their first fragment (bounded).
+#![deny(missing_docs)]
+#![deny(unsafe_code)]
+
+mod frag;
+mod key;
+mod table;
+
+pub use frag::{FragKey, FragStats, FragTable};
+pub use key::{FlowKey, Side};
+pub use table::{
+    EndReason, Flow, FlowConfig, FlowTable, Lookup, TableStats, Timeouts, CLIENT_UNKNOWN,
+};
+
+/// Hint the CPU to bring the cache line holding `r` closer; never faults, never changes meaning.
+#[inline(always)]
+pub fn prefetch<T>(r: &T) {
+    #[cfg(target_arch = "x86_64")]
+    #[allow(unsafe_code)]
+    // SAFETY: prefetch is a hint; it cannot fault or change memory, and `r` is a valid reference.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(r as *const T as *const i8);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = r;
+}

@@ -1,0 +1,176 @@
+//! Mapping IP fragments to their flow.
+//!
+//! Only the first fragment of a datagram carries the transport ports. Rather than buffer and
+//! reassemble (which costs memory per datagram and is only needed for payload inspection), the
+//! table remembers the ports of each first fragment under (addresses, protocol, identification),
+//! so later fragments are counted toward the right flow. The table is a fixed array of 4-way
+//! sets: memory is set by configuration, and a full set replaces its stalest entry (counted).
+//! Fragments that arrive before their first fragment cannot be mapped and are counted as orphans.
+
+/// Identifies one fragmented datagram.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default, Hash)]
+pub struct FragKey {
+    /// Source address.
+    pub src: [u8; 16],
+    /// Destination address.
+    pub dst: [u8; 16],
+    /// IP identification.
+    pub id: u32,
+    /// Transport protocol.
+    pub proto: u8,
+    /// VLAN id.
+    pub vlan: u16,
+}
+
+impl FragKey {
+    fn hash(&self) -> u64 {
+        let mut h = 0xcbf2_9ce4_8422_2325u64;
+        for b in self.src.iter().chain(self.dst.iter()) {
+            h = (h ^ *b as u64).wrapping_mul(0x0100_0000_01b3);
+        }
+        h ^= (self.id as u64) << 24 | (self.proto as u64) << 8 | self.vlan as u64;
+        h = h.wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        h ^ (h >> 31)
+    }
+}
+
+#[derive(Clone, Copy, Default)]
+struct Entry {
+    key: FragKey,
+    ports: (u16, u16),
+    ts: u64,
+    used: bool,
+}
+
+/// Counters of fragment mapping.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FragStats {
+    /// First fragments remembered.
+    pub first: u64,
+    /// Later fragments mapped to their first fragment's ports.
+    pub mapped: u64,
+    /// Later fragments whose first fragment was not seen (or was forgotten).
+    pub orphans: u64,
+    /// Entries replaced while still fresh because their set was full.
+    pub replaced: u64,
+}
+
+const WAYS: usize = 4;
+
+/// Fixed-size table from datagram to ports (see the module docs).
+pub struct FragTable {
+    entries: Vec<Entry>,
+    set_mask: usize,
+    timeout_ns: u64,
+    stats: FragStats,
+}
+
+impl FragTable {
+    /// Room for about `capacity` datagrams; entries older than `timeout_ns` are stale.
+    pub fn new(capacity: usize, timeout_ns: u64) -> Self {
+        let sets = (capacity / WAYS).max(1).next_power_of_two();
+        FragTable {
+            entries: vec![Entry::default(); sets * WAYS],
+            set_mask: sets - 1,
+            timeout_ns,
+            stats: FragStats::default(),
+        }
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> FragStats {
+        self.stats
+    }
+
+    fn set(&mut self, key: &FragKey) -> &mut [Entry] {
+        let base = (key.hash() as usize & self.set_mask) * WAYS;
+        &mut self.entries[base..base + WAYS]
+    }
+
+    /// Remember the ports of a first fragment seen at `ts`.
+    pub fn insert(&mut self, key: FragKey, ports: (u16, u16), ts: u64) {
+        let timeout = self.timeout_ns;
+        let set = self.set(&key);
+        let mut victim = 0;
+        let mut oldest = u64::MAX;
+        for (i, e) in set.iter().enumerate() {
+            if e.used && e.key == key {
+                victim = i;
+                break;
+            }
+            let age_key = if e.used { e.ts } else { 0 };
+            if !e.used || age_key < oldest {
+                victim = i;
+                oldest = age_key;
+                if !e.used {
+                    break;
+                }
+            }
+        }
+        let e = &mut set[victim];
+        let replaced_fresh = e.used && e.key != key && ts.saturating_sub(e.ts) <= timeout;
+        *e = Entry {
+            key,
+            ports,
+            ts,
+            used: true,
+        };
+        self.stats.first += 1;
+        if replaced_fresh {
+            self.stats.replaced += 1;
+        }
+    }
+
+    /// The ports of the datagram `key`, if its first fragment was seen within the timeout.
+    pub fn lookup(&mut self, key: &FragKey, ts: u64) -> Option<(u16, u16)> {
+        let timeout = self.timeout_ns;
+        let found = self
+            .set(key)
+            .iter()
+            .find(|e| e.used && e.key == *key && ts.saturating_sub(e.ts) <= timeout)
+            .map(|e| e.ports);
+        match found {
+            Some(_) => self.stats.mapped += 1,
+            None => self.stats.orphans += 1,
+        }
+        found
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(id: u32) -> FragKey {
+        FragKey {
+            src: [1; 16],
+            dst: [2; 16],
+            id,
+            proto: 17,
+            vlan: 0,
+        }
+    }
+
+    #[test]
+    fn maps_later_fragments() {
+        let mut t = FragTable::new(64, 1_000);
+        t.insert(key(7), (5000, 53), 10);
+        assert_eq!(t.lookup(&key(7), 20), Some((5000, 53)));
+        assert_eq!(t.lookup(&key(8), 20), None);
+        assert_eq!(t.lookup(&key(7), 2_000), None, "stale after the timeout");
+        let s = t.stats();
+        assert_eq!((s.first, s.mapped, s.orphans), (1, 1, 2));
+    }
+
+    #[test]
+    fn bounded_memory_under_flood() {
+        let mut t = FragTable::new(16, u64::MAX);
+        for id in 0..10_000 {
+            t.insert(key(id), (id as u16, 1), id as u64);
+        }
+        assert_eq!(t.entries.len(), 16);
+        // The newest datagram is always remembered.
+        assert_eq!(t.lookup(&key(9_999), 10_000), Some((9_999u32 as u16, 1)));
+        assert!(t.stats().replaced > 9_000);
+    }
+}

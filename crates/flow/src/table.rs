@@ -1,0 +1,719 @@
+//! The fixed-capacity flow table.
+//!
+//! Layout: a slab of at most `capacity` [`Flow`]s and an open-addressing index of
+//! `next_pow2(2 × capacity)` 64-bit entries (`hash32 << 32 | slot + 1`, 0 = empty), probed
+//! linearly. The load factor never exceeds ½, so probe sequences stay short, and removal uses
+//! backward-shift deletion (no tombstones), so the index never degrades. Both are allocated once
+//! in [`FlowTable::new`]; nothing on the per-packet path allocates.
+
+use crate::key::{FlowKey, Side};
+use wirespeed_wire::{ip_proto, tcp_flags, Tunnel};
+
+/// Marker for a flow whose client is not known yet (never stored: a flow's client is decided at
+/// its first packet).
+pub const CLIENT_UNKNOWN: u8 = 0xff;
+
+/// Idle timeouts by transport, in nanoseconds of capture time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timeouts {
+    /// TCP flows idle this long end (`idle`).
+    pub tcp_ns: u64,
+    /// UDP flows idle this long end.
+    pub udp_ns: u64,
+    /// Flows of other transports (ICMP, SCTP, ESP, …) idle this long end.
+    pub other_ns: u64,
+    /// A TCP flow closed by FIN in both directions or by RST lingers this long, so trailing ACKs
+    /// and retransmissions still count toward it, then ends (`fin` / `rst`).
+    pub closed_ns: u64,
+}
+
+impl Default for Timeouts {
+    fn default() -> Self {
+        const S: u64 = 1_000_000_000;
+        Timeouts {
+            tcp_ns: 300 * S,
+            udp_ns: 120 * S,
+            other_ns: 60 * S,
+            closed_ns: 10 * S,
+        }
+    }
+}
+
+/// Flow-table configuration. Memory is `capacity × size_of::<Flow<V>>()` plus 16 bytes a flow
+/// for the index, allocated at start.
+#[derive(Clone, Copy, Debug)]
+pub struct FlowConfig {
+    /// Most flows held at once.
+    pub capacity: usize,
+    /// Idle timeouts.
+    pub timeouts: Timeouts,
+    /// ΔT: the stepwise sweep visits every slot at least once per this much capture time.
+    pub sweep_ns: u64,
+    /// M: the least number of slots a sweep step visits.
+    pub min_sweep_step: usize,
+}
+
+impl Default for FlowConfig {
+    fn default() -> Self {
+        FlowConfig {
+            capacity: 1 << 20,
+            timeouts: Timeouts::default(),
+            sweep_ns: 1_000_000_000,
+            min_sweep_step: 64,
+        }
+    }
+}
+
+/// Why a flow ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum EndReason {
+    /// No packet for longer than the idle timeout.
+    Idle,
+    /// FIN seen in both directions.
+    Fin,
+    /// RST seen.
+    Rst,
+    /// Evicted to make room for a new flow in a full table.
+    Evicted,
+    /// Still open when the input ended.
+    EndOfInput,
+}
+
+impl EndReason {
+    /// Name written in flow records.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EndReason::Idle => "idle",
+            EndReason::Fin => "fin",
+            EndReason::Rst => "rst",
+            EndReason::Evicted => "evicted",
+            EndReason::EndOfInput => "end",
+        }
+    }
+}
+
+const CLOSE_NONE: u8 = 0;
+const CLOSE_FIN: u8 = 1;
+const CLOSE_RST: u8 = 2;
+
+/// One flow: key, counters per side, timing, TCP closing state, and the caller's data `V`.
+#[derive(Clone, Debug, Default)]
+pub struct Flow<V> {
+    /// The key; `key.ip_version == 0` marks a free slot.
+    pub key: FlowKey,
+    /// Which side is the client (sent the SYN, else the first packet).
+    pub client: Side,
+    /// The outermost tunnel the flow's first packet came through.
+    pub tunnel: Tunnel,
+    /// TCP flags seen from each side (OR of all).
+    pub tcp_flags: [u8; 2],
+    close: u8,
+    fin: u8,
+    /// Capture time of the first packet (ns).
+    pub first_ts: u64,
+    /// Capture time of the latest packet (ns).
+    pub last_ts: u64,
+    closed_at: u64,
+    /// Packets sent by each side.
+    pub pkts: [u64; 2],
+    /// Bytes sent by each side (as the caller counts them, e.g. captured frame length).
+    pub bytes: [u64; 2],
+    /// The caller's per-flow data (classification state, features, …).
+    pub ext: V,
+}
+
+impl Default for Side {
+    fn default() -> Self {
+        Side::A
+    }
+}
+
+impl<V> Flow<V> {
+    /// Packets in both directions.
+    #[inline]
+    pub fn total_pkts(&self) -> u64 {
+        self.pkts[0] + self.pkts[1]
+    }
+
+    /// The server side (the other end from the client).
+    #[inline]
+    pub fn server(&self) -> Side {
+        self.client.other()
+    }
+
+    /// Count one packet of `len` bytes sent by `side` at `ts`, with TCP `flags` when TCP.
+    #[inline]
+    pub fn update(&mut self, side: Side, ts: u64, len: u64, flags: Option<u8>) {
+        let i = side.index();
+        self.pkts[i] += 1;
+        self.bytes[i] += len;
+        if ts > self.last_ts {
+            self.last_ts = ts;
+        }
+        if let Some(f) = flags {
+            self.tcp_flags[i] |= f;
+            if f & tcp_flags::RST != 0 && self.close == CLOSE_NONE {
+                self.close = CLOSE_RST;
+                self.closed_at = ts;
+            } else if f & tcp_flags::FIN != 0 {
+                self.fin |= 1 << i;
+                if self.fin == 3 && self.close == CLOSE_NONE {
+                    self.close = CLOSE_FIN;
+                    self.closed_at = ts;
+                }
+            }
+        }
+    }
+
+    /// True once FIN was seen both ways or RST was seen.
+    #[inline]
+    pub fn is_closed(&self) -> bool {
+        self.close != CLOSE_NONE
+    }
+
+    #[inline]
+    fn is_free(&self) -> bool {
+        self.key.ip_version == 0
+    }
+
+    /// Why this flow would end at capture time `now`, if it would.
+    #[inline]
+    fn expiry(&self, now: u64, t: &Timeouts) -> Option<EndReason> {
+        if self.close != CLOSE_NONE {
+            if now.saturating_sub(self.closed_at) > t.closed_ns {
+                return Some(if self.close == CLOSE_RST {
+                    EndReason::Rst
+                } else {
+                    EndReason::Fin
+                });
+            }
+            return None;
+        }
+        let idle = match self.key.proto {
+            ip_proto::TCP => t.tcp_ns,
+            ip_proto::UDP => t.udp_ns,
+            _ => t.other_ns,
+        };
+        (now.saturating_sub(self.last_ts) > idle).then_some(EndReason::Idle)
+    }
+
+    fn close_reason(&self) -> EndReason {
+        match self.close {
+            CLOSE_RST => EndReason::Rst,
+            _ => EndReason::Fin,
+        }
+    }
+}
+
+/// Result of [`FlowTable::lookup_or_insert`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lookup {
+    /// The packet belongs to an existing flow in this slot.
+    Found(u32),
+    /// A new flow was started in this slot.
+    New(u32),
+}
+
+impl Lookup {
+    /// The slot either way.
+    #[inline]
+    pub fn slot(self) -> u32 {
+        match self {
+            Lookup::Found(s) | Lookup::New(s) => s,
+        }
+    }
+}
+
+/// Counters of the table's own events.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct TableStats {
+    /// Flows started.
+    pub created: u64,
+    /// Flows evicted from a full table.
+    pub evicted: u64,
+    /// Flows ended by idle timeout.
+    pub idle: u64,
+    /// Flows ended by FIN/RST.
+    pub closed: u64,
+    /// Most flows held at once.
+    pub peak: u64,
+    /// Slots visited by the stepwise sweep.
+    pub swept: u64,
+}
+
+/// A fixed-capacity, bidirectional flow table (see the module docs).
+pub struct FlowTable<V> {
+    cfg: FlowConfig,
+    index: Vec<u64>,
+    mask: usize,
+    slots: Vec<Flow<V>>,
+    free: Vec<u32>,
+    live: usize,
+    cursor: usize,
+    last_sweep_ts: u64,
+    stats: TableStats,
+}
+
+impl<V: Default> FlowTable<V> {
+    /// A table with room for `cfg.capacity` flows (at least 1), all memory reserved now.
+    pub fn new(cfg: FlowConfig) -> Self {
+        let capacity = cfg.capacity.clamp(1, u32::MAX as usize - 1);
+        let index_len = (capacity * 2).next_power_of_two();
+        FlowTable {
+            cfg: FlowConfig { capacity, ..cfg },
+            index: vec![0; index_len],
+            mask: index_len - 1,
+            slots: Vec::with_capacity(capacity),
+            free: Vec::with_capacity(capacity),
+            live: 0,
+            cursor: 0,
+            last_sweep_ts: 0,
+            stats: TableStats::default(),
+        }
+    }
+
+    /// Configuration in force.
+    pub fn config(&self) -> &FlowConfig {
+        &self.cfg
+    }
+
+    /// Flows held now.
+    pub fn len(&self) -> usize {
+        self.live
+    }
+
+    /// True when no flow is held.
+    pub fn is_empty(&self) -> bool {
+        self.live == 0
+    }
+
+    /// Event counters.
+    pub fn stats(&self) -> TableStats {
+        self.stats
+    }
+
+    /// The flow in `slot` (from a [`Lookup`]).
+    #[inline]
+    pub fn get_mut(&mut self, slot: u32) -> &mut Flow<V> {
+        &mut self.slots[slot as usize]
+    }
+
+    /// Prefetch the index entry where `hash` starts probing (first stage of a batch).
+    #[inline]
+    pub fn prefetch_index(&self, hash: u64) {
+        crate::prefetch(&self.index[hash as usize & self.mask]);
+    }
+
+    /// Prefetch the flow the index entry for `hash` points at, if any (second stage).
+    #[inline]
+    pub fn prefetch_slot(&self, hash: u64) {
+        let e = self.index[hash as usize & self.mask];
+        if e != 0 {
+            if let Some(f) = self.slots.get((e as u32 as usize).wrapping_sub(1)) {
+                crate::prefetch(f);
+            }
+        }
+    }
+
+    /// Find the flow of `key` (hash from [`FlowKey::hash`]), or start one with `sender` as its
+    /// first packet's sender. A flow found idle-expired or closed (and, for TCP, a new SYN on a
+    /// closed flow) is ended through `on_end` first and a new one started in its place. A new flow
+    /// in a full table evicts the stalest of a few flows near the sweep cursor.
+    #[inline]
+    pub fn lookup_or_insert(
+        &mut self,
+        key: &FlowKey,
+        hash: u64,
+        sender: Side,
+        ts: u64,
+        tcp: Option<u8>,
+        on_end: &mut impl FnMut(&mut Flow<V>, EndReason),
+    ) -> Lookup {
+        let h32 = hash as u32 as u64;
+        let mut i = hash as usize & self.mask;
+        // Probing is capped by the index size; at load factor <= 1/2 it ends after a few steps.
+        for _ in 0..=self.mask {
+            let e = self.index[i];
+            if e == 0 {
+                break;
+            }
+            if e >> 32 == h32 {
+                let slot = (e as u32 - 1) as usize;
+                let f = &mut self.slots[slot];
+                if f.key == *key {
+                    let ended = match f.expiry(ts, &self.cfg.timeouts) {
+                        Some(r) => Some(r),
+                        None if f.is_closed()
+                            && tcp.is_some_and(|fl| {
+                                fl & (tcp_flags::SYN | tcp_flags::ACK) == tcp_flags::SYN
+                            }) =>
+                        {
+                            Some(f.close_reason())
+                        }
+                        None => None,
+                    };
+                    if let Some(reason) = ended {
+                        self.count_end(reason);
+                        on_end(&mut self.slots[slot], reason);
+                        self.init_slot(slot, key, sender, ts, tcp);
+                        self.stats.created += 1;
+                        return Lookup::New(slot as u32);
+                    }
+                    return Lookup::Found(slot as u32);
+                }
+            }
+            i = (i + 1) & self.mask;
+        }
+        // Not found. Allocating may evict and so shift index entries: find the empty entry after.
+        let slot = self.alloc_slot(ts, on_end);
+        let mut j = hash as usize & self.mask;
+        for _ in 0..=self.mask {
+            if self.index[j] == 0 {
+                break;
+            }
+            j = (j + 1) & self.mask;
+        }
+        self.index[j] = h32 << 32 | (slot as u64 + 1);
+        self.init_slot(slot, key, sender, ts, tcp);
+        self.live += 1;
+        self.stats.created += 1;
+        if self.live as u64 > self.stats.peak {
+            self.stats.peak = self.live as u64;
+        }
+        Lookup::New(slot as u32)
+    }
+
+    fn init_slot(&mut self, slot: usize, key: &FlowKey, sender: Side, ts: u64, tcp: Option<u8>) {
+        // The client sent the SYN; a SYN-ACK's sender is the server; otherwise the first sender.
+        let client = match tcp {
+            Some(f) if f & (tcp_flags::SYN | tcp_flags::ACK) == tcp_flags::SYN | tcp_flags::ACK => {
+                sender.other()
+            }
+            _ => sender,
+        };
+        let f = &mut self.slots[slot];
+        f.key = *key;
+        f.client = client;
+        f.tunnel = Tunnel::None;
+        f.tcp_flags = [0; 2];
+        f.close = CLOSE_NONE;
+        f.fin = 0;
+        f.first_ts = ts;
+        f.last_ts = ts;
+        f.closed_at = 0;
+        f.pkts = [0; 2];
+        f.bytes = [0; 2];
+        f.ext = V::default();
+    }
+
+    fn count_end(&mut self, r: EndReason) {
+        match r {
+            EndReason::Idle => self.stats.idle += 1,
+            EndReason::Fin | EndReason::Rst => self.stats.closed += 1,
+            EndReason::Evicted => self.stats.evicted += 1,
+            EndReason::EndOfInput => {}
+        }
+    }
+
+    /// A free slot: from the free list, the never-used tail, or by evicting.
+    fn alloc_slot(
+        &mut self,
+        now: u64,
+        on_end: &mut impl FnMut(&mut Flow<V>, EndReason),
+    ) -> usize {
+        if let Some(s) = self.free.pop() {
+            return s as usize;
+        }
+        if self.slots.len() < self.cfg.capacity {
+            // Within the capacity reserved in `new`: no reallocation.
+            self.slots.push(Flow::default());
+            return self.slots.len() - 1;
+        }
+        // Full: end a flow that is due anyway, else the stalest of 8 slots at the cursor
+        // (a sampled LRU, as a CLOCK hand would pick).
+        let n = self.slots.len();
+        let mut victim = self.cursor % n;
+        let mut oldest = u64::MAX;
+        for k in 0..8.min(n) {
+            let s = (self.cursor + k) % n;
+            let f = &self.slots[s];
+            if f.expiry(now, &self.cfg.timeouts).is_some() {
+                victim = s;
+                break;
+            }
+            if f.last_ts < oldest {
+                oldest = f.last_ts;
+                victim = s;
+            }
+        }
+        self.cursor = (victim + 1) % n;
+        let reason = self.slots[victim]
+            .expiry(now, &self.cfg.timeouts)
+            .unwrap_or(EndReason::Evicted);
+        self.end_and_unlink(victim, reason, on_end);
+        victim
+    }
+
+    /// End the flow in `slot` and take it out of the index; the slot is then unused.
+    fn end_and_unlink(
+        &mut self,
+        slot: usize,
+        reason: EndReason,
+        on_end: &mut impl FnMut(&mut Flow<V>, EndReason),
+    ) {
+        self.count_end(reason);
+        on_end(&mut self.slots[slot], reason);
+        self.remove_index(slot);
+        self.slots[slot].key.ip_version = 0;
+        self.live -= 1;
+    }
+
+    /// Remove the index entry pointing at `slot` with backward-shift deletion.
+    fn remove_index(&mut self, slot: usize) {
+        let hash = self.slots[slot].key.hash();
+        let target = slot as u64 + 1;
+        let mut i = hash as usize & self.mask;
+        let mut found = false;
+        for _ in 0..=self.mask {
+            let e = self.index[i];
+            if e == 0 {
+                break;
+            }
+            if e as u32 as u64 == target {
+                found = true;
+                break;
+            }
+            i = (i + 1) & self.mask;
+        }
+        if !found {
+            return;
+        }
+        // Shift later members of the cluster back into the hole when their home allows it.
+        let mut hole = i;
+        let mut j = (i + 1) & self.mask;
+        for _ in 0..=self.mask {
+            let e = self.index[j];
+            if e == 0 {
+                break;
+            }
+            let home = (e >> 32) as usize & self.mask;
+            // Move e into the hole unless its home lies cyclically in (hole, j].
+            let dist_home = j.wrapping_sub(home) & self.mask;
+            let dist_hole = j.wrapping_sub(hole) & self.mask;
+            if dist_home >= dist_hole {
+                self.index[hole] = e;
+                hole = j;
+            }
+            j = (j + 1) & self.mask;
+        }
+        self.index[hole] = 0;
+    }
+
+    /// One step of the incremental sweep at capture time `now`: visit enough slots that the
+    /// whole table is covered once per `sweep_ns` of capture time (at least `min_sweep_step`),
+    /// ending flows that are idle or closed. Call once per batch.
+    pub fn gc_step(&mut self, now: u64, on_end: &mut impl FnMut(&mut Flow<V>, EndReason)) {
+        let n = self.slots.len();
+        if n == 0 {
+            self.last_sweep_ts = now;
+            return;
+        }
+        let dt = now.saturating_sub(self.last_sweep_ts);
+        let share = ((n as u128 * dt as u128) / self.cfg.sweep_ns.max(1) as u128) as usize;
+        let steps = share.max(self.cfg.min_sweep_step).min(n);
+        if share > 0 || self.last_sweep_ts == 0 {
+            self.last_sweep_ts = now;
+        }
+        for _ in 0..steps {
+            let s = self.cursor % n;
+            self.cursor = s + 1;
+            let f = &self.slots[s];
+            if f.is_free() {
+                continue;
+            }
+            if let Some(r) = f.expiry(now, &self.cfg.timeouts) {
+                self.end_and_unlink(s, r, on_end);
+                self.free.push(s as u32);
+            }
+        }
+        self.stats.swept += steps as u64;
+    }
+
+    /// End every flow still held (end of input, or shutdown) in slot order.
+    pub fn flush(&mut self, on_end: &mut impl FnMut(&mut Flow<V>, EndReason)) {
+        for s in 0..self.slots.len() {
+            if !self.slots[s].is_free() {
+                on_end(&mut self.slots[s], EndReason::EndOfInput);
+                self.slots[s].key.ip_version = 0;
+                self.free.push(s as u32);
+            }
+        }
+        self.index.fill(0);
+        self.live = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    const S: u64 = 1_000_000_000;
+
+    fn key(n: u32, port: u16) -> (FlowKey, Side) {
+        let mut a = [0u8; 16];
+        a[..4].copy_from_slice(&n.to_be_bytes());
+        let b = [10, 0, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+        FlowKey::new(4, ip_proto::UDP, 0, (a, port), (b, 53))
+    }
+
+    fn cfg(capacity: usize) -> FlowConfig {
+        FlowConfig {
+            capacity,
+            ..FlowConfig::default()
+        }
+    }
+
+    /// Runs one packet through the table; returns the slot and records ended flows.
+    fn pkt(
+        t: &mut FlowTable<u32>,
+        k: &(FlowKey, Side),
+        ts: u64,
+        tcp: Option<u8>,
+        ended: &mut Vec<(FlowKey, EndReason, u64)>,
+    ) -> Lookup {
+        let r = t.lookup_or_insert(&k.0, k.0.hash(), k.1, ts, tcp, &mut |f, why| {
+            ended.push((f.key, why, f.total_pkts()))
+        });
+        t.get_mut(r.slot()).update(k.1, ts, 64, tcp);
+        r
+    }
+
+    #[test]
+    fn finds_existing_flows_both_directions() {
+        let mut t = FlowTable::<u32>::new(cfg(16));
+        let mut ended = vec![];
+        let k = key(1, 1000);
+        assert!(matches!(pkt(&mut t, &k, 1, None, &mut ended), Lookup::New(_)));
+        let rev = (k.0, k.1.other());
+        assert!(matches!(pkt(&mut t, &rev, 2, None, &mut ended), Lookup::Found(_)));
+        let slot = pkt(&mut t, &k, 3, None, &mut ended).slot();
+        let f = t.get_mut(slot);
+        assert_eq!(f.pkts[k.1.index()], 2);
+        assert_eq!(f.pkts[k.1.other().index()], 1);
+        assert_eq!(f.client, k.1);
+        assert!(ended.is_empty());
+    }
+
+    #[test]
+    fn full_table_evicts_instead_of_growing() {
+        let mut t = FlowTable::<u32>::new(cfg(100));
+        let mut ended = vec![];
+        for n in 0..10_000u32 {
+            pkt(&mut t, &key(n, 1), n as u64, None, &mut ended);
+        }
+        assert_eq!(t.len(), 100);
+        assert_eq!(ended.len(), 9_900);
+        assert!(ended.iter().all(|e| e.1 == EndReason::Evicted));
+        assert_eq!(t.stats().evicted, 9_900);
+        // Every flow still held is found again, not duplicated.
+        let mut flushed = vec![];
+        t.flush(&mut |f, _| flushed.push(f.key));
+        assert_eq!(flushed.len(), 100);
+    }
+
+    #[test]
+    fn idle_flow_restarts_on_lookup_and_sweep_expires() {
+        let mut t = FlowTable::<u32>::new(cfg(16));
+        let mut ended = vec![];
+        let k = key(1, 1000);
+        pkt(&mut t, &k, S, None, &mut ended);
+        // Past the UDP timeout the same tuple is a new flow.
+        let r = pkt(&mut t, &k, S + 121 * S, None, &mut ended);
+        assert!(matches!(r, Lookup::New(_)));
+        assert_eq!(ended, vec![(k.0, EndReason::Idle, 1)]);
+        // The sweep ends it later without any packet of its own.
+        let k2 = key(2, 1000);
+        pkt(&mut t, &k2, 300 * S, None, &mut ended);
+        t.gc_step(300 * S + 1, &mut |f, why| ended.push((f.key, why, f.total_pkts())));
+        assert_eq!(ended.len(), 2, "{ended:?}");
+        assert_eq!(t.len(), 1);
+    }
+
+    #[test]
+    fn tcp_close_lingers_then_new_syn_starts_new_flow() {
+        let mut t = FlowTable::<u32>::new(cfg(16));
+        let mut ended = vec![];
+        let (k, c) = key(1, 1000);
+        let s = c.other();
+        let syn = Some(tcp_flags::SYN);
+        let synack = Some(tcp_flags::SYN | tcp_flags::ACK);
+        let ack = Some(tcp_flags::ACK);
+        let fin = Some(tcp_flags::FIN | tcp_flags::ACK);
+        pkt(&mut t, &(k, c), 1, syn, &mut ended);
+        pkt(&mut t, &(k, s), 2, synack, &mut ended);
+        pkt(&mut t, &(k, c), 3, fin, &mut ended);
+        pkt(&mut t, &(k, s), 4, fin, &mut ended);
+        // The last ACK still belongs to the closed flow.
+        assert!(matches!(pkt(&mut t, &(k, c), 5, ack, &mut ended), Lookup::Found(_)));
+        assert!(ended.is_empty());
+        // A new SYN reuses the tuple for a new connection.
+        assert!(matches!(pkt(&mut t, &(k, c), 6, syn, &mut ended), Lookup::New(_)));
+        assert_eq!(ended, vec![(k, EndReason::Fin, 5)]);
+    }
+
+    #[test]
+    fn syn_ack_first_makes_receiver_the_client() {
+        let mut t = FlowTable::<u32>::new(cfg(4));
+        let mut ended = vec![];
+        let (k, srv) = key(1, 1000);
+        let slot = pkt(&mut t, &(k, srv), 1, Some(0x12), &mut ended).slot();
+        assert_eq!(t.get_mut(slot).client, srv.other());
+    }
+
+    /// Model check against a HashMap: random inserts, lookups and sweeps keep the index
+    /// consistent with the slab (backward-shift deletion included).
+    #[test]
+    fn index_agrees_with_model_under_churn() {
+        let mut t = FlowTable::<u32>::new(FlowConfig {
+            capacity: 64,
+            min_sweep_step: 7,
+            ..FlowConfig::default()
+        });
+        let mut model: HashMap<FlowKey, u64> = HashMap::new();
+        let mut x = 12345u64;
+        let mut ts = S;
+        for _ in 0..50_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let k = key((x % 97) as u32, 1);
+            ts += (x >> 40) % (3 * S);
+            let mut gone = vec![];
+            let r = t.lookup_or_insert(&k.0, k.0.hash(), k.1, ts, None, &mut |f, _| {
+                gone.push(f.key)
+            });
+            for g in &gone {
+                if *g != k.0 {
+                    assert!(model.remove(g).is_some());
+                } else {
+                    model.remove(g);
+                }
+            }
+            match r {
+                Lookup::New(_) => assert!(model.insert(k.0, ts).is_none()),
+                Lookup::Found(_) => assert!(model.contains_key(&k.0)),
+            }
+            t.get_mut(r.slot()).update(k.1, ts, 1, None);
+            model.insert(k.0, ts);
+            if x % 5 == 0 {
+                let mut swept = vec![];
+                t.gc_step(ts, &mut |f, _| swept.push(f.key));
+                for g in swept {
+                    assert!(model.remove(&g).is_some());
+                }
+            }
+            assert_eq!(t.len(), model.len());
+        }
+    }
+}
