@@ -1,1 +1,16 @@
-//! wirespeed engine (work in progress).
+//! The wirespeed runtime.
+//!
+//! A [`Worker`] owns one flow table and runs the per-packet pipeline over batches:
+//! decode ([`wirespeed_wire`]) → fragment mapping → hash and prefetch → flow lookup/update
+//! ([`wirespeed_flow`]) → classification ([`wirespeed_classify`]) → records to a sink
+//! ([`wirespeed_export`]) when flows end. [`run_file`] feeds a capture file through a worker.
+//! [`gen`] writes synthetic captures.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod gen;
+mod summary;
+mod worker;
+
+pub use summary::{AppStats, Counters, Summary};
+pub use worker::{run_file, EngineConfig, FileOutcome, FlowExt, Worker};

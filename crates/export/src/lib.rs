@@ -159,7 +159,11 @@ impl Fmt {
     /// A fraction in [0, 1] with two decimals.
     #[inline]
     fn conf(buf: &mut Vec<u8>, c: f32) {
-        let c = if c.is_finite() { c.clamp(0.0, 1.0) } else { 0.0 };
+        let c = if c.is_finite() {
+            c.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
         let hundredths = (c * 100.0).round() as u32;
         Fmt::int(buf, hundredths / 100);
         buf.push(b'.');
@@ -501,8 +505,13 @@ mod tests {
         let header: Vec<&str> = lines.next().unwrap().split(',').collect();
         assert_eq!(header.len(), FIELDS.len() + 2);
         let row = lines.next().unwrap();
-        assert!(row.starts_with("\"dir/a,b.pcap\",\"a,b.pcap\",192.168.1.2,40000,2001:db8::1,443,253,12,,"));
-        assert!(row.contains(",fin,TLS.Google,Google,TLS,Web,port,0.26,1,0"), "{row}");
+        assert!(row.starts_with(
+            "\"dir/a,b.pcap\",\"a,b.pcap\",192.168.1.2,40000,2001:db8::1,443,253,12,,"
+        ));
+        assert!(
+            row.contains(",fin,TLS.Google,Google,TLS,Web,port,0.26,1,0"),
+            "{row}"
+        );
     }
 
     #[test]
@@ -511,5 +520,33 @@ mod tests {
         r.master = "DNS";
         r.app = "DNS";
         assert_eq!(proto_label(&r), ("DNS", None));
+    }
+}
+
+impl<T: RecordSink + ?Sized> RecordSink for Box<T> {
+    fn write(&mut self, r: &FlowRecord<'_>) -> io::Result<()> {
+        (**self).write(r)
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        (**self).finish()
+    }
+}
+
+/// A sink that discards records (benchmarks of the pipeline without output, and tests).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NullSink {
+    /// Records received.
+    pub records: u64,
+}
+
+impl RecordSink for NullSink {
+    fn write(&mut self, _r: &FlowRecord<'_>) -> io::Result<()> {
+        self.records += 1;
+        Ok(())
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        Ok(())
     }
 }

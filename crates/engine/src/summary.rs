@@ -1,0 +1,241 @@
+//! Counters, per-application totals, and where records go.
+
+use crate::worker::FlowExt;
+use std::collections::HashMap;
+use std::fmt;
+use std::io;
+use wirespeed_classify::Label;
+use wirespeed_export::{FlowRecord, RecordSink};
+use wirespeed_flow::{EndReason, Flow, FragStats, TableStats};
+use wirespeed_wire::DropReason;
+
+/// Every packet is counted somewhere: decoded into a flow, or dropped under a named reason.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    /// Packets read.
+    pub packets: u64,
+    /// Captured bytes read.
+    pub bytes: u64,
+    /// Packets counted in a flow.
+    pub decoded: u64,
+    /// Packets not decoded, by [`DropReason`] index.
+    pub drops: [u64; DropReason::COUNT],
+    /// Later IP fragments whose first fragment was never seen (not counted in any flow).
+    pub frag_orphans: u64,
+    /// Input files that could not be read to the end.
+    pub capture_errors: u64,
+    /// Flow records written.
+    pub records: u64,
+    /// Flow-table events.
+    pub table: TableStats,
+    /// Fragment-mapping events.
+    pub frag: FragStats,
+}
+
+impl Counters {
+    /// Packets dropped for any reason.
+    pub fn dropped(&self) -> u64 {
+        self.drops.iter().sum::<u64>() + self.frag_orphans
+    }
+
+    /// Add another worker's (or file's) counters.
+    pub fn add(&mut self, o: &Counters) {
+        self.packets += o.packets;
+        self.bytes += o.bytes;
+        self.decoded += o.decoded;
+        for (a, b) in self.drops.iter_mut().zip(o.drops.iter()) {
+            *a += b;
+        }
+        self.frag_orphans += o.frag_orphans;
+        self.capture_errors += o.capture_errors;
+        self.records += o.records;
+        let (t, u) = (&mut self.table, &o.table);
+        t.created += u.created;
+        t.evicted += u.evicted;
+        t.idle += u.idle;
+        t.closed += u.closed;
+        t.peak = t.peak.max(u.peak);
+        t.swept += u.swept;
+        let (f, g) = (&mut self.frag, &o.frag);
+        f.first += g.first;
+        f.mapped += g.mapped;
+        f.orphans += g.orphans;
+        f.replaced += g.replaced;
+    }
+}
+
+/// Flows, packets and bytes per application label.
+pub type AppStats = HashMap<&'static str, [u64; 3]>;
+
+/// Where a worker's ended flows go.
+pub(crate) struct Output<S> {
+    pub(crate) sink: S,
+    with_source: bool,
+    source: String,
+    base: String,
+    pub(crate) apps: AppStats,
+    pub(crate) records: u64,
+    error: Option<io::Error>,
+}
+
+impl<S: RecordSink> Output<S> {
+    pub(crate) fn new(sink: S, with_source: bool) -> Self {
+        Output {
+            sink,
+            with_source,
+            source: String::new(),
+            base: String::new(),
+            apps: HashMap::new(),
+            records: 0,
+            error: None,
+        }
+    }
+
+    pub(crate) fn set_source(&mut self, path: &str) {
+        self.source.clear();
+        self.source.push_str(path);
+        self.base.clear();
+        self.base
+            .push_str(path.rsplit(['/', '\\']).next().unwrap_or(path));
+    }
+
+    /// Write the record of an ended flow. Sink errors are kept and reported after the batch.
+    pub(crate) fn emit(&mut self, f: &mut Flow<FlowExt>, why: EndReason) {
+        let c = f.client;
+        let s = f.server();
+        let (label, method, confidence, ttb_pkts, ttb_ns) = match &f.ext.verdict {
+            Some(v) => (
+                v.label,
+                v.method.as_str(),
+                v.confidence,
+                v.ttb_pkts,
+                v.ttb_ns,
+            ),
+            None => (Label::UNKNOWN, "", 0.0, 0, 0),
+        };
+        let rec = FlowRecord {
+            source: self.with_source.then_some(self.source.as_str()),
+            pcap: self.with_source.then_some(self.base.as_str()),
+            src_ip: f.key.ip(c),
+            src_port: f.key.port[c.index()],
+            dst_ip: f.key.ip(s),
+            dst_port: f.key.port[s.index()],
+            l4: f.key.proto,
+            vlan: f.key.vlan,
+            tunnel: f.tunnel.as_str(),
+            first_ts_ns: f.first_ts,
+            last_ts_ns: f.last_ts,
+            c2s_pkts: f.pkts[c.index()],
+            c2s_bytes: f.bytes[c.index()],
+            s2c_pkts: f.pkts[s.index()],
+            s2c_bytes: f.bytes[s.index()],
+            end_reason: why.as_str(),
+            app: label.app,
+            master: label.master,
+            category: label.category,
+            method,
+            confidence,
+            ttb_pkts,
+            ttb_us: ttb_ns / 1000,
+        };
+        let e = self.apps.entry(label.app).or_insert([0; 3]);
+        e[0] += 1;
+        e[1] += f.total_pkts();
+        e[2] += f.bytes[0] + f.bytes[1];
+        self.records += 1;
+        if self.error.is_none() {
+            if let Err(e) = self.sink.write(&rec) {
+                self.error = Some(e);
+            }
+        }
+    }
+
+    pub(crate) fn take_error(&mut self) -> io::Result<()> {
+        match self.error.take() {
+            Some(e) => Err(e),
+            None => Ok(()),
+        }
+    }
+}
+
+/// What a run did: counters and per-application totals, printed at the end of `classify`.
+#[derive(Clone, Debug, Default)]
+pub struct Summary {
+    /// All counters.
+    pub counters: Counters,
+    /// Per-application flows, packets, bytes.
+    pub apps: AppStats,
+    /// Input files and how each went: (path, packets, error message).
+    pub files: Vec<(String, u64, Option<String>)>,
+    /// Seconds of wall time the run took.
+    pub elapsed_s: f64,
+}
+
+impl fmt::Display for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let c = &self.counters;
+        let rate = if self.elapsed_s > 0.0 {
+            c.packets as f64 / self.elapsed_s / 1e6
+        } else {
+            0.0
+        };
+        writeln!(
+            f,
+            "wirespeed: {} files, {} packets, {} bytes, {} flows in {:.3} s ({:.2} Mpps)",
+            self.files.len(),
+            c.packets,
+            c.bytes,
+            c.records,
+            self.elapsed_s,
+            rate
+        )?;
+        for (path, n, err) in &self.files {
+            if let Some(e) = err {
+                writeln!(f, "  input error after {n} packets: {e}")?;
+            } else if self.files.len() <= 1 {
+                // One file: its totals are the run's.
+            } else {
+                let _ = (path, n);
+            }
+        }
+        writeln!(f, "applications (flows, packets, bytes):")?;
+        let mut apps: Vec<_> = self.apps.iter().collect();
+        apps.sort_by(|a, b| b.1[2].cmp(&a.1[2]).then(a.0.cmp(b.0)));
+        for (name, [fl, p, b]) in apps {
+            writeln!(f, "  {name:<24} {fl:>10} {p:>12} {b:>15}")?;
+        }
+        writeln!(
+            f,
+            "packets: {} in flows, {} dropped",
+            c.decoded,
+            c.dropped()
+        )?;
+        for r in DropReason::ALL {
+            let n = c.drops[r.index()];
+            if n > 0 {
+                writeln!(f, "  dropped {:<24} {n:>12}", r.as_str())?;
+            }
+        }
+        if c.frag_orphans > 0 {
+            writeln!(f, "  dropped {:<24} {:>12}", "frag_orphan", c.frag_orphans)?;
+        }
+        let t = &c.table;
+        writeln!(
+            f,
+            "flows: {} created, peak {} open, ended idle {} / fin-rst {} / evicted {}",
+            t.created, t.peak, t.idle, t.closed, t.evicted
+        )?;
+        let g = &c.frag;
+        if g.first + g.mapped + g.orphans > 0 {
+            writeln!(
+                f,
+                "fragments: {} first, {} mapped to their flow, {} orphans, {} table replacements",
+                g.first, g.mapped, g.orphans, g.replaced
+            )?;
+        }
+        if c.capture_errors > 0 {
+            writeln!(f, "input errors: {}", c.capture_errors)?;
+        }
+        Ok(())
+    }
+}
