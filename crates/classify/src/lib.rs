@@ -8,6 +8,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod ipproto;
 pub mod port;
 
 use std::fmt;
@@ -197,14 +198,19 @@ impl Arbiter {
     }
 
     /// The port-table verdict for a flow's first packet: the server port first, then the
-    /// client's (a reply seen before its request). None when the port classifier is disabled
-    /// or neither port is in the table.
+    /// client's (a reply seen before its request); for transports without ports, the IP protocol
+    /// number ([`ipproto`]). None when the port classifier is disabled or nothing matches.
     #[inline]
     pub fn by_port(&self, proto: u8, server_port: u16, client_port: u16) -> Option<Verdict> {
         if !self.set.has(Method::Port) {
             return None;
         }
-        let e = port::lookup(proto, server_port).or_else(|| port::lookup(proto, client_port))?;
+        let e = match proto {
+            6 | 17 | 132 => {
+                port::lookup(proto, server_port).or_else(|| port::lookup(proto, client_port))?
+            }
+            _ => ipproto::lookup(proto)?,
+        };
         Some(Verdict {
             label: Label {
                 app: e.app,

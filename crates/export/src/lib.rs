@@ -89,7 +89,8 @@ pub const FIELDS: &[&str] = &[
     "ttb_us",
 ];
 
-/// The IANA keyword of an IP protocol number, if it is one we name.
+/// The keyword of an IP protocol number, if it is one we name — the names nDPI prints, so records
+/// compare directly; others are written as numbers.
 pub fn l4_name(proto: u8) -> Option<&'static str> {
     Some(match proto {
         1 => "ICMP",
@@ -101,8 +102,8 @@ pub fn l4_name(proto: u8) -> Option<&'static str> {
         51 => "AH",
         58 => "ICMPV6",
         89 => "OSPF",
-        103 => "PIM",
         112 => "VRRP",
+        113 => "PGM",
         132 => "SCTP",
         _ => return None,
     })
@@ -548,5 +549,21 @@ impl RecordSink for NullSink {
 
     fn finish(&mut self) -> io::Result<()> {
         Ok(())
+    }
+}
+
+impl<W: Write> JsonLinesWriter<W> {
+    /// Write anything buffered and return the output.
+    pub fn into_inner(mut self) -> io::Result<W> {
+        self.finish()?;
+        Ok(self.out)
+    }
+}
+
+impl<W: Write> CsvWriter<W> {
+    /// Write anything buffered and return the output.
+    pub fn into_inner(mut self) -> io::Result<W> {
+        self.finish()?;
+        Ok(self.out)
     }
 }

@@ -416,11 +416,7 @@ impl<V: Default> FlowTable<V> {
     }
 
     /// A free slot: from the free list, the never-used tail, or by evicting.
-    fn alloc_slot(
-        &mut self,
-        now: u64,
-        on_end: &mut impl FnMut(&mut Flow<V>, EndReason),
-    ) -> usize {
+    fn alloc_slot(&mut self, now: u64, on_end: &mut impl FnMut(&mut Flow<V>, EndReason)) -> usize {
         if let Some(s) = self.free.pop() {
             return s as usize;
         }
@@ -594,9 +590,15 @@ mod tests {
         let mut t = FlowTable::<u32>::new(cfg(16));
         let mut ended = vec![];
         let k = key(1, 1000);
-        assert!(matches!(pkt(&mut t, &k, 1, None, &mut ended), Lookup::New(_)));
+        assert!(matches!(
+            pkt(&mut t, &k, 1, None, &mut ended),
+            Lookup::New(_)
+        ));
         let rev = (k.0, k.1.other());
-        assert!(matches!(pkt(&mut t, &rev, 2, None, &mut ended), Lookup::Found(_)));
+        assert!(matches!(
+            pkt(&mut t, &rev, 2, None, &mut ended),
+            Lookup::Found(_)
+        ));
         let slot = pkt(&mut t, &k, 3, None, &mut ended).slot();
         let f = t.get_mut(slot);
         assert_eq!(f.pkts[k.1.index()], 2);
@@ -635,7 +637,9 @@ mod tests {
         // The sweep ends it later without any packet of its own.
         let k2 = key(2, 1000);
         pkt(&mut t, &k2, 300 * S, None, &mut ended);
-        t.gc_step(300 * S + 1, &mut |f, why| ended.push((f.key, why, f.total_pkts())));
+        t.gc_step(300 * S + 1, &mut |f, why| {
+            ended.push((f.key, why, f.total_pkts()))
+        });
         assert_eq!(ended.len(), 2, "{ended:?}");
         assert_eq!(t.len(), 1);
     }
@@ -655,10 +659,16 @@ mod tests {
         pkt(&mut t, &(k, c), 3, fin, &mut ended);
         pkt(&mut t, &(k, s), 4, fin, &mut ended);
         // The last ACK still belongs to the closed flow.
-        assert!(matches!(pkt(&mut t, &(k, c), 5, ack, &mut ended), Lookup::Found(_)));
+        assert!(matches!(
+            pkt(&mut t, &(k, c), 5, ack, &mut ended),
+            Lookup::Found(_)
+        ));
         assert!(ended.is_empty());
         // A new SYN reuses the tuple for a new connection.
-        assert!(matches!(pkt(&mut t, &(k, c), 6, syn, &mut ended), Lookup::New(_)));
+        assert!(matches!(
+            pkt(&mut t, &(k, c), 6, syn, &mut ended),
+            Lookup::New(_)
+        ));
         assert_eq!(ended, vec![(k, EndReason::Fin, 5)]);
     }
 
