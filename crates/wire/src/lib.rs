@@ -8,6 +8,11 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod decode;
+pub use decode::{
+    MAX_GTP_EXT, MAX_IPV6_EXT, MAX_MPLS_LABELS, MAX_TUNNEL_DEPTH, MAX_VLAN_TAGS,
+};
+
 /// A capture link type (the pcap `LINKTYPE_*` / DLT numbers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct LinkType(pub u32);
@@ -247,12 +252,16 @@ impl DropReason {
     }
 }
 
-/// Decode one captured frame of link type `link`.
+/// Decode one captured frame of link type `link` down to the innermost IP flow.
+///
+/// Lax where captures are short (a payload cut by the snap length is just shorter; TCP options
+/// cut off leave an empty payload), strict where headers lie (a bad version, header length or
+/// total length is an error). A tunnel whose inner packet cannot be decoded yields the outer
+/// packet as the flow rather than a drop.
 pub fn decode<'a>(
     link: LinkType,
     frame: &'a [u8],
     cfg: &DecodeConfig,
 ) -> Result<Decoded<'a>, DropReason> {
-    let _ = (link, frame, cfg);
-    Err(DropReason::UnsupportedLinkType)
+    decode::decode(link, frame, cfg)
 }
