@@ -50,14 +50,15 @@ struct EngineArgs {
     /// Flow table capacity (flows held at once; memory is reserved for this many).
     #[arg(long, default_value_t = 1 << 20)]
     max_flows: usize,
-    /// TCP idle timeout, seconds of capture time.
-    #[arg(long, default_value_t = 300.0)]
+    /// TCP idle timeout, seconds of capture time (a day by default: one flow per 5-tuple for
+    /// a typical capture, as nDPI counts; 300 is Tstat's choice).
+    #[arg(long, default_value_t = 86400.0)]
     tcp_timeout: f64,
     /// UDP idle timeout, seconds.
-    #[arg(long, default_value_t = 120.0)]
+    #[arg(long, default_value_t = 86400.0)]
     udp_timeout: f64,
     /// Idle timeout of other transports (ICMP, SCTP, ...), seconds.
-    #[arg(long, default_value_t = 60.0)]
+    #[arg(long, default_value_t = 86400.0)]
     other_timeout: f64,
     /// How long a TCP flow closed by FIN or RST lingers for trailing packets, seconds.
     #[arg(long, default_value_t = 10.0)]

@@ -207,6 +207,8 @@ pub struct WorstCase {
     pub window: u32,
     /// Frame size in bytes as captured (60 = a 64-byte Ethernet frame without its FCS).
     pub frame_len: usize,
+    /// Capture time of the first packet, ns since the epoch.
+    pub start_ns: u64,
 }
 
 impl Default for WorstCase {
@@ -216,6 +218,7 @@ impl Default for WorstCase {
             pkts_per_flow: 5,
             window: 65_536,
             frame_len: 60,
+            start_ns: 1_700_000_000_000_000_000,
         }
     }
 }
@@ -229,7 +232,7 @@ pub fn worst_case<W: Write>(out: W, p: &WorstCase) -> io::Result<u64> {
     let payload_len = p.frame_len.saturating_sub(14 + 20 + 8);
     let payload = vec![0u8; payload_len];
     let window = p.window.max(1);
-    let mut ts: u64 = 1_700_000_000_000_000_000;
+    let mut ts = p.start_ns;
     let mut n = 0u64;
     let mut templates: Vec<[Vec<u8>; 2]> = Vec::new();
     let mut base = 0u32;

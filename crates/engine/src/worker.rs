@@ -9,7 +9,7 @@ use wirespeed_export::RecordSink;
 use wirespeed_flow::{
     EndReason, Flow, FlowConfig, FlowKey, FlowTable, FragKey, FragTable, Lookup, Side,
 };
-use wirespeed_wire::{decode, DecodeConfig, LinkType, Tunnel};
+use wirespeed_wire::{decode, DecodeConfig, LinkType, TcpInfo, Tunnel};
 
 /// Engine configuration.
 #[derive(Clone, Copy, Debug)]
@@ -56,7 +56,7 @@ struct Pending {
     ts: u64,
     len: u32,
     side: Side,
-    tcp: Option<u8>,
+    tcp: Option<TcpInfo>,
     tunnel: Tunnel,
 }
 
@@ -176,7 +176,7 @@ impl<S: RecordSink> Worker<S> {
                 ts: p.ts_ns,
                 len: p.data.len() as u32,
                 side,
-                tcp: d.tcp.map(|t| t.flags),
+                tcp: d.tcp,
                 tunnel: d.tunnel,
             });
         }
@@ -187,7 +187,8 @@ impl<S: RecordSink> Worker<S> {
         // Stage 3: look up or create each flow and update it.
         let mut on_end = |f: &mut Flow<FlowExt>, why: EndReason| out.emit(f, why);
         for q in pending.iter() {
-            let r = table.lookup_or_insert(&q.key, q.hash, q.side, q.ts, q.tcp, &mut on_end);
+            let r =
+                table.lookup_or_insert(&q.key, q.hash, q.side, q.ts, q.tcp.as_ref(), &mut on_end);
             let f = table.get_mut(r.slot());
             if let Lookup::New(_) = r {
                 f.tunnel = q.tunnel;
@@ -199,7 +200,7 @@ impl<S: RecordSink> Worker<S> {
                     arbiter.offer(&mut f.ext.verdict, v);
                 }
             }
-            f.update(q.side, q.ts, q.len as u64, q.tcp);
+            f.update(q.side, q.ts, q.len as u64, q.tcp.map(|t| t.flags));
             if q.ts > *now {
                 *now = q.ts;
             }
@@ -213,6 +214,8 @@ impl<S: RecordSink> Worker<S> {
     pub fn flush(&mut self) -> io::Result<()> {
         let out = &mut self.out;
         self.table.flush(&mut |f, why| out.emit(f, why));
+        // The next input has its own clock: times of this one must not expire its flows.
+        self.now = 0;
         out.take_error()
     }
 

@@ -25,7 +25,9 @@ type Key = (String, String, Endpoint, Endpoint);
 
 fn norm_ip(s: &str) -> String {
     let s = s.trim_matches(|c| c == '[' || c == ']');
-    s.parse::<IpAddr>().map(|a| a.to_string()).unwrap_or_else(|_| s.to_string())
+    s.parse::<IpAddr>()
+        .map(|a| a.to_string())
+        .unwrap_or_else(|_| s.to_string())
 }
 
 fn norm_l4(s: &str) -> String {
@@ -67,7 +69,13 @@ fn corpus_flows_and_counts_match_ndpi() {
     let headers = rdr.headers().unwrap().clone();
     for row in rdr.records() {
         let row = row.unwrap();
-        expected.push(headers.iter().zip(row.iter()).map(|(h, v)| (h.to_string(), v.to_string())).collect());
+        expected.push(
+            headers
+                .iter()
+                .zip(row.iter())
+                .map(|(h, v)| (h.to_string(), v.to_string()))
+                .collect(),
+        );
     }
     let pcaps: Vec<String> = {
         let mut v: Vec<String> = std::fs::read_dir(dir.join("pcap"))
@@ -81,7 +89,11 @@ fn corpus_flows_and_counts_match_ndpi() {
     let mut errors = Vec::new();
     for name in &pcaps {
         let path = dir.join("pcap").join(name);
-        let mut w = Worker::new(EngineConfig::default(), JsonLinesWriter::new(Vec::new(), false), false);
+        let mut w = Worker::new(
+            EngineConfig::default(),
+            JsonLinesWriter::new(Vec::new(), false),
+            false,
+        );
         let out = run_file(&mut w, &path, &mut |_, _| {}).unwrap();
         if let Some(e) = out.error {
             errors.push(e.to_string());
@@ -93,11 +105,25 @@ fn corpus_flows_and_counts_match_ndpi() {
                 serde_json::Value::String(s) => s.clone(),
                 v => v.to_string(),
             };
-            let a = (norm_ip(r["src_ip"].as_str().unwrap()), r["src_port"].to_string());
-            let b = (norm_ip(r["dst_ip"].as_str().unwrap()), r["dst_port"].to_string());
+            let a = (
+                norm_ip(r["src_ip"].as_str().unwrap()),
+                r["src_port"].to_string(),
+            );
+            let b = (
+                norm_ip(r["dst_ip"].as_str().unwrap()),
+                r["dst_port"].to_string(),
+            );
             let mut sides = vec![
-                (a.clone(), r["c2s_pkts"].to_string(), r["c2s_bytes"].to_string()),
-                (b.clone(), r["s2c_pkts"].to_string(), r["s2c_bytes"].to_string()),
+                (
+                    a.clone(),
+                    r["c2s_pkts"].to_string(),
+                    r["c2s_bytes"].to_string(),
+                ),
+                (
+                    b.clone(),
+                    r["s2c_pkts"].to_string(),
+                    r["s2c_bytes"].to_string(),
+                ),
             ];
             sides.sort();
             ours.entry(key(name, &l4, a, b)).or_insert(Ours { sides });
@@ -114,7 +140,10 @@ fn corpus_flows_and_counts_match_ndpi() {
         let b = (norm_ip(&r["dst_ip"]), r["dst_port"].clone());
         let k = key(&r["pcap"], &r["l4"], a.clone(), b.clone());
         let Some(o) = ours.get(&k) else {
-            missing.push(format!("{} {} {}:{} <-> {}:{} vlan {}", r["pcap"], r["l4"], a.0, a.1, b.0, b.1, r["vlan"]));
+            missing.push(format!(
+                "{} {} {}:{} <-> {}:{} vlan {}",
+                r["pcap"], r["l4"], a.0, a.1, b.0, b.1, r["vlan"]
+            ));
             continue;
         };
         found += 1;
@@ -130,12 +159,20 @@ fn corpus_flows_and_counts_match_ndpi() {
         if sides == o.sides {
             same += 1;
         } else {
-            count_diff.push(format!("{} {} nDPI {:?} ours {:?}", r["pcap"], r["l4"], sides, o.sides));
+            count_diff.push(format!(
+                "{} {} nDPI {:?} ours {:?}",
+                r["pcap"], r["l4"], sides, o.sides
+            ));
         }
     }
     let found_pct = 100.0 * found as f64 / expected.len() as f64;
     let same_pct = 100.0 * same as f64 / counted.max(1) as f64;
-    println!("corpus: {} captures ({} listed in flows.csv), {} read with an error", pcaps.len(), listed.len(), errors.len());
+    println!(
+        "corpus: {} captures ({} listed in flows.csv), {} read with an error",
+        pcaps.len(),
+        listed.len(),
+        errors.len()
+    );
     for e in &errors {
         println!("  input error: {e}");
     }
@@ -148,5 +185,8 @@ fn corpus_flows_and_counts_match_ndpi() {
         println!("  counts differ: {d}");
     }
     assert!(found_pct >= 99.5, "flows found {found_pct:.2}% < 99.5%");
-    assert!(same_pct >= 98.0, "per-direction counts equal {same_pct:.2}% < 98%");
+    assert!(
+        same_pct >= 98.0,
+        "per-direction counts equal {same_pct:.2}% < 98%"
+    );
 }

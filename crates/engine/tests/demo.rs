@@ -15,14 +15,20 @@ fn temp(name: &str) -> PathBuf {
     dir.join(name)
 }
 
-fn records(path: &PathBuf, cfg: EngineConfig) -> (Vec<serde_json::Value>, wirespeed_engine::Counters) {
+fn records(
+    path: &PathBuf,
+    cfg: EngineConfig,
+) -> (Vec<serde_json::Value>, wirespeed_engine::Counters) {
     let mut w = Worker::new(cfg, JsonLinesWriter::new(Vec::new(), false), false);
     let out = run_file(&mut w, path, &mut |_, _| {}).unwrap();
     assert!(out.error.is_none(), "{:?}", out.error);
     let counters = w.counters();
     let bytes = w.finish().unwrap().into_inner().unwrap();
     let text = String::from_utf8(bytes).unwrap();
-    let recs = text.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let recs = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
     (recs, counters)
 }
 
@@ -100,7 +106,7 @@ fn worst_case_small_counts_every_packet_and_flow() {
         flows: 5_000,
         pkts_per_flow: 5,
         window: 1_024,
-        frame_len: 60,
+        ..gen::WorstCase::default()
     };
     let n = gen::worst_case(BufWriter::new(File::create(&path).unwrap()), &p).unwrap();
     assert_eq!(n, 25_000);
@@ -109,7 +115,10 @@ fn worst_case_small_counts_every_packet_and_flow() {
     assert_eq!(c.decoded, 25_000);
     for r in &recs {
         // Packets 1, 3, 5 go client to server, 2 and 4 back.
-        assert_eq!((r["c2s_pkts"].as_u64(), r["s2c_pkts"].as_u64()), (Some(3), Some(2)));
+        assert_eq!(
+            (r["c2s_pkts"].as_u64(), r["s2c_pkts"].as_u64()),
+            (Some(3), Some(2))
+        );
         assert_eq!(r["c2s_bytes"], 180);
     }
     // A table smaller than the window evicts, and still every packet is counted once.
@@ -128,4 +137,50 @@ fn worst_case_small_counts_every_packet_and_flow() {
     assert_eq!(pkts, 25_000);
     assert!(c.table.evicted > 0);
     assert!(c.table.peak <= 512);
+}
+
+/// Each input file has its own clock: a file whose capture times are older than the previous
+/// file's must not see its flows expired by the previous file's time.
+#[test]
+fn files_with_older_timestamps_are_not_expired_by_earlier_files() {
+    let later = temp("later.pcap");
+    let older = temp("older.pcap");
+    let p = gen::WorstCase {
+        flows: 2_000,
+        window: 256,
+        ..gen::WorstCase::default()
+    };
+    let w = |path: &PathBuf, start_ns| {
+        let q = gen::WorstCase { start_ns, ..p };
+        gen::worst_case(BufWriter::new(File::create(path).unwrap()), &q).unwrap();
+    };
+    w(&later, 2_000_000_000_000_000_000);
+    w(&older, 1_000_000_000_000_000_000);
+    let mut worker = Worker::new(
+        EngineConfig::default(),
+        JsonLinesWriter::new(Vec::new(), true),
+        true,
+    );
+    for f in [&later, &older] {
+        let out = run_file(&mut worker, f, &mut |_, _| {}).unwrap();
+        assert!(out.error.is_none());
+    }
+    let text = String::from_utf8(worker.finish().unwrap().into_inner().unwrap()).unwrap();
+    let recs: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    assert_eq!(recs.len(), 4_000, "every flow of both files exactly once");
+    for r in &recs {
+        assert_eq!(r["end_reason"], "end", "{r}");
+        assert_eq!(
+            r["c2s_pkts"].as_u64().unwrap() + r["s2c_pkts"].as_u64().unwrap(),
+            5
+        );
+    }
+    let older_name = older.file_name().unwrap().to_str().unwrap();
+    assert_eq!(
+        recs.iter().filter(|r| r["pcap"] == older_name).count(),
+        2_000
+    );
 }

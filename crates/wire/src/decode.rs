@@ -5,9 +5,7 @@
 //! total length is shorter than what was captured (Ethernet padding), the frame is cut to the IP
 //! end before going deeper, so padding never counts as payload.
 
-use crate::{
-    ip_proto, DecodeConfig, Decoded, DropReason, Fragment, LinkType, TcpInfo, Tunnel,
-};
+use crate::{ip_proto, DecodeConfig, Decoded, DropReason, Fragment, LinkType, TcpInfo, Tunnel};
 
 /// Most 802.1Q/802.1ad tags accepted on one Ethernet header.
 pub const MAX_VLAN_TAGS: usize = 8;
@@ -306,8 +304,10 @@ fn ipv4<'a>(f: &'a [u8], off: usize, st: &mut St) -> Result<Decoded<'a>, DropRea
     if f.len() < off + ihl {
         return Err(DropReason::TruncatedIpv4);
     }
-    let total = u16::from_be_bytes([h[field::IP4_TOTAL_LEN.start], h[field::IP4_TOTAL_LEN.start + 1]])
-        as usize;
+    let total = u16::from_be_bytes([
+        h[field::IP4_TOTAL_LEN.start],
+        h[field::IP4_TOTAL_LEN.start + 1],
+    ]) as usize;
     // A zero total length is what segmentation offload leaves in captures: use what was captured.
     let total = if total == 0 { f.len() - off } else { total };
     if total < ihl {
@@ -341,7 +341,9 @@ fn ipv4<'a>(f: &'a [u8], off: usize, st: &mut St) -> Result<Decoded<'a>, DropRea
 }
 
 fn ipv6<'a>(f: &'a [u8], off: usize, st: &mut St) -> Result<Decoded<'a>, DropReason> {
-    let h = f.get(off..off + field::IP6_HDR).ok_or(DropReason::TruncatedIpv6)?;
+    let h = f
+        .get(off..off + field::IP6_HDR)
+        .ok_or(DropReason::TruncatedIpv6)?;
     if h[0] >> 4 != 6 {
         return Err(DropReason::MalformedIpv6);
     }

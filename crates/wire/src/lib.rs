@@ -9,9 +9,7 @@
 #![deny(missing_docs)]
 
 mod decode;
-pub use decode::{
-    MAX_GTP_EXT, MAX_IPV6_EXT, MAX_MPLS_LABELS, MAX_TUNNEL_DEPTH, MAX_VLAN_TAGS,
-};
+pub use decode::{MAX_GTP_EXT, MAX_IPV6_EXT, MAX_MPLS_LABELS, MAX_TUNNEL_DEPTH, MAX_VLAN_TAGS};
 
 /// A capture link type (the pcap `LINKTYPE_*` / DLT numbers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -55,7 +53,9 @@ pub struct DecodeConfig {
 
 impl Default for DecodeConfig {
     fn default() -> Self {
-        DecodeConfig { decode_tunnels: true }
+        DecodeConfig {
+            decode_tunnels: true,
+        }
     }
 }
 
