@@ -284,3 +284,15 @@ pub fn run_file<S: RecordSink>(
     progress(total, total);
     Ok(FileOutcome { packets, error })
 }
+
+#[cfg(test)]
+mod size_tests {
+    #[test]
+    fn print_sizes() {
+        eprintln!(
+            "Flow<FlowExt> = {} bytes, Verdict = {}",
+            std::mem::size_of::<wirespeed_flow::Flow<super::FlowExt>>(),
+            std::mem::size_of::<wirespeed_classify::Verdict>()
+        );
+    }
+}

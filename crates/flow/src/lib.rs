@@ -36,3 +36,27 @@ pub fn prefetch<T>(r: &T) {
     #[cfg(not(target_arch = "x86_64"))]
     let _ = r;
 }
+
+/// Ask the kernel to back `[ptr, ptr + len)` with transparent huge pages where it can.
+///
+/// The flow table's index and slab are large and accessed at random; with 4 KiB pages nearly
+/// every lookup misses the TLB, and under virtualization a page walk costs hundreds of cycles.
+/// Advice only: failure (no THP, another OS) changes nothing but speed.
+pub(crate) fn advise_huge_pages(ptr: *const u8, len: usize) {
+    #[cfg(target_os = "linux")]
+    {
+        const HUGE: usize = 2 << 20;
+        let start = (ptr as usize).next_multiple_of(HUGE);
+        let end = (ptr as usize + len) & !(HUGE - 1);
+        if end > start {
+            #[allow(unsafe_code)]
+            // SAFETY: MADV_HUGEPAGE on whole pages inside an allocation we own only changes how
+            // the kernel backs them, never their contents or validity.
+            unsafe {
+                libc::madvise(start as *mut libc::c_void, end - start, libc::MADV_HUGEPAGE);
+            }
+        }
+    }
+    #[cfg(not(target_os = "linux"))]
+    let _ = (ptr, len);
+}

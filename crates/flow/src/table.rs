@@ -22,8 +22,9 @@ pub struct Timeouts {
     pub udp_ns: u64,
     /// Flows of other transports (ICMP, SCTP, ESP, …) idle this long end.
     pub other_ns: u64,
-    /// A TCP flow closed by FIN in both directions or by RST lingers this long, so trailing ACKs
-    /// and retransmissions still count toward it, then ends (`fin` / `rst`).
+    /// A TCP flow closed by FIN in both directions or by RST lingers this long after its last
+    /// packet, so trailing ACKs and retransmissions still count toward it, then ends
+    /// (`fin` / `rst`).
     pub closed_ns: u64,
 }
 
@@ -121,7 +122,6 @@ pub struct Flow<V> {
     pub first_ts: u64,
     /// Capture time of the latest packet (ns).
     pub last_ts: u64,
-    closed_at: u64,
     /// Packets sent by each side.
     pub pkts: [u64; 2],
     /// Bytes sent by each side (as the caller counts them, e.g. captured frame length).
@@ -162,12 +162,10 @@ impl<V> Flow<V> {
             self.tcp_flags[i] |= f;
             if f & tcp_flags::RST != 0 && self.close == CLOSE_NONE {
                 self.close = CLOSE_RST;
-                self.closed_at = ts;
             } else if f & tcp_flags::FIN != 0 {
                 self.fin |= 1 << i;
                 if self.fin == 3 && self.close == CLOSE_NONE {
                     self.close = CLOSE_FIN;
-                    self.closed_at = ts;
                 }
             }
         }
@@ -188,7 +186,8 @@ impl<V> Flow<V> {
     #[inline]
     fn expiry(&self, now: u64, t: &Timeouts) -> Option<EndReason> {
         if self.close != CLOSE_NONE {
-            if now.saturating_sub(self.closed_at) > t.closed_ns {
+            // Closed flows linger `closed_ns` after their last packet.
+            if now.saturating_sub(self.last_ts) > t.closed_ns {
                 return Some(if self.close == CLOSE_RST {
                     EndReason::Rst
                 } else {
@@ -267,11 +266,18 @@ impl<V: Default> FlowTable<V> {
     pub fn new(cfg: FlowConfig) -> Self {
         let capacity = cfg.capacity.clamp(1, u32::MAX as usize - 1);
         let index_len = (capacity * 2).next_power_of_two();
+        let index = vec![0u64; index_len];
+        let slots: Vec<Flow<V>> = Vec::with_capacity(capacity);
+        crate::advise_huge_pages(index.as_ptr().cast(), index_len * 8);
+        crate::advise_huge_pages(
+            slots.as_ptr().cast(),
+            capacity * std::mem::size_of::<Flow<V>>(),
+        );
         FlowTable {
             cfg: FlowConfig { capacity, ..cfg },
-            index: vec![0; index_len],
+            index,
             mask: index_len - 1,
-            slots: Vec::with_capacity(capacity),
+            slots,
             free: Vec::with_capacity(capacity),
             live: 0,
             cursor: 0,
@@ -422,7 +428,6 @@ impl<V: Default> FlowTable<V> {
         f.syn_seq = syn_seq;
         f.first_ts = ts;
         f.last_ts = ts;
-        f.closed_at = 0;
         f.pkts = [0; 2];
         f.bytes = [0; 2];
         f.ext = V::default();
@@ -557,11 +562,18 @@ impl<V: Default> FlowTable<V> {
         self.stats.swept += steps as u64;
     }
 
-    /// End every flow still held (end of input, or shutdown) in slot order.
+    /// End every flow still held (end of input, or shutdown) in slot order: `fin`/`rst` for flows
+    /// already closed, `end` for the others.
     pub fn flush(&mut self, on_end: &mut impl FnMut(&mut Flow<V>, EndReason)) {
         for s in 0..self.slots.len() {
             if !self.slots[s].is_free() {
-                on_end(&mut self.slots[s], EndReason::EndOfInput);
+                // A flow already closed by FIN/RST says so, even if its linger had not run out.
+                let why = if self.slots[s].is_closed() {
+                    self.slots[s].close_reason()
+                } else {
+                    EndReason::EndOfInput
+                };
+                on_end(&mut self.slots[s], why);
                 self.slots[s].key.ip_version = 0;
                 self.free.push(s as u32);
             }
