@@ -1,11 +1,37 @@
-//! Well-known-port table: the last-resort classifier (`method: "port"`).
+//! Well-known-port table: the application conventionally served on a TCP, UDP or SCTP port.
 //!
-//! A port is only a convention — any application can use any port — so a verdict from this table
-//! has the lowest rank and a low confidence. Names and categories are nDPI's (its protocol
-//! defaults in `src/lib/ndpi_main.c`, checked for spelling against the labels nDPI prints in
-//! ../shared/corpus/flows.csv), and the ports are those IANA registers or nDPI declares as the
-//! protocol's default. Where two protocols share a port, the one nDPI guesses first is kept.
-//! Lookup is a binary search in a sorted static array: no allocation, ~8 comparisons.
+//! This is the weakest classifier (method `"port"`, lowest rank and confidence, see
+//! [`crate::PORT_CONFIDENCE`]): any application can listen on any port, so a hit here is only a
+//! guess, to be overridden by every other method.
+//!
+//! # Sources
+//!
+//! * nDPI's own defaults. `ndpi_init_protocol_defaults()` in nDPI's `src/lib/ndpi_main.c`
+//!   calls `ndpi_set_proto_defaults(..., name, category, ndpi_build_default_ports(.. TCP ..),
+//!   ndpi_build_default_ports(.. UDP ..))` for every protocol; those are the ports nDPI itself
+//!   guesses from (`ndpi_guess_protocol_id`). Entries without a comment come from there (read
+//!   in the 2021 and 2022/4.x versions of the file; the names follow the later one).
+//! * IANA's service-name and port registry, for protocols nDPI names but gives no default port
+//!   (SSDP 1900, DHCPv6 546/547, NNTP 119, XMPP 5222, ...). These carry a comment saying so.
+//!
+//! Names and categories are nDPI's spelling as `ndpiReader` prints them (master protocol, e.g.
+//! "TLS", "SMBv23"; category, e.g. "RemoteAccess", "IoT-Scada"). nDPI category enums map to
+//! names as: `DOWNLOAD_FT` "Download", `DATA_TRANSFER` "DataTransfer", `SYSTEM_OS` "System",
+//! `REMOTE_ACCESS` "RemoteAccess", `MAIL` "Email", `IOT_SCADA` "IoT-Scada".
+//!
+//! # Shared ports
+//!
+//! nDPI keeps one protocol per port and transport: when a second protocol declares a port
+//! already taken, `addDefaultPort` overwrites the first, so the protocol declared *later* in
+//! `ndpi_init_protocol_defaults()` is the one nDPI guesses. Where that happens the entry says so
+//! (TCP 445 SMBv23 over SMBv1, TCP 8080 HTTP_Proxy over HTTP_Connect, TCP 8009 AJP over
+//! CiscoVPN). The same port on different transports may name different protocols (TCP 443 TLS,
+//! UDP 443 QUIC; TCP 6667 IRC, UDP 6667 TuyaLP).
+//!
+//! # Layout
+//!
+//! One static slice per transport, sorted by port with no duplicates (checked by a test), and a
+//! binary search: no allocation, ~7 comparisons per lookup.
 
 /// One entry of the port table.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -16,237 +42,433 @@ pub struct PortEntry {
     pub category: &'static str,
 }
 
-const fn e(port: u16, app: &'static str, category: &'static str) -> (u16, PortEntry) {
-    (port, PortEntry { app, category })
+/// nDPI category names that may appear in the port table (a subset of nDPI's
+/// `ndpi_category_get_name` vocabulary).
+pub const CATEGORIES: &[&str] = &[
+    "Unspecified",
+    "Media",
+    "VPN",
+    "Email",
+    "DataTransfer",
+    "Web",
+    "SocialNetwork",
+    "Download",
+    "Game",
+    "Chat",
+    "VoIP",
+    "Database",
+    "RemoteAccess",
+    "Cloud",
+    "Network",
+    "Collaborative",
+    "RPC",
+    "Streaming",
+    "System",
+    "SoftwareUpdate",
+    "Music",
+    "Video",
+    "Shopping",
+    "Productivity",
+    "FileSharing",
+    "ConnCheck",
+    "IoT-Scada",
+    "VirtualAssistant",
+    "Cybersecurity",
+    "AdultContent",
+    "Mining",
+    "Malware",
+    "Advertisement",
+    "Crypto_Currency",
+];
+
+const fn e(app: &'static str, category: &'static str) -> PortEntry {
+    PortEntry { app, category }
 }
 
-/// TCP ports, sorted.
+/// TCP (IP protocol 6), sorted by port.
 static TCP: &[(u16, PortEntry)] = &[
-    e(20, "FTP_DATA", "Download"),
-    e(21, "FTP_CONTROL", "Download"),
-    e(22, "SSH", "RemoteAccess"),
-    e(23, "Telnet", "RemoteAccess"),
-    e(25, "SMTP", "Email"),
-    e(43, "Whois-DAS", "Network"),
-    e(53, "DNS", "Network"),
-    e(80, "HTTP", "Web"),
-    e(88, "Kerberos", "Network"),
-    e(102, "S7Comm", "IoT-Scada"),
-    e(110, "POP3", "Email"),
-    e(119, "Usenet", "Web"),
-    e(135, "DCERPC", "RPC"),
-    e(139, "NetBIOS", "System"),
-    e(143, "IMAP", "Email"),
-    e(179, "BGP", "Network"),
-    e(389, "LDAP", "System"),
-    e(427, "Service_Location_Protocol", "RPC"),
-    e(443, "TLS", "Web"),
-    e(445, "SMBv23", "System"),
-    e(465, "SMTPS", "Email"),
-    e(502, "Modbus", "IoT-Scada"),
-    e(548, "AFP", "DataTransfer"),
-    e(554, "RTSP", "Media"),
-    e(587, "SMTP", "Email"),
-    e(631, "IPP", "System"),
-    e(646, "LDP", "Network"),
-    e(853, "DoH_DoT", "Network"),
-    e(873, "RSYNC", "DataTransfer"),
-    e(993, "IMAPS", "Email"),
-    e(995, "POPS", "Email"),
-    e(1080, "SOCKS", "Web"),
-    e(1194, "OpenVPN", "VPN"),
-    e(1433, "MsSQL-TDS", "Database"),
-    e(1521, "Oracle", "Database"),
-    e(1723, "PPTP", "VPN"),
-    e(1883, "MQTT", "RPC"),
-    e(1935, "RTMP", "Media"),
-    e(2049, "NFS", "DataTransfer"),
-    e(2404, "IEC60870", "IoT-Scada"),
-    e(3128, "HTTP_Proxy", "Web"),
-    e(3260, "iSCSI", "DataTransfer"),
-    e(3306, "MySQL", "Database"),
-    e(3389, "RDP", "RemoteAccess"),
-    e(3868, "Diameter", "Network"),
-    e(4840, "OPC-UA", "IoT-Scada"),
-    e(5060, "SIP", "VoIP"),
-    e(5061, "SIP", "VoIP"),
-    e(5222, "Jabber", "Web"),
-    e(5432, "PostgreSQL", "Database"),
-    e(5672, "AMQP", "RPC"),
-    e(5900, "VNC", "RemoteAccess"),
-    e(5938, "TeamViewer", "RemoteAccess"),
-    e(6379, "RESP", "Database"),
-    e(6667, "IRC", "Chat"),
-    e(6881, "BitTorrent", "Download"),
-    e(8080, "HTTP_Proxy", "Web"),
-    e(9042, "Cassandra", "Database"),
-    e(9092, "Kafka", "RPC"),
-    e(9200, "Elasticsearch", "System"),
-    e(9418, "Git", "Collaborative"),
-    e(10050, "Zabbix", "Network"),
-    e(11211, "Memcached", "Network"),
-    e(20000, "DNP3", "IoT-Scada"),
-    e(27017, "MongoDB", "Database"),
-    e(44818, "EthernetIP", "Network"),
+    (20, e("FTP_DATA", "Download")),
+    (21, e("FTP_CONTROL", "Download")),
+    (22, e("SSH", "RemoteAccess")),
+    (23, e("Telnet", "RemoteAccess")),
+    (25, e("SMTP", "Email")),
+    (43, e("Whois-DAS", "Network")),
+    (53, e("DNS", "Network")),
+    (80, e("HTTP", "Web")),
+    (88, e("Kerberos", "Network")),
+    (102, e("S7Comm", "IoT-Scada")), // 4.x source: "s7comm"/Network; current nDPI spelling and category
+    (110, e("POP3", "Email")),
+    (119, e("Usenet", "Web")), // IANA nntp; nDPI's NNTP dissector labels Usenet
+    (135, e("DCERPC", "RPC")), // 4.x source: "RPC" (earlier "DCE_RPC"); current nDPI spelling
+    (139, e("NetBIOS", "System")),
+    (143, e("IMAP", "Email")),
+    (177, e("XDMCP", "RemoteAccess")),
+    (179, e("BGP", "Network")),
+    (194, e("IRC", "Chat")),
+    (210, e("Z3950", "Network")),
+    (389, e("LDAP", "System")),
+    (427, e("Service_Location_Protocol", "RPC")),
+    (443, e("TLS", "Web")),
+    (445, e("SMBv23", "System")), // SMBv1 also declares 445; SMBv23 is declared later and wins
+    (465, e("SMTPS", "Email")),
+    (500, e("IPSec", "VPN")),
+    (502, e("Modbus", "IoT-Scada")),
+    (514, e("Syslog", "System")), // RSH's 514 was dropped by nDPI in favour of Syslog
+    (548, e("AFP", "DataTransfer")),
+    (554, e("RTSP", "Media")),
+    (587, e("SMTPS", "Email")),
+    (601, e("Syslog", "System")),
+    (631, e("IPP", "System")), // IANA; nDPI declares no default port for it
+    (646, e("LDP", "Network")), // IANA; nDPI declares no default port for it
+    (655, e("TINC", "VPN")),
+    (853, e("DoH_DoT", "Network")),
+    (854, e("DLEP", "Network")), // IANA; nDPI declares no default port for it
+    (873, e("RSYNC", "DataTransfer")),
+    (903, e("VMware", "RemoteAccess")),
+    (993, e("IMAPS", "Email")),
+    (995, e("POPS", "Email")),
+    (1080, e("SOCKS", "Web")),
+    (1099, e("JRMI", "RPC")), // IANA rmiregistry
+    (1119, e("Starcraft", "Game")),
+    (1153, e("ANSI_C1222", "IoT-Scada")), // IANA; nDPI declares no default port for it
+    (1194, e("OpenVPN", "VPN")),
+    (1352, e("LotusNotes", "Collaborative")),
+    (1433, e("MsSQL-TDS", "Database")),
+    (1434, e("MsSQL-TDS", "Database")),
+    (1494, e("Citrix", "Network")),
+    (1521, e("Oracle", "Database")),
+    (1719, e("H323", "VoIP")),
+    (1720, e("H323", "VoIP")),
+    (1723, e("PPTP", "VPN")), // IANA; nDPI declares no default port for it
+    (1812, e("Radius", "Network")),
+    (1813, e("Radius", "Network")),
+    (1883, e("MQTT", "RPC")),
+    (1935, e("RTMP", "Media")),
+    (2000, e("CiscoSkinny", "VoIP")),
+    (2049, e("NFS", "DataTransfer")),
+    (2190, e("TiVoConnect", "Network")),
+    (2404, e("IEC60870", "IoT-Scada")),
+    (2598, e("Citrix", "Network")),
+    (2604, e("OSPF", "Network")),
+    (2605, e("BGP", "Network")),
+    (3128, e("HTTP_Proxy", "Web")),
+    (3201, e("SAP", "Network")),
+    (3306, e("MySQL", "Database")),
+    (3389, e("RDP", "RemoteAccess")),
+    (3478, e("STUN", "Network")), // IANA stun (TCP); nDPI declares STUN's 3478 for UDP
+    (3868, e("Diameter", "Network")),
+    (4244, e("Viber", "VoIP")),
+    (4343, e("Whois-DAS", "Network")),
+    (4569, e("IAX", "VoIP")),
+    (4899, e("Radmin", "RemoteAccess")), // IANA radmin-port
+    (4949, e("Munin", "System")),
+    (5001, e("TargusDataspeed", "Network")),
+    (5060, e("SIP", "VoIP")),
+    (5061, e("SIP", "VoIP")),
+    (5094, e("HART-IP", "IoT-Scada")), // IANA; nDPI declares no default port for it
+    (5201, e("TargusDataspeed", "Network")),
+    (5222, e("Jabber", "Web")), // IANA xmpp-client
+    (5242, e("Viber", "VoIP")),
+    (5243, e("Viber", "VoIP")),
+    (5269, e("Jabber", "Web")), // IANA xmpp-server
+    (5355, e("LLMNR", "Network")),
+    (5432, e("PostgreSQL", "Database")),
+    (5672, e("AMQP", "RPC")), // IANA; nDPI declares no default port for it
+    (5800, e("VNC", "RemoteAccess")),
+    (5900, e("VNC", "RemoteAccess")),
+    (5901, e("VNC", "RemoteAccess")),
+    (5938, e("TeamViewer", "RemoteAccess")),
+    (6379, e("Redis", "Database")),
+    (6514, e("Syslog", "System")),
+    (6556, e("CHECKMK", "DataTransfer")),
+    (6667, e("IRC", "Chat")), // IANA ircu; nDPI declares IRC on 194 only
+    (7985, e("Viber", "VoIP")),
+    (8008, e("CiscoVPN", "VPN")),
+    (8009, e("AJP", "Web")), // CiscoVPN also declares 8009; AJP is declared later and wins
+    (8010, e("AJP", "Web")),
+    (8013, e("FortiClient", "VPN")),
+    (8014, e("FortiClient", "VPN")),
+    (8080, e("HTTP_Proxy", "Web")), // HTTP_Connect also declares 8080; HTTP_Proxy is declared later and wins
+    (8333, e("BITCOIN", "Crypto_Currency")), // older nDPI gave 8333 to Mining; newer ones to BITCOIN
+    (8883, e("MQTT", "RPC")),
+    (9042, e("Cassandra", "Database")),
+    (9418, e("Git", "Collaborative")),
+    (9999, e("TPLINK_SHP", "IoT-Scada")),
+    (10000, e("CiscoVPN", "VPN")),
+    (10050, e("Zabbix", "Network")),
+    (10051, e("Zabbix", "Network")),
+    (11095, e("NestLogSink", "Cloud")),
+    (11211, e("Memcached", "Network")),
+    (20000, e("DNP3", "IoT-Scada")),
+    (27017, e("MongoDB", "Database")),
+    (30303, e("Mining", "Mining")),
+    (30491, e("SOMEIP", "RPC")),
+    (30501, e("SOMEIP", "RPC")),
+    (44818, e("EthernetIP", "Network")),
+    (51413, e("BitTorrent", "Download")),
+    (53646, e("BitTorrent", "Download")),
 ];
 
-/// UDP ports, sorted.
+/// UDP (IP protocol 17), sorted by port.
 static UDP: &[(u16, PortEntry)] = &[
-    e(53, "DNS", "Network"),
-    e(67, "DHCP", "Network"),
-    e(68, "DHCP", "Network"),
-    e(69, "TFTP", "DataTransfer"),
-    e(88, "Kerberos", "Network"),
-    e(123, "NTP", "System"),
-    e(137, "NetBIOS", "System"),
-    e(138, "NetBIOS", "System"),
-    e(161, "SNMP", "Network"),
-    e(162, "SNMP", "Network"),
-    e(177, "XDMCP", "RemoteAccess"),
-    e(427, "Service_Location_Protocol", "RPC"),
-    e(443, "QUIC", "Web"),
-    e(500, "IPSec", "VPN"),
-    e(514, "Syslog", "System"),
-    e(520, "RIP", "Network"),
-    e(546, "DHCPV6", "Network"),
-    e(547, "DHCPV6", "Network"),
-    e(623, "RMCP", "System"),
-    e(1194, "OpenVPN", "VPN"),
-    e(1701, "L2TP", "VPN"),
-    e(1812, "Radius", "Network"),
-    e(1813, "Radius", "Network"),
-    e(1900, "SSDP", "System"),
-    e(1985, "HSRP", "Network"),
-    e(2055, "NetFlow", "Network"),
-    e(2123, "GTP", "Network"),
-    e(2152, "GTP", "Network"),
-    e(3478, "STUN", "Network"),
-    e(3544, "Teredo", "Network"),
-    e(3702, "WSD", "Network"),
-    e(4500, "IPSec", "VPN"),
-    e(4789, "VXLAN", "Network"),
-    e(5060, "SIP", "VoIP"),
-    e(5351, "NAT-PMP", "Network"),
-    e(5353, "MDNS", "Network"),
-    e(5355, "LLMNR", "Network"),
-    e(5683, "CoAP", "IoT-Scada"),
-    e(6343, "sFlow", "Network"),
-    e(6881, "BitTorrent", "Download"),
-    e(8612, "BJNP", "System"),
-    e(10001, "UBNTAC2", "Network"),
-    e(11211, "Memcached", "Network"),
-    e(17500, "Dropbox", "Cloud"),
-    e(25826, "collectd", "System"),
-    e(47808, "BACnet", "IoT-Scada"),
-    e(51820, "WireGuard", "VPN"),
+    (53, e("DNS", "Network")),
+    (67, e("DHCP", "Network")),
+    (68, e("DHCP", "Network")),
+    (69, e("TFTP", "DataTransfer")),
+    (88, e("Kerberos", "Network")),
+    (123, e("NTP", "System")),
+    (137, e("NetBIOS", "System")),
+    (138, e("NetBIOS", "System")),
+    (139, e("NetBIOS", "System")),
+    (161, e("SNMP", "Network")),
+    (162, e("SNMP", "Network")),
+    (177, e("XDMCP", "RemoteAccess")),
+    (194, e("IRC", "Chat")),
+    (319, e("PTPv2", "System")), // IANA ptp-event
+    (320, e("PTPv2", "System")), // IANA ptp-general
+    (389, e("LDAP", "System")),
+    (427, e("Service_Location_Protocol", "RPC")),
+    (443, e("QUIC", "Web")),
+    (500, e("IPSec", "VPN")),
+    (514, e("Syslog", "System")),
+    (546, e("DHCPV6", "Network")), // IANA; nDPI declares no default port for it
+    (547, e("DHCPV6", "Network")), // IANA; nDPI declares no default port for it
+    (548, e("AFP", "DataTransfer")),
+    (554, e("RTSP", "Media")),
+    (623, e("RMCP", "System")), // IANA asf-rmcp
+    (646, e("LDP", "Network")), // IANA; nDPI declares no default port for it
+    (655, e("TINC", "VPN")),
+    (784, e("DoH_DoT", "Network")),
+    (853, e("DoH_DoT", "Network")),
+    (854, e("DLEP", "Network")), // IANA; nDPI declares no default port for it
+    (902, e("VMware", "RemoteAccess")),
+    (903, e("VMware", "RemoteAccess")),
+    (1080, e("SOCKS", "Web")),
+    (1119, e("Starcraft", "Game")),
+    (1153, e("ANSI_C1222", "IoT-Scada")), // IANA; nDPI declares no default port for it
+    (1194, e("OpenVPN", "VPN")),
+    (1719, e("H323", "VoIP")),
+    (1720, e("H323", "VoIP")),
+    (1812, e("Radius", "Network")),
+    (1813, e("Radius", "Network")),
+    (1900, e("SSDP", "System")), // IANA; nDPI declares no default port for it
+    (1985, e("HSRP", "Network")),
+    (2049, e("NFS", "DataTransfer")),
+    (2055, e("NetFlow", "Network")),
+    (2123, e("GTP", "Network")),
+    (2152, e("GTP", "Network")),
+    (2190, e("TiVoConnect", "Network")),
+    (2427, e("MGCP", "VoIP")), // IANA mgcp-gateway
+    (2727, e("MGCP", "VoIP")), // IANA mgcp-callagent
+    (2944, e("Megaco", "VoIP")),
+    (3074, e("Xbox", "Game")), // IANA xbox
+    (3389, e("RDP", "RemoteAccess")),
+    (3478, e("STUN", "Network")),
+    (3544, e("Teredo", "Network")), // IANA; nDPI declares no default port for it
+    (3702, e("WSD", "Network")),
+    (3784, e("BFD", "Network")), // IANA bfd-control
+    (3785, e("BFD", "Network")), // IANA bfd-echo
+    (4244, e("Viber", "VoIP")),
+    (4341, e("LISP", "Cloud")),
+    (4342, e("LISP", "Cloud")),
+    (4500, e("IPSec", "VPN")),
+    (4569, e("IAX", "VoIP")),
+    (4789, e("VXLAN", "Network")),
+    (5001, e("TargusDataspeed", "Network")),
+    (5055, e("TocaBoca", "Game")),
+    (5060, e("SIP", "VoIP")),
+    (5061, e("SIP", "VoIP")),
+    (5072, e("Ayiya", "Network")),
+    (5094, e("HART-IP", "IoT-Scada")), // IANA; nDPI declares no default port for it
+    (5201, e("TargusDataspeed", "Network")),
+    (5242, e("Viber", "VoIP")),
+    (5243, e("Viber", "VoIP")),
+    (5246, e("CAPWAP", "Network")),
+    (5247, e("CAPWAP", "Network")),
+    (5351, e("NAT-PMP", "Network")),
+    (5353, e("MDNS", "Network")),
+    (5354, e("MDNS", "Network")),
+    (5355, e("LLMNR", "Network")),
+    (5683, e("COAP", "RPC")),
+    (5684, e("COAP", "RPC")),
+    (5938, e("TeamViewer", "RemoteAccess")),
+    (6000, e("EAQ", "Network")),
+    (6343, e("sFlow", "Network")),
+    (6667, e("TuyaLP", "IoT-Scada")),
+    (6771, e("BitTorrent", "Download")),
+    (7985, e("Viber", "VoIP")),
+    (7987, e("Viber", "VoIP")),
+    (8000, e("OICQ", "Chat")),
+    (8116, e("CPHA", "Network")),
+    (8612, e("BJNP", "System")),
+    (9999, e("TPLINK_SHP", "IoT-Scada")),
+    (10000, e("CiscoVPN", "VPN")),
+    (10001, e("UBNTAC2", "Network")),
+    (11211, e("Memcached", "Network")),
+    (17500, e("Dropbox", "Cloud")),
+    (22023, e("AmongUs", "Game")),
+    (22102, e("GenshinImpact", "Game")),
+    (25826, e("collectd", "System")),
+    (27015, e("Source_Engine", "Game")),
+    (30490, e("SOMEIP", "RPC")),
+    (30491, e("SOMEIP", "RPC")),
+    (30501, e("SOMEIP", "RPC")),
+    (41641, e("Tailscale", "VPN")),
+    (47808, e("BACnet", "IoT-Scada")),
+    (51413, e("BitTorrent", "Download")),
+    (51820, e("WireGuard", "VPN")),
+    (58267, e("VHUA", "VoIP")),
 ];
 
-/// SCTP ports, sorted.
-static SCTP: &[(u16, PortEntry)] = &[e(2905, "M3UA", "Network"), e(3868, "Diameter", "Network")];
+/// SCTP (IP protocol 132), sorted by port. IANA registrations of protocols nDPI names.
+static SCTP: &[(u16, PortEntry)] = &[
+    (80, e("HTTP", "Web")),           // IANA http (SCTP)
+    (179, e("BGP", "Network")),       // IANA bgp (SCTP)
+    (443, e("TLS", "Web")),           // IANA https (SCTP)
+    (2049, e("NFS", "DataTransfer")), // IANA nfs (SCTP)
+    (3868, e("Diameter", "Network")), // nDPI declares 3868 for TCP; IANA lists SCTP too
+    (5060, e("SIP", "VoIP")),         // IANA sip (SCTP)
+    (5061, e("SIP", "VoIP")),         // IANA sips (SCTP)
+];
 
 /// Look up the application conventionally served on `port` for transport `proto` (6 TCP, 17 UDP,
 /// 132 SCTP).
 pub fn lookup(proto: u8, port: u16) -> Option<PortEntry> {
-    let table = match proto {
-        6 => TCP,
-        17 => UDP,
-        132 => SCTP,
-        _ => return None,
-    };
+    let table = table(proto)?;
     table
-        .binary_search_by_key(&port, |(p, _)| *p)
+        .binary_search_by_key(&port, |&(p, _)| p)
         .ok()
         .map(|i| table[i].1)
+}
+
+/// The table for a transport; None for transports without one.
+#[inline]
+fn table(proto: u8) -> Option<&'static [(u16, PortEntry)]> {
+    match proto {
+        6 => Some(TCP),
+        17 => Some(UDP),
+        132 => Some(SCTP),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    /// nDPI's category names (ndpi_category_get_name), for the spelling check below.
-    const CATEGORIES: &[&str] = &[
-        "Unspecified",
-        "Media",
-        "VPN",
-        "Email",
-        "DataTransfer",
-        "Web",
-        "SocialNetwork",
-        "Download",
-        "Game",
-        "Chat",
-        "VoIP",
-        "Database",
-        "RemoteAccess",
-        "Cloud",
-        "Network",
-        "Collaborative",
-        "RPC",
-        "Streaming",
-        "System",
-        "SoftwareUpdate",
-        "Music",
-        "Video",
-        "Shopping",
-        "Productivity",
-        "FileSharing",
-        "ConnCheck",
-        "IoT-Scada",
-        "VirtAssistant",
-        "Cybersecurity",
-        "AdultContent",
-        "Mining",
-        "Malware",
-        "Advertisement",
-        "Banned_Site",
-        "Site_Unavailable",
-        "Allowed_Site",
-        "Antimalware",
-        "Crypto_Currency",
-        "Gambling",
-    ];
+    fn get(proto: u8, port: u16) -> (&'static str, &'static str) {
+        let e = lookup(proto, port).unwrap_or_else(|| panic!("no entry for {proto}/{port}"));
+        (e.app, e.category)
+    }
+
+    /// Values read in nDPI's `ndpi_init_protocol_defaults()` (src/lib/ndpi_main.c): protocol
+    /// name, category enum and the TCP/UDP `ndpi_build_default_ports` arguments.
+    #[test]
+    fn spot_checks_against_ndpi_source() {
+        assert_eq!(get(6, 80), ("HTTP", "Web"));
+        assert_eq!(get(6, 443), ("TLS", "Web"));
+        assert_eq!(get(17, 443), ("QUIC", "Web"));
+        assert_eq!(get(17, 53), ("DNS", "Network"));
+        assert_eq!(get(6, 53), ("DNS", "Network"));
+        assert_eq!(get(17, 123), ("NTP", "System"));
+        assert_eq!(get(6, 22), ("SSH", "RemoteAccess"));
+        assert_eq!(get(6, 21), ("FTP_CONTROL", "Download"));
+        assert_eq!(get(6, 25), ("SMTP", "Email"));
+        assert_eq!(get(6, 587), ("SMTPS", "Email"));
+        assert_eq!(get(6, 993), ("IMAPS", "Email"));
+        assert_eq!(get(6, 995), ("POPS", "Email"));
+        assert_eq!(get(17, 137), ("NetBIOS", "System"));
+        assert_eq!(get(6, 139), ("NetBIOS", "System"));
+        assert_eq!(get(17, 5353), ("MDNS", "Network"));
+        assert_eq!(get(17, 5355), ("LLMNR", "Network"));
+        assert_eq!(get(17, 67), ("DHCP", "Network"));
+        assert_eq!(get(17, 161), ("SNMP", "Network"));
+        assert_eq!(get(17, 514), ("Syslog", "System"));
+        assert_eq!(get(6, 3306), ("MySQL", "Database"));
+        assert_eq!(get(6, 5432), ("PostgreSQL", "Database"));
+        assert_eq!(get(6, 6379), ("Redis", "Database"));
+        assert_eq!(get(6, 27017), ("MongoDB", "Database"));
+        assert_eq!(get(6, 3389), ("RDP", "RemoteAccess"));
+        assert_eq!(get(6, 23), ("Telnet", "RemoteAccess"));
+        assert_eq!(get(17, 4500), ("IPSec", "VPN"));
+        assert_eq!(get(17, 88), ("Kerberos", "Network"));
+        assert_eq!(get(6, 389), ("LDAP", "System"));
+        assert_eq!(get(17, 1194), ("OpenVPN", "VPN"));
+        assert_eq!(get(6, 179), ("BGP", "Network"));
+        assert_eq!(get(17, 1812), ("Radius", "Network"));
+        assert_eq!(get(6, 1883), ("MQTT", "RPC"));
+        assert_eq!(get(17, 3478), ("STUN", "Network"));
+        assert_eq!(get(17, 5060), ("SIP", "VoIP"));
+        assert_eq!(get(6, 554), ("RTSP", "Media"));
+        assert_eq!(get(17, 51413), ("BitTorrent", "Download"));
+        assert_eq!(get(17, 51820), ("WireGuard", "VPN"));
+        assert_eq!(get(6, 502), ("Modbus", "IoT-Scada"));
+        assert_eq!(get(6, 3868), ("Diameter", "Network"));
+        assert_eq!(get(17, 47808), ("BACnet", "IoT-Scada"));
+        // Shared ports: the protocol declared later in nDPI overwrites the earlier one.
+        assert_eq!(get(6, 445), ("SMBv23", "System"));
+        assert_eq!(get(6, 8080), ("HTTP_Proxy", "Web"));
+        assert_eq!(get(6, 8009), ("AJP", "Web"));
+    }
 
     #[test]
-    fn tables_sorted_without_duplicates() {
-        for t in [TCP, UDP, SCTP] {
+    fn iana_additions_and_sctp() {
+        assert_eq!(get(17, 1900), ("SSDP", "System"));
+        assert_eq!(get(17, 547), ("DHCPV6", "Network"));
+        assert_eq!(get(132, 3868), ("Diameter", "Network"));
+        assert_eq!(get(132, 5060), ("SIP", "VoIP"));
+    }
+
+    #[test]
+    fn misses() {
+        assert_eq!(lookup(6, 0), None);
+        assert_eq!(lookup(6, 65535), None);
+        assert_eq!(lookup(17, 80), None); // HTTP is TCP-only in nDPI.
+        assert_eq!(lookup(6, 123), None); // NTP is UDP-only in nDPI.
+        assert_eq!(lookup(1, 80), None); // ICMP has no ports.
+        assert_eq!(lookup(47, 80), None);
+    }
+
+    #[test]
+    fn tables_sorted_without_duplicate_ports() {
+        for (name, t) in [("TCP", TCP), ("UDP", UDP), ("SCTP", SCTP)] {
+            assert!(!t.is_empty(), "{name} table empty");
             for w in t.windows(2) {
-                assert!(w[0].0 < w[1].0, "{} then {}", w[0].0, w[1].0);
+                assert!(
+                    w[0].0 < w[1].0,
+                    "{name}: {} then {} (unsorted or duplicate)",
+                    w[0].0,
+                    w[1].0
+                );
+            }
+            // Every entry is reachable through the public lookup.
+            let proto = match name {
+                "TCP" => 6,
+                "UDP" => 17,
+                _ => 132,
+            };
+            for &(p, e) in t {
+                assert_eq!(lookup(proto, p), Some(e), "{name}/{p}");
             }
         }
     }
 
     #[test]
-    fn categories_are_ndpi_names() {
+    fn categories_and_names_are_well_formed() {
         for t in [TCP, UDP, SCTP] {
-            for (p, e) in t {
-                assert!(CATEGORIES.contains(&e.category), "{p}: {}", e.category);
+            for &(p, e) in t {
+                assert!(
+                    CATEGORIES.contains(&e.category),
+                    "{p}: category {:?}",
+                    e.category
+                );
+                assert_ne!(e.category, "Unspecified", "{p}: {}", e.app);
+                assert!(
+                    !e.app.is_empty() && e.app.trim() == e.app && e.app != "Unknown",
+                    "{p}"
+                );
             }
         }
-    }
-
-    #[test]
-    fn well_known_ports() {
-        // IANA assignments (and nDPI's defaults for the same protocols).
-        let cases = [
-            (6, 80, "HTTP"),
-            (6, 443, "TLS"),
-            (17, 443, "QUIC"),
-            (17, 53, "DNS"),
-            (6, 53, "DNS"),
-            (6, 22, "SSH"),
-            (17, 123, "NTP"),
-            (17, 5353, "MDNS"),
-            (132, 3868, "Diameter"),
-        ];
-        for (proto, port, app) in cases {
-            assert_eq!(
-                lookup(proto, port).map(|e| e.app),
-                Some(app),
-                "{proto}/{port}"
-            );
-        }
-        assert_eq!(lookup(6, 1), None);
-        assert_eq!(lookup(17, 65535), None);
-        assert_eq!(lookup(1, 80), None, "ICMP has no ports");
+        assert!(TCP.len() + UDP.len() + SCTP.len() >= 150);
     }
 }
