@@ -196,8 +196,19 @@ fn json_str(buf: &mut Vec<u8>, s: &str) {
 }
 
 /// The inside of a JSON string (no quotes).
+#[inline]
 fn json_esc(buf: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
+    // Fast path: labels and names almost never need escaping.
+    if bytes.iter().all(|&b| b >= 0x20 && b != b'"' && b != b'\\') {
+        buf.extend_from_slice(bytes);
+        return;
+    }
+    json_esc_slow(buf, bytes);
+}
+
+#[cold]
+fn json_esc_slow(buf: &mut Vec<u8>, bytes: &[u8]) {
     let mut start = 0;
     for (i, &b) in bytes.iter().enumerate() {
         let esc: &[u8] = match b {

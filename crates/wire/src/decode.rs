@@ -150,6 +150,7 @@ fn link_layer<'a>(
         LinkType::PPP => ppp_frame(f, off, st),
         LinkType::C_HDLC => {
             let et = be16(f, off + 2).ok_or(DropReason::TruncatedLink)?;
+            // SLARP keepalives (0x8035) and CDP carry no IP flow: NotIp from ether_payload.
             ether_payload(f, off + 4, et, st)
         }
         LinkType::LINUX_SLL => {
@@ -254,6 +255,13 @@ fn mpls<'a>(f: &'a [u8], mut off: usize, st: &mut St) -> Result<Decoded<'a>, Dro
 }
 
 fn ppp_frame<'a>(f: &'a [u8], mut off: usize, st: &mut St) -> Result<Decoded<'a>, DropReason> {
+    // Serial captures labelled PPP often hold Cisco HDLC (address 0x0f unicast / 0x8f
+    // broadcast, then an ethertype), as BGP_Cisco_hdlc_slarp.pcap does; libpcap's PPP_SERIAL
+    // and nDPI read them the same way.
+    if let Some(0x0f | 0x8f) = byte(f, off) {
+        let et = be16(f, off + 2).ok_or(DropReason::TruncatedLink)?;
+        return ether_payload(f, off + 4, et, st);
+    }
     // Optional HDLC-like framing: address 0xff, control 0x03.
     if f.get(off..off + 2) == Some(&[0xff, 0x03]) {
         off += 2;

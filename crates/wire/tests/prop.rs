@@ -1,0 +1,253 @@
+//! Property tests: the decoder never panics on any bytes, and frames built from random valid
+//! parameters (with a builder written here, apart from the decoder) decode to exactly those
+//! parameters, through VLAN tags, MPLS, PPPoE and tunnels.
+
+use proptest::prelude::*;
+use wirespeed_wire::{decode, DecodeConfig, DropReason, LinkType, Tunnel};
+
+const LINKS: &[u32] = &[
+    0, 1, 9, 12, 14, 101, 104, 108, 113, 192, 228, 229, 276, 7777,
+];
+
+#[derive(Clone, Debug)]
+struct Flow {
+    v6: bool,
+    src: [u8; 16],
+    dst: [u8; 16],
+    tcp: bool,
+    sport: u16,
+    dport: u16,
+    payload: Vec<u8>,
+}
+
+fn ip_packet(f: &Flow) -> Vec<u8> {
+    let mut l4 = Vec::new();
+    l4.extend_from_slice(&f.sport.to_be_bytes());
+    l4.extend_from_slice(&f.dport.to_be_bytes());
+    if f.tcp {
+        l4.extend_from_slice(&[0, 0, 0, 1, 0, 0, 0, 0, 0x50, 0x18, 0xff, 0xff, 0, 0, 0, 0]);
+    } else {
+        l4.extend_from_slice(&((8 + f.payload.len()) as u16).to_be_bytes());
+        l4.extend_from_slice(&[0, 0]);
+    }
+    l4.extend_from_slice(&f.payload);
+    let proto = if f.tcp { 6 } else { 17 };
+    ip_wrap(f.v6, &f.src, &f.dst, proto, &l4)
+}
+
+fn ip_wrap(v6: bool, src: &[u8; 16], dst: &[u8; 16], proto: u8, body: &[u8]) -> Vec<u8> {
+    let mut p = Vec::new();
+    if v6 {
+        p.extend_from_slice(&[0x60, 0, 0, 0]);
+        p.extend_from_slice(&(body.len() as u16).to_be_bytes());
+        p.extend_from_slice(&[proto, 64]);
+        p.extend_from_slice(src);
+        p.extend_from_slice(dst);
+    } else {
+        p.extend_from_slice(&[0x45, 0]);
+        p.extend_from_slice(&((20 + body.len()) as u16).to_be_bytes());
+        p.extend_from_slice(&[0, 0, 0x40, 0, 64, proto, 0, 0]);
+        p.extend_from_slice(&src[..4]);
+        p.extend_from_slice(&dst[..4]);
+    }
+    p.extend_from_slice(body);
+    p
+}
+
+fn ethertype(v6: bool) -> [u8; 2] {
+    if v6 {
+        [0x86, 0xdd]
+    } else {
+        [0x08, 0x00]
+    }
+}
+
+fn ethernet(vlans: &[u16], v6: bool, ip: &[u8]) -> Vec<u8> {
+    let mut e = vec![2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1];
+    for v in vlans {
+        e.extend_from_slice(&[0x81, 0x00]);
+        e.extend_from_slice(&v.to_be_bytes());
+    }
+    e.extend_from_slice(&ethertype(v6));
+    e.extend_from_slice(ip);
+    e
+}
+
+fn flow() -> impl Strategy<Value = Flow> {
+    (
+        any::<bool>(),
+        any::<[u8; 16]>(),
+        any::<[u8; 16]>(),
+        any::<bool>(),
+        any::<u16>(),
+        any::<u16>(),
+        proptest::collection::vec(any::<u8>(), 0..64),
+    )
+        .prop_map(|(v6, mut src, mut dst, tcp, sport, dport, payload)| {
+            if !v6 {
+                src[4..].fill(0);
+                dst[4..].fill(0);
+            }
+            // Keep clear of the ports that start tunnel decoding.
+            let fix = |p: u16| if p == 4789 || p == 2152 { p + 1 } else { p };
+            Flow {
+                v6,
+                src,
+                dst,
+                tcp,
+                sport: fix(sport),
+                dport: fix(dport),
+                payload,
+            }
+        })
+}
+
+fn check(d: &wirespeed_wire::Decoded<'_>, f: &Flow) {
+    assert_eq!(d.ip_version, if f.v6 { 6 } else { 4 });
+    assert_eq!(d.src, f.src);
+    assert_eq!(d.dst, f.dst);
+    assert_eq!(d.proto, if f.tcp { 6 } else { 17 });
+    assert_eq!((d.src_port, d.dst_port), (f.sport, f.dport));
+    assert_eq!(d.payload, &f.payload[..]);
+    assert_eq!(d.tcp.is_some(), f.tcp);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+    #[test]
+    fn never_panics_on_any_bytes(link in proptest::sample::select(LINKS), bytes in proptest::collection::vec(any::<u8>(), 0..256)) {
+        if let Ok(d) = decode(LinkType(link), &bytes, &DecodeConfig::default()) {
+            let (s, e) = (bytes.as_ptr() as usize, bytes.as_ptr() as usize + bytes.len());
+            let p = d.payload.as_ptr() as usize;
+            prop_assert!(d.payload.is_empty() || (p >= s && p + d.payload.len() <= e));
+            prop_assert!((d.l3_offset as usize) < bytes.len());
+        }
+    }
+
+    #[test]
+    fn ethernet_with_vlans_round_trips(f in flow(), vlans in proptest::collection::vec(1u16..4095, 0..3)) {
+        let frame = ethernet(&vlans, f.v6, &ip_packet(&f));
+        let d = decode(LinkType::ETHERNET, &frame, &DecodeConfig::default()).unwrap();
+        check(&d, &f);
+        prop_assert_eq!(d.vlan, vlans.last().copied().unwrap_or(0));
+        prop_assert_eq!(d.tunnel, Tunnel::None);
+    }
+
+    #[test]
+    fn padding_is_not_payload(f in flow(), pad in 1usize..40) {
+        let mut frame = ethernet(&[], f.v6, &ip_packet(&f));
+        frame.extend(std::iter::repeat_n(0u8, pad));
+        let d = decode(LinkType::ETHERNET, &frame, &DecodeConfig::default()).unwrap();
+        check(&d, &f);
+    }
+
+    #[test]
+    fn truncation_never_panics_and_keeps_headers(f in flow(), cut in 0usize..200) {
+        let frame = ethernet(&[7], f.v6, &ip_packet(&f));
+        let cut = cut.min(frame.len());
+        match decode(LinkType::ETHERNET, &frame[..cut], &DecodeConfig::default()) {
+            Ok(d) => {
+                prop_assert_eq!((d.src_port, d.dst_port), (f.sport, f.dport));
+                prop_assert!(f.payload.starts_with(d.payload));
+            }
+            Err(r) => prop_assert!(matches!(r, DropReason::TruncatedLink | DropReason::TruncatedIpv4 | DropReason::TruncatedIpv6 | DropReason::TruncatedL4)),
+        }
+    }
+
+    #[test]
+    fn mpls_and_pppoe_round_trip(f in flow(), labels in 1usize..5) {
+        let ip = ip_packet(&f);
+        let mut m = vec![2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x88, 0x47];
+        for i in 0..labels {
+            let bos = if i + 1 == labels { 1 } else { 0 };
+            m.extend_from_slice(&[0, 0x10, bos, 64]);
+        }
+        m.extend_from_slice(&ip);
+        check(&decode(LinkType::ETHERNET, &m, &DecodeConfig::default()).unwrap(), &f);
+
+        let mut p = vec![2, 0, 0, 0, 0, 2, 2, 0, 0, 0, 0, 1, 0x88, 0x64, 0x11, 0, 0, 1];
+        p.extend_from_slice(&((ip.len() + 2) as u16).to_be_bytes());
+        p.extend_from_slice(if f.v6 { &[0x00, 0x57] } else { &[0x00, 0x21] });
+        p.extend_from_slice(&ip);
+        check(&decode(LinkType::ETHERNET, &p, &DecodeConfig::default()).unwrap(), &f);
+    }
+
+    #[test]
+    fn tunnels_yield_the_inner_flow(f in flow(), kind in 0u8..4, outer_v6 in any::<bool>()) {
+        let inner = ip_packet(&f);
+        let (osrc, odst) = ([9u8; 16], [8u8; 16]);
+        let (osrc, odst) = if outer_v6 { (osrc, odst) } else {
+            let mut a = [0u8; 16]; a[..4].copy_from_slice(&[192, 0, 2, 1]);
+            let mut b = [0u8; 16]; b[..4].copy_from_slice(&[192, 0, 2, 2]);
+            (a, b)
+        };
+        let udp = |dport: u16, body: &[u8]| {
+            let mut u = vec![0x30, 0x39];
+            u.extend_from_slice(&dport.to_be_bytes());
+            u.extend_from_slice(&((8 + body.len()) as u16).to_be_bytes());
+            u.extend_from_slice(&[0, 0]);
+            u.extend_from_slice(body);
+            u
+        };
+        let (outer, want) = match kind {
+            0 => {
+                let mut v = vec![0x08, 0, 0, 0, 0, 0, 1, 0];
+                v.extend_from_slice(&ethernet(&[], f.v6, &inner));
+                (ip_wrap(outer_v6, &osrc, &odst, 17, &udp(4789, &v)), Tunnel::Vxlan)
+            }
+            1 => {
+                let mut g = vec![0x30, 0xff];
+                g.extend_from_slice(&(inner.len() as u16).to_be_bytes());
+                g.extend_from_slice(&[0, 0, 0, 1]);
+                g.extend_from_slice(&inner);
+                (ip_wrap(outer_v6, &osrc, &odst, 17, &udp(2152, &g)), Tunnel::GtpU)
+            }
+            2 => {
+                let mut g = vec![0x20, 0x00];
+                g.extend_from_slice(&ethertype(f.v6));
+                g.extend_from_slice(&[0, 0, 0, 42]);
+                g.extend_from_slice(&inner);
+                (ip_wrap(outer_v6, &osrc, &odst, 47, &g), Tunnel::Gre)
+            }
+            _ => (ip_wrap(outer_v6, &osrc, &odst, if f.v6 { 41 } else { 4 }, &inner), Tunnel::IpInIp),
+        };
+        let frame = ethernet(&[], outer_v6, &outer);
+        let d = decode(LinkType::ETHERNET, &frame, &DecodeConfig::default()).unwrap();
+        check(&d, &f);
+        prop_assert_eq!(d.tunnel, want);
+    }
+}
+
+#[test]
+fn too_many_vlan_tags_is_a_named_drop() {
+    let f = Flow {
+        v6: false,
+        src: [1; 16],
+        dst: [2; 16],
+        tcp: false,
+        sport: 1,
+        dport: 2,
+        payload: vec![],
+    };
+    let frame = ethernet(&[5; 9], false, &ip_packet(&f));
+    assert_eq!(
+        decode(LinkType::ETHERNET, &frame, &DecodeConfig::default()),
+        Err(DropReason::TooManyLabels)
+    );
+}
+
+#[test]
+fn arp_is_not_ip_and_unknown_link_is_named() {
+    let mut arp = vec![0xff; 6];
+    arp.extend_from_slice(&[2, 0, 0, 0, 0, 1, 0x08, 0x06]);
+    arp.extend_from_slice(&[0; 28]);
+    assert_eq!(
+        decode(LinkType::ETHERNET, &arp, &DecodeConfig::default()),
+        Err(DropReason::NotIp)
+    );
+    assert_eq!(
+        decode(LinkType(7777), &arp, &DecodeConfig::default()),
+        Err(DropReason::UnsupportedLinkType)
+    );
+}
