@@ -72,11 +72,15 @@ impl Label {
     };
 }
 
-/// A classifier's decision about a flow.
+/// [`Label::UNKNOWN`] with a static address.
+pub static UNKNOWN: Label = Label::UNKNOWN;
+
+/// A classifier's decision about a flow. 32 bytes: it lives in every flow-table slot, so labels
+/// are referenced from static tables rather than copied.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Verdict {
     /// What the flow is.
-    pub label: Label,
+    pub label: &'static Label,
     /// Who said so.
     pub method: Method,
     /// How sure, in [0, 1].
@@ -212,11 +216,7 @@ impl Arbiter {
             _ => ipproto::lookup(proto)?,
         };
         Some(Verdict {
-            label: Label {
-                app: e.app,
-                master: e.app,
-                category: e.category,
-            },
+            label: e,
             method: Method::Port,
             confidence: PORT_CONFIDENCE,
             ttb_pkts: 1,
@@ -230,12 +230,13 @@ mod tests {
     use super::*;
 
     fn v(m: Method, app: &'static str) -> Verdict {
+        let label: &'static Label = Box::leak(Box::new(Label {
+            app,
+            master: app,
+            category: "Web",
+        }));
         Verdict {
-            label: Label {
-                app,
-                master: app,
-                category: "Web",
-            },
+            label,
             method: m,
             confidence: 1.0,
             ttb_pkts: 1,

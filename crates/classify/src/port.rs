@@ -33,14 +33,8 @@
 //! One static slice per transport, sorted by port with no duplicates (checked by a test), and a
 //! binary search: no allocation, ~7 comparisons per lookup.
 
-/// One entry of the port table.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct PortEntry {
-    /// nDPI master-protocol name, e.g. "HTTP", "TLS", "DNS".
-    pub app: &'static str,
-    /// nDPI category name, e.g. "Web", "Network", "Email".
-    pub category: &'static str,
-}
+/// One entry of the port table: a [`Label`](crate::Label) whose master is the application.
+pub type PortEntry = crate::Label;
 
 /// nDPI category names that may appear in the port table (a subset of nDPI's
 /// `ndpi_category_get_name` vocabulary).
@@ -82,7 +76,11 @@ pub const CATEGORIES: &[&str] = &[
 ];
 
 const fn e(app: &'static str, category: &'static str) -> PortEntry {
-    PortEntry { app, category }
+    PortEntry {
+        app,
+        master: app,
+        category,
+    }
 }
 
 /// TCP (IP protocol 6), sorted by port.
@@ -333,12 +331,12 @@ static SCTP: &[(u16, PortEntry)] = &[
 
 /// Look up the application conventionally served on `port` for transport `proto` (6 TCP, 17 UDP,
 /// 132 SCTP).
-pub fn lookup(proto: u8, port: u16) -> Option<PortEntry> {
+pub fn lookup(proto: u8, port: u16) -> Option<&'static PortEntry> {
     let table = table(proto)?;
     table
         .binary_search_by_key(&port, |&(p, _)| p)
         .ok()
-        .map(|i| table[i].1)
+        .map(|i| &table[i].1)
 }
 
 /// The table for a transport; None for transports without one.
@@ -448,7 +446,7 @@ mod tests {
                 _ => 132,
             };
             for &(p, e) in t {
-                assert_eq!(lookup(proto, p), Some(e), "{name}/{p}");
+                assert_eq!(lookup(proto, p), Some(&e), "{name}/{p}");
             }
         }
     }

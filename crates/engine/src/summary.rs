@@ -105,7 +105,7 @@ impl<S: RecordSink> Output<S> {
         let s = f.server();
         let (label, method, confidence, ttb_pkts, ttb_ns) = match &f.ext.verdict {
             Some(v) => (
-                v.label,
+                *v.label,
                 v.method.as_str(),
                 v.confidence,
                 v.ttb_pkts,
