@@ -5,11 +5,25 @@
 //! read goes through bounds-checked slice access, every loop (VLAN tags, MPLS labels, IPv6
 //! extension headers, nested tunnels) has a fixed cap, and every frame that cannot be decoded yields
 //! a [`DropReason`] that the engine counts by name.
+//!
+//! The layers live in one module each and call each other directly (no dynamic dispatch), with
+//! absolute offsets into the frame: `link` (Ethernet, VLAN, MPLS, PPPoE, PPP, Cisco HDLC, Linux
+//! cooked, BSD loopback, PPI), `ip` (IPv4, IPv6 and its extension headers), `l4` (TCP, UDP,
+//! ICMP, SCTP) and `tunnel` (GRE, VXLAN, GTP-U, IP in IP); `read` holds the bounds-checked
+//! readers every access goes through.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 mod decode;
-pub use decode::{MAX_GTP_EXT, MAX_IPV6_EXT, MAX_MPLS_LABELS, MAX_TUNNEL_DEPTH, MAX_VLAN_TAGS};
+mod ip;
+mod l4;
+mod link;
+mod read;
+mod tunnel;
+
+pub use ip::MAX_IPV6_EXT;
+pub use link::{MAX_MPLS_LABELS, MAX_PSEUDOWIRES, MAX_VLAN_TAGS};
+pub use tunnel::{GTPU_PORT, MAX_GTP_EXT, MAX_TUNNEL_DEPTH, VXLAN_PORT};
 
 /// A capture link type (the pcap `LINKTYPE_*` / DLT numbers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]

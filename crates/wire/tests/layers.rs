@@ -1,0 +1,1072 @@
+//! Hand-built frames for every link type, encapsulation, extension header, tunnel and drop
+//! reason, checked field by field against the values put in.
+
+mod common;
+
+use common::*;
+use wirespeed_wire::{
+    decode, DecodeConfig, Decoded, DropReason, Fragment, LinkType, TcpInfo, Tunnel,
+};
+
+const ON: DecodeConfig = DecodeConfig {
+    decode_tunnels: true,
+};
+const OFF: DecodeConfig = DecodeConfig {
+    decode_tunnels: false,
+};
+
+/// Decode a copy of `f` that lives for the rest of the test run, so results can be kept.
+fn dec(link: LinkType, f: &[u8]) -> Result<Decoded<'static>, DropReason> {
+    let f: &'static [u8] = Box::leak(f.to_vec().into_boxed_slice());
+    decode(link, f, &ON)
+}
+
+fn ok(link: LinkType, f: &[u8]) -> Decoded<'static> {
+    dec(link, f).unwrap_or_else(|e| panic!("{link:?}: {e:?}"))
+}
+
+fn err(link: LinkType, f: &[u8]) -> DropReason {
+    match dec(link, f) {
+        Ok(d) => panic!("{link:?}: decoded {d:?}"),
+        Err(e) => e,
+    }
+}
+
+const PAYLOAD: &[u8] = b"GET / HTTP/1.1\r\n";
+
+/// An IPv4 TCP segment 1234 -> 80 with PAYLOAD.
+fn tcp4() -> Vec<u8> {
+    ipv4(6, &tcp(1234, 80, PAYLOAD))
+}
+
+/// An IPv6 UDP datagram 5353 -> 53 with PAYLOAD.
+fn udp6() -> Vec<u8> {
+    ipv6(17, &udp(5353, 53, PAYLOAD))
+}
+
+/// The flow of `tcp4()`, wherever it was found.
+fn is_tcp4(d: &Decoded<'_>, l3: u16) {
+    assert_eq!(d.ip_version, 4);
+    assert_eq!(d.src, a4(SRC4));
+    assert_eq!(d.dst, a4(DST4));
+    assert_eq!(d.proto, 6);
+    assert_eq!((d.src_port, d.dst_port), (1234, 80));
+    assert_eq!(d.ttl, TTL);
+    assert_eq!(d.l3_offset, l3);
+    assert_eq!(d.ip_len as usize, 20 + 20 + PAYLOAD.len());
+    assert_eq!(
+        d.tcp,
+        Some(TcpInfo {
+            flags: 0x18,
+            seq: SEQ,
+            ack: ACK,
+            window: WINDOW
+        })
+    );
+    assert_eq!(d.icmp, None);
+    assert_eq!(d.frag, None);
+    assert_eq!(d.payload, PAYLOAD);
+}
+
+/// The flow of `udp6()`.
+fn is_udp6(d: &Decoded<'_>, l3: u16) {
+    assert_eq!(d.ip_version, 6);
+    assert_eq!(d.src, SRC6);
+    assert_eq!(d.dst, DST6);
+    assert_eq!(d.proto, 17);
+    assert_eq!((d.src_port, d.dst_port), (5353, 53));
+    assert_eq!(d.ttl, TTL);
+    assert_eq!(d.l3_offset, l3);
+    assert_eq!(d.ip_len as usize, 40 + 8 + PAYLOAD.len());
+    assert_eq!(d.tcp, None);
+    assert_eq!(d.frag, None);
+    assert_eq!(d.payload, PAYLOAD);
+}
+
+// ---------------------------------------------------------------- link types
+
+#[test]
+fn ethernet_ii() {
+    let d = ok(LinkType::ETHERNET, &eth(ET_IPV4, &tcp4()));
+    is_tcp4(&d, 14);
+    assert_eq!((d.vlan, d.tunnel), (0, Tunnel::None));
+    is_udp6(&ok(LinkType::ETHERNET, &eth(ET_IPV6, &udp6())), 14);
+    assert_eq!(
+        err(LinkType::ETHERNET, &eth(0x0806, &[0; 28])),
+        DropReason::NotIp
+    );
+    assert_eq!(err(LinkType::ETHERNET, &[0; 13]), DropReason::TruncatedLink);
+}
+
+/// 802.3 length field, then LLC.
+fn dot3(llc: &[u8], body: &[u8]) -> Vec<u8> {
+    let mut f = Vec::new();
+    f.extend_from_slice(&DST_MAC);
+    f.extend_from_slice(&SRC_MAC);
+    f.extend_from_slice(&((llc.len() + body.len()) as u16).to_be_bytes());
+    f.extend_from_slice(llc);
+    f.extend_from_slice(body);
+    f
+}
+
+#[test]
+fn ieee_802_3_llc_snap() {
+    let snap4 = [0xaa, 0xaa, 0x03, 0, 0, 0, 0x08, 0x00];
+    is_tcp4(&ok(LinkType::ETHERNET, &dot3(&snap4, &tcp4())), 22);
+    let snap6 = [0xaa, 0xaa, 0x03, 0, 0, 0, 0x86, 0xdd];
+    is_udp6(&ok(LinkType::ETHERNET, &dot3(&snap6, &udp6())), 22);
+    // SNAP carrying AppleTalk, and plain LLC (spanning tree): no IP.
+    let aarp = [0xaa, 0xaa, 0x03, 0x08, 0x00, 0x07, 0x80, 0xf3];
+    assert_eq!(
+        err(LinkType::ETHERNET, &dot3(&aarp, &[0; 28])),
+        DropReason::NotIp
+    );
+    assert_eq!(
+        err(LinkType::ETHERNET, &dot3(&[0x42, 0x42, 0x03], &[0; 35])),
+        DropReason::NotIp
+    );
+    // LLC cut short, SNAP cut short.
+    assert_eq!(
+        err(LinkType::ETHERNET, &dot3(&[0xaa, 0xaa], &[])),
+        DropReason::TruncatedLink
+    );
+    assert_eq!(
+        err(LinkType::ETHERNET, &dot3(&snap4[..6], &[])),
+        DropReason::TruncatedLink
+    );
+}
+
+#[test]
+fn bsd_null_in_either_byte_order() {
+    for fam in [2u32.to_le_bytes(), 2u32.to_be_bytes()] {
+        let mut f = fam.to_vec();
+        f.extend_from_slice(&tcp4());
+        is_tcp4(&ok(LinkType::NULL, &f), 4);
+        is_tcp4(&ok(LinkType::LOOP, &f), 4);
+    }
+    for af in [10u32, 24, 28, 30] {
+        for fam in [af.to_le_bytes(), af.to_be_bytes()] {
+            let mut f = fam.to_vec();
+            f.extend_from_slice(&udp6());
+            is_udp6(&ok(LinkType::NULL, &f), 4);
+            is_udp6(&ok(LinkType::LOOP, &f), 4);
+        }
+    }
+    let mut ipx = 23u32.to_le_bytes().to_vec();
+    ipx.extend_from_slice(&tcp4());
+    assert_eq!(err(LinkType::NULL, &ipx), DropReason::NotIp);
+    assert_eq!(err(LinkType::NULL, &[2, 0, 0]), DropReason::TruncatedLink);
+    assert_eq!(err(LinkType::LOOP, &[]), DropReason::TruncatedLink);
+}
+
+#[test]
+fn raw_ip_by_version_nibble() {
+    for link in [LinkType::RAW, LinkType::RAW_BSD, LinkType::RAW_OPENBSD] {
+        is_tcp4(&ok(link, &tcp4()), 0);
+        is_udp6(&ok(link, &udp6()), 0);
+        let mut v5 = tcp4();
+        v5[0] = 0x55;
+        assert_eq!(err(link, &v5), DropReason::NotIp);
+        assert_eq!(err(link, &[]), DropReason::TruncatedLink);
+    }
+    is_tcp4(&ok(LinkType::IPV4, &tcp4()), 0);
+    is_udp6(&ok(LinkType::IPV6, &udp6()), 0);
+    assert_eq!(err(LinkType::IPV4, &udp6()), DropReason::MalformedIpv4);
+    assert_eq!(err(LinkType::IPV6, &tcp4()), DropReason::MalformedIpv6);
+}
+
+#[test]
+fn ppp_framings() {
+    let with = |head: &[u8], ip: &[u8]| [head, ip].concat();
+    is_tcp4(
+        &ok(LinkType::PPP, &with(&[0xff, 0x03, 0x00, 0x21], &tcp4())),
+        4,
+    );
+    is_udp6(&ok(LinkType::PPP, &with(&[0x00, 0x57], &udp6())), 2);
+    // Protocol-field compression, with and without address/control.
+    is_tcp4(&ok(LinkType::PPP, &with(&[0x21], &tcp4())), 1);
+    is_udp6(&ok(LinkType::PPP, &with(&[0xff, 0x03, 0x57], &udp6())), 3);
+    // MPLS over PPP.
+    is_tcp4(
+        &ok(LinkType::PPP, &with(&[0x02, 0x81], &mpls(2, &tcp4()))),
+        10,
+    );
+    // LCP.
+    assert_eq!(
+        err(
+            LinkType::PPP,
+            &with(&[0xff, 0x03, 0xc0, 0x21], &[1, 1, 0, 4])
+        ),
+        DropReason::NotIp
+    );
+    assert_eq!(err(LinkType::PPP, &[0xff, 0x03]), DropReason::TruncatedLink);
+    assert_eq!(err(LinkType::PPP, &[0x00]), DropReason::TruncatedLink);
+    // Cisco HDLC in a capture labelled PPP (as BGP_Cisco_hdlc_slarp.pcap).
+    is_tcp4(
+        &ok(LinkType::PPP, &with(&[0x0f, 0x00, 0x08, 0x00], &tcp4())),
+        4,
+    );
+}
+
+#[test]
+fn cisco_hdlc() {
+    let f = [&[0x0f, 0x00, 0x08, 0x00][..], &tcp4()].concat();
+    is_tcp4(&ok(LinkType::C_HDLC, &f), 4);
+    let f = [&[0x8f, 0x00, 0x86, 0xdd][..], &udp6()].concat();
+    is_udp6(&ok(LinkType::C_HDLC, &f), 4);
+    // SLARP keepalive.
+    let slarp = [&[0x8f, 0x00, 0x80, 0x35][..], &[0; 18]].concat();
+    assert_eq!(err(LinkType::C_HDLC, &slarp), DropReason::NotIp);
+    assert_eq!(
+        err(LinkType::C_HDLC, &[0x0f, 0x00, 0x08]),
+        DropReason::TruncatedLink
+    );
+}
+
+fn sll(hatype: u16, proto: u16, body: &[u8]) -> Vec<u8> {
+    let mut f = vec![0, 0];
+    f.extend_from_slice(&hatype.to_be_bytes());
+    f.extend_from_slice(&[0, 6, 2, 0, 0, 0, 0, 1, 0, 0]);
+    f.extend_from_slice(&proto.to_be_bytes());
+    f.extend_from_slice(body);
+    f
+}
+
+fn sll2(hatype: u16, proto: u16, body: &[u8]) -> Vec<u8> {
+    let mut f = proto.to_be_bytes().to_vec();
+    f.extend_from_slice(&[0, 0, 0, 0, 0, 3]);
+    f.extend_from_slice(&hatype.to_be_bytes());
+    f.extend_from_slice(&[0, 6, 2, 0, 0, 0, 0, 1, 0, 0]);
+    f.extend_from_slice(body);
+    f
+}
+
+#[test]
+fn linux_cooked_v1_and_v2() {
+    is_tcp4(&ok(LinkType::LINUX_SLL, &sll(1, ET_IPV4, &tcp4())), 16);
+    is_udp6(&ok(LinkType::LINUX_SLL, &sll(1, ET_IPV6, &udp6())), 16);
+    is_tcp4(&ok(LinkType::LINUX_SLL2, &sll2(1, ET_IPV4, &tcp4())), 20);
+    is_udp6(&ok(LinkType::LINUX_SLL2, &sll2(772, ET_IPV6, &udp6())), 20);
+    // A tag kept in the cooked frame.
+    let tagged = [&[0x00, 0x07, 0x08, 0x00][..], &tcp4()].concat();
+    let d = ok(LinkType::LINUX_SLL, &sll(1, 0x8100, &tagged));
+    is_tcp4(&d, 20);
+    assert_eq!(d.vlan, 7);
+    // 802.2 frames, Novell 802.3, ARP, netlink.
+    assert_eq!(
+        err(LinkType::LINUX_SLL, &sll(1, 0x0004, &[0x42; 40])),
+        DropReason::NotIp
+    );
+    assert_eq!(
+        err(LinkType::LINUX_SLL, &sll(1, 0x0001, &[0xff; 40])),
+        DropReason::NotIp
+    );
+    assert_eq!(
+        err(LinkType::LINUX_SLL2, &sll2(1, 0x0806, &[0; 28])),
+        DropReason::NotIp
+    );
+    assert_eq!(
+        err(LinkType::LINUX_SLL, &sll(824, ET_IPV4, &tcp4())),
+        DropReason::NotIp
+    );
+    assert_eq!(
+        err(LinkType::LINUX_SLL, &sll(1, ET_IPV4, &[])[..15]),
+        DropReason::TruncatedLink
+    );
+    assert_eq!(
+        err(LinkType::LINUX_SLL2, &sll2(1, ET_IPV4, &[])[..19]),
+        DropReason::TruncatedLink
+    );
+}
+
+fn ppi(len: u16, dlt: u32, extra: usize, body: &[u8]) -> Vec<u8> {
+    let mut f = vec![0, 0];
+    f.extend_from_slice(&len.to_le_bytes());
+    f.extend_from_slice(&dlt.to_le_bytes());
+    f.resize(8 + extra, 0x77);
+    f.extend_from_slice(body);
+    f
+}
+
+#[test]
+fn ppi_header_then_its_dlt() {
+    let e = eth(ET_IPV4, &tcp4());
+    is_tcp4(&ok(LinkType::PPI, &ppi(8, 1, 0, &e)), 22);
+    // With a field (e.g. 802.11 common, 20 bytes) inside the header length.
+    is_tcp4(&ok(LinkType::PPI, &ppi(28, 1, 20, &e)), 42);
+    is_udp6(&ok(LinkType::PPI, &ppi(8, 229, 0, &udp6())), 8);
+    // PPI in PPI is not followed; 802.11 is not supported.
+    assert_eq!(
+        err(LinkType::PPI, &ppi(8, 192, 0, &ppi(8, 1, 0, &e))),
+        DropReason::UnsupportedLinkType
+    );
+    assert_eq!(
+        err(LinkType::PPI, &ppi(8, 105, 0, &[0; 40])),
+        DropReason::UnsupportedLinkType
+    );
+    assert_eq!(
+        err(LinkType::PPI, &ppi(4, 1, 0, &e)),
+        DropReason::TruncatedLink
+    );
+    assert_eq!(
+        err(LinkType::PPI, &[0, 0, 8, 0, 1, 0, 0]),
+        DropReason::TruncatedLink
+    );
+    // Header length past the frame.
+    assert_eq!(
+        err(LinkType::PPI, &ppi(200, 1, 0, &e)),
+        DropReason::TruncatedLink
+    );
+}
+
+#[test]
+fn unsupported_link_types() {
+    for l in [2u32, 105, 127, 147, 0xffff_ffff] {
+        assert_eq!(
+            err(LinkType(l), &eth(ET_IPV4, &tcp4())),
+            DropReason::UnsupportedLinkType
+        );
+    }
+}
+
+// ---------------------------------------------------------------- Ethernet payloads
+
+#[test]
+fn vlan_tags_innermost_wins() {
+    let d = ok(
+        LinkType::ETHERNET,
+        &eth_tagged(&[(0x8100, 42)], ET_IPV4, &tcp4()),
+    );
+    is_tcp4(&d, 18);
+    assert_eq!(d.vlan, 42);
+    // Priority and DEI bits are not part of the id.
+    let d = ok(
+        LinkType::ETHERNET,
+        &eth_tagged(&[(0x8100, 0xf00a)], ET_IPV4, &tcp4()),
+    );
+    assert_eq!(d.vlan, 10);
+    // QinQ: S-tag (88a8 or the old 9100), then C-tag.
+    for s in [0x88a8, 0x9100] {
+        let d = ok(
+            LinkType::ETHERNET,
+            &eth_tagged(&[(s, 100), (0x8100, 200)], ET_IPV6, &udp6()),
+        );
+        is_udp6(&d, 22);
+        assert_eq!(d.vlan, 200);
+    }
+    let tags: Vec<(u16, u16)> = (1..=8).map(|v| (0x8100, v)).collect();
+    let d = ok(LinkType::ETHERNET, &eth_tagged(&tags, ET_IPV4, &tcp4()));
+    assert_eq!((d.vlan, d.l3_offset), (8, 14 + 32));
+    let tags: Vec<(u16, u16)> = (1..=9).map(|v| (0x8100, v)).collect();
+    assert_eq!(
+        err(LinkType::ETHERNET, &eth_tagged(&tags, ET_IPV4, &tcp4())),
+        DropReason::TooManyLabels
+    );
+    // A tag cut short; a tagged ARP.
+    assert_eq!(
+        err(LinkType::ETHERNET, &eth(0x8100, &[0, 5, 8])),
+        DropReason::TruncatedLink
+    );
+    assert_eq!(
+        err(
+            LinkType::ETHERNET,
+            &eth_tagged(&[(0x8100, 5)], 0x0806, &[0; 28])
+        ),
+        DropReason::NotIp
+    );
+}
+
+#[test]
+fn mpls_label_stacks() {
+    is_tcp4(&ok(LinkType::ETHERNET, &eth(0x8847, &mpls(1, &tcp4()))), 18);
+    is_udp6(&ok(LinkType::ETHERNET, &eth(0x8848, &mpls(3, &udp6()))), 26);
+    let d = ok(LinkType::ETHERNET, &eth(0x8847, &mpls(16, &tcp4())));
+    assert_eq!(d.l3_offset, 14 + 64);
+    assert_eq!(
+        err(LinkType::ETHERNET, &eth(0x8847, &mpls(17, &tcp4()))),
+        DropReason::TooManyLabels
+    );
+    // Bottom of stack never comes.
+    assert_eq!(
+        err(LinkType::ETHERNET, &eth(0x8847, &[0, 0, 0, 64, 0, 0])),
+        DropReason::TruncatedLink
+    );
+    assert_eq!(
+        err(LinkType::ETHERNET, &eth(0x8847, &mpls(1, &[]))),
+        DropReason::TruncatedLink
+    );
+    // Not IP after the stack (first nibble 1).
+    assert_eq!(
+        err(LinkType::ETHERNET, &eth(0x8847, &mpls(1, &[0x10; 40]))),
+        DropReason::NotIp
+    );
+}
+
+#[test]
+fn mpls_ethernet_pseudowire() {
+    let inner = eth_tagged(&[(0x8100, 77)], ET_IPV4, &tcp4());
+    let pw = [&[0, 0, 0, 0][..], &inner].concat();
+    let d = ok(
+        LinkType::ETHERNET,
+        &eth_tagged(&[(0x8100, 3)], 0x8847, &mpls(2, &pw)),
+    );
+    is_tcp4(&d, 14 + 4 + 8 + 4 + 18);
+    assert_eq!(d.vlan, 77);
+    // Pseudowires nested without end are cut at the cap.
+    let mut f = eth(ET_IPV4, &tcp4());
+    for _ in 0..10 {
+        f = eth(0x8847, &mpls(1, &[&[0, 0, 0, 0][..], &f].concat()));
+    }
+    assert_eq!(err(LinkType::ETHERNET, &f), DropReason::TooManyLabels);
+}
+
+#[test]
+fn pppoe_session_and_discovery() {
+    is_tcp4(
+        &ok(LinkType::ETHERNET, &eth(0x8864, &pppoe(0x0021, &tcp4()))),
+        22,
+    );
+    is_udp6(
+        &ok(LinkType::ETHERNET, &eth(0x8864, &pppoe(0x0057, &udp6()))),
+        22,
+    );
+    let d = ok(
+        LinkType::ETHERNET,
+        &eth_tagged(&[(0x8100, 9)], 0x8864, &pppoe(0x0021, &tcp4())),
+    );
+    assert_eq!((d.vlan, d.l3_offset), (9, 26));
+    assert_eq!(
+        err(
+            LinkType::ETHERNET,
+            &eth(0x8864, &pppoe(0xc021, &[1, 1, 0, 4]))
+        ),
+        DropReason::NotIp
+    );
+    assert_eq!(
+        err(LinkType::ETHERNET, &eth(0x8863, &[0x11, 0x09, 0, 0, 0, 0])),
+        DropReason::NotIp
+    );
+    assert_eq!(
+        err(LinkType::ETHERNET, &eth(0x8864, &[0x11, 0, 0, 1, 0, 2, 0])),
+        DropReason::TruncatedLink
+    );
+}
+
+// ---------------------------------------------------------------- IPv4
+
+#[test]
+fn ipv4_options_are_skipped() {
+    let h = V4 {
+        options: vec![0x94, 0x04, 0, 0, 1, 1, 1, 0],
+        ..V4::new(6)
+    };
+    let d = ok(LinkType::RAW, &h.build(&tcp(1234, 80, PAYLOAD)));
+    assert_eq!(
+        (d.src_port, d.dst_port, d.ip_len),
+        (1234, 80, 28 + 20 + PAYLOAD.len() as u16)
+    );
+    assert_eq!(d.payload, PAYLOAD);
+}
+
+#[test]
+fn ipv4_header_errors() {
+    let mut p = tcp4();
+    p[0] = 0x44; // IHL 4
+    assert_eq!(err(LinkType::RAW, &p), DropReason::MalformedIpv4);
+    let mut p = tcp4();
+    p[0] = 0x65; // version 6 behind ethertype IPv4
+    assert_eq!(
+        err(LinkType::ETHERNET, &eth(ET_IPV4, &p)),
+        DropReason::MalformedIpv4
+    );
+    let p = V4 {
+        total_len: Some(19),
+        ..V4::new(6)
+    }
+    .build(&tcp(1, 2, &[]));
+    assert_eq!(err(LinkType::RAW, &p), DropReason::MalformedIpv4);
+    // IHL 15 (60 bytes) but only 40 captured.
+    let mut p = tcp4();
+    p[0] = 0x4f;
+    assert_eq!(err(LinkType::RAW, &p[..40]), DropReason::TruncatedIpv4);
+    assert_eq!(err(LinkType::RAW, &tcp4()[..19]), DropReason::TruncatedIpv4);
+}
+
+#[test]
+fn ipv4_lengths() {
+    // Zero total length (segmentation offload): what was captured.
+    let p = V4 {
+        total_len: Some(0),
+        ..V4::new(6)
+    }
+    .build(&tcp(1234, 80, PAYLOAD));
+    let d = ok(LinkType::RAW, &p);
+    assert_eq!((d.ip_len as usize, d.payload), (p.len(), PAYLOAD));
+    // Ethernet padding is cut.
+    let mut f = eth(ET_IPV4, &ipv4(17, &udp(1, 2, b"ab")));
+    f.resize(60, 0);
+    assert_eq!(ok(LinkType::ETHERNET, &f).payload, b"ab");
+    // Snap length: the payload is what was captured; a cut header is an error.
+    let f = eth(ET_IPV4, &tcp4());
+    let d = ok(LinkType::ETHERNET, &f[..f.len() - 5]);
+    assert_eq!(d.payload, &PAYLOAD[..PAYLOAD.len() - 5]);
+    assert_eq!(d.ip_len as usize, 40 + PAYLOAD.len());
+    assert_eq!(
+        err(LinkType::ETHERNET, &f[..14 + 20 + 19]),
+        DropReason::TruncatedL4
+    );
+}
+
+#[test]
+fn ipv4_fragments() {
+    let seg = tcp(1234, 80, PAYLOAD);
+    let first = V4 {
+        frag: 0x2000,
+        ..V4::new(6)
+    }
+    .build(&seg);
+    let d = ok(LinkType::RAW, &first);
+    assert_eq!((d.src_port, d.dst_port), (1234, 80));
+    assert!(d.tcp.is_some());
+    assert_eq!(
+        d.frag,
+        Some(Fragment {
+            id: 0x4242,
+            offset: 0,
+            more: true
+        })
+    );
+    // A middle fragment at 1480 bytes: no transport header.
+    let data = [0x5au8; 24];
+    let middle = V4 {
+        frag: 0x2000 | 185,
+        ..V4::new(6)
+    }
+    .build(&data);
+    let d = ok(LinkType::RAW, &middle);
+    assert_eq!((d.proto, d.src_port, d.dst_port, d.tcp), (6, 0, 0, None));
+    assert_eq!(
+        d.frag,
+        Some(Fragment {
+            id: 0x4242,
+            offset: 1480,
+            more: true
+        })
+    );
+    assert_eq!(d.payload, &data);
+    let last = V4 {
+        frag: 370,
+        ..V4::new(17)
+    }
+    .build(&[1, 2, 3]);
+    let d = ok(LinkType::RAW, &last);
+    assert_eq!(d.frag.map(|f| (f.offset, f.more)), Some((2960, false)));
+    assert_eq!(d.payload, &[1, 2, 3]);
+    // DF alone is not a fragment.
+    assert_eq!(ok(LinkType::RAW, &tcp4()).frag, None);
+}
+
+// ---------------------------------------------------------------- IPv6
+
+#[test]
+fn ipv6_extension_headers() {
+    let u = udp(5353, 53, PAYLOAD);
+    // Hop-by-hop -> routing -> destination options -> UDP.
+    let chain = ext6(43, 0, &ext6(60, 2, &ext6(17, 1, &u)));
+    let d = ok(LinkType::IPV6, &ipv6(0, &chain));
+    assert_eq!((d.proto, d.src_port, d.dst_port), (17, 5353, 53));
+    assert_eq!(d.payload, PAYLOAD);
+    assert_eq!(d.ip_len as usize, 40 + chain.len());
+    // AH: (len + 2) * 4 bytes.
+    let d = ok(
+        LinkType::IPV6,
+        &ipv6(51, &ah(6, 4, &tcp(1234, 80, PAYLOAD))),
+    );
+    assert_eq!((d.proto, d.src_port, d.payload), (6, 1234, PAYLOAD));
+    // No next header, ESP, mobility: transports without ports.
+    for (next, body) in [
+        (59u8, vec![]),
+        (50, vec![0, 0, 1, 0, 0, 0, 0, 1, 9, 9]),
+        (135, vec![59, 1, 5, 0, 0, 0, 0, 0]),
+    ] {
+        let d = ok(LinkType::IPV6, &ipv6(next, &body));
+        assert_eq!((d.proto, d.src_port, d.dst_port), (next, 0, 0));
+        assert_eq!(d.payload, &body[..]);
+    }
+    let d = ok(LinkType::IPV6, &ipv6(60, &ext6(59, 0, &[])));
+    assert_eq!(d.proto, 59);
+}
+
+#[test]
+fn ipv6_extension_header_limits() {
+    let mut body = udp(1, 2, &[]);
+    let mut next = 17;
+    for _ in 0..8 {
+        body = ext6(next, 0, &body);
+        next = 60;
+    }
+    assert_eq!(ok(LinkType::IPV6, &ipv6(60, &body)).src_port, 1);
+    let body = ext6(60, 0, &body);
+    assert_eq!(
+        err(LinkType::IPV6, &ipv6(60, &body)),
+        DropReason::MalformedIpv6
+    );
+    // An extension header cut short, or longer than the packet.
+    let p = ipv6(0, &ext6(17, 1, &udp(1, 2, &[])));
+    assert_eq!(err(LinkType::IPV6, &p[..41]), DropReason::TruncatedIpv6);
+    assert_eq!(err(LinkType::IPV6, &p[..50]), DropReason::TruncatedIpv6);
+    assert_eq!(
+        err(LinkType::IPV6, &ipv6(44, &[17, 0, 0])),
+        DropReason::TruncatedIpv6
+    );
+}
+
+#[test]
+fn ipv6_header_errors_and_lengths() {
+    let mut p = udp6();
+    p[0] = 0x40;
+    assert_eq!(
+        err(LinkType::ETHERNET, &eth(ET_IPV6, &p)),
+        DropReason::MalformedIpv6
+    );
+    assert_eq!(
+        err(LinkType::IPV6, &udp6()[..39]),
+        DropReason::TruncatedIpv6
+    );
+    // Payload length 0 (jumbogram / offload): what was captured.
+    let mut p = udp6();
+    p[4..6].copy_from_slice(&[0, 0]);
+    let d = ok(LinkType::IPV6, &p);
+    assert_eq!((d.ip_len as usize, d.payload), (p.len(), PAYLOAD));
+    // Padding after the packet is cut.
+    let mut f = eth(ET_IPV6, &udp6());
+    f.extend_from_slice(&[0; 10]);
+    assert_eq!(ok(LinkType::ETHERNET, &f).payload, PAYLOAD);
+}
+
+#[test]
+fn ipv6_fragments() {
+    let seg = tcp(1234, 80, PAYLOAD);
+    let d = ok(
+        LinkType::IPV6,
+        &ipv6(44, &frag6(6, 0, true, 0xdead_beef, &seg)),
+    );
+    assert_eq!((d.proto, d.src_port, d.dst_port), (6, 1234, 80));
+    assert_eq!(
+        d.frag,
+        Some(Fragment {
+            id: 0xdead_beef,
+            offset: 0,
+            more: true
+        })
+    );
+    // Later fragment behind a hop-by-hop header: data, not a TCP header.
+    let p = ipv6(0, &ext6(44, 0, &frag6(6, 1232, false, 7, &seg)));
+    let d = ok(LinkType::IPV6, &p);
+    assert_eq!((d.proto, d.src_port, d.dst_port, d.tcp), (6, 0, 0, None));
+    assert_eq!(
+        d.frag,
+        Some(Fragment {
+            id: 7,
+            offset: 1232,
+            more: false
+        })
+    );
+    assert_eq!(d.payload, &seg[..]);
+    // An atomic fragment (offset 0, no more) is a whole packet.
+    let d = ok(LinkType::IPV6, &ipv6(44, &frag6(6, 0, false, 9, &seg)));
+    assert_eq!((d.frag, d.src_port), (None, 1234));
+}
+
+// ---------------------------------------------------------------- transports
+
+#[test]
+fn tcp_header() {
+    let opts = [2, 4, 5, 0xb4, 1, 1, 4, 2, 1, 3, 3, 7];
+    let d = ok(
+        LinkType::RAW,
+        &ipv4(6, &tcp_with(443, 50000, 0x12, &opts, PAYLOAD)),
+    );
+    assert_eq!((d.src_port, d.dst_port, d.payload), (443, 50000, PAYLOAD));
+    assert_eq!(d.tcp.map(|t| t.flags), Some(0x12));
+    // Options cut by the snap length: the header is there, the payload is empty.
+    let p = ipv4(6, &tcp_with(443, 50000, 0x12, &opts, &[]));
+    let d = ok(LinkType::RAW, &p[..20 + 24]);
+    assert_eq!((d.src_port, d.payload), (443, &[][..]));
+    // Data offset below 5.
+    let mut t = tcp(1, 2, &[]);
+    t[12] = 0x40;
+    assert_eq!(err(LinkType::RAW, &ipv4(6, &t)), DropReason::MalformedL4);
+    assert_eq!(
+        err(LinkType::RAW, &ipv4(6, &tcp(1, 2, &[])[..19])),
+        DropReason::TruncatedL4
+    );
+}
+
+#[test]
+fn udp_icmp_sctp_and_others() {
+    let d = ok(LinkType::RAW, &ipv4(17, &udp(53, 5353, PAYLOAD)));
+    assert_eq!(
+        (d.proto, d.src_port, d.dst_port, d.payload),
+        (17, 53, 5353, PAYLOAD)
+    );
+    assert_eq!(
+        err(LinkType::RAW, &ipv4(17, &[0; 7])),
+        DropReason::TruncatedL4
+    );
+
+    let d = ok(LinkType::RAW, &ipv4(1, &icmp(8, 0, b"ping")));
+    assert_eq!(
+        (d.proto, d.src_port, d.dst_port, d.icmp, d.payload),
+        (1, 0, 0, Some((8, 0)), &b"ping"[..])
+    );
+    let d = ok(LinkType::RAW, &ipv6(58, &icmp(135, 0, &[0; 20])));
+    assert_eq!((d.proto, d.icmp, d.payload.len()), (58, Some((135, 0)), 20));
+    // Type and code are enough.
+    assert_eq!(ok(LinkType::RAW, &ipv4(1, &[3, 1])).icmp, Some((3, 1)));
+    assert_eq!(err(LinkType::RAW, &ipv4(1, &[3])), DropReason::TruncatedL4);
+
+    let d = ok(LinkType::RAW, &ipv6(132, &sctp(2905, 2906, b"chunk")));
+    assert_eq!(
+        (d.proto, d.src_port, d.dst_port, d.payload),
+        (132, 2905, 2906, &b"chunk"[..])
+    );
+    assert_eq!(
+        err(LinkType::RAW, &ipv4(132, &[0; 11])),
+        DropReason::TruncatedL4
+    );
+
+    // OSPF: ports 0, the whole IP payload.
+    let d = ok(LinkType::RAW, &ipv4(89, b"hello"));
+    assert_eq!(
+        (d.proto, d.src_port, d.dst_port, d.payload),
+        (89, 0, 0, &b"hello"[..])
+    );
+}
+
+// ---------------------------------------------------------------- tunnels
+
+fn outer4(proto: u8, body: &[u8]) -> Vec<u8> {
+    let h = V4 {
+        src: [10, 0, 0, 1],
+        dst: [10, 0, 0, 2],
+        ttl: 250,
+        ..V4::new(proto)
+    };
+    eth_tagged(&[(0x8100, 5)], ET_IPV4, &h.build(body))
+}
+
+fn is_outer4(d: &Decoded<'_>, proto: u8) {
+    assert_eq!(
+        (d.src, d.dst, d.proto),
+        (a4([10, 0, 0, 1]), a4([10, 0, 0, 2]), proto)
+    );
+    assert_eq!(
+        (d.ttl, d.l3_offset, d.vlan, d.tunnel),
+        (250, 18, 5, Tunnel::None)
+    );
+}
+
+#[test]
+fn ip_in_ip_all_four() {
+    let d = ok(LinkType::ETHERNET, &outer4(4, &tcp4()));
+    is_tcp4(&d, 38);
+    assert_eq!((d.tunnel, d.vlan), (Tunnel::IpInIp, 5));
+    let d = ok(LinkType::ETHERNET, &outer4(41, &udp6()));
+    is_udp6(&d, 38);
+    assert_eq!(d.tunnel, Tunnel::IpInIp);
+    let d = ok(LinkType::RAW, &ipv6_addrs(DST6, SRC6, 4, &tcp4()));
+    is_tcp4(&d, 40);
+    let d = ok(LinkType::RAW, &ipv6_addrs(DST6, SRC6, 41, &udp6()));
+    is_udp6(&d, 40);
+    assert_eq!(d.tunnel, Tunnel::IpInIp);
+    // Off: the outer packet.
+    let f = outer4(4, &tcp4());
+    let d = decode(LinkType::ETHERNET, &f, &OFF).unwrap();
+    is_outer4(&d, 4);
+    assert_eq!(d.payload, &tcp4()[..]);
+    // An inner packet that does not decode: the outer packet.
+    let d = ok(LinkType::ETHERNET, &outer4(4, &[0x45, 0, 0]));
+    is_outer4(&d, 4);
+}
+
+#[test]
+fn gre_version_0() {
+    for flags in [0x0000u16, 0x8000, 0x2000, 0x1000, 0xb000] {
+        let d = ok(
+            LinkType::ETHERNET,
+            &outer4(47, &gre(flags, ET_IPV4, &tcp4())),
+        );
+        let opt = 4 * (flags.count_ones() as u16);
+        is_tcp4(&d, 18 + 20 + 4 + opt);
+        assert_eq!((d.tunnel, d.vlan), (Tunnel::Gre, 5));
+    }
+    is_udp6(
+        &ok(
+            LinkType::ETHERNET,
+            &outer4(47, &gre(0x2000, ET_IPV6, &udp6())),
+        ),
+        18 + 28,
+    );
+    // Unknown protocol, source routing, version 2: the GRE packet is the flow.
+    for (flags, proto) in [(0u16, 0x9999u16), (0x4000, ET_IPV4), (0x0002, ET_IPV4)] {
+        let d = ok(LinkType::ETHERNET, &outer4(47, &gre(flags, proto, &tcp4())));
+        is_outer4(&d, 47);
+        assert_eq!((d.src_port, d.dst_port), (0, 0));
+    }
+    // Inner packet broken: the outer flow.
+    is_outer4(
+        &ok(
+            LinkType::ETHERNET,
+            &outer4(47, &gre(0, ET_IPV4, &[0x45; 10])),
+        ),
+        47,
+    );
+    // The GRE header itself cut short.
+    assert_eq!(
+        err(LinkType::ETHERNET, &outer4(47, &[0x20, 0])),
+        DropReason::MalformedTunnel
+    );
+    assert_eq!(
+        err(
+            LinkType::ETHERNET,
+            &outer4(47, &[0xb0, 0, 8, 0, 0, 0, 0, 0])
+        ),
+        DropReason::MalformedTunnel
+    );
+    // Off: GRE is a transport like any other.
+    let f = outer4(47, &[0x20, 0]);
+    is_outer4(&decode(LinkType::ETHERNET, &f, &OFF).unwrap(), 47);
+}
+
+#[test]
+fn gre_transparent_ethernet_and_erspan() {
+    // Inner Ethernet with a tag: its VLAN replaces the outer one.
+    let inner = eth_tagged(&[(0x8100, 300)], ET_IPV4, &tcp4());
+    let d = ok(
+        LinkType::ETHERNET,
+        &outer4(47, &gre(0x2000, 0x6558, &inner)),
+    );
+    is_tcp4(&d, 18 + 20 + 8 + 18);
+    assert_eq!((d.tunnel, d.vlan), (Tunnel::Gre, 300));
+    // Untagged inner Ethernet keeps the outer VLAN.
+    let inner = eth(ET_IPV4, &tcp4());
+    let d = ok(LinkType::ETHERNET, &outer4(47, &gre(0, 0x6558, &inner)));
+    assert_eq!((d.vlan, d.l3_offset), (5, 18 + 20 + 4 + 14));
+    // ERSPAN type II (sequence number, 8-byte header), type I (neither), type III (12 bytes).
+    let e2 = [&[0x10, 0x2a, 0, 1, 0, 0, 0, 0][..], &inner].concat();
+    let d = ok(LinkType::ETHERNET, &outer4(47, &gre(0x1000, 0x88be, &e2)));
+    assert_eq!((d.tunnel, d.l3_offset), (Tunnel::Gre, 18 + 20 + 8 + 8 + 14));
+    is_tcp4(
+        &ok(LinkType::ETHERNET, &outer4(47, &gre(0, 0x88be, &inner))),
+        18 + 20 + 4 + 14,
+    );
+    let e3 = [&[0x20, 0x2a, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0][..], &inner].concat();
+    is_tcp4(
+        &ok(LinkType::ETHERNET, &outer4(47, &gre(0x1000, 0x22eb, &e3))),
+        18 + 20 + 8 + 12 + 14,
+    );
+    let e3o = [
+        &[0x20, 0x2a, 0, 1, 0, 0, 0, 0, 0, 0, 0, 1][..],
+        &[0; 8],
+        &inner,
+    ]
+    .concat();
+    is_tcp4(
+        &ok(LinkType::ETHERNET, &outer4(47, &gre(0x1000, 0x22eb, &e3o))),
+        18 + 20 + 8 + 20 + 14,
+    );
+}
+
+#[test]
+fn gre_version_1_pptp() {
+    // Key (always), sequence, acknowledgment; PPP with address/control and a 2-byte protocol.
+    let ppp = [&[0xff, 0x03, 0x00, 0x21][..], &tcp4()].concat();
+    let d = ok(LinkType::ETHERNET, &outer4(47, &gre(0x3081, 0x880b, &ppp)));
+    is_tcp4(&d, 18 + 20 + 16 + 4);
+    assert_eq!(d.tunnel, Tunnel::Gre);
+    // Compressed PPP (ACFC + PFC), key only.
+    let ppp = [&[0x21][..], &tcp4()].concat();
+    is_tcp4(
+        &ok(LinkType::ETHERNET, &outer4(47, &gre(0x2001, 0x880b, &ppp))),
+        18 + 20 + 8 + 1,
+    );
+    // An acknowledgment with no payload: the GRE flow.
+    is_outer4(
+        &ok(LinkType::ETHERNET, &outer4(47, &gre(0x2081, 0x880b, &[]))),
+        47,
+    );
+}
+
+#[test]
+fn vxlan_tunnel() {
+    let inner = eth_tagged(&[(0x8100, 12)], ET_IPV4, &tcp4());
+    let f = outer4(17, &udp(40000, 4789, &vxlan(&inner)));
+    let d = ok(LinkType::ETHERNET, &f);
+    is_tcp4(&d, 18 + 20 + 8 + 8 + 18);
+    assert_eq!((d.tunnel, d.vlan), (Tunnel::Vxlan, 12));
+    // Untagged inner frame: the outer VLAN stays.
+    let f = outer4(17, &udp(40000, 4789, &vxlan(&eth(ET_IPV6, &udp6()))));
+    let d = ok(LinkType::ETHERNET, &f);
+    is_udp6(&d, 18 + 20 + 8 + 8 + 14);
+    assert_eq!((d.tunnel, d.vlan), (Tunnel::Vxlan, 5));
+    // No I flag, an inner ARP, or 4789 as the source port only: the outer UDP flow.
+    let mut v = vxlan(&inner);
+    v[0] = 0;
+    let arp = vxlan(&eth(0x0806, &[0; 28]));
+    for u in [
+        udp(40000, 4789, &v),
+        udp(40000, 4789, &arp),
+        udp(4789, 40000, &vxlan(&inner)),
+    ] {
+        let d = ok(LinkType::ETHERNET, &outer4(17, &u));
+        is_outer4(&d, 17);
+        assert_eq!(d.payload, &u[8..]);
+    }
+    let d = decode(LinkType::ETHERNET, &f, &OFF).unwrap();
+    is_outer4(&d, 17);
+    assert_eq!(d.dst_port, 4789);
+}
+
+#[test]
+fn gtp_u() {
+    let plain = gtpu(None, &[], &tcp4());
+    let d = ok(LinkType::ETHERNET, &outer4(17, &udp(2152, 2152, &plain)));
+    is_tcp4(&d, 18 + 20 + 8 + 8);
+    assert_eq!((d.tunnel, d.vlan), (Tunnel::GtpU, 5));
+    // Sequence number; and a PDU session container extension (type 0x85) then another.
+    let seq = gtpu(Some(7), &[], &udp6());
+    is_udp6(
+        &ok(LinkType::ETHERNET, &outer4(17, &udp(30000, 2152, &seq))),
+        18 + 20 + 8 + 12,
+    );
+    let ext = gtpu(
+        None,
+        &[(0x85, vec![0x10, 0x09]), (0x40, vec![1, 2, 3, 4, 5])],
+        &tcp4(),
+    );
+    is_tcp4(
+        &ok(LinkType::ETHERNET, &outer4(17, &udp(2152, 40000, &ext))),
+        18 + 20 + 8 + 12 + 4 + 8,
+    );
+    // Nine extensions is past the cap; a zero-length extension; an echo request; GTPv2;
+    // a non-IP payload: the outer UDP flow.
+    let nine: Vec<(u8, Vec<u8>)> = (0..9).map(|_| (0x40, vec![0, 0])).collect();
+    let mut zero = gtpu(None, &[(0x85, vec![0, 0])], &tcp4());
+    zero[12] = 0;
+    let mut echo = plain.clone();
+    echo[1] = 1;
+    let mut v2 = plain.clone();
+    v2[0] = 0x48;
+    for g in [
+        gtpu(None, &nine, &tcp4()),
+        zero,
+        echo,
+        v2,
+        gtpu(None, &[], &[0x10; 30]),
+    ] {
+        is_outer4(
+            &ok(LinkType::ETHERNET, &outer4(17, &udp(2152, 2152, &g))),
+            17,
+        );
+    }
+}
+
+#[test]
+fn nested_tunnels_report_the_outermost_and_stop_at_the_cap() {
+    // GRE carrying VXLAN carrying the flow.
+    let vx = ipv4_addrs(
+        [172, 16, 0, 1],
+        [172, 16, 0, 2],
+        17,
+        &udp(1, 4789, &vxlan(&eth(ET_IPV4, &tcp4()))),
+    );
+    let d = ok(LinkType::ETHERNET, &outer4(47, &gre(0, ET_IPV4, &vx)));
+    is_tcp4(&d, 18 + 20 + 4 + 20 + 8 + 8 + 14);
+    assert_eq!(d.tunnel, Tunnel::Gre);
+    // Four IP-in-IP levels are removed; the fifth stays as the flow.
+    let mut p = tcp4();
+    for _ in 0..4 {
+        p = ipv4_addrs([10, 9, 9, 9], [10, 8, 8, 8], 4, &p);
+    }
+    is_tcp4(&ok(LinkType::RAW, &p), 80);
+    let p = ipv4_addrs([10, 7, 7, 7], [10, 6, 6, 6], 4, &p);
+    let d = ok(LinkType::RAW, &p);
+    assert_eq!(
+        (d.src, d.proto, d.l3_offset, d.tunnel),
+        (a4([10, 9, 9, 9]), 4, 80, Tunnel::IpInIp)
+    );
+    assert_eq!(d.payload, &tcp4()[..]);
+}
+
+#[test]
+fn fragmented_tunnels_are_not_opened() {
+    let h = V4 {
+        frag: 0x2000,
+        ..V4::new(47)
+    };
+    let d = ok(LinkType::RAW, &h.build(&gre(0, ET_IPV4, &tcp4())));
+    assert_eq!(
+        (d.proto, d.tunnel, d.frag.map(|f| f.more)),
+        (47, Tunnel::None, Some(true))
+    );
+    let h = V4 {
+        frag: 0x2000,
+        ..V4::new(17)
+    };
+    let d = ok(
+        LinkType::RAW,
+        &h.build(&udp(1, 4789, &vxlan(&eth(ET_IPV4, &tcp4())))),
+    );
+    assert_eq!((d.proto, d.dst_port, d.tunnel), (17, 4789, Tunnel::None));
+}
+
+// ---------------------------------------------------------------- the contract
+
+#[test]
+fn drop_reasons_are_indexed_and_named_uniquely() {
+    let mut names: Vec<&str> = DropReason::ALL.iter().map(|r| r.as_str()).collect();
+    for (i, r) in DropReason::ALL.iter().enumerate() {
+        assert_eq!(r.index(), i);
+    }
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), DropReason::COUNT);
+}
+
+#[test]
+fn every_drop_reason_is_reachable() {
+    let mut seen = [false; DropReason::COUNT];
+    let mut ppp_lcp = vec![0xff, 0x03, 0xc0, 0x21];
+    ppp_lcp.extend_from_slice(&[1, 1, 0, 4]);
+    let mut bad_tcp = tcp(1, 2, &[]);
+    bad_tcp[12] = 0x20;
+    let tags: Vec<(u16, u16)> = (1..=9).map(|v| (0x8100, v)).collect();
+    let cases: Vec<(LinkType, Vec<u8>)> = vec![
+        (LinkType(3), tcp4()),
+        (LinkType::ETHERNET, vec![0; 10]),
+        (LinkType::PPP, ppp_lcp),
+        (LinkType::IPV4, tcp4()[..10].to_vec()),
+        (LinkType::IPV4, udp6()),
+        (LinkType::IPV6, udp6()[..30].to_vec()),
+        (LinkType::IPV6, tcp4()),
+        (LinkType::RAW, ipv4(17, &[0; 4])),
+        (LinkType::RAW, ipv4(6, &bad_tcp)),
+        (LinkType::RAW, ipv4(47, &[0])),
+        (LinkType::ETHERNET, eth_tagged(&tags, ET_IPV4, &tcp4())),
+    ];
+    for (link, f) in &cases {
+        seen[err(*link, f).index()] = true;
+    }
+    assert!(seen.iter().all(|&s| s), "{seen:?}");
+}
+
+#[test]
+fn payload_always_borrows_from_the_frame() {
+    let f = outer4(17, &udp(40000, 4789, &vxlan(&eth(ET_IPV4, &tcp4()))));
+    let d = decode(LinkType::ETHERNET, &f, &ON).unwrap();
+    let base = f.as_ptr() as usize;
+    let p = d.payload.as_ptr() as usize;
+    assert!(p >= base && p + d.payload.len() <= base + f.len());
+    assert_eq!(p - base, f.len() - PAYLOAD.len());
+}
