@@ -4,7 +4,7 @@
 use std::collections::HashMap;
 use std::fs::File;
 use std::io::BufWriter;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use wirespeed_engine::{gen, run_file, EngineConfig, Worker};
 use wirespeed_export::JsonLinesWriter;
 use wirespeed_wire::DropReason;
@@ -16,7 +16,7 @@ fn temp(name: &str) -> PathBuf {
 }
 
 fn records(
-    path: &PathBuf,
+    path: &Path,
     cfg: EngineConfig,
 ) -> (Vec<serde_json::Value>, wirespeed_engine::Counters) {
     let mut w = Worker::new(cfg, JsonLinesWriter::new(Vec::new(), false), false);

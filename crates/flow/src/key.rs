@@ -3,9 +3,10 @@
 use wirespeed_wire::Decoded;
 
 /// Which end of a [`FlowKey`] sent a packet: `A` is the lower (address, port) end, `B` the higher.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
 pub enum Side {
     /// The lower (address, port) end.
+    #[default]
     A = 0,
     /// The higher (address, port) end.
     B = 1,

@@ -130,12 +130,6 @@ pub struct Flow<V> {
     pub ext: V,
 }
 
-impl Default for Side {
-    fn default() -> Self {
-        Side::A
-    }
-}
-
 impl<V> Flow<V> {
     /// Packets in both directions.
     #[inline]
@@ -783,7 +777,7 @@ mod tests {
             }
             t.get_mut(r.slot()).update(k.1, ts, 1, None);
             model.insert(k.0, ts);
-            if x % 5 == 0 {
+            if x.is_multiple_of(5) {
                 let mut swept = vec![];
                 t.gc_step(ts, &mut |f, _| swept.push(f.key));
                 for g in swept {
