@@ -15,10 +15,7 @@ fn temp(name: &str) -> PathBuf {
     dir.join(name)
 }
 
-fn records(
-    path: &Path,
-    cfg: EngineConfig,
-) -> (Vec<serde_json::Value>, wirespeed_engine::Counters) {
+fn records(path: &Path, cfg: EngineConfig) -> (Vec<serde_json::Value>, wirespeed_engine::Counters) {
     let mut w = Worker::new(cfg, JsonLinesWriter::new(Vec::new(), false), false);
     let out = run_file(&mut w, path, &mut |_, _| {}).unwrap();
     assert!(out.error.is_none(), "{:?}", out.error);
