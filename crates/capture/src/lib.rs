@@ -5,11 +5,18 @@
 //! resolution) and [`PacketReader`] hands out [`RawPacket`]s that borrow the mapped bytes. A
 //! truncated or corrupt file yields every good packet before the damage and then one
 //! [`CaptureError`] naming the file and byte offset. [`PcapWriter`] writes classic pcap files (used
-//! by the synthetic trace generator and by tests).
+//! by the synthetic trace generator and by tests); [`PcapngWriter`] writes pcapng files with one
+//! or more interfaces.
+//!
+//! Files that cannot be mapped (a FIFO, `/dev/stdin`, a character device, or a regular file whose
+//! mapping fails) are read into memory instead; [`CaptureFile::from_bytes`] wraps bytes that are
+//! already in memory (fuzzing, tests).
+#![deny(unsafe_code)]
 #![deny(unsafe_op_in_unsafe_fn)]
 #![deny(missing_docs)]
 
 use std::fmt;
+use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 /// One captured packet, borrowed from the mapped file.
@@ -73,17 +80,216 @@ impl fmt::Display for CaptureError {
 
 impl std::error::Error for CaptureError {}
 
+/// Largest record a pcap file may claim (unless its snaplen is larger) before it is called corrupt
+/// rather than truncated.
+const PCAP_MAX_CAPLEN: u32 = 256 * 1024;
+/// pcapng Section Header Block type (a palindrome, the same in both byte orders).
+const PCAPNG_SHB: u32 = 0x0A0D_0D0A;
+/// pcapng byte-order magic.
+const PCAPNG_BOM: u32 = 0x1A2B_3C4D;
+
+/// Where a file's bytes live.
+enum Backing {
+    /// A read-only mapping of a regular file.
+    Map(memmap2::Mmap),
+    /// Bytes read into memory (pipes, devices, [`CaptureFile::from_bytes`]).
+    Owned(Vec<u8>),
+}
+
+/// Consumed parts of a mapping are handed back in steps of this size (see
+/// [`Backing::release`]).
+const RELEASE_STEP: usize = 32 << 20;
+
+impl Backing {
+    /// Drop the pages of `[from, to)` from this process's resident set. The file's pages stay
+    /// in the page cache, and a later read of the range faults them back in with the same
+    /// bytes, so nothing borrowed becomes invalid; without this, reading a capture file larger
+    /// than memory limits would count the whole file against the process. No-op for owned
+    /// bytes and on failure (advice only).
+    fn release(&self, from: usize, to: usize) {
+        #[cfg(unix)]
+        if let Backing::Map(m) = self {
+            const PAGE: usize = 4096;
+            let start = from.next_multiple_of(PAGE);
+            let end = to.min(m.len()) & !(PAGE - 1);
+            if end > start {
+                #[allow(unsafe_code)]
+                // SAFETY: the mapping is a private, read-only mapping of a file and is never
+                // written. MADV_DONTNEED on it discards only this process's page references;
+                // any later access re-reads the unchanged file contents, so every outstanding
+                // `&[u8]` into the range still reads the same bytes.
+                let _ = unsafe {
+                    m.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, end - start)
+                };
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = (from, to);
+    }
+
+    fn bytes(&self) -> &[u8] {
+        match self {
+            Backing::Map(m) => m,
+            Backing::Owned(v) => v,
+        }
+    }
+}
+
+/// The file format, as decided from the magic number when the file is opened.
+#[derive(Clone, Copy, Debug)]
+enum Format {
+    Pcap {
+        big_endian: bool,
+        nanos: bool,
+        link: u32,
+        /// FCS bytes at the end of each frame (from the link-type field's FCS bits).
+        fcs: u32,
+        /// Largest caplen accepted.
+        max_caplen: u32,
+    },
+    Pcapng,
+}
+
 /// A capture file mapped into memory.
 pub struct CaptureFile {
     path: PathBuf,
-    map: memmap2::Mmap,
+    data: Backing,
+    format: Format,
+}
+
+fn err(path: &Path, offset: usize, kind: CaptureErrorKind) -> CaptureError {
+    CaptureError {
+        path: path.to_path_buf(),
+        offset: offset as u64,
+        kind,
+    }
+}
+
+fn truncated(path: &Path, offset: usize, needed: usize, available: usize) -> CaptureError {
+    err(
+        path,
+        offset,
+        CaptureErrorKind::Truncated {
+            needed: needed as u64,
+            available: available as u64,
+        },
+    )
+}
+
+#[inline]
+fn rd16(b: &[u8], off: usize, be: bool) -> u16 {
+    let a = [b[off], b[off + 1]];
+    if be {
+        u16::from_be_bytes(a)
+    } else {
+        u16::from_le_bytes(a)
+    }
+}
+
+#[inline]
+fn rd32(b: &[u8], off: usize, be: bool) -> u32 {
+    let a = [b[off], b[off + 1], b[off + 2], b[off + 3]];
+    if be {
+        u32::from_be_bytes(a)
+    } else {
+        u32::from_le_bytes(a)
+    }
+}
+
+fn rd64(b: &[u8], off: usize, be: bool) -> u64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(&b[off..off + 8]);
+    if be {
+        u64::from_be_bytes(a)
+    } else {
+        u64::from_le_bytes(a)
+    }
 }
 
 impl CaptureFile {
-    /// Open and map `path`, checking its magic number.
+    /// Open and map `path`, checking its magic number (and, for pcap, that the 24-byte global
+    /// header is complete).
+    ///
+    /// Regular files are memory-mapped. Anything else (a FIFO, `/dev/stdin`, a character device),
+    /// or a regular file whose mapping fails, is read into memory instead, so `open` works on
+    /// pipes too. Errors: [`CaptureErrorKind::Io`] when the file cannot be opened or read; an
+    /// empty file (or one shorter than a magic number) is [`CaptureErrorKind::Truncated`] and an
+    /// unknown magic [`CaptureErrorKind::UnknownFormat`], both at offset 0.
     pub fn open(path: &Path) -> Result<CaptureFile, CaptureError> {
-        let _ = path;
-        unimplemented!()
+        let io_err = |e: io::Error| err(path, 0, CaptureErrorKind::Io(e));
+        let mut file = std::fs::File::open(path).map_err(io_err)?;
+        let meta = file.metadata().map_err(io_err)?;
+        let data = if meta.is_file() && meta.len() > 0 {
+            #[allow(unsafe_code)]
+            // SAFETY: the file is opened read-only and the mapping is never written through. If
+            // another process truncates or rewrites the file while it is mapped, reads may see
+            // changed bytes or fault (SIGBUS); that is the accepted risk every mmap-based reader
+            // (libpcap, Wireshark, ripgrep) takes. Every read below is bounds-checked against the
+            // mapping's length, so changed bytes can only produce a parse error, never UB in
+            // this crate's own code.
+            let mapped = unsafe { memmap2::Mmap::map(&file) };
+            match mapped {
+                Ok(m) => Backing::Map(m),
+                // Some file systems cannot map; reading is slower but always works.
+                Err(_) => Backing::Owned(read_all(&mut file, meta.len()).map_err(io_err)?),
+            }
+        } else if meta.is_file() {
+            Backing::Owned(Vec::new())
+        } else {
+            Backing::Owned(read_all(&mut file, 0).map_err(io_err)?)
+        };
+        Self::with_backing(path.to_path_buf(), data)
+    }
+
+    /// Wrap capture-file bytes already in memory; `name` is used in error messages. The same
+    /// checks as [`CaptureFile::open`] apply.
+    pub fn from_bytes(
+        name: impl Into<PathBuf>,
+        bytes: Vec<u8>,
+    ) -> Result<CaptureFile, CaptureError> {
+        Self::with_backing(name.into(), Backing::Owned(bytes))
+    }
+
+    fn with_backing(path: PathBuf, data: Backing) -> Result<CaptureFile, CaptureError> {
+        let b = data.bytes();
+        if b.len() < 4 {
+            return Err(truncated(&path, 0, 4, b.len()));
+        }
+        let magic = [b[0], b[1], b[2], b[3]];
+        let (big_endian, nanos) = match magic {
+            [0xd4, 0xc3, 0xb2, 0xa1] => (false, false),
+            [0xa1, 0xb2, 0xc3, 0xd4] => (true, false),
+            [0x4d, 0x3c, 0xb2, 0xa1] => (false, true),
+            [0xa1, 0xb2, 0x3c, 0x4d] => (true, true),
+            [0x0a, 0x0d, 0x0d, 0x0a] => {
+                return Ok(CaptureFile {
+                    path,
+                    data,
+                    format: Format::Pcapng,
+                })
+            }
+            _ => return Err(err(&path, 0, CaptureErrorKind::UnknownFormat)),
+        };
+        if b.len() < 24 {
+            return Err(truncated(&path, 0, 24, b.len()));
+        }
+        let snaplen = rd32(b, 16, big_endian);
+        let network = rd32(b, 20, big_endian);
+        // The link-type field: low 16 bits are the LINKTYPE; bit 28 says the top 3 bits give the
+        // FCS length in 16-bit words (draft-ietf-opsawg-pcap).
+        let fcs = if network & 0x1000_0000 != 0 {
+            (network >> 29) * 2
+        } else {
+            0
+        };
+        let format = Format::Pcap {
+            big_endian,
+            nanos,
+            link: network & 0xffff,
+            fcs,
+            max_caplen: PCAP_MAX_CAPLEN.max(snaplen.min(1 << 24)),
+        };
+        Ok(CaptureFile { path, data, format })
     }
 
     /// The file's path.
@@ -93,42 +299,448 @@ impl CaptureFile {
 
     /// Size of the file in bytes.
     pub fn len(&self) -> u64 {
-        self.map.len() as u64
+        self.data.bytes().len() as u64
     }
 
     /// True for an empty file.
     pub fn is_empty(&self) -> bool {
-        self.map.is_empty()
+        self.data.bytes().is_empty()
+    }
+
+    /// The whole file's bytes.
+    pub fn bytes(&self) -> &[u8] {
+        self.data.bytes()
+    }
+
+    /// True for a pcapng file, false for classic pcap.
+    pub fn is_pcapng(&self) -> bool {
+        matches!(self.format, Format::Pcapng)
     }
 
     /// A reader over the file's packets from the start.
     pub fn reader(&self) -> PacketReader<'_> {
-        unimplemented!()
+        let pos = match self.format {
+            Format::Pcap { .. } => 24,
+            Format::Pcapng => 0,
+        };
+        PacketReader {
+            file: self,
+            bytes: self.data.bytes(),
+            pos,
+            be: false,
+            ifaces: Vec::new(),
+            pending: None,
+            released: 0,
+            done: false,
+        }
     }
+}
+
+/// Read a whole non-mappable file.
+fn read_all(file: &mut std::fs::File, hint: u64) -> io::Result<Vec<u8>> {
+    let mut v = Vec::with_capacity(hint.min(1 << 30) as usize);
+    file.read_to_end(&mut v)?;
+    Ok(v)
+}
+
+/// A pcapng timestamp unit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum TsUnit {
+    /// 10^-n seconds.
+    Pow10(u8),
+    /// 2^-n seconds.
+    Pow2(u8),
+}
+
+/// A pcapng interface of the current section.
+#[derive(Clone, Copy, Debug)]
+struct Iface {
+    link: u32,
+    unit: TsUnit,
+    /// if_tsoffset: seconds added to every timestamp.
+    offset_s: i64,
+}
+
+/// Convert a pcapng timestamp to nanoseconds since the epoch, saturating at 0 and `u64::MAX`
+/// rather than overflowing on hostile values.
+fn pcapng_ts_ns(ts: u64, unit: TsUnit, offset_s: i64) -> u64 {
+    let ts = ts as u128;
+    // ts < 2^64, so ts * 10^9 < 2^94: no overflow in u128.
+    let ns: u128 = match unit {
+        TsUnit::Pow10(9) => ts,
+        TsUnit::Pow10(6) => ts * 1_000,
+        TsUnit::Pow10(e) if e < 9 => ts * 10u128.pow(u32::from(9 - e)),
+        TsUnit::Pow10(e) => {
+            let d = u32::from(e - 9);
+            // 10^38 < 2^128 < 10^39.
+            if d > 38 {
+                0
+            } else {
+                ts / 10u128.pow(d)
+            }
+        }
+        TsUnit::Pow2(n) => (ts * 1_000_000_000) >> u32::from(n.min(127)),
+    };
+    // |ns| < 2^94 and |offset_s * 10^9| < 2^94: fits i128.
+    let total = ns as i128 + i128::from(offset_s) * 1_000_000_000;
+    total.clamp(0, i128::from(u64::MAX)) as u64
 }
 
 /// Hands out the packets of a [`CaptureFile`] in order.
 pub struct PacketReader<'a> {
     file: &'a CaptureFile,
+    bytes: &'a [u8],
+    /// Offset of the next record or block.
+    pos: usize,
+    /// pcapng: the current section is big-endian.
+    be: bool,
+    /// pcapng: interfaces of the current section (grows only when an IDB is read).
+    ifaces: Vec<Iface>,
+    /// An error met after packets were already appended to a batch, delivered on the next call.
+    pending: Option<CaptureError>,
+    /// Everything before this offset has been handed back to the kernel (see `Backing::release`).
+    released: usize,
+    /// End of file reached, or an error delivered.
+    done: bool,
 }
 
 impl<'a> PacketReader<'a> {
     /// Append up to `max` packets to `batch` (which the caller clears and reuses, so steady-state
-    /// reading allocates nothing). Returns the number appended; 0 means end of file. After an error
-    /// the packets appended before it stay in `batch`, and later calls return `Ok(0)`.
+    /// reading allocates nothing) and return how many were appended.
+    ///
+    /// Exact semantics:
+    /// * `Ok(n)` with `n > 0`: `n` packets were appended. `n < max` does *not* mean end of file:
+    ///   if reading stopped at damage, the error is held back and returned by the next call.
+    /// * `Ok(0)` (with `max > 0`): end of file, or an error was already returned; every later call
+    ///   returns `Ok(0)` too. `max == 0` always returns `Ok(0)` and reads nothing.
+    /// * `Err(e)`: the next record is truncated or corrupt, `e.offset` is where it starts. Nothing
+    ///   was appended by this call (every good packet before the damage was handed out by earlier
+    ///   calls), and every later call returns `Ok(0)`.
+    ///
+    /// So a loop that processes `batch` whenever it is non-empty and stops on `Ok(0)` or `Err`
+    /// sees every good packet before the damage, then the error.
     pub fn next_batch(
         &mut self,
         batch: &mut Vec<RawPacket<'a>>,
         max: usize,
     ) -> Result<usize, CaptureError> {
-        let _ = (batch, max, self.file);
-        unimplemented!()
+        if max == 0 {
+            return Ok(0);
+        }
+        if let Some(e) = self.pending.take() {
+            return Err(e);
+        }
+        // The previous batch has been processed: its bytes need not stay resident.
+        if self.pos >= self.released + RELEASE_STEP {
+            self.file.data.release(self.released, self.pos);
+            self.released = self.pos & !(4096 - 1);
+        }
+        let mut n = 0;
+        while n < max && !self.done {
+            match self.next_packet() {
+                Ok(Some(p)) => {
+                    batch.push(p);
+                    n += 1;
+                }
+                Ok(None) => self.done = true,
+                Err(e) => {
+                    self.done = true;
+                    if n == 0 {
+                        return Err(e);
+                    }
+                    self.pending = Some(e);
+                }
+            }
+        }
+        Ok(n)
     }
 
-    /// Bytes of the file consumed so far (for progress bars).
+    /// Bytes of the file consumed so far (for progress bars): the offset just past the last
+    /// record or block read. After an error it is the offset of the damaged record or block; at
+    /// end of file it is the file's length.
     pub fn position(&self) -> u64 {
-        unimplemented!()
+        self.pos as u64
     }
+
+    /// The next packet, `None` at end of file. Leaves `pos` at the bad record on error.
+    #[inline]
+    fn next_packet(&mut self) -> Result<Option<RawPacket<'a>>, CaptureError> {
+        match self.file.format {
+            Format::Pcap {
+                big_endian,
+                nanos,
+                link,
+                fcs,
+                max_caplen,
+            } => self.next_pcap(big_endian, nanos, link, fcs, max_caplen),
+            Format::Pcapng => self.next_pcapng(),
+        }
+    }
+
+    fn err(&self, offset: usize, kind: CaptureErrorKind) -> CaptureError {
+        err(&self.file.path, offset, kind)
+    }
+
+    fn corrupt(&self, offset: usize, what: &'static str) -> CaptureError {
+        self.err(offset, CaptureErrorKind::Corrupt(what))
+    }
+
+    #[inline]
+    fn next_pcap(
+        &mut self,
+        be: bool,
+        nanos: bool,
+        link: u32,
+        fcs: u32,
+        max_caplen: u32,
+    ) -> Result<Option<RawPacket<'a>>, CaptureError> {
+        let b = self.bytes;
+        let at = self.pos;
+        let left = b.len() - at;
+        if left == 0 {
+            return Ok(None);
+        }
+        if left < 16 {
+            return Err(truncated(&self.file.path, at, 16, left));
+        }
+        let sec = rd32(b, at, be);
+        let frac = rd32(b, at + 4, be);
+        let caplen = rd32(b, at + 8, be);
+        let origlen = rd32(b, at + 12, be);
+        if caplen > max_caplen {
+            return Err(self.corrupt(at, "record caplen larger than 256 KiB and the snaplen"));
+        }
+        let need = 16 + caplen as usize;
+        if need > left {
+            return Err(truncated(&self.file.path, at, need, left));
+        }
+        let mult = if nanos { 1 } else { 1_000 };
+        let ts_ns = u64::from(sec) * 1_000_000_000 + u64::from(frac) * mult;
+        let mut data = &b[at + 16..at + need];
+        let mut wire_len = origlen;
+        if fcs != 0 {
+            (data, wire_len) = strip_fcs(data, origlen, fcs);
+        }
+        self.pos = at + need;
+        Ok(Some(RawPacket {
+            ts_ns,
+            wire_len,
+            link,
+            iface: 0,
+            data,
+        }))
+    }
+
+    fn next_pcapng(&mut self) -> Result<Option<RawPacket<'a>>, CaptureError> {
+        let b = self.bytes;
+        loop {
+            let at = self.pos;
+            let left = b.len() - at;
+            if left == 0 {
+                return Ok(None);
+            }
+            if left < 12 {
+                return Err(truncated(&self.file.path, at, 12, left));
+            }
+            let btype_le = rd32(b, at, false);
+            if btype_le == PCAPNG_SHB {
+                // The byte order of the section comes from its byte-order magic.
+                let bom = rd32(b, at + 8, false);
+                self.be = if bom == PCAPNG_BOM {
+                    false
+                } else if bom.swap_bytes() == PCAPNG_BOM {
+                    true
+                } else {
+                    return Err(self.corrupt(at, "section header with a bad byte-order magic"));
+                };
+            }
+            let be = self.be;
+            let btype = rd32(b, at, be);
+            let total = rd32(b, at + 4, be) as usize;
+            if total < 12 {
+                return Err(self.corrupt(at, "block total length below 12"));
+            }
+            if total & 3 != 0 {
+                return Err(self.corrupt(at, "block total length not a multiple of 4"));
+            }
+            if total > left {
+                return Err(truncated(&self.file.path, at, total, left));
+            }
+            if rd32(b, at + total - 4, be) as usize != total {
+                return Err(self.corrupt(at, "block trailing length differs from leading length"));
+            }
+            let blk = &b[at..at + total];
+            match btype {
+                PCAPNG_SHB => {
+                    if total < 28 {
+                        return Err(self.corrupt(at, "section header block too short"));
+                    }
+                    if rd16(blk, 12, be) != 1 {
+                        return Err(self.corrupt(at, "unsupported pcapng major version"));
+                    }
+                    self.ifaces.clear();
+                }
+                1 => {
+                    if total < 20 {
+                        return Err(self.corrupt(at, "interface description block too short"));
+                    }
+                    let mut iface = Iface {
+                        link: u32::from(rd16(blk, 8, be)),
+                        unit: TsUnit::Pow10(6),
+                        offset_s: 0,
+                    };
+                    for (code, val) in Options::new(&blk[16..total - 4], be) {
+                        match (code, val.len()) {
+                            (9, 1..) => {
+                                let r = val[0];
+                                iface.unit = if r & 0x80 == 0 {
+                                    TsUnit::Pow10(r)
+                                } else {
+                                    TsUnit::Pow2(r & 0x7f)
+                                };
+                            }
+                            (14, 8..) => iface.offset_s = rd64(val, 0, be) as i64,
+                            _ => {}
+                        }
+                    }
+                    self.ifaces.push(iface);
+                }
+                // Enhanced Packet Block and the obsolete Packet Block share a layout, except that
+                // the Packet Block's interface id is 16 bits (followed by a drop count).
+                6 | 2 => {
+                    if total < 32 {
+                        return Err(self.corrupt(at, "packet block too short"));
+                    }
+                    let id = if btype == 6 {
+                        rd32(blk, 8, be)
+                    } else {
+                        u32::from(rd16(blk, 8, be))
+                    };
+                    let Some(iface) = self.ifaces.get(id as usize).copied() else {
+                        return Err(self.corrupt(at, "packet for unknown interface"));
+                    };
+                    let ts = (u64::from(rd32(blk, 12, be)) << 32) | u64::from(rd32(blk, 16, be));
+                    let caplen = rd32(blk, 20, be) as usize;
+                    let origlen = rd32(blk, 24, be);
+                    if caplen > total - 32 {
+                        return Err(self.corrupt(at, "packet data overruns its block"));
+                    }
+                    self.pos = at + total;
+                    return Ok(Some(RawPacket {
+                        ts_ns: pcapng_ts_ns(ts, iface.unit, iface.offset_s),
+                        wire_len: origlen,
+                        link: iface.link,
+                        iface: id,
+                        data: &blk[28..28 + caplen],
+                    }));
+                }
+                3 => {
+                    if total < 16 {
+                        return Err(self.corrupt(at, "simple packet block too short"));
+                    }
+                    let Some(iface) = self.ifaces.first().copied() else {
+                        return Err(self.corrupt(at, "packet for unknown interface"));
+                    };
+                    let origlen = rd32(blk, 8, be);
+                    let caplen = (origlen as usize).min(total - 16);
+                    self.pos = at + total;
+                    return Ok(Some(RawPacket {
+                        ts_ns: 0,
+                        wire_len: origlen,
+                        link: iface.link,
+                        iface: 0,
+                        data: &blk[12..12 + caplen],
+                    }));
+                }
+                // Name resolution, statistics, decryption secrets, custom, ...: skipped.
+                _ => {}
+            }
+            self.pos = at + total;
+        }
+    }
+}
+
+/// Drop the FCS at the end of a frame: the frame without its FCS is `origlen - fcs` bytes, which
+/// becomes the wire length, and captured bytes beyond it are cut.
+fn strip_fcs(data: &[u8], origlen: u32, fcs: u32) -> (&[u8], u32) {
+    let frame = origlen.saturating_sub(fcs);
+    let keep = data.len().min(frame as usize);
+    (&data[..keep], frame)
+}
+
+/// Iterator over a pcapng options area: `(code, value)` until `opt_endofopt` or the end. A
+/// malformed option (its length past the end of the area) ends the iteration: options never
+/// make a file unreadable.
+struct Options<'a> {
+    b: &'a [u8],
+    be: bool,
+}
+
+impl<'a> Options<'a> {
+    fn new(b: &'a [u8], be: bool) -> Self {
+        Options { b, be }
+    }
+}
+
+impl<'a> Iterator for Options<'a> {
+    type Item = (u16, &'a [u8]);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        if self.b.len() < 4 {
+            return None;
+        }
+        let code = rd16(self.b, 0, self.be);
+        let len = rd16(self.b, 2, self.be) as usize;
+        if code == 0 || 4 + len > self.b.len() {
+            self.b = &[];
+            return None;
+        }
+        let val = &self.b[4..4 + len];
+        let adv = (4 + len + 3) & !3;
+        self.b = &self.b[adv.min(self.b.len())..];
+        Some((code, val))
+    }
+}
+
+impl<'a> Iterator for PacketReader<'a> {
+    type Item = Result<RawPacket<'a>, CaptureError>;
+
+    /// The next packet; after an error (yielded once) the iterator ends.
+    fn next(&mut self) -> Option<Self::Item> {
+        if let Some(e) = self.pending.take() {
+            return Some(Err(e));
+        }
+        if self.done {
+            return None;
+        }
+        match self.next_packet() {
+            Ok(Some(p)) => Some(Ok(p)),
+            Ok(None) => {
+                self.done = true;
+                None
+            }
+            Err(e) => {
+                self.done = true;
+                Some(Err(e))
+            }
+        }
+    }
+}
+
+/// Split `ts_ns` into whole seconds (which must fit 32 bits for pcap) and the nanosecond rest.
+fn split_ts(ts_ns: u64) -> io::Result<(u32, u32)> {
+    let sec = u32::try_from(ts_ns / 1_000_000_000).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "timestamp after 2106 does not fit a pcap record",
+        )
+    })?;
+    Ok((sec, (ts_ns % 1_000_000_000) as u32))
+}
+
+fn caplen_u32(data: &[u8]) -> io::Result<u32> {
+    u32::try_from(data.len())
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "packet longer than 4 GiB"))
 }
 
 /// Writes a classic pcap file (little-endian, micro- or nanosecond timestamps).
@@ -139,19 +751,121 @@ pub struct PcapWriter<W: std::io::Write> {
 
 impl<W: std::io::Write> PcapWriter<W> {
     /// Write the global header for `link` with snaplen 65535.
-    pub fn new(out: W, link: u32, nanos: bool) -> std::io::Result<Self> {
-        let _ = link;
+    pub fn new(mut out: W, link: u32, nanos: bool) -> std::io::Result<Self> {
+        let magic: u32 = if nanos { 0xa1b2_3c4d } else { 0xa1b2_c3d4 };
+        let mut h = [0u8; 24];
+        h[0..4].copy_from_slice(&magic.to_le_bytes());
+        h[4..6].copy_from_slice(&2u16.to_le_bytes());
+        h[6..8].copy_from_slice(&4u16.to_le_bytes());
+        // thiszone and sigfigs: 0.
+        h[16..20].copy_from_slice(&65535u32.to_le_bytes());
+        h[20..24].copy_from_slice(&link.to_le_bytes());
+        out.write_all(&h)?;
         Ok(PcapWriter { out, nanos })
     }
 
     /// Write one record; `wire_len` may exceed `data.len()` to record a truncated capture.
+    /// Microsecond files truncate the timestamp to the microsecond. Fails with `InvalidInput`
+    /// for a timestamp whose seconds do not fit 32 bits or data longer than 4 GiB.
     pub fn write(&mut self, ts_ns: u64, data: &[u8], wire_len: u32) -> std::io::Result<()> {
-        let _ = (ts_ns, data, wire_len, self.nanos, &mut self.out);
-        unimplemented!()
+        let (sec, ns) = split_ts(ts_ns)?;
+        let frac = if self.nanos { ns } else { ns / 1_000 };
+        let mut h = [0u8; 16];
+        h[0..4].copy_from_slice(&sec.to_le_bytes());
+        h[4..8].copy_from_slice(&frac.to_le_bytes());
+        h[8..12].copy_from_slice(&caplen_u32(data)?.to_le_bytes());
+        h[12..16].copy_from_slice(&wire_len.to_le_bytes());
+        self.out.write_all(&h)?;
+        self.out.write_all(data)
     }
 
     /// Flush and return the inner writer.
-    pub fn finish(self) -> std::io::Result<W> {
-        unimplemented!()
+    pub fn finish(mut self) -> std::io::Result<W> {
+        self.out.flush()?;
+        Ok(self.out)
     }
 }
+
+/// Writes a little-endian pcapng file: one section, any number of interfaces (each with
+/// nanosecond timestamps, `if_tsresol` = 9) and Enhanced Packet Blocks.
+pub struct PcapngWriter<W: Write> {
+    out: W,
+    ifaces: u32,
+}
+
+impl<W: Write> PcapngWriter<W> {
+    /// Write the Section Header Block (version 1.0, section length unknown).
+    pub fn new(mut out: W) -> io::Result<Self> {
+        let mut b = [0u8; 28];
+        b[0..4].copy_from_slice(&PCAPNG_SHB.to_le_bytes());
+        b[4..8].copy_from_slice(&28u32.to_le_bytes());
+        b[8..12].copy_from_slice(&PCAPNG_BOM.to_le_bytes());
+        b[12..14].copy_from_slice(&1u16.to_le_bytes());
+        // minor version 0.
+        b[16..24].copy_from_slice(&u64::MAX.to_le_bytes());
+        b[24..28].copy_from_slice(&28u32.to_le_bytes());
+        out.write_all(&b)?;
+        Ok(PcapngWriter { out, ifaces: 0 })
+    }
+
+    /// Write an Interface Description Block for `link` (no snaplen limit, nanosecond
+    /// timestamps) and return its interface id (0, 1, ...). `link` must fit 16 bits.
+    pub fn add_interface(&mut self, link: u32) -> io::Result<u32> {
+        let link16 = u16::try_from(link).map_err(|_| {
+            io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "pcapng link type must fit 16 bits",
+            )
+        })?;
+        let mut b = [0u8; 32];
+        b[0..4].copy_from_slice(&1u32.to_le_bytes());
+        b[4..8].copy_from_slice(&32u32.to_le_bytes());
+        b[8..10].copy_from_slice(&link16.to_le_bytes());
+        // reserved 0, snaplen 0 (no limit).
+        // if_tsresol = 9 (10^-9 s), padded to 4.
+        b[16..18].copy_from_slice(&9u16.to_le_bytes());
+        b[18..20].copy_from_slice(&1u16.to_le_bytes());
+        b[20] = 9;
+        // opt_endofopt: 4 zero bytes at 24..28.
+        b[28..32].copy_from_slice(&32u32.to_le_bytes());
+        self.out.write_all(&b)?;
+        self.ifaces += 1;
+        Ok(self.ifaces - 1)
+    }
+
+    /// Write an Enhanced Packet Block on interface `iface`; `wire_len` may exceed `data.len()`.
+    /// Fails with `InvalidInput` for an interface not added yet or an oversized packet.
+    pub fn write(&mut self, iface: u32, ts_ns: u64, data: &[u8], wire_len: u32) -> io::Result<()> {
+        if iface >= self.ifaces {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                "pcapng packet for an interface not added",
+            ));
+        }
+        let caplen = caplen_u32(data)?;
+        let pad = (4 - data.len() % 4) % 4;
+        let total = u32::try_from(32 + data.len() + pad)
+            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "packet too long"))?;
+        let mut h = [0u8; 28];
+        h[0..4].copy_from_slice(&6u32.to_le_bytes());
+        h[4..8].copy_from_slice(&total.to_le_bytes());
+        h[8..12].copy_from_slice(&iface.to_le_bytes());
+        h[12..16].copy_from_slice(&((ts_ns >> 32) as u32).to_le_bytes());
+        h[16..20].copy_from_slice(&(ts_ns as u32).to_le_bytes());
+        h[20..24].copy_from_slice(&caplen.to_le_bytes());
+        h[24..28].copy_from_slice(&wire_len.to_le_bytes());
+        self.out.write_all(&h)?;
+        self.out.write_all(data)?;
+        self.out.write_all(&[0u8; 3][..pad])?;
+        self.out.write_all(&total.to_le_bytes())
+    }
+
+    /// Flush and return the inner writer.
+    pub fn finish(mut self) -> io::Result<W> {
+        self.out.flush()?;
+        Ok(self.out)
+    }
+}
+
+#[cfg(test)]
+mod tests;

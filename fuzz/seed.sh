@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Seed the fuzz corpora from ../shared/corpus: whole capture files for `capture`, and single
+# frames (prefixed with the byte that selects their link type) for `decode`.
+#   fuzz/seed.sh && cargo +nightly fuzz run decode   (or: RUSTC_BOOTSTRAP=1 cargo fuzz run decode)
+set -euo pipefail
+cd "$(dirname "$0")"
+src=${1:-../../shared/corpus/pcap}
+mkdir -p corpus/capture corpus/decode
+cp "$src"/* corpus/capture/
+python3 - "$src" <<'PY'
+import os, struct, sys, hashlib
+LINKS = [0, 1, 9, 12, 14, 101, 104, 108, 113, 192, 228, 229, 276]
+def frames(b):
+    if b[:4] == b'\x0a\x0d\x0d\x0a':
+        bo = '<' if b[8:12] == b'\x4d\x3c\x2b\x1a' else '>'
+        off, lts = 0, []
+        while off + 12 <= len(b):
+            t, l = struct.unpack(bo + 'II', b[off:off + 8])
+            if l < 12: return
+            if t == 1: lts.append(struct.unpack(bo + 'H', b[off + 8:off + 10])[0])
+            if t == 6 and lts:
+                iid, _, _, cl, _ = struct.unpack(bo + 'IIIII', b[off + 8:off + 28])
+                if iid < len(lts): yield lts[iid], b[off + 28:off + 28 + cl]
+            off += l
+    elif len(b) >= 24:
+        e = '<' if b[0] in (0xd4, 0x4d) else '>'
+        lt = struct.unpack(e + 'I', b[20:24])[0] & 0xffff
+        off = 24
+        while off + 16 <= len(b):
+            _, _, cl, _ = struct.unpack(e + 'IIII', b[off:off + 16])
+            yield lt, b[off + 16:off + 16 + cl]
+            off += 16 + cl
+for name in sorted(os.listdir(sys.argv[1])):
+    data = open(os.path.join(sys.argv[1], name), 'rb').read()
+    for i, (lt, f) in enumerate(frames(data)):
+        if i >= 20 or lt not in LINKS: break
+        seed = bytes([LINKS.index(lt)]) + f
+        open('corpus/decode/' + hashlib.sha1(seed).hexdigest(), 'wb').write(seed)
+PY
+echo "seeded: $(ls corpus/capture | wc -l) captures, $(ls corpus/decode | wc -l) frames"
