@@ -80,8 +80,13 @@ impl EngineArgs {
                 Err(format!("--{what} must be a positive number of seconds"))
             }
         };
-        if self.max_flows == 0 {
-            return Err("--max-flows must be at least 1".into());
+        // Memory is reserved for the whole table at start (~152 bytes a flow): refuse sizes that
+        // would take the machine down rather than fail later.
+        const MAX_FLOWS: usize = 1 << 28;
+        if self.max_flows == 0 || self.max_flows > MAX_FLOWS {
+            return Err(format!(
+                "--max-flows must be between 1 and {MAX_FLOWS} (about 152 bytes of memory a flow)"
+            ));
         }
         if self.batch == 0 || self.batch > 4096 {
             return Err("--batch must be between 1 and 4096".into());

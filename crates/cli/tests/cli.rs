@@ -115,8 +115,15 @@ fn damaged_input_keeps_good_packets_and_names_file_and_offset() {
         .unwrap()
         .contains("no-such-file.pcap"));
 
-    let bad = run(bin().args(["classify", "--classifiers", "bogus"]).arg(&p));
-    assert_eq!(bad.status.code(), Some(2));
+    for args in [
+        &["--classifiers", "bogus"][..],
+        &["--max-flows", "0"],
+        &["--max-flows", "99999999999"],
+        &["--udp-timeout", "-1"],
+    ] {
+        let bad = run(bin().arg("classify").args(args).arg(&p));
+        assert_eq!(bad.status.code(), Some(2), "{args:?}");
+    }
 }
 
 /// Flows and per-direction counts as ndpiReader reports them (its `-C` CSV), keyed by the two
