@@ -294,6 +294,29 @@ pub struct DemoFlow {
     pub app: &'static str,
 }
 
+impl DemoFlow {
+    /// A flow with no packets counted yet.
+    fn new(
+        l4: &'static str,
+        (src_ip, src_port): (String, u16),
+        (dst_ip, dst_port): (String, u16),
+        vlan: u16,
+        app: &'static str,
+    ) -> Self {
+        DemoFlow {
+            l4,
+            src_ip,
+            src_port,
+            dst_ip,
+            dst_port,
+            vlan,
+            c2s: (0, 0),
+            s2c: (0, 0),
+            app,
+        }
+    }
+}
+
 /// Everything the demo trace holds besides its flows.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DemoExtras {
@@ -376,17 +399,7 @@ impl<W: Write> Demo<W> {
             ),
         ];
         self.flow(
-            DemoFlow {
-                l4: "TCP",
-                src_ip: ip4(c),
-                src_port: cp,
-                dst_ip: ip4(s),
-                dst_port: sp,
-                vlan: b.vlan,
-                c2s: (0, 0),
-                s2c: (0, 0),
-                app,
-            },
+            DemoFlow::new("TCP", (ip4(c), cp), (ip4(s), sp), b.vlan, app),
             &frames,
         )
     }
@@ -489,17 +502,13 @@ pub fn demo<W: Write>(out: W) -> io::Result<(Vec<DemoFlow>, DemoExtras)> {
         (false, b.ipv4([8, 8, 8, 8], client, &u(53, 53000, &r))),
     ];
     d.flow(
-        DemoFlow {
-            l4: "UDP",
-            src_ip: ip4(client),
-            src_port: 53000,
-            dst_ip: "8.8.8.8".into(),
-            dst_port: 53,
-            vlan: 0,
-            c2s: (0, 0),
-            s2c: (0, 0),
-            app: "DNS",
-        },
+        DemoFlow::new(
+            "UDP",
+            (ip4(client), 53000),
+            ("8.8.8.8".into(), 53),
+            0,
+            "DNS",
+        ),
         &frames,
     )?;
     // NTP client request (mode 3, version 4) and server reply (mode 4).
@@ -518,17 +527,13 @@ pub fn demo<W: Write>(out: W) -> io::Result<(Vec<DemoFlow>, DemoExtras)> {
         ),
     ];
     d.flow(
-        DemoFlow {
-            l4: "UDP",
-            src_ip: ip4(client),
-            src_port: 123,
-            dst_ip: "162.159.200.1".into(),
-            dst_port: 123,
-            vlan: 0,
-            c2s: (0, 0),
-            s2c: (0, 0),
-            app: "NTP",
-        },
+        DemoFlow::new(
+            "UDP",
+            (ip4(client), 123),
+            ("162.159.200.1".into(), 123),
+            0,
+            "NTP",
+        ),
         &frames,
     )?;
     // ICMP echo, three exchanges.
@@ -543,17 +548,7 @@ pub fn demo<W: Write>(out: W) -> io::Result<(Vec<DemoFlow>, DemoExtras)> {
         frames.push((false, b.ipv4([1, 1, 1, 1], client, &e(false))));
     }
     d.flow(
-        DemoFlow {
-            l4: "ICMP",
-            src_ip: ip4(client),
-            src_port: 0,
-            dst_ip: "1.1.1.1".into(),
-            dst_port: 0,
-            vlan: 0,
-            c2s: (0, 0),
-            s2c: (0, 0),
-            app: "ICMP",
-        },
+        DemoFlow::new("ICMP", (ip4(client), 0), ("1.1.1.1".into(), 0), 0, "ICMP"),
         &frames,
     )?;
     // IPv6 DNS query and answer.
@@ -570,17 +565,13 @@ pub fn demo<W: Write>(out: W) -> io::Result<(Vec<DemoFlow>, DemoExtras)> {
         (false, b.ipv6(s6, c6, &u(53, 53001, &r))),
     ];
     d.flow(
-        DemoFlow {
-            l4: "UDP",
-            src_ip: std::net::Ipv6Addr::from(c6).to_string(),
-            src_port: 53001,
-            dst_ip: std::net::Ipv6Addr::from(s6).to_string(),
-            dst_port: 53,
-            vlan: 0,
-            c2s: (0, 0),
-            s2c: (0, 0),
-            app: "DNS",
-        },
+        DemoFlow::new(
+            "UDP",
+            (std::net::Ipv6Addr::from(c6).to_string(), 53001),
+            (std::net::Ipv6Addr::from(s6).to_string(), 53),
+            0,
+            "DNS",
+        ),
         &frames,
     )?;
     // A UDP datagram (syslog, 1,600 bytes) fragmented in two: the second fragment has no ports
@@ -597,17 +588,7 @@ pub fn demo<W: Write>(out: W) -> io::Result<(Vec<DemoFlow>, DemoExtras)> {
         ),
     ];
     d.flow(
-        DemoFlow {
-            l4: "UDP",
-            src_ip: ip4(client),
-            src_port: 514,
-            dst_ip: ip4(sys),
-            dst_port: 514,
-            vlan: 0,
-            c2s: (0, 0),
-            s2c: (0, 0),
-            app: "Syslog",
-        },
+        DemoFlow::new("UDP", (ip4(client), 514), (ip4(sys), 514), 0, "Syslog"),
         &frames,
     )?;
     // ARP request: a frame with no IP flow.
