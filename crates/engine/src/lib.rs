@@ -12,5 +12,5 @@ pub mod gen;
 mod summary;
 mod worker;
 
-pub use summary::{AppStats, Counters, Summary};
+pub use summary::{AppStats, Counters, LabelHasher, Summary};
 pub use worker::{run_file, EngineConfig, FileOutcome, FlowExt, Worker};
