@@ -152,12 +152,17 @@ fn ndpi_flows(pcap: &Path) -> Option<HashMap<(String, String), (u64, u64)>> {
     )
 }
 
+/// A CSV row by column name.
+type Row = HashMap<String, String>;
+/// The two end-points of a flow, "addr:port", lower first.
+type Ends = (String, String);
+
 fn flow_entry<'a>(
     cp: &'a str,
     sp: &'a str,
     cb: &'a str,
     sb: &'a str,
-) -> impl Fn(&HashMap<String, String>) -> ((String, String), (u64, u64)) + 'a {
+) -> impl Fn(&Row) -> (Ends, (u64, u64)) + 'a {
     move |r| {
         let a = format!("{}:{}", r["src_ip"], r["src_port"]);
         let b = format!("{}:{}", r["dst_ip"], r["dst_port"]);
