@@ -114,10 +114,12 @@ impl Backing {
             let end = to.min(m.len()) & !(PAGE - 1);
             if end > start {
                 #[allow(unsafe_code)]
-                // SAFETY: the mapping is a private, read-only mapping of a file and is never
-                // written. MADV_DONTNEED on it discards only this process's page references;
-                // any later access re-reads the unchanged file contents, so every outstanding
-                // `&[u8]` into the range still reads the same bytes.
+                // SAFETY: the mapping is a read-only (PROT_READ, MAP_SHARED) mapping of a file
+                // and is never written. MADV_DONTNEED on it only unmaps this process's pages;
+                // any later access faults the unchanged file contents back in from the page
+                // cache, so every outstanding `&[u8]` into the range still reads the same bytes
+                // (a test re-reads released packets). With pages larger than 4 KiB the call
+                // fails with EINVAL and is ignored: advice only.
                 let _ = unsafe {
                     m.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, end - start)
                 };
