@@ -77,6 +77,7 @@ fn demo_flows_match_generator() {
     // The TCP sessions end with FIN both ways.
     let fins = recs.iter().filter(|r| r["end_reason"] == "fin").count();
     assert_eq!(fins, expected.iter().filter(|e| e.l4 == "TCP").count());
+    assert_eq!(c.table.closed, fins as u64, "the summary counts them too");
 }
 
 #[test]

@@ -567,6 +567,7 @@ impl<V: Default> FlowTable<V> {
                 } else {
                     EndReason::EndOfInput
                 };
+                self.count_end(why);
                 on_end(&mut self.slots[s], why);
                 self.slots[s].key.ip_version = 0;
                 self.free.push(s as u32);
