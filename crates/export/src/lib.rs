@@ -526,6 +526,25 @@ mod tests {
         );
     }
 
+    /// The JSON writer and the CSV header are written separately; this keeps them from drifting
+    /// apart: the same fields, in the same order.
+    #[test]
+    fn json_keys_follow_fields_in_order() {
+        let mut w = JsonLinesWriter::new(Vec::new(), false);
+        w.write(&rec()).unwrap();
+        let line = String::from_utf8(w.into_inner().unwrap()).unwrap();
+        let mut at = 0;
+        for f in FIELDS {
+            let key = format!("\"{f}\":");
+            let pos = line[at..]
+                .find(&key)
+                .unwrap_or_else(|| panic!("{f} missing or out of order"));
+            at += pos + key.len();
+        }
+        let v: serde_json::Value = serde_json::from_str(line.trim_end()).unwrap();
+        assert_eq!(v.as_object().unwrap().len(), FIELDS.len());
+    }
+
     #[test]
     fn proto_is_app_alone_when_master_is_same() {
         let mut r = rec();
