@@ -137,6 +137,17 @@ impl Backing {
     }
 }
 
+/// Order of the caplen and len fields in pcap records, by file version.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum LenOrder {
+    /// Version 2.4 and later: caplen, then len.
+    Normal,
+    /// Versions 2.0–2.2: len, then caplen.
+    Swapped,
+    /// Version 2.3: swapped when caplen > len.
+    Maybe,
+}
+
 /// The file format, as decided from the magic number when the file is opened.
 #[derive(Clone, Copy, Debug)]
 enum Format {
@@ -148,6 +159,9 @@ enum Format {
         fcs: u32,
         /// Largest caplen accepted.
         max_caplen: u32,
+        /// Files written as version 2.0–2.2 have caplen and len in the other order, and 2.3
+        /// files may (libpcap's rule, which every pcap reader follows).
+        lens: LenOrder,
     },
     Pcapng,
 }
@@ -275,6 +289,19 @@ impl CaptureFile {
         if b.len() < 24 {
             return Err(truncated(&path, 0, 24, b.len()));
         }
+        let rd16 = |at: usize| {
+            let v = [b[at], b[at + 1]];
+            if big_endian {
+                u16::from_be_bytes(v)
+            } else {
+                u16::from_le_bytes(v)
+            }
+        };
+        let lens = match (rd16(4), rd16(6)) {
+            (2, 0..=2) => LenOrder::Swapped,
+            (2, 3) => LenOrder::Maybe,
+            _ => LenOrder::Normal,
+        };
         let snaplen = rd32(b, 16, big_endian);
         let network = rd32(b, 20, big_endian);
         // The link-type field: low 16 bits are the LINKTYPE; bit 28 says the top 3 bits give the
@@ -290,6 +317,7 @@ impl CaptureFile {
             link: network & 0xffff,
             fcs,
             max_caplen: PCAP_MAX_CAPLEN.max(snaplen.min(1 << 24)),
+            lens,
         };
         Ok(CaptureFile { path, data, format })
     }
@@ -474,7 +502,8 @@ impl<'a> PacketReader<'a> {
                 link,
                 fcs,
                 max_caplen,
-            } => self.next_pcap(big_endian, nanos, link, fcs, max_caplen),
+                lens,
+            } => self.next_pcap(big_endian, nanos, link, fcs, max_caplen, lens),
             Format::Pcapng => self.next_pcapng(),
         }
     }
@@ -495,6 +524,7 @@ impl<'a> PacketReader<'a> {
         link: u32,
         fcs: u32,
         max_caplen: u32,
+        lens: LenOrder,
     ) -> Result<Option<RawPacket<'a>>, CaptureError> {
         let b = self.bytes;
         let at = self.pos;
@@ -507,8 +537,10 @@ impl<'a> PacketReader<'a> {
         }
         let sec = rd32(b, at, be);
         let frac = rd32(b, at + 4, be);
-        let caplen = rd32(b, at + 8, be);
-        let origlen = rd32(b, at + 12, be);
+        let (mut caplen, mut origlen) = (rd32(b, at + 8, be), rd32(b, at + 12, be));
+        if lens == LenOrder::Swapped || (lens == LenOrder::Maybe && caplen > origlen) {
+            (caplen, origlen) = (origlen, caplen);
+        }
         if caplen > max_caplen {
             return Err(self.corrupt(at, "record caplen larger than 256 KiB and the snaplen"));
         }

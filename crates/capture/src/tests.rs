@@ -731,3 +731,33 @@ fn released_pages_read_back_the_same_bytes() {
     }
     let _ = std::fs::remove_file(&path);
 }
+
+/// Version 2.0–2.2 pcap records hold len before caplen, as libpcap knows; 2.3 is swapped only
+/// when the fields are the wrong way round.
+#[test]
+fn old_pcap_versions_swap_caplen_and_len() {
+    for (minor, first, second, want_cap, want_len) in [
+        (2u16, 60u32, 40u32, 40usize, 60u32),
+        (3, 40, 60, 40, 60),
+        (3, 60, 40, 40, 60),
+        (4, 40, 60, 40, 60),
+    ] {
+        let mut b = vec![0xd4, 0xc3, 0xb2, 0xa1, 2, 0];
+        b.extend_from_slice(&minor.to_le_bytes());
+        b.extend_from_slice(&[0; 8]);
+        b.extend_from_slice(&65535u32.to_le_bytes());
+        b.extend_from_slice(&1u32.to_le_bytes());
+        b.extend_from_slice(&[0; 8]);
+        b.extend_from_slice(&first.to_le_bytes());
+        b.extend_from_slice(&second.to_le_bytes());
+        b.extend(std::iter::repeat_n(7u8, want_cap));
+        let f = bytes_file(b);
+        let (pkts, e) = read_all(&f);
+        assert!(e.is_none(), "2.{minor}: {e:?}");
+        assert_eq!(
+            (pkts[0].data.len(), pkts[0].wire_len),
+            (want_cap, want_len),
+            "2.{minor}"
+        );
+    }
+}
