@@ -21,8 +21,10 @@ fn run(cmd: &mut Command) -> Output {
     out
 }
 
-fn demo() -> PathBuf {
-    let p = temp("demo.pcap");
+/// A fresh demo capture under a name of the caller's: tests run in parallel threads of one
+/// process, and a shared file would be rewritten (truncated) under another test's feet.
+fn demo(name: &str) -> PathBuf {
+    let p = temp(name);
     assert!(run(bin().args(["gen", "demo", "-o"]).arg(&p))
         .status
         .success());
@@ -52,7 +54,7 @@ fn csv_rows(text: &str) -> Vec<HashMap<String, String>> {
 
 #[test]
 fn readme_main_job_classifies_the_demo() {
-    let p = demo();
+    let p = demo("demo-readme.pcap");
     let out = run(bin().arg("classify").arg(&p));
     assert!(out.status.success());
     let lines: Vec<serde_json::Value> = String::from_utf8(out.stdout)
@@ -75,7 +77,7 @@ fn readme_main_job_classifies_the_demo() {
 
 #[test]
 fn csv_output_to_file_with_source_for_several_inputs() {
-    let p = demo();
+    let p = demo("demo.pcap");
     let q = temp("demo-copy.pcap");
     std::fs::copy(&p, &q).unwrap();
     let out_csv = temp("out.csv");
@@ -98,7 +100,7 @@ fn csv_output_to_file_with_source_for_several_inputs() {
 
 #[test]
 fn damaged_input_keeps_good_packets_and_names_file_and_offset() {
-    let p = demo();
+    let p = demo("demo-damaged.pcap");
     let bytes = std::fs::read(&p).unwrap();
     let cut = temp("cut.pcap");
     // Cut in the middle of the last record's data.
@@ -192,7 +194,7 @@ fn ours(pcap: &Path) -> HashMap<(String, String), (u64, u64)> {
 
 #[test]
 fn flows_and_counts_agree_with_ndpi_reader() {
-    let p = demo();
+    let p = demo("demo-ndpi.pcap");
     let Some(theirs) = ndpi_flows(&p) else {
         eprintln!("SKIPPED: ndpiReader not installed (apt-get install libndpi-bin)");
         return;
