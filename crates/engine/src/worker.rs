@@ -58,6 +58,15 @@ struct Pending {
     side: Side,
     tcp: Option<TcpInfo>,
     tunnel: Tunnel,
+    /// Index of the packet in its batch, and where its transport payload lies in the frame:
+    /// stage 3 hands `batch[idx].data[payload_off..payload_off + payload_len]` to classifiers
+    /// (offsets, not a slice, so `Pending` needs no lifetime and its buffer is reused; u32 because
+    /// a pcap record may be larger than 64 KiB).
+    idx: u32,
+    payload_off: u32,
+    payload_len: u32,
+    /// Length of the innermost IP packet by its header (the statistical features' size).
+    ip_len: u16,
 }
 
 /// One pipeline: owns a flow table and writes records to its sink. Nothing is shared with other
@@ -129,7 +138,7 @@ impl<S: RecordSink> Worker<S> {
         } = self;
         pending.clear();
         // Stage 1: decode, key, hash; prefetch the index entry.
-        for p in batch {
+        for (idx, p) in batch.iter().enumerate() {
             c.packets += 1;
             c.bytes += p.data.len() as u64;
             let d = match decode(LinkType(p.link), p.data, &cfg.decode) {
@@ -178,6 +187,11 @@ impl<S: RecordSink> Worker<S> {
                 side,
                 tcp: d.tcp,
                 tunnel: d.tunnel,
+                idx: idx as u32,
+                // The payload is a sub-slice of the frame (decode is zero-copy).
+                payload_off: (d.payload.as_ptr() as usize - p.data.as_ptr() as usize) as u32,
+                payload_len: d.payload.len() as u32,
+                ip_len: d.ip_len,
             });
         }
         // Stage 2: the index entries are (mostly) in cache now; prefetch the flows they name.
@@ -201,6 +215,12 @@ impl<S: RecordSink> Worker<S> {
                 }
             }
             f.update(q.side, q.ts, q.len as u64, q.tcp.map(|t| t.flags));
+            let off = q.payload_off as usize;
+            let _payload = batch[q.idx as usize]
+                .data
+                .get(off..off + q.payload_len as usize)
+                .unwrap_or(&[]);
+            let _ = q.ip_len;
             if q.ts > *now {
                 *now = q.ts;
             }
