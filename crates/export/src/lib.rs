@@ -60,6 +60,14 @@ pub struct FlowRecord<'a> {
     pub ttb_pkts: u32,
     /// Microseconds from the first packet to the verdict.
     pub ttb_us: u64,
+    /// The flow's first packets (sizes, directions, flags, gaps) for `splt_*` and `atoz_*`.
+    pub early: wirespeed_stats::Early,
+    /// The statistical model's verdict ("" when it did not run, "Unknown" when it abstained).
+    pub stats_app: &'a str,
+    /// Coarse class of `stats_app` (WEB, MAIL, …; "" when the model did not run).
+    pub stats_class: &'a str,
+    /// Confidence of the statistical verdict in [0, 1].
+    pub stats_score: f32,
 }
 
 /// The record's fields in output order (CSV header). `source` and `pcap` come first and only when
@@ -87,6 +95,25 @@ pub const FIELDS: &[&str] = &[
     "confidence",
     "ttb_pkts",
     "ttb_us",
+    "splt_ip",
+    "splt_payload",
+    "splt_iat_us",
+    "splt_flags",
+    "atoz_server_port",
+    "atoz_init_win_c2s",
+    "atoz_init_win_s2c",
+    "atoz_push_pkts_c2s",
+    "atoz_push_pkts_s2c",
+    "atoz_avg_seg_s2c",
+    "atoz_min_seg_c2s",
+    "atoz_data_pkts_c2s",
+    "atoz_med_ip_c2s",
+    "atoz_var_ip_s2c",
+    "atoz_rtt_samples_c2s",
+    "atoz_l4",
+    "stats_app",
+    "stats_class",
+    "stats_score",
 ];
 
 /// The keyword of an IP protocol number, if it is one we name — the names nDPI prints, so records
@@ -339,6 +366,7 @@ impl<W: Write> RecordSink for JsonLinesWriter<W> {
         Fmt::int(b, r.ttb_pkts);
         b.extend_from_slice(b",\"ttb_us\":");
         Fmt::int(b, r.ttb_us);
+        early_fields(b, r, true);
         b.extend_from_slice(b"}\n");
         if b.len() >= FLUSH_AT {
             self.out.write_all(b)?;
@@ -427,6 +455,7 @@ impl<W: Write> RecordSink for CsvWriter<W> {
         Fmt::int(b, r.ttb_pkts);
         b.push(b',');
         Fmt::int(b, r.ttb_us);
+        early_fields(b, r, false);
         b.push(b'\n');
         if b.len() >= FLUSH_AT {
             self.out.write_all(b)?;
@@ -440,6 +469,71 @@ impl<W: Write> RecordSink for CsvWriter<W> {
         self.buf.clear();
         self.out.flush()
     }
+}
+
+/// The `splt_*`, `atoz_*` and `stats_*` fields, JSON (arrays, null for undefined) or CSV
+/// (space-separated lists, empty for undefined).
+fn early_fields(b: &mut Vec<u8>, r: &FlowRecord<'_>, json: bool) {
+    use wirespeed_stats::SizeMode;
+    let e = &r.early;
+    let n = e.len();
+    let list = |b: &mut Vec<u8>, name: &[u8], k: usize, v: &dyn Fn(usize) -> i64| {
+        b.push(b',');
+        if json {
+            b.push(b'"');
+            b.extend_from_slice(name);
+            b.extend_from_slice(b"\":[");
+        }
+        for i in 0..k {
+            if i > 0 {
+                b.push(if json { b',' } else { b' ' });
+            }
+            Fmt::int(b, v(i));
+        }
+        if json {
+            b.push(b']');
+        }
+    };
+    list(b, b"splt_ip", n, &|i| e.signed(i, SizeMode::Ip) as i64);
+    list(b, b"splt_payload", n, &|i| {
+        e.signed(i, SizeMode::Payload) as i64
+    });
+    list(b, b"splt_iat_us", n.saturating_sub(1), &|i| {
+        e.iat_us[i] as i64
+    });
+    list(b, b"splt_flags", n, &|i| e.flags[i] as i64);
+    let f = e.atoz(r.l4, r.dst_port);
+    for (name, v) in wirespeed_stats::ATOZ_NAMES.iter().zip(f) {
+        b.push(b',');
+        if json {
+            b.push(b'"');
+            b.extend_from_slice(name.as_bytes());
+            b.extend_from_slice(b"\":");
+        }
+        if v.is_finite() {
+            if v.fract() == 0.0 && v.abs() < 1e15 {
+                Fmt::int(b, v as i64);
+            } else {
+                let _ = write!(b, "{v:.2}");
+            }
+        } else if json {
+            b.extend_from_slice(b"null");
+        }
+    }
+    if json {
+        b.extend_from_slice(b",\"stats_app\":");
+        json_str(b, r.stats_app);
+        b.extend_from_slice(b",\"stats_class\":");
+        json_str(b, r.stats_class);
+        b.extend_from_slice(b",\"stats_score\":");
+    } else {
+        b.push(b',');
+        csv_str(b, r.stats_app);
+        b.push(b',');
+        csv_str(b, r.stats_class);
+        b.push(b',');
+    }
+    Fmt::conf(b, r.stats_score);
 }
 
 #[cold]
@@ -480,6 +574,15 @@ mod tests {
             confidence: 0.256,
             ttb_pkts: 1,
             ttb_us: 0,
+            early: {
+                let mut e = wirespeed_stats::Early::default();
+                e.push(false, 60, 0, 0x02, 0);
+                e.push(true, 1452, 1400, 0x18, 1_500_000);
+                e
+            },
+            stats_app: "TLS",
+            stats_class: "WEB",
+            stats_score: 0.5,
         }
     }
 
@@ -503,6 +606,15 @@ mod tests {
         assert!(text.contains("\"confidence\":0.26,"), "{text}");
         assert_eq!(v["source"], "dir/a,b.pcap");
         assert_eq!(v["c2s_bytes"], 300);
+        assert_eq!(v["splt_ip"], serde_json::json!([60, -1452]));
+        assert_eq!(v["splt_payload"], serde_json::json!([0, -1400]));
+        assert_eq!(v["splt_iat_us"], serde_json::json!([1500]));
+        assert_eq!(v["splt_flags"], serde_json::json!([2, 24]));
+        assert_eq!(v["atoz_server_port"], 443);
+        assert_eq!(v["atoz_min_seg_c2s"], serde_json::Value::Null);
+        assert_eq!(v["atoz_avg_seg_s2c"], 1400);
+        assert_eq!(v["stats_class"], "WEB");
+        assert_eq!(v["stats_score"].as_f64(), Some(0.5));
     }
 
     #[test]
@@ -521,9 +633,13 @@ mod tests {
             "\"dir/a,b.pcap\",\"a,b.pcap\",192.168.1.2,40000,2001:db8::1,443,253,12,,"
         ));
         assert!(
-            row.contains(",fin,TLS.Google,Google,TLS,Web,port,0.26,1,0"),
+            row.contains(
+                ",fin,TLS.Google,Google,TLS,Web,port,0.26,1,0,60 -1452,0 -1400,1500,2 24,443,"
+            ),
             "{row}"
         );
+        assert!(row.ends_with(",253,TLS,WEB,0.50"), "{row}");
+        assert_eq!(row.split(',').count(), FIELDS.len() + 4, "{row}");
     }
 
     /// The JSON writer and the CSV header are written separately; this keeps them from drifting

@@ -362,12 +362,6 @@ impl Builder<'_, '_> {
 }
 
 impl Node {
-    fn dist(&self) -> &[f64] {
-        match self {
-            Node::Leaf { dist } | Node::Split { dist, .. } => dist,
-        }
-    }
-
     fn training_errors(&self) -> f64 {
         match self {
             Node::Leaf { dist } => incorrect(dist),
