@@ -13,6 +13,8 @@ use wirespeed_export::{CsvWriter, JsonLinesWriter, RecordSink};
 use wirespeed_flow::{FlowConfig, Timeouts};
 use wirespeed_wire::DecodeConfig;
 
+mod train;
+
 #[derive(Parser)]
 #[command(
     name = "wirespeed",
@@ -32,6 +34,9 @@ enum Cmd {
     Gen(GenArgs),
     /// Measure packets per second and peak memory on the worst-case trace (or given files).
     Bench(BenchArgs),
+    /// Train a statistical model from captures and labels (nDPI's flows.csv shape), with a
+    /// cross-validation report split by capture file.
+    Train(train::TrainArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -69,6 +74,9 @@ struct EngineArgs {
     /// Packets per batch.
     #[arg(long, default_value_t = 128)]
     batch: usize,
+    /// Statistical model file for the `stats` classifier (default: the model built in).
+    #[arg(long)]
+    model: Option<PathBuf>,
 }
 
 impl EngineArgs {
@@ -107,6 +115,10 @@ impl EngineArgs {
             },
             classifiers: ClassifierSet::parse(&self.classifiers).map_err(|e| e.to_string())?,
             batch_size: self.batch,
+            stats_model: match &self.model {
+                Some(p) => Some(train::load_model(p)?),
+                None => wirespeed_stats::default_model(),
+            },
             ..EngineConfig::default()
         })
     }
@@ -186,6 +198,7 @@ fn main() -> ExitCode {
         Cmd::Classify(a) => classify(a),
         Cmd::Gen(a) => gen_cmd(a),
         Cmd::Bench(a) => bench(a),
+        Cmd::Train(a) => train::train_cmd(a),
     };
     match r {
         Ok(code) => code,

@@ -23,6 +23,41 @@ fn main() {
         lab.cases.len(),
         lab.classes.len()
     );
+    for (w, sigma, alpha) in [
+        (8u16, 1.0f32, 0.0001f32),
+        (32, 1.0, 0.001),
+        (32, 1.0, 0.0001),
+        (64, 1.0, 0.001),
+        (16, 1.0, 0.001),
+        (8, 2.0, 0.001),
+        (8, 4.0, 0.001),
+        (32, 0.0, 0.001),
+    ] {
+        let mut o = TrainOpts::default();
+        o.nb_params.bin_width = w;
+        o.nb_params.sigma = sigma;
+        o.nb_params.alpha = alpha;
+        let r = cross_validate(&samples, &lab, 5, 1, &o);
+        println!(
+            "nb  mode=ip P=4 port=true bin={w} sigma={sigma} alpha={alpha} acc={:.3} macroF1={:.3}",
+            r.report.accuracy(),
+            r.report.macro_f1()
+        );
+    }
+    let o = TrainOpts {
+        nb: false,
+        iat: true,
+        ..TrainOpts::default()
+    };
+    let r = cross_validate(&samples, &lab, 5, 1, &o);
+    println!(
+        "c45 mode=ip P=4 iat acc={:.3} macroF1={:.3}",
+        r.report.accuracy(),
+        r.report.macro_f1()
+    );
+    if std::env::args().nth(2).as_deref() != Some("all") {
+        return;
+    }
     for nb in [true, false] {
         for mode in [SizeMode::Ip, SizeMode::Payload, SizeMode::Data] {
             for positions in [4u8, 5] {
