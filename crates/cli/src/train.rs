@@ -4,7 +4,8 @@ use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use wirespeed_engine::train::{
-    arff, cross_validate, extract, label, predictions_csv, read_labels, size_mode, train, TrainOpts,
+    arff, case_folds, cross_validate, extract, label, predictions_csv, read_labels, size_mode,
+    train, TrainOpts,
 };
 use wirespeed_engine::EngineConfig;
 use wirespeed_stats::{Loaded, Model};
@@ -72,6 +73,10 @@ pub(crate) struct TrainArgs {
     /// Write the labelled training set as Weka ARFF (C4.5 attributes).
     #[arg(long)]
     arff: Option<PathBuf>,
+    /// Write each cross-validation fold's training and test sets as ARFF into this directory
+    /// (fold<i>-train.arff, fold<i>-test.arff), for scripts/j48_compare.sh.
+    #[arg(long)]
+    arff_folds: Option<PathBuf>,
 }
 
 /// Load a model file with a message naming the file.
@@ -161,6 +166,25 @@ pub(crate) fn train_cmd(a: TrainArgs) -> Result<ExitCode, String> {
         if let Some(p) = &a.predictions {
             std::fs::write(p, predictions_csv(&samples, &cv.predictions, &lab.classes))
                 .map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+        }
+    }
+    if let Some(dir) = &a.arff_folds {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let k = a.folds.max(2);
+        let folds = case_folds(&samples, &lab, k, a.seed);
+        for f in 0..k {
+            for (part, test) in [("train", false), ("test", true)] {
+                let cases: Vec<_> = lab
+                    .cases
+                    .iter()
+                    .zip(&folds)
+                    .filter(|(_, &g)| (g == f) == test)
+                    .map(|(c, _)| *c)
+                    .collect();
+                let p = dir.join(format!("fold{f}-{part}.arff"));
+                std::fs::write(&p, arff(&cases, &lab.classes, &o))
+                    .map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+            }
         }
     }
     if let Some(p) = &a.arff {

@@ -334,8 +334,7 @@ pub fn cross_validate(
     seed: u64,
     o: &TrainOpts,
 ) -> CvResult {
-    let groups: Vec<&str> = samples.iter().map(|s| s.id.0.as_str()).collect();
-    let fold = folds_by_group(&groups, k, seed);
+    let fold = sample_folds(samples, lab, k, seed);
     let fold_of: HashMap<*const Sample, usize> = samples
         .iter()
         .zip(&fold)
@@ -380,6 +379,32 @@ pub fn cross_validate(
         predictions,
         tree_sizes,
     }
+}
+
+/// The fold of every sample: captures kept whole, balanced by labelled flows.
+fn sample_folds(samples: &[Sample], lab: &Labelled<'_>, k: usize, seed: u64) -> Vec<usize> {
+    let labelled: std::collections::HashSet<*const Sample> =
+        lab.cases.iter().map(|(s, _)| *s as *const Sample).collect();
+    let groups: Vec<&str> = samples.iter().map(|s| s.id.0.as_str()).collect();
+    let w: Vec<usize> = samples
+        .iter()
+        .map(|s| labelled.contains(&(s as *const Sample)) as usize)
+        .collect();
+    folds_by_group(&groups, &w, k, seed)
+}
+
+/// The fold of each labelled case under [`cross_validate`]'s split (for exporting the same folds).
+pub fn case_folds(samples: &[Sample], lab: &Labelled<'_>, k: usize, seed: u64) -> Vec<usize> {
+    let fold = sample_folds(samples, lab, k, seed);
+    let fold_of: HashMap<*const Sample, usize> = samples
+        .iter()
+        .zip(&fold)
+        .map(|(s, &f)| (s as *const Sample, f))
+        .collect();
+    lab.cases
+        .iter()
+        .map(|(s, _)| fold_of[&(*s as *const Sample)])
+        .collect()
 }
 
 /// Held-out predictions as a CSV the scorers read (`stats_app` column).

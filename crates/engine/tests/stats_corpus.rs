@@ -36,7 +36,7 @@ fn corpus_cross_validation_by_capture() {
         lab.cases.len()
     );
     assert_eq!(lab.classes.len(), 16);
-    for (nb, floor) in [(true, 0.45), (false, 0.25)] {
+    for (nb, floor) in [(true, 0.45), (false, 0.35)] {
         let o = TrainOpts {
             nb,
             ..TrainOpts::default()

@@ -5,12 +5,13 @@ use std::fmt::{self, Write as _};
 
 /// Fold of each case, `k` folds, whole groups per fold: no capture has flows in both the
 /// training and the test part. Groups are shuffled with a fixed seed (reproducible) and dealt
-/// to the fold with the fewest cases so far (largest groups first) to balance folds.
-pub fn folds_by_group(groups: &[&str], k: usize, seed: u64) -> Vec<usize> {
+/// to the fold with the least weight so far (heaviest groups first) to balance folds; a case's
+/// weight is 1 when it is labelled, 0 otherwise, so folds hold similar numbers of scored cases.
+pub fn folds_by_group(groups: &[&str], weights: &[usize], k: usize, seed: u64) -> Vec<usize> {
     let k = k.max(2);
     let mut size: BTreeMap<&str, usize> = BTreeMap::new();
-    for g in groups {
-        *size.entry(g).or_insert(0) += 1;
+    for (i, g) in groups.iter().enumerate() {
+        *size.entry(g).or_insert(0) += weights.get(i).copied().unwrap_or(1);
     }
     let mut names: Vec<(&str, usize)> = size.into_iter().collect();
     // Deterministic shuffle (xorshift), then a stable sort by size, largest first.
@@ -157,7 +158,7 @@ mod tests {
     #[test]
     fn folds_keep_groups_whole_and_balanced() {
         let g: Vec<&str> = ["a", "a", "b", "c", "c", "c", "d", "e"].to_vec();
-        let f = folds_by_group(&g, 2, 7);
+        let f = folds_by_group(&g, &[1; 8], 2, 7);
         for i in 0..g.len() {
             for j in 0..g.len() {
                 if g[i] == g[j] {
