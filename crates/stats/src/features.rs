@@ -130,12 +130,15 @@ impl Early {
         e
     }
 
-    /// The sequence a model scores: up to `out.len()` signed sizes under `mode`; returns how many
-    /// positions are present (the rest are absent). `Data` keeps only packets with payload.
+    /// The sequence a model scores: the signed sizes of the first `out.len()` packets under
+    /// `mode`; returns how many positions are present (the rest are absent). `Data` keeps only
+    /// the packets with payload among them.
     #[inline]
     pub fn sizes(&self, mode: SizeMode, out: &mut [i32]) -> usize {
         let mut k = 0;
-        for i in 0..self.len() {
+        // Only the first out.len() packets: what the flow looked like at packet P (for `Data`,
+        // the payload-carrying ones among them).
+        for i in 0..self.len().min(out.len()) {
             if k >= out.len() {
                 break;
             }
@@ -324,6 +327,7 @@ mod tests {
         assert_eq!(s, [60, -60, 52, 352, -1452]);
         assert_eq!(e.sizes(SizeMode::Data, &mut s), 2);
         assert_eq!(&s[..2], &[300, -1400]);
+        assert_eq!(e.sizes(SizeMode::Data, &mut s[..4]), 1);
         assert_eq!(e.sizes(SizeMode::Payload, &mut s), 5);
         assert_eq!(s, [0, 0, 0, 300, -1400]);
         let t = e.truncated(3);

@@ -181,7 +181,7 @@ impl Model {
     #[inline]
     pub fn classify(&self, e: &Early, l4: u8, server_port: u16) -> Option<(u16, f32)> {
         match (&self.algo, &self.nb) {
-            (_, Some(nb)) => nb.classify(&e.truncated(self.positions as usize), l4, server_port),
+            (_, Some(nb)) => nb.classify(e, l4, server_port),
             (Algo::C45 { tree, iat }, None) => {
                 let mut x = [f32::NAN; MAX_ATTRS];
                 let n = c45_attrs(
@@ -454,7 +454,7 @@ mod tests {
             [(&e, 6u8, 80u16, 0u16), (&e, 6, 80, 1)].into_iter(),
         );
         Model::new(
-            SizeMode::Ip,
+            SizeMode::Payload,
             4,
             vec![
                 ClassInfo {

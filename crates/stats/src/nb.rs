@@ -14,6 +14,8 @@ pub const SIZE_CLAMP: i32 = 1535;
 pub const PORT_BUCKETS: u32 = 4096;
 /// Log-probabilities are stored as round(SCALE · ln p).
 pub const SCALE: f32 = 64.0;
+/// Classes scored at once (accumulators on the stack).
+pub const BLOCK: usize = 32;
 /// Most features (size positions + port).
 pub const MAX_FEATURES: usize = SPLT_CAP + 1;
 
@@ -252,30 +254,43 @@ impl NaiveBayes {
     }
 
     /// Score every class; returns (best class, best score, second-best score). Integer adds
-    /// only; no allocation.
+    /// only; no allocation (classes are scored in blocks of [`BLOCK`] on the stack).
     #[inline]
     pub fn score(&self, e: &Early, l4: u8, server_port: u16) -> (u16, i32, i32) {
         let mut bins = [0u32; MAX_FEATURES];
         let nf = self.params.bins(e, l4, server_port, &mut bins);
         let k = self.classes;
-        let mut rows: [&[i16]; MAX_FEATURES] = [&[]; MAX_FEATURES];
+        let mut starts = [0usize; MAX_FEATURES];
         for f in 0..nf {
-            let at = (self.offsets[f] + bins[f] as usize) * k;
-            rows[f] = self.table.get(at..at + k).unwrap_or(&[]);
+            starts[f] = (self.offsets[f] + bins[f] as usize) * k;
+            if starts[f] + k > self.table.len() {
+                return (0, i32::MIN, i32::MIN);
+            }
         }
         let (mut best, mut bs, mut second) = (0u16, i32::MIN, i32::MIN);
-        for (c, &pr) in self.prior.iter().enumerate() {
-            let mut g = pr;
-            for r in &rows[..nf] {
-                g += r.get(c).copied().unwrap_or(i16::MIN) as i32;
+        let mut base = 0;
+        while base < k {
+            let n = (k - base).min(BLOCK);
+            let mut acc = [0i32; BLOCK];
+            for (a, p) in acc.iter_mut().zip(&self.prior[base..base + n]) {
+                *a = *p;
             }
-            if g > bs {
-                second = bs;
-                bs = g;
-                best = c as u16;
-            } else if g > second {
-                second = g;
+            for &st in &starts[..nf] {
+                let row = &self.table[st + base..st + base + n];
+                for (a, v) in acc.iter_mut().zip(row) {
+                    *a += *v as i32;
+                }
             }
+            for (c, &g) in acc[..n].iter().enumerate() {
+                if g > bs {
+                    second = bs;
+                    bs = g;
+                    best = (base + c) as u16;
+                } else if g > second {
+                    second = g;
+                }
+            }
+            base += n;
         }
         (best, bs, second)
     }
