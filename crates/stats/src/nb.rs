@@ -83,10 +83,14 @@ impl NbParams {
         let p = (self.positions as usize).min(SPLT_CAP);
         let mut s = [0i32; SPLT_CAP];
         let k = e.sizes(self.mode, &mut s[..p]);
-        let w = self.bin_width.max(1) as i32;
+        let w = self.bin_width.max(1) as u32;
+        // Bin widths are usually powers of two: a shift instead of a division (5 a flow).
+        let shift = w.trailing_zeros();
+        let pow2 = w.is_power_of_two();
         for i in 0..p {
             out[i] = if i < k {
-                ((s[i].clamp(-SIZE_CLAMP - 1, SIZE_CLAMP) + SIZE_CLAMP + 1) / w) as u32 + 1
+                let v = (s[i].clamp(-SIZE_CLAMP - 1, SIZE_CLAMP) + SIZE_CLAMP + 1) as u32;
+                (if pow2 { v >> shift } else { v / w }) + 1
             } else {
                 0
             };
