@@ -39,7 +39,8 @@ fn main() {
         o.nb_params.alpha = alpha;
         let r = cross_validate(&samples, &lab, 5, 1, &o);
         println!(
-            "nb  mode=ip P=4 port=true bin={w} sigma={sigma} alpha={alpha} acc={:.3} macroF1={:.3}",
+            "nb  mode={} P=4 port=true bin={w} sigma={sigma} alpha={alpha} acc={:.3} macroF1={:.3}",
+            o.nb_params.mode.name(),
             r.report.accuracy(),
             r.report.macro_f1()
         );
@@ -51,7 +52,8 @@ fn main() {
     };
     let r = cross_validate(&samples, &lab, 5, 1, &o);
     println!(
-        "c45 mode=ip P=4 iat acc={:.3} macroF1={:.3}",
+        "c45 mode={} P=4 iat acc={:.3} macroF1={:.3}",
+        o.nb_params.mode.name(),
         r.report.accuracy(),
         r.report.macro_f1()
     );
