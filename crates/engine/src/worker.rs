@@ -196,10 +196,10 @@ impl<S: RecordSink> Worker<S> {
                 tunnel: d.tunnel,
                 idx: idx as u32,
                 // The payload is a sub-slice of the frame (decode is zero-copy); an empty payload
-                // may be a slice from elsewhere (`&[]`), hence the checked subtraction.
-                payload_off: (d.payload.as_ptr() as usize)
-                    .checked_sub(p.data.as_ptr() as usize)
-                    .unwrap_or(0) as u32,
+                // may be a slice from elsewhere (`&[]`), hence the saturating subtraction (a
+                // debug build panicked on the corpus).
+                payload_off: (d.payload.as_ptr() as usize).saturating_sub(p.data.as_ptr() as usize)
+                    as u32,
                 payload_len: d.payload.len() as u32,
                 ip_len: d.ip_len,
             });

@@ -225,20 +225,21 @@ fn eval_attr(d: &Data, items: &Items, attr: usize, total: f64) -> Option<Cand> {
         right[c as usize] -= w;
         lw += w;
         rw -= w;
-        if (v as f64) + 1e-5 < known[i + 1].0 as f64 {
-            if lw + EPS >= min_split && rw + EPS >= min_split {
-                let new_ent = entropy(&left) * lw + entropy(&right) * rw;
-                let num = known_ent - new_ent;
-                let g = if num.abs() < EPS {
-                    0.0
-                } else {
-                    (1.0 - unknown_rate) * num / kw
-                };
-                if g > best.0 + EPS {
-                    best = (g, i);
-                }
-                tries += 1;
+        if (v as f64) + 1e-5 < known[i + 1].0 as f64
+            && lw + EPS >= min_split
+            && rw + EPS >= min_split
+        {
+            let new_ent = entropy(&left) * lw + entropy(&right) * rw;
+            let num = known_ent - new_ent;
+            let g = if num.abs() < EPS {
+                0.0
+            } else {
+                (1.0 - unknown_rate) * num / kw
+            };
+            if g > best.0 + EPS {
+                best = (g, i);
             }
+            tries += 1;
         }
     }
     if tries == 0 || best.1 == usize::MAX {

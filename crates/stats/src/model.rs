@@ -317,7 +317,7 @@ impl Model {
                 if bin_width == 0 || bin_width > 1536 {
                     return err(format!("bin width {bin_width}"));
                 }
-                if !(0.0..=64.0).contains(&sigma) || !(alpha > 0.0 && alpha <= 1000.0) {
+                if !((0.0..=64.0).contains(&sigma) && alpha > 0.0 && alpha <= 1000.0) {
                     return err("smoothing parameters out of range");
                 }
                 let params = NbParams {

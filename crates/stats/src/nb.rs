@@ -205,9 +205,9 @@ impl NaiveBayes {
                 .collect();
             let ks: f32 = kern.iter().sum();
             let nb = p.size_bins() as i64;
-            for f in 0..psz {
+            for &off in offsets.iter().take(psz) {
                 for cl in 0..k {
-                    let at = |b: i64| (offsets[f] + b as usize) * k + cl;
+                    let at = |b: i64| (off + b as usize) * k + cl;
                     let src: Vec<f32> = (0..nb).map(|b| cnt[at(b)]).collect();
                     for b in 1..nb {
                         let mut s = 0.0;
