@@ -74,7 +74,7 @@ pub(crate) struct TrainArgs {
     #[arg(long)]
     arff: Option<PathBuf>,
     /// Write each cross-validation fold's training and test sets as ARFF into this directory
-    /// (fold<i>-train.arff, fold<i>-test.arff), for scripts/j48_compare.sh.
+    /// (`foldN-train.arff`, `foldN-test.arff`), for scripts/j48_compare.sh.
     #[arg(long)]
     arff_folds: Option<PathBuf>,
 }
