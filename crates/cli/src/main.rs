@@ -144,6 +144,9 @@ struct ClassifyArgs {
     /// No progress bar (it is shown only when standard error is a terminal anyway).
     #[arg(long)]
     no_progress: bool,
+    /// Add the early-flow features to every record (`splt_*`, `atoz_*`; docs/SCHEMA.md).
+    #[arg(long)]
+    features: bool,
     #[command(flatten)]
     engine: EngineArgs,
 }
@@ -218,10 +221,15 @@ fn open_out(path: Option<&Path>) -> io::Result<Box<dyn Write>> {
     })
 }
 
-fn sink(format: Format, out: Box<dyn Write>, with_source: bool) -> Box<dyn RecordSink> {
+fn sink(
+    format: Format,
+    out: Box<dyn Write>,
+    with_source: bool,
+    features: bool,
+) -> Box<dyn RecordSink> {
     match format {
-        Format::Json => Box::new(JsonLinesWriter::new(out, with_source)),
-        Format::Csv => Box::new(CsvWriter::new(out, with_source)),
+        Format::Json => Box::new(JsonLinesWriter::new(out, with_source).with_features(features)),
+        Format::Csv => Box::new(CsvWriter::new(out, with_source).with_features(features)),
     }
 }
 
@@ -283,7 +291,11 @@ fn classify(a: ClassifyArgs) -> Result<ExitCode, String> {
     let cfg = a.engine.config()?;
     let with_source = a.with_source || a.files.len() > 1;
     let out = open_out(a.output.as_deref()).map_err(|e| e.to_string())?;
-    let mut worker = Worker::new(cfg, sink(a.format, out, with_source), with_source);
+    let mut worker = Worker::new(
+        cfg,
+        sink(a.format, out, with_source, a.features),
+        with_source,
+    );
     let progress = !a.no_progress && !a.quiet && io::stderr().is_terminal();
     let summary =
         run(&mut worker, &a.files, progress).map_err(|e| format!("writing records: {e}"))?;

@@ -37,7 +37,7 @@ fn corrupt_or_foreign_model_is_a_clear_error() {
     );
     // The built-in model with the stats classifier: every record has the stats fields.
     let out = bin()
-        .args(["classify", "--classifiers", "port,stats"])
+        .args(["classify", "--features", "--classifiers", "port,stats"])
         .arg(&demo)
         .output()
         .unwrap();

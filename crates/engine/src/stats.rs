@@ -12,6 +12,9 @@ pub(crate) const NOT_ASKED: u16 = 0;
 /// `StatsResult::class` when the model abstained.
 pub(crate) const ABSTAINED: u16 = 1;
 
+/// Confidence the statistical verdict needs to replace a verdict already made (a port guess).
+pub(crate) const TAKE_OVER: f32 = 0.9;
+
 /// Per packet, after the flow's counters are updated: record the packet among the first ones
 /// and ask the model when the flow reaches its P-th packet. No allocation.
 #[inline]
@@ -63,7 +66,12 @@ fn ask(f: &mut Flow<FlowExt>, m: &'static Loaded, arbiter: &Arbiter) {
                 ttb_pkts: f.total_pkts().min(u32::MAX as u64) as u32,
                 ttb_ns: f.last_ts.saturating_sub(f.first_ts),
             };
-            arbiter.offer(&mut f.ext.verdict, v);
+            // A model knows only the classes it was trained on: it replaces another method's
+            // guess (the port table's) only when it is sure; with no verdict yet it always
+            // speaks. Its verdict stays in `stats_*` either way.
+            if conf >= TAKE_OVER || f.ext.verdict.is_none() {
+                arbiter.offer(&mut f.ext.verdict, v);
+            }
         }
         _ => {
             f.ext.stats = StatsResult {

@@ -293,6 +293,7 @@ pub struct JsonLinesWriter<W: Write> {
     out: W,
     buf: Vec<u8>,
     with_source: bool,
+    features: bool,
 }
 
 impl<W: Write> JsonLinesWriter<W> {
@@ -302,7 +303,15 @@ impl<W: Write> JsonLinesWriter<W> {
             out,
             buf: Vec::with_capacity(FLUSH_AT + 4096),
             with_source,
+            features: false,
         }
+    }
+
+    /// Also write the early-flow features ([`FEATURE_FIELDS`]); off by default because they
+    /// double the record's size.
+    pub fn with_features(mut self, on: bool) -> Self {
+        self.features = on;
+        self
     }
 }
 
@@ -366,7 +375,7 @@ impl<W: Write> RecordSink for JsonLinesWriter<W> {
         Fmt::int(b, r.ttb_pkts);
         b.extend_from_slice(b",\"ttb_us\":");
         Fmt::int(b, r.ttb_us);
-        early_fields(b, r, true);
+        early_fields(b, r, true, self.features);
         b.extend_from_slice(b"}\n");
         if b.len() >= FLUSH_AT {
             self.out.write_all(b)?;
@@ -387,23 +396,43 @@ pub struct CsvWriter<W: Write> {
     out: W,
     buf: Vec<u8>,
     with_source: bool,
+    features: bool,
 }
 
 impl<W: Write> CsvWriter<W> {
     /// A writer to `out`; `with_source` adds the `source` and `pcap` columns. The header is
     /// written with the first record (or by `finish` when there is none).
     pub fn new(out: W, with_source: bool) -> Self {
-        let mut buf = Vec::with_capacity(FLUSH_AT + 4096);
-        if with_source {
-            buf.extend_from_slice(b"source,pcap,");
-        }
-        buf.extend_from_slice(FIELDS.join(",").as_bytes());
-        buf.push(b'\n');
-        CsvWriter {
+        let mut w = CsvWriter {
             out,
-            buf,
+            buf: Vec::with_capacity(FLUSH_AT + 4096),
             with_source,
+            features: false,
+        };
+        w.header();
+        w
+    }
+
+    /// Also write the early-flow features ([`FEATURE_FIELDS`]); off by default because they
+    /// double the record's size. Call before writing any record.
+    pub fn with_features(mut self, on: bool) -> Self {
+        self.features = on;
+        self.buf.clear();
+        self.header();
+        self
+    }
+
+    fn header(&mut self) {
+        if self.with_source {
+            self.buf.extend_from_slice(b"source,pcap,");
         }
+        let cols: Vec<&str> = FIELDS
+            .iter()
+            .copied()
+            .filter(|f| self.features || !FEATURE_FIELDS.contains(f))
+            .collect();
+        self.buf.extend_from_slice(cols.join(",").as_bytes());
+        self.buf.push(b'\n');
     }
 }
 
@@ -455,7 +484,7 @@ impl<W: Write> RecordSink for CsvWriter<W> {
         Fmt::int(b, r.ttb_pkts);
         b.push(b',');
         Fmt::int(b, r.ttb_us);
-        early_fields(b, r, false);
+        early_fields(b, r, false, self.features);
         b.push(b'\n');
         if b.len() >= FLUSH_AT {
             self.out.write_all(b)?;
@@ -471,54 +500,11 @@ impl<W: Write> RecordSink for CsvWriter<W> {
     }
 }
 
-/// The `splt_*`, `atoz_*` and `stats_*` fields, JSON (arrays, null for undefined) or CSV
-/// (space-separated lists, empty for undefined).
-fn early_fields(b: &mut Vec<u8>, r: &FlowRecord<'_>, json: bool) {
-    use wirespeed_stats::SizeMode;
-    let e = &r.early;
-    let n = e.len();
-    let list = |b: &mut Vec<u8>, name: &[u8], k: usize, v: &dyn Fn(usize) -> i64| {
-        b.push(b',');
-        if json {
-            b.push(b'"');
-            b.extend_from_slice(name);
-            b.extend_from_slice(b"\":[");
-        }
-        for i in 0..k {
-            if i > 0 {
-                b.push(if json { b',' } else { b' ' });
-            }
-            Fmt::int(b, v(i));
-        }
-        if json {
-            b.push(b']');
-        }
-    };
-    list(b, b"splt_ip", n, &|i| e.signed(i, SizeMode::Ip) as i64);
-    list(b, b"splt_payload", n, &|i| {
-        e.signed(i, SizeMode::Payload) as i64
-    });
-    list(b, b"splt_iat_us", n.saturating_sub(1), &|i| {
-        e.iat_us[i] as i64
-    });
-    list(b, b"splt_flags", n, &|i| e.flags[i] as i64);
-    let f = e.atoz(r.l4, r.dst_port);
-    for (name, v) in wirespeed_stats::ATOZ_NAMES.iter().zip(f) {
-        b.push(b',');
-        if json {
-            b.push(b'"');
-            b.extend_from_slice(name.as_bytes());
-            b.extend_from_slice(b"\":");
-        }
-        if v.is_finite() {
-            if v.fract() == 0.0 && v.abs() < 1e15 {
-                Fmt::int(b, v as i64);
-            } else {
-                let _ = write!(b, "{v:.2}");
-            }
-        } else if json {
-            b.extend_from_slice(b"null");
-        }
+/// The `splt_*` and `atoz_*` fields (when `features`), then `stats_*`: JSON (arrays, null for
+/// undefined) or CSV (space-separated lists, empty for undefined).
+fn early_fields(b: &mut Vec<u8>, r: &FlowRecord<'_>, json: bool, features: bool) {
+    if features {
+        feature_fields(b, r, json);
     }
     if json {
         b.extend_from_slice(b",\"stats_app\":");
@@ -535,6 +521,85 @@ fn early_fields(b: &mut Vec<u8>, r: &FlowRecord<'_>, json: bool) {
     }
     Fmt::conf(b, r.stats_score);
 }
+
+fn feature_fields(b: &mut Vec<u8>, r: &FlowRecord<'_>, json: bool) {
+    use wirespeed_stats::SizeMode;
+    let e = &r.early;
+    let n = e.len();
+    let sep = if json { b',' } else { b' ' };
+    for (li, name) in [
+        &b"splt_ip"[..],
+        b"splt_payload",
+        b"splt_iat_us",
+        b"splt_flags",
+    ]
+    .iter()
+    .enumerate()
+    {
+        b.push(b',');
+        if json {
+            b.push(b'"');
+            b.extend_from_slice(name);
+            b.extend_from_slice(b"\":[");
+        }
+        let k = if li == 2 { n.saturating_sub(1) } else { n };
+        for i in 0..k {
+            if i > 0 {
+                b.push(sep);
+            }
+            match li {
+                0 => Fmt::int(b, e.signed(i, SizeMode::Ip)),
+                1 => Fmt::int(b, e.signed(i, SizeMode::Payload)),
+                2 => Fmt::int(b, e.iat_us[i]),
+                _ => Fmt::int(b, e.flags[i]),
+            }
+        }
+        if json {
+            b.push(b']');
+        }
+    }
+    let f = e.atoz(r.l4, r.dst_port);
+    for (name, v) in wirespeed_stats::ATOZ_NAMES.iter().zip(f) {
+        b.push(b',');
+        if json {
+            b.push(b'"');
+            b.extend_from_slice(name.as_bytes());
+            b.extend_from_slice(b"\":");
+        }
+        if v.is_finite() && v >= 0.0 && v < 1e15 {
+            // Two decimals by integer formatting (no float formatter on the record path).
+            let h = (v as f64 * 100.0).round() as u64;
+            Fmt::int(b, h / 100);
+            if h % 100 != 0 {
+                b.push(b'.');
+                b.push(b'0' + (h % 100 / 10) as u8);
+                b.push(b'0' + (h % 10) as u8);
+            }
+        } else if json {
+            b.extend_from_slice(b"null");
+        }
+    }
+}
+
+/// Fields written only with `with_features(true)`.
+pub const FEATURE_FIELDS: &[&str] = &[
+    "splt_ip",
+    "splt_payload",
+    "splt_iat_us",
+    "splt_flags",
+    "atoz_server_port",
+    "atoz_init_win_c2s",
+    "atoz_init_win_s2c",
+    "atoz_push_pkts_c2s",
+    "atoz_push_pkts_s2c",
+    "atoz_avg_seg_s2c",
+    "atoz_min_seg_c2s",
+    "atoz_data_pkts_c2s",
+    "atoz_med_ip_c2s",
+    "atoz_var_ip_s2c",
+    "atoz_rtt_samples_c2s",
+    "atoz_l4",
+];
 
 #[cold]
 fn format_proto(m: &str, a: &str) -> String {
@@ -588,7 +653,7 @@ mod tests {
 
     #[test]
     fn json_line_parses_and_round_trips_fields() {
-        let mut w = JsonLinesWriter::new(Vec::new(), true);
+        let mut w = JsonLinesWriter::new(Vec::new(), true).with_features(true);
         let mut r = rec();
         r.app = "we\"ird\\\u{1}\napp";
         w.write(&r).unwrap();
@@ -619,7 +684,7 @@ mod tests {
 
     #[test]
     fn csv_header_matches_columns_and_quotes() {
-        let mut w = CsvWriter::new(Vec::new(), true);
+        let mut w = CsvWriter::new(Vec::new(), true).with_features(true);
         let mut r = rec();
         r.l4 = 253;
         w.write(&r).unwrap();
@@ -646,7 +711,7 @@ mod tests {
     /// apart: the same fields, in the same order.
     #[test]
     fn json_keys_follow_fields_in_order() {
-        let mut w = JsonLinesWriter::new(Vec::new(), false);
+        let mut w = JsonLinesWriter::new(Vec::new(), false).with_features(true);
         w.write(&rec()).unwrap();
         let line = String::from_utf8(w.into_inner().unwrap()).unwrap();
         let mut at = 0;
@@ -659,6 +724,21 @@ mod tests {
         }
         let v: serde_json::Value = serde_json::from_str(line.trim_end()).unwrap();
         assert_eq!(v.as_object().unwrap().len(), FIELDS.len());
+        // Without features: every other field, still in order, and the CSV header agrees.
+        let mut w = JsonLinesWriter::new(Vec::new(), false);
+        w.write(&rec()).unwrap();
+        let line = String::from_utf8(w.into_inner().unwrap()).unwrap();
+        let v: serde_json::Value = serde_json::from_str(line.trim_end()).unwrap();
+        let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+        let want: Vec<&&str> = FIELDS
+            .iter()
+            .filter(|f| !FEATURE_FIELDS.contains(f))
+            .collect();
+        assert_eq!(keys.len(), want.len());
+        let c = CsvWriter::new(Vec::new(), false).into_inner().unwrap();
+        let header = String::from_utf8(c).unwrap();
+        assert_eq!(header.trim_end().split(',').count(), want.len());
+        assert!(FEATURE_FIELDS.iter().all(|f| FIELDS.contains(f)));
     }
 
     #[test]
