@@ -566,11 +566,11 @@ fn feature_fields(b: &mut Vec<u8>, r: &FlowRecord<'_>, json: bool) {
             b.extend_from_slice(name.as_bytes());
             b.extend_from_slice(b"\":");
         }
-        if v.is_finite() && v >= 0.0 && v < 1e15 {
+        if (0.0..1e15).contains(&v) {
             // Two decimals by integer formatting (no float formatter on the record path).
             let h = (v as f64 * 100.0).round() as u64;
             Fmt::int(b, h / 100);
-            if h % 100 != 0 {
+            if h % 100 > 0 {
                 b.push(b'.');
                 b.push(b'0' + (h % 100 / 10) as u8);
                 b.push(b'0' + (h % 10) as u8);
