@@ -570,7 +570,7 @@ fn feature_fields(b: &mut Vec<u8>, r: &FlowRecord<'_>, json: bool) {
             // Two decimals by integer formatting (no float formatter on the record path).
             let h = (v as f64 * 100.0).round() as u64;
             Fmt::int(b, h / 100);
-            if h % 100 > 0 {
+            if !h.is_multiple_of(100) {
                 b.push(b'.');
                 b.push(b'0' + (h % 100 / 10) as u8);
                 b.push(b'0' + (h % 10) as u8);
