@@ -14,8 +14,8 @@ pub const SIZE_CLAMP: i32 = 1535;
 pub const PORT_BUCKETS: u32 = 4096;
 /// Log-probabilities are stored as round(SCALE · ln p).
 pub const SCALE: f32 = 64.0;
-/// Classes scored at once (accumulators on the stack).
-pub const BLOCK: usize = 32;
+/// Classes scored at once (accumulators on the stack; rows are padded to a multiple).
+pub const BLOCK: usize = 16;
 /// Most features (size positions + port).
 pub const MAX_FEATURES: usize = SPLT_CAP + 1;
 
@@ -168,9 +168,11 @@ pub struct NaiveBayes {
     classes: usize,
     /// Row offset of each feature's first bin.
     offsets: [usize; MAX_FEATURES + 1],
-    /// `table[(offset[f] + bin) * classes + class]` = round(SCALE · ln P(bin | class, f)).
+    /// Row length: `classes` rounded up to [`BLOCK`] (the padding never wins).
+    stride: usize,
+    /// `table[(offset[f] + bin) * stride + class]` = round(SCALE · ln P(bin | class, f)).
     table: Vec<i16>,
-    /// round(SCALE · ln π_c).
+    /// round(SCALE · ln π_c), padded to `stride`.
     prior: Vec<i32>,
     threshold: i32,
 }
@@ -222,22 +224,25 @@ impl NaiveBayes {
                 }
             }
         }
-        let mut table = vec![0i16; rows * k];
+        let stride = k.div_ceil(BLOCK) * BLOCK;
+        let mut table = vec![-4000i16; rows * stride];
         for f in 0..nf {
             let nb = p.bins_of(f) as usize;
             for cl in 0..k {
                 let tot: f32 = (0..nb).map(|b| cnt[(offsets[f] + b) * k + cl]).sum();
                 let den = tot + p.alpha * nb as f32;
                 for b in 0..nb {
-                    let i = (offsets[f] + b) * k + cl;
-                    let lp = ((cnt[i] + p.alpha) / den).ln() * SCALE;
-                    table[i] = lp.round().clamp(-4000.0, 0.0) as i16;
+                    let lp = ((cnt[(offsets[f] + b) * k + cl] + p.alpha) / den).ln() * SCALE;
+                    table[(offsets[f] + b) * stride + cl] = lp.round().clamp(-4000.0, 0.0) as i16;
                 }
             }
         }
         let total: u64 = c.class_n.iter().map(|&n| n as u64).sum();
-        let prior = (0..k)
+        let prior = (0..stride)
             .map(|cl| {
+                if cl >= k {
+                    return -1_000_000;
+                }
                 let n = c.class_n.get(cl).copied().unwrap_or(0) as f32 + 1.0;
                 ((n / (total as f32 + k as f32)).ln() * SCALE).round() as i32
             })
@@ -246,6 +251,7 @@ impl NaiveBayes {
             params: *p,
             classes: k,
             offsets,
+            stride,
             table,
             prior,
             threshold: c.threshold,
@@ -258,45 +264,46 @@ impl NaiveBayes {
     }
 
     /// Score every class; returns (best class, best score, second-best score). Integer adds
-    /// only; no allocation (classes are scored in blocks of [`BLOCK`] on the stack).
+    /// only, in blocks of [`BLOCK`] classes on the stack (rows are padded to whole blocks, so
+    /// the loops have fixed lengths and vectorise); no allocation.
     #[inline]
     pub fn score(&self, e: &Early, l4: u8, server_port: u16) -> (u16, i32, i32) {
         let mut bins = [0u32; MAX_FEATURES];
         let nf = self.params.bins(e, l4, server_port, &mut bins);
-        let k = self.classes;
+        let st = self.stride;
         let mut starts = [0usize; MAX_FEATURES];
         for f in 0..nf {
-            starts[f] = (self.offsets[f] + bins[f] as usize) * k;
-            if starts[f] + k > self.table.len() {
+            starts[f] = (self.offsets[f] + bins[f] as usize) * st;
+            if starts[f] + st > self.table.len() {
                 return (0, i32::MIN, i32::MIN);
             }
         }
-        let (mut best, mut bs, mut second) = (0u16, i32::MIN, i32::MIN);
-        let mut base = 0;
-        while base < k {
-            let n = (k - base).min(BLOCK);
+        let (mut best, mut bs, mut second) = (0usize, i32::MIN, i32::MIN);
+        for base in (0..st).step_by(BLOCK) {
+            let Some(p) = self.prior.get(base..base + BLOCK) else {
+                break;
+            };
             let mut acc = [0i32; BLOCK];
-            for (a, p) in acc.iter_mut().zip(&self.prior[base..base + n]) {
-                *a = *p;
-            }
-            for &st in &starts[..nf] {
-                let row = &self.table[st + base..st + base + n];
-                for (a, v) in acc.iter_mut().zip(row) {
-                    *a += *v as i32;
+            acc.copy_from_slice(p);
+            for &s0 in &starts[..nf] {
+                let row = &self.table[s0 + base..s0 + base + BLOCK];
+                for j in 0..BLOCK {
+                    acc[j] += row[j] as i32;
                 }
             }
-            for (c, &g) in acc[..n].iter().enumerate() {
-                if g > bs {
-                    second = bs;
-                    bs = g;
-                    best = (base + c) as u16;
-                } else if g > second {
-                    second = g;
-                }
+            let m = acc.iter().copied().max().unwrap_or(i32::MIN);
+            let at = acc.iter().position(|&v| v == m).unwrap_or(0);
+            acc[at] = i32::MIN;
+            let m2 = acc.iter().copied().max().unwrap_or(i32::MIN);
+            if m > bs {
+                second = bs.max(m2);
+                bs = m;
+                best = base + at;
+            } else {
+                second = second.max(m);
             }
-            base += n;
         }
-        (best, bs, second)
+        (best as u16, bs, second)
     }
 
     /// The verdict: class and posterior probability, or None below the threshold.
