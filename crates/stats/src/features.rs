@@ -336,6 +336,35 @@ mod tests {
         assert_eq!(t.iat_us, [1000, 20, 0, 0]);
     }
 
+    proptest::proptest! {
+        /// Any packet sequence: no panic, at most SPLT_CAP recorded, IP length = payload +
+        /// header when the header fits a byte, and the AtoZ counts stay within the packets seen.
+        #[test]
+        fn any_packets(pkts in proptest::collection::vec(
+            (proptest::bool::ANY, 0u16..=u16::MAX, 0u32..70_000, 0u8..=255, 0u64..u64::MAX), 0..12),
+            l4 in 0u8..=255, port in 0u16..=u16::MAX)
+        {
+            let mut e = Early::default();
+            for &(d, ip, pl, fl, gap) in &pkts {
+                e.push(d, ip, pl, fl, gap);
+            }
+            proptest::prop_assert_eq!(e.len(), pkts.len().min(SPLT_CAP));
+            for (i, &(_, ip, pl, _, _)) in pkts.iter().take(SPLT_CAP).enumerate() {
+                let pl = pl.min(65535) as u16;
+                if ip >= pl && ip - pl <= 255 {
+                    proptest::prop_assert_eq!(e.ip_len(i), ip as u32);
+                }
+            }
+            let f = e.atoz(l4, port);
+            let n = e.len() as f32;
+            proptest::prop_assert!(f[3] + f[4] <= n && f[7] <= n && f[10] <= n);
+            let mut s = [0i32; SPLT_CAP];
+            for m in [SizeMode::Ip, SizeMode::Payload, SizeMode::Data] {
+                proptest::prop_assert!(e.sizes(m, &mut s) <= e.len());
+            }
+        }
+    }
+
     #[test]
     fn atoz_by_hand() {
         let f = http_like().atoz(6, 80);
