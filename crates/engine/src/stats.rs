@@ -31,7 +31,10 @@ pub(crate) fn on_packet(
 ) {
     f.ext.early.push(s2c, ip_len, payload_len, flags, gap_ns);
     if let Some(m) = model {
-        if f.ext.stats.class == NOT_ASKED && f.total_pkts() >= m.model.positions as u64 {
+        if f.ext.stats.class == NOT_ASKED
+            && f.total_pkts() >= m.model.positions as u64
+            && arbiter.classifiers().has(Method::Stats)
+        {
             ask(f, m, arbiter);
         }
     }
@@ -41,7 +44,10 @@ pub(crate) fn on_packet(
 #[inline]
 pub(crate) fn on_end(f: &mut Flow<FlowExt>, model: Option<&'static Loaded>, arbiter: &Arbiter) {
     if let Some(m) = model {
-        if f.ext.stats.class == NOT_ASKED && !f.ext.early.is_empty() {
+        if f.ext.stats.class == NOT_ASKED
+            && !f.ext.early.is_empty()
+            && arbiter.classifiers().has(Method::Stats)
+        {
             ask(f, m, arbiter);
         }
     }
@@ -49,9 +55,6 @@ pub(crate) fn on_end(f: &mut Flow<FlowExt>, model: Option<&'static Loaded>, arbi
 
 #[inline]
 fn ask(f: &mut Flow<FlowExt>, m: &'static Loaded, arbiter: &Arbiter) {
-    if !arbiter.classifiers().has(Method::Stats) {
-        return;
-    }
     let port = f.key.port[f.server().index()];
     match m.model.classify(&f.ext.early, f.key.proto, port) {
         Some((c, conf)) if (c as usize) < m.labels.len() => {
