@@ -362,6 +362,23 @@ mod tests {
     }
 
     #[test]
+    fn below_the_threshold_is_unknown() {
+        let params = NbParams {
+            positions: 1,
+            port: false,
+            ..NbParams::default()
+        };
+        let a = flow(&[100]);
+        let mut c = NbCounts::train(params, 1, [(&a, 6u8, 80u16, 0u16)].into_iter());
+        let seen = NaiveBayes::from_counts(&c).score(&a, 6, 80).1;
+        c.threshold = seen;
+        let nb = NaiveBayes::from_counts(&c);
+        assert_eq!(nb.classify(&a, 6, 80).map(|r| r.0), Some(0));
+        // A size the class never had scores lower: rejected.
+        assert_eq!(nb.classify(&flow(&[-1400]), 6, 80), None);
+    }
+
+    #[test]
     fn gaussian_smoothing_spreads_to_neighbour_bins() {
         let mut params = NbParams {
             positions: 1,
