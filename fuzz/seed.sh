@@ -7,6 +7,7 @@ cd "$(dirname "$0")"
 src=${1:-../../shared/corpus/pcap}
 mkdir -p corpus/capture corpus/decode
 cp "$src"/* corpus/capture/
+mkdir -p corpus/model && cp ../models/default.wsm corpus/model/
 python3 - "$src" <<'PY'
 import os, struct, sys, hashlib
 LINKS = [0, 1, 9, 12, 14, 101, 104, 108, 113, 192, 228, 229, 276]

@@ -101,10 +101,10 @@ pub struct ClassifierSet {
 }
 
 /// Classifiers that exist in this build, by their command-line names.
-pub const AVAILABLE: &[(&str, Method)] = &[("port", Method::Port)];
+pub const AVAILABLE: &[(&str, Method)] = &[("port", Method::Port), ("stats", Method::Stats)];
 
 /// Classifiers planned but not built yet: naming one is a clear error, not a silent no-op.
-pub const PLANNED: &[&str] = &["dpi", "stats", "host-cache", "dpt"];
+pub const PLANNED: &[&str] = &["dpi", "host-cache", "dpt"];
 
 /// Error parsing a classifier list.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -13,6 +13,8 @@ use wirespeed_export::{CsvWriter, JsonLinesWriter, RecordSink};
 use wirespeed_flow::{FlowConfig, Timeouts};
 use wirespeed_wire::DecodeConfig;
 
+mod train;
+
 #[derive(Parser)]
 #[command(
     name = "wirespeed",
@@ -32,6 +34,9 @@ enum Cmd {
     Gen(GenArgs),
     /// Measure packets per second and peak memory on the worst-case trace (or given files).
     Bench(BenchArgs),
+    /// Train a statistical model from captures and labels (nDPI's flows.csv shape), with a
+    /// cross-validation report split by capture file.
+    Train(train::TrainArgs),
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -69,6 +74,9 @@ struct EngineArgs {
     /// Packets per batch.
     #[arg(long, default_value_t = 128)]
     batch: usize,
+    /// Statistical model file for the `stats` classifier (default: the model built in).
+    #[arg(long)]
+    model: Option<PathBuf>,
 }
 
 impl EngineArgs {
@@ -107,6 +115,10 @@ impl EngineArgs {
             },
             classifiers: ClassifierSet::parse(&self.classifiers).map_err(|e| e.to_string())?,
             batch_size: self.batch,
+            stats_model: match &self.model {
+                Some(p) => Some(train::load_model(p)?),
+                None => wirespeed_stats::default_model(),
+            },
             ..EngineConfig::default()
         })
     }
@@ -132,6 +144,9 @@ struct ClassifyArgs {
     /// No progress bar (it is shown only when standard error is a terminal anyway).
     #[arg(long)]
     no_progress: bool,
+    /// Add the early-flow features to every record (`splt_*`, `atoz_*`; docs/SCHEMA.md).
+    #[arg(long)]
+    features: bool,
     #[command(flatten)]
     engine: EngineArgs,
 }
@@ -186,6 +201,7 @@ fn main() -> ExitCode {
         Cmd::Classify(a) => classify(a),
         Cmd::Gen(a) => gen_cmd(a),
         Cmd::Bench(a) => bench(a),
+        Cmd::Train(a) => train::train_cmd(a),
     };
     match r {
         Ok(code) => code,
@@ -205,10 +221,15 @@ fn open_out(path: Option<&Path>) -> io::Result<Box<dyn Write>> {
     })
 }
 
-fn sink(format: Format, out: Box<dyn Write>, with_source: bool) -> Box<dyn RecordSink> {
+fn sink(
+    format: Format,
+    out: Box<dyn Write>,
+    with_source: bool,
+    features: bool,
+) -> Box<dyn RecordSink> {
     match format {
-        Format::Json => Box::new(JsonLinesWriter::new(out, with_source)),
-        Format::Csv => Box::new(CsvWriter::new(out, with_source)),
+        Format::Json => Box::new(JsonLinesWriter::new(out, with_source).with_features(features)),
+        Format::Csv => Box::new(CsvWriter::new(out, with_source).with_features(features)),
     }
 }
 
@@ -270,7 +291,11 @@ fn classify(a: ClassifyArgs) -> Result<ExitCode, String> {
     let cfg = a.engine.config()?;
     let with_source = a.with_source || a.files.len() > 1;
     let out = open_out(a.output.as_deref()).map_err(|e| e.to_string())?;
-    let mut worker = Worker::new(cfg, sink(a.format, out, with_source), with_source);
+    let mut worker = Worker::new(
+        cfg,
+        sink(a.format, out, with_source, a.features),
+        with_source,
+    );
     let progress = !a.no_progress && !a.quiet && io::stderr().is_terminal();
     let summary =
         run(&mut worker, &a.files, progress).map_err(|e| format!("writing records: {e}"))?;

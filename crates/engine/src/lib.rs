@@ -9,7 +9,9 @@
 #![deny(missing_docs)]
 
 pub mod gen;
+mod stats;
 mod summary;
+pub mod train;
 mod worker;
 
 pub use summary::{AppStats, Counters, LabelHasher, Summary};

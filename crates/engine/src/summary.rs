@@ -94,6 +94,7 @@ pub(crate) struct Output<S> {
     pub(crate) apps: AppStats,
     pub(crate) records: u64,
     error: Option<io::Error>,
+    stats: Option<&'static wirespeed_stats::Loaded>,
 }
 
 impl<S: RecordSink> Output<S> {
@@ -106,7 +107,14 @@ impl<S: RecordSink> Output<S> {
             apps: AppStats::default(),
             records: 0,
             error: None,
+            stats: None,
         }
+    }
+
+    /// Name statistical verdicts from this model in records.
+    pub(crate) fn with_stats(mut self, m: Option<&'static wirespeed_stats::Loaded>) -> Self {
+        self.stats = m;
+        self
     }
 
     pub(crate) fn set_source(&mut self, path: &str) {
@@ -131,6 +139,7 @@ impl<S: RecordSink> Output<S> {
             ),
             None => (Label::UNKNOWN, "", 0.0, 0, 0),
         };
+        let (stats_app, stats_class, stats_score) = crate::stats::fields(&f.ext, self.stats);
         let rec = FlowRecord {
             source: self.with_source.then_some(self.source.as_str()),
             pcap: self.with_source.then_some(self.base.as_str()),
@@ -155,6 +164,10 @@ impl<S: RecordSink> Output<S> {
             confidence,
             ttb_pkts,
             ttb_us: ttb_ns / 1000,
+            early: f.ext.early,
+            stats_app,
+            stats_class,
+            stats_score,
         };
         let e = self.apps.entry(label.app).or_insert([0; 3]);
         e[0] += 1;

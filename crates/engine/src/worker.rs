@@ -26,6 +26,8 @@ pub struct EngineConfig {
     pub frag_capacity: usize,
     /// How long a first fragment's ports are remembered, ns.
     pub frag_timeout_ns: u64,
+    /// The statistical model (`stats` classifier); the shipped one by default.
+    pub stats_model: Option<&'static wirespeed_stats::Loaded>,
 }
 
 impl Default for EngineConfig {
@@ -37,6 +39,7 @@ impl Default for EngineConfig {
             batch_size: 128,
             frag_capacity: 4096,
             frag_timeout_ns: 30_000_000_000,
+            stats_model: wirespeed_stats::default_model(),
         }
     }
 }
@@ -46,6 +49,10 @@ impl Default for EngineConfig {
 pub struct FlowExt {
     /// The arbiter's current verdict.
     pub verdict: Option<Verdict>,
+    /// The first packets (statistical features, `splt_*` and `atoz_*` of the record).
+    pub early: wirespeed_stats::Early,
+    /// The statistical model's verdict, kept even when another method decided.
+    pub stats: wirespeed_stats::StatsResult,
 }
 
 /// A packet decoded and keyed, waiting for its flow lookup (the batch's middle stage).
@@ -92,7 +99,7 @@ impl<S: RecordSink> Worker<S> {
             frag: FragTable::new(cfg.frag_capacity, cfg.frag_timeout_ns),
             arbiter: Arbiter::new(cfg.classifiers),
             pending: Vec::with_capacity(batch),
-            out: Output::new(sink, with_source),
+            out: Output::new(sink, with_source).with_stats(cfg.stats_model),
             counters: Counters::default(),
             now: 0,
         }
@@ -188,8 +195,11 @@ impl<S: RecordSink> Worker<S> {
                 tcp: d.tcp,
                 tunnel: d.tunnel,
                 idx: idx as u32,
-                // The payload is a sub-slice of the frame (decode is zero-copy).
-                payload_off: (d.payload.as_ptr() as usize - p.data.as_ptr() as usize) as u32,
+                // The payload is a sub-slice of the frame (decode is zero-copy); an empty payload
+                // may be a slice from elsewhere (`&[]`), hence the saturating subtraction (a
+                // debug build panicked on the corpus).
+                payload_off: (d.payload.as_ptr() as usize).saturating_sub(p.data.as_ptr() as usize)
+                    as u32,
                 payload_len: d.payload.len() as u32,
                 ip_len: d.ip_len,
             });
@@ -199,7 +209,11 @@ impl<S: RecordSink> Worker<S> {
             table.prefetch_slot(q.hash);
         }
         // Stage 3: look up or create each flow and update it.
-        let mut on_end = |f: &mut Flow<FlowExt>, why: EndReason| out.emit(f, why);
+        let model = cfg.stats_model;
+        let mut on_end = |f: &mut Flow<FlowExt>, why: EndReason| {
+            crate::stats::on_end(f, model, arbiter);
+            out.emit(f, why)
+        };
         for q in pending.iter() {
             let r =
                 table.lookup_or_insert(&q.key, q.hash, q.side, q.ts, q.tcp.as_ref(), &mut on_end);
@@ -214,13 +228,23 @@ impl<S: RecordSink> Worker<S> {
                     arbiter.offer(&mut f.ext.verdict, v);
                 }
             }
+            let gap = q.ts.saturating_sub(f.last_ts);
             f.update(q.side, q.ts, q.len as u64, q.tcp.map(|t| t.flags));
             let off = q.payload_off as usize;
             let _payload = batch[q.idx as usize]
                 .data
                 .get(off..off + q.payload_len as usize)
                 .unwrap_or(&[]);
-            let _ = q.ip_len;
+            crate::stats::on_packet(
+                f,
+                q.side != f.client,
+                q.ip_len,
+                q.payload_len,
+                q.tcp.map_or(0, |t| t.flags),
+                gap,
+                model,
+                arbiter,
+            );
             if q.ts > *now {
                 *now = q.ts;
             }
@@ -233,7 +257,11 @@ impl<S: RecordSink> Worker<S> {
     /// End every open flow (end of an input file, or shutdown) and write their records.
     pub fn flush(&mut self) -> io::Result<()> {
         let out = &mut self.out;
-        self.table.flush(&mut |f, why| out.emit(f, why));
+        let (model, arbiter) = (self.cfg.stats_model, &self.arbiter);
+        self.table.flush(&mut |f, why| {
+            crate::stats::on_end(f, model, arbiter);
+            out.emit(f, why)
+        });
         // The next input has its own clock: times of this one must not expire its flows.
         self.now = 0;
         out.take_error()
@@ -308,10 +336,14 @@ pub fn run_file<S: RecordSink>(
 #[cfg(test)]
 mod size_tests {
     /// Memory per flow is the table's budget (capacity × slot): a field added to every slot must
-    /// be a deliberate choice, so growing the slot fails here.
+    /// be a deliberate choice, so growing the slot fails here. 136 → 184 bytes: the statistical
+    /// classifier (issue 3) keeps the first 5 packets' sizes, flags and gaps (40 bytes,
+    /// `wirespeed_stats::Early`) until its verdict, and the verdict itself (4 bytes) so records
+    /// can compare it with the method that won.
     #[test]
     fn flow_slot_stays_within_budget() {
-        assert!(std::mem::size_of::<wirespeed_flow::Flow<super::FlowExt>>() <= 136);
+        assert_eq!(std::mem::size_of::<wirespeed_stats::Early>(), 40);
+        assert!(std::mem::size_of::<wirespeed_flow::Flow<super::FlowExt>>() <= 184);
         assert!(std::mem::size_of::<Option<wirespeed_classify::Verdict>>() <= 32);
     }
 }

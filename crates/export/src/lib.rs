@@ -60,6 +60,14 @@ pub struct FlowRecord<'a> {
     pub ttb_pkts: u32,
     /// Microseconds from the first packet to the verdict.
     pub ttb_us: u64,
+    /// The flow's first packets (sizes, directions, flags, gaps) for `splt_*` and `atoz_*`.
+    pub early: wirespeed_stats::Early,
+    /// The statistical model's verdict ("" when it did not run, "Unknown" when it abstained).
+    pub stats_app: &'a str,
+    /// Coarse class of `stats_app` (WEB, MAIL, …; "" when the model did not run).
+    pub stats_class: &'a str,
+    /// Confidence of the statistical verdict in [0, 1].
+    pub stats_score: f32,
 }
 
 /// The record's fields in output order (CSV header). `source` and `pcap` come first and only when
@@ -87,6 +95,25 @@ pub const FIELDS: &[&str] = &[
     "confidence",
     "ttb_pkts",
     "ttb_us",
+    "splt_ip",
+    "splt_payload",
+    "splt_iat_us",
+    "splt_flags",
+    "atoz_server_port",
+    "atoz_init_win_c2s",
+    "atoz_init_win_s2c",
+    "atoz_push_pkts_c2s",
+    "atoz_push_pkts_s2c",
+    "atoz_avg_seg_s2c",
+    "atoz_min_seg_c2s",
+    "atoz_data_pkts_c2s",
+    "atoz_med_ip_c2s",
+    "atoz_var_ip_s2c",
+    "atoz_rtt_samples_c2s",
+    "atoz_l4",
+    "stats_app",
+    "stats_class",
+    "stats_score",
 ];
 
 /// The keyword of an IP protocol number, if it is one we name — the names nDPI prints, so records
@@ -266,6 +293,7 @@ pub struct JsonLinesWriter<W: Write> {
     out: W,
     buf: Vec<u8>,
     with_source: bool,
+    features: bool,
 }
 
 impl<W: Write> JsonLinesWriter<W> {
@@ -275,7 +303,15 @@ impl<W: Write> JsonLinesWriter<W> {
             out,
             buf: Vec::with_capacity(FLUSH_AT + 4096),
             with_source,
+            features: false,
         }
+    }
+
+    /// Also write the early-flow features ([`FEATURE_FIELDS`]); off by default because they
+    /// double the record's size.
+    pub fn with_features(mut self, on: bool) -> Self {
+        self.features = on;
+        self
     }
 }
 
@@ -339,6 +375,7 @@ impl<W: Write> RecordSink for JsonLinesWriter<W> {
         Fmt::int(b, r.ttb_pkts);
         b.extend_from_slice(b",\"ttb_us\":");
         Fmt::int(b, r.ttb_us);
+        early_fields(b, r, true, self.features);
         b.extend_from_slice(b"}\n");
         if b.len() >= FLUSH_AT {
             self.out.write_all(b)?;
@@ -359,23 +396,43 @@ pub struct CsvWriter<W: Write> {
     out: W,
     buf: Vec<u8>,
     with_source: bool,
+    features: bool,
 }
 
 impl<W: Write> CsvWriter<W> {
     /// A writer to `out`; `with_source` adds the `source` and `pcap` columns. The header is
     /// written with the first record (or by `finish` when there is none).
     pub fn new(out: W, with_source: bool) -> Self {
-        let mut buf = Vec::with_capacity(FLUSH_AT + 4096);
-        if with_source {
-            buf.extend_from_slice(b"source,pcap,");
-        }
-        buf.extend_from_slice(FIELDS.join(",").as_bytes());
-        buf.push(b'\n');
-        CsvWriter {
+        let mut w = CsvWriter {
             out,
-            buf,
+            buf: Vec::with_capacity(FLUSH_AT + 4096),
             with_source,
+            features: false,
+        };
+        w.header();
+        w
+    }
+
+    /// Also write the early-flow features ([`FEATURE_FIELDS`]); off by default because they
+    /// double the record's size. Call before writing any record.
+    pub fn with_features(mut self, on: bool) -> Self {
+        self.features = on;
+        self.buf.clear();
+        self.header();
+        self
+    }
+
+    fn header(&mut self) {
+        if self.with_source {
+            self.buf.extend_from_slice(b"source,pcap,");
         }
+        let cols: Vec<&str> = FIELDS
+            .iter()
+            .copied()
+            .filter(|f| self.features || !FEATURE_FIELDS.contains(f))
+            .collect();
+        self.buf.extend_from_slice(cols.join(",").as_bytes());
+        self.buf.push(b'\n');
     }
 }
 
@@ -427,6 +484,7 @@ impl<W: Write> RecordSink for CsvWriter<W> {
         Fmt::int(b, r.ttb_pkts);
         b.push(b',');
         Fmt::int(b, r.ttb_us);
+        early_fields(b, r, false, self.features);
         b.push(b'\n');
         if b.len() >= FLUSH_AT {
             self.out.write_all(b)?;
@@ -441,6 +499,107 @@ impl<W: Write> RecordSink for CsvWriter<W> {
         self.out.flush()
     }
 }
+
+/// The `splt_*` and `atoz_*` fields (when `features`), then `stats_*`: JSON (arrays, null for
+/// undefined) or CSV (space-separated lists, empty for undefined).
+fn early_fields(b: &mut Vec<u8>, r: &FlowRecord<'_>, json: bool, features: bool) {
+    if features {
+        feature_fields(b, r, json);
+    }
+    if json {
+        b.extend_from_slice(b",\"stats_app\":");
+        json_str(b, r.stats_app);
+        b.extend_from_slice(b",\"stats_class\":");
+        json_str(b, r.stats_class);
+        b.extend_from_slice(b",\"stats_score\":");
+    } else {
+        b.push(b',');
+        csv_str(b, r.stats_app);
+        b.push(b',');
+        csv_str(b, r.stats_class);
+        b.push(b',');
+    }
+    Fmt::conf(b, r.stats_score);
+}
+
+fn feature_fields(b: &mut Vec<u8>, r: &FlowRecord<'_>, json: bool) {
+    use wirespeed_stats::SizeMode;
+    let e = &r.early;
+    let n = e.len();
+    let sep = if json { b',' } else { b' ' };
+    for (li, name) in [
+        &b"splt_ip"[..],
+        b"splt_payload",
+        b"splt_iat_us",
+        b"splt_flags",
+    ]
+    .iter()
+    .enumerate()
+    {
+        b.push(b',');
+        if json {
+            b.push(b'"');
+            b.extend_from_slice(name);
+            b.extend_from_slice(b"\":[");
+        }
+        let k = if li == 2 { n.saturating_sub(1) } else { n };
+        for i in 0..k {
+            if i > 0 {
+                b.push(sep);
+            }
+            match li {
+                0 => Fmt::int(b, e.signed(i, SizeMode::Ip)),
+                1 => Fmt::int(b, e.signed(i, SizeMode::Payload)),
+                2 => Fmt::int(b, e.iat_us[i]),
+                _ => Fmt::int(b, e.flags[i]),
+            }
+        }
+        if json {
+            b.push(b']');
+        }
+    }
+    let f = e.atoz(r.l4, r.dst_port);
+    for (name, v) in wirespeed_stats::ATOZ_NAMES.iter().zip(f) {
+        b.push(b',');
+        if json {
+            b.push(b'"');
+            b.extend_from_slice(name.as_bytes());
+            b.extend_from_slice(b"\":");
+        }
+        if (0.0..1e15).contains(&v) {
+            // Two decimals by integer formatting (no float formatter on the record path).
+            let h = (v as f64 * 100.0).round() as u64;
+            Fmt::int(b, h / 100);
+            if !h.is_multiple_of(100) {
+                b.push(b'.');
+                b.push(b'0' + (h % 100 / 10) as u8);
+                b.push(b'0' + (h % 10) as u8);
+            }
+        } else if json {
+            b.extend_from_slice(b"null");
+        }
+    }
+}
+
+/// Fields written only with `with_features(true)`.
+pub const FEATURE_FIELDS: &[&str] = &[
+    "splt_ip",
+    "splt_payload",
+    "splt_iat_us",
+    "splt_flags",
+    "atoz_server_port",
+    "atoz_init_win_c2s",
+    "atoz_init_win_s2c",
+    "atoz_push_pkts_c2s",
+    "atoz_push_pkts_s2c",
+    "atoz_avg_seg_s2c",
+    "atoz_min_seg_c2s",
+    "atoz_data_pkts_c2s",
+    "atoz_med_ip_c2s",
+    "atoz_var_ip_s2c",
+    "atoz_rtt_samples_c2s",
+    "atoz_l4",
+];
 
 #[cold]
 fn format_proto(m: &str, a: &str) -> String {
@@ -480,12 +639,21 @@ mod tests {
             confidence: 0.256,
             ttb_pkts: 1,
             ttb_us: 0,
+            early: {
+                let mut e = wirespeed_stats::Early::default();
+                e.push(false, 60, 0, 0x02, 0);
+                e.push(true, 1452, 1400, 0x18, 1_500_000);
+                e
+            },
+            stats_app: "TLS",
+            stats_class: "WEB",
+            stats_score: 0.5,
         }
     }
 
     #[test]
     fn json_line_parses_and_round_trips_fields() {
-        let mut w = JsonLinesWriter::new(Vec::new(), true);
+        let mut w = JsonLinesWriter::new(Vec::new(), true).with_features(true);
         let mut r = rec();
         r.app = "we\"ird\\\u{1}\napp";
         w.write(&r).unwrap();
@@ -503,11 +671,20 @@ mod tests {
         assert!(text.contains("\"confidence\":0.26,"), "{text}");
         assert_eq!(v["source"], "dir/a,b.pcap");
         assert_eq!(v["c2s_bytes"], 300);
+        assert_eq!(v["splt_ip"], serde_json::json!([60, -1452]));
+        assert_eq!(v["splt_payload"], serde_json::json!([0, -1400]));
+        assert_eq!(v["splt_iat_us"], serde_json::json!([1500]));
+        assert_eq!(v["splt_flags"], serde_json::json!([2, 24]));
+        assert_eq!(v["atoz_server_port"], 443);
+        assert_eq!(v["atoz_min_seg_c2s"], serde_json::Value::Null);
+        assert_eq!(v["atoz_avg_seg_s2c"], 1400);
+        assert_eq!(v["stats_class"], "WEB");
+        assert_eq!(v["stats_score"].as_f64(), Some(0.5));
     }
 
     #[test]
     fn csv_header_matches_columns_and_quotes() {
-        let mut w = CsvWriter::new(Vec::new(), true);
+        let mut w = CsvWriter::new(Vec::new(), true).with_features(true);
         let mut r = rec();
         r.l4 = 253;
         w.write(&r).unwrap();
@@ -521,16 +698,20 @@ mod tests {
             "\"dir/a,b.pcap\",\"a,b.pcap\",192.168.1.2,40000,2001:db8::1,443,253,12,,"
         ));
         assert!(
-            row.contains(",fin,TLS.Google,Google,TLS,Web,port,0.26,1,0"),
+            row.contains(
+                ",fin,TLS.Google,Google,TLS,Web,port,0.26,1,0,60 -1452,0 -1400,1500,2 24,443,"
+            ),
             "{row}"
         );
+        assert!(row.ends_with(",253,TLS,WEB,0.50"), "{row}");
+        assert_eq!(row.split(',').count(), FIELDS.len() + 4, "{row}");
     }
 
     /// The JSON writer and the CSV header are written separately; this keeps them from drifting
     /// apart: the same fields, in the same order.
     #[test]
     fn json_keys_follow_fields_in_order() {
-        let mut w = JsonLinesWriter::new(Vec::new(), false);
+        let mut w = JsonLinesWriter::new(Vec::new(), false).with_features(true);
         w.write(&rec()).unwrap();
         let line = String::from_utf8(w.into_inner().unwrap()).unwrap();
         let mut at = 0;
@@ -543,6 +724,21 @@ mod tests {
         }
         let v: serde_json::Value = serde_json::from_str(line.trim_end()).unwrap();
         assert_eq!(v.as_object().unwrap().len(), FIELDS.len());
+        // Without features: every other field, still in order, and the CSV header agrees.
+        let mut w = JsonLinesWriter::new(Vec::new(), false);
+        w.write(&rec()).unwrap();
+        let line = String::from_utf8(w.into_inner().unwrap()).unwrap();
+        let v: serde_json::Value = serde_json::from_str(line.trim_end()).unwrap();
+        let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
+        let want: Vec<&&str> = FIELDS
+            .iter()
+            .filter(|f| !FEATURE_FIELDS.contains(f))
+            .collect();
+        assert_eq!(keys.len(), want.len());
+        let c = CsvWriter::new(Vec::new(), false).into_inner().unwrap();
+        let header = String::from_utf8(c).unwrap();
+        assert_eq!(header.trim_end().split(',').count(), want.len());
+        assert!(FEATURE_FIELDS.iter().all(|f| FIELDS.contains(f)));
     }
 
     #[test]

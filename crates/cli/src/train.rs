@@ -1,0 +1,209 @@
+//! `wirespeed train`: captures + labels → model file, with a cross-validation report.
+
+use clap::{Args, ValueEnum};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use wirespeed_engine::train::{
+    arff, case_folds, cross_validate, extract, label, predictions_csv, read_labels, size_mode,
+    train, TrainOpts,
+};
+use wirespeed_engine::EngineConfig;
+use wirespeed_stats::{Loaded, Model};
+
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+pub(crate) enum AlgoArg {
+    /// Naive Bayes over signed sizes (and the server port).
+    Nb,
+    /// C4.5 decision tree over signed sizes and the 12 AtoZ features.
+    C45,
+}
+
+#[derive(Args)]
+pub(crate) struct TrainArgs {
+    /// Capture files, or directories of captures.
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
+    /// Labels: a CSV shaped like nDPI's flows.csv (pcap, l4, src_ip, src_port, dst_ip, dst_port,
+    /// master, confidence; rows whose confidence starts with "DPI" are used).
+    #[arg(long)]
+    labels: PathBuf,
+    /// Write the model trained on all labelled flows here.
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// Algorithm.
+    #[arg(long, value_enum, default_value = "nb")]
+    algo: AlgoArg,
+    /// Size used: ip (IP length, handshake included), payload (transport payload, handshake
+    /// included as ±0), data (payload-carrying packets only).
+    #[arg(long, default_value = "payload")]
+    size: String,
+    /// Classify at this packet (positions used, 1..=5).
+    #[arg(long, default_value_t = 4)]
+    packets: u8,
+    /// Naive Bayes: bytes per size bin.
+    #[arg(long, default_value_t = 32)]
+    bin_width: u16,
+    /// Naive Bayes: Laplace pseudo-count (1 = add-one; small values suit many bins, few flows).
+    #[arg(long, default_value_t = 0.0001)]
+    alpha: f32,
+    /// Naive Bayes: Gaussian smoothing along the size axis, σ in bins (0 = none).
+    #[arg(long, default_value_t = 1.0)]
+    sigma: f32,
+    /// Naive Bayes: leave the server port out (sizes only, as in seed 000).
+    #[arg(long)]
+    no_port: bool,
+    /// Naive Bayes: answer "unknown" for flows scoring below this quantile of the training flows.
+    #[arg(long, default_value_t = 0.0)]
+    reject: f64,
+    /// C4.5: inter-arrival times are attributes too.
+    #[arg(long)]
+    iat: bool,
+    /// Classes need this many labelled flows.
+    #[arg(long, default_value_t = 30)]
+    min_class: usize,
+    /// Cross-validation folds, split by capture file (0 = no cross-validation).
+    #[arg(long, default_value_t = 5)]
+    folds: usize,
+    /// Seed of the fold assignment.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Write the held-out predictions (CSV with `stats_app`, for ../shared/tools/score_stats.py).
+    #[arg(long)]
+    predictions: Option<PathBuf>,
+    /// Write the labelled training set as Weka ARFF (C4.5 attributes).
+    #[arg(long)]
+    arff: Option<PathBuf>,
+    /// Write each cross-validation fold's training and test sets as ARFF into this directory
+    /// (`foldN-train.arff`, `foldN-test.arff`), for scripts/j48_compare.sh.
+    #[arg(long)]
+    arff_folds: Option<PathBuf>,
+}
+
+/// Load a model file with a message naming the file.
+pub(crate) fn load_model(p: &Path) -> Result<&'static Loaded, String> {
+    let b = std::fs::read(p).map_err(|e| format!("cannot read model {}: {e}", p.display()))?;
+    Loaded::from_bytes(&b).map_err(|e| format!("{}: {e}", p.display()))
+}
+
+fn expand(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    for p in inputs {
+        if p.is_dir() {
+            let mut v: Vec<PathBuf> = std::fs::read_dir(p)
+                .map_err(|e| format!("{}: {e}", p.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.is_file())
+                .collect();
+            v.sort();
+            out.extend(v);
+        } else {
+            out.push(p.clone());
+        }
+    }
+    Ok(out)
+}
+
+pub(crate) fn train_cmd(a: TrainArgs) -> Result<ExitCode, String> {
+    let mode = size_mode(&a.size).ok_or("--size must be ip, payload or data")?;
+    if a.packets == 0 || a.packets as usize > wirespeed_stats::SPLT_CAP {
+        return Err(format!(
+            "--packets must be between 1 and {}",
+            wirespeed_stats::SPLT_CAP
+        ));
+    }
+    if a.bin_width == 0 || a.bin_width > 1536 {
+        return Err("--bin-width must be between 1 and 1536".into());
+    }
+    if !(0.0..=64.0).contains(&a.sigma) || !(0.0..1.0).contains(&a.reject) {
+        return Err("--sigma must be in [0, 64] and --reject in [0, 1)".into());
+    }
+    let mut o = TrainOpts {
+        nb: a.algo == AlgoArg::Nb,
+        iat: a.iat,
+        reject: a.reject,
+        min_class: a.min_class.max(1),
+        ..TrainOpts::default()
+    };
+    o.nb_params.mode = mode;
+    o.nb_params.positions = a.packets;
+    o.nb_params.bin_width = a.bin_width;
+    o.nb_params.sigma = a.sigma;
+    if !(a.alpha > 0.0 && a.alpha <= 1000.0) {
+        return Err("--alpha must be in (0, 1000]".into());
+    }
+    o.nb_params.alpha = a.alpha;
+    o.nb_params.port = !a.no_port;
+    let files = expand(&a.inputs)?;
+    let text = std::fs::read_to_string(&a.labels)
+        .map_err(|e| format!("cannot read {}: {e}", a.labels.display()))?;
+    let labels = read_labels(&text)?;
+    let (samples, errors) = extract(&files, EngineConfig::default()).map_err(|e| e.to_string())?;
+    let lab = label(&samples, &labels, o.min_class);
+    eprintln!(
+        "captures {} ({} damaged), flows {}, labelled and in a class {}, classes {}",
+        files.len(),
+        errors.len(),
+        samples.len(),
+        lab.cases.len(),
+        lab.classes.len()
+    );
+    if lab.classes.is_empty() {
+        return Err("no class has enough labelled flows (see --min-class)".into());
+    }
+    if a.folds > 1 {
+        let cv = cross_validate(&samples, &lab, a.folds, a.seed, &o);
+        println!(
+            "{}-fold cross-validation by capture file, {} (size {}, P = {}):",
+            a.folds,
+            if o.nb { "Naive Bayes" } else { "C4.5" },
+            mode.name(),
+            a.packets
+        );
+        print!("{}", cv.report);
+        if !cv.tree_sizes.is_empty() {
+            println!("tree size per fold (nodes): {:?}", cv.tree_sizes);
+        }
+        if let Some(p) = &a.predictions {
+            std::fs::write(p, predictions_csv(&samples, &cv.predictions, &lab.classes))
+                .map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+        }
+    }
+    if let Some(dir) = &a.arff_folds {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let k = a.folds.max(2);
+        let folds = case_folds(&samples, &lab, k, a.seed);
+        for f in 0..k {
+            for (part, test) in [("train", false), ("test", true)] {
+                let cases: Vec<_> = lab
+                    .cases
+                    .iter()
+                    .zip(&folds)
+                    .filter(|(_, &g)| (g == f) == test)
+                    .map(|(c, _)| *c)
+                    .collect();
+                let p = dir.join(format!("fold{f}-{part}.arff"));
+                std::fs::write(&p, arff(&cases, &lab.classes, &o))
+                    .map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+            }
+        }
+    }
+    if let Some(p) = &a.arff {
+        std::fs::write(p, arff(&lab.cases, &lab.classes, &o))
+            .map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+    }
+    if let Some(p) = &a.output {
+        let m = train(&lab.cases, &lab.classes, &o);
+        let b = m.to_bytes();
+        // Read back what was written: the file must load.
+        Model::from_bytes(&b).map_err(|e| format!("model does not read back: {e}"))?;
+        std::fs::write(p, &b).map_err(|e| format!("cannot write {}: {e}", p.display()))?;
+        eprintln!(
+            "wrote {} ({} model, {} classes, {} bytes)",
+            p.display(),
+            m.algo_name(),
+            m.classes.len(),
+            b.len()
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,104 @@
+//! The statistical classifier's hooks in the pipeline: feature upkeep per packet, the model asked
+//! once per flow (at packet P, or when the flow ends before), its verdict offered to the arbiter
+//! and kept in the flow for the record's `stats_*` fields.
+
+use crate::worker::FlowExt;
+use wirespeed_classify::{Arbiter, Method, Verdict};
+use wirespeed_flow::Flow;
+use wirespeed_stats::{Loaded, StatsResult};
+
+/// `StatsResult::class` before the model was asked.
+pub(crate) const NOT_ASKED: u16 = 0;
+/// `StatsResult::class` when the model abstained.
+pub(crate) const ABSTAINED: u16 = 1;
+
+/// Confidence the statistical verdict needs to replace a verdict already made (a port guess).
+pub(crate) const TAKE_OVER: f32 = 0.9;
+
+/// Per packet, after the flow's counters are updated: record the packet among the first ones
+/// and ask the model when the flow reaches its P-th packet. No allocation.
+#[inline]
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn on_packet(
+    f: &mut Flow<FlowExt>,
+    s2c: bool,
+    ip_len: u16,
+    payload_len: u32,
+    flags: u8,
+    gap_ns: u64,
+    model: Option<&'static Loaded>,
+    arbiter: &Arbiter,
+) {
+    f.ext.early.push(s2c, ip_len, payload_len, flags, gap_ns);
+    if let Some(m) = model {
+        if f.ext.stats.class == NOT_ASKED
+            && f.total_pkts() >= m.model.positions as u64
+            && arbiter.classifiers().has(Method::Stats)
+        {
+            ask(f, m, arbiter);
+        }
+    }
+}
+
+/// When a flow ends before reaching P packets, ask the model with what there is.
+#[inline]
+pub(crate) fn on_end(f: &mut Flow<FlowExt>, model: Option<&'static Loaded>, arbiter: &Arbiter) {
+    if let Some(m) = model {
+        if f.ext.stats.class == NOT_ASKED
+            && !f.ext.early.is_empty()
+            && arbiter.classifiers().has(Method::Stats)
+        {
+            ask(f, m, arbiter);
+        }
+    }
+}
+
+#[inline]
+fn ask(f: &mut Flow<FlowExt>, m: &'static Loaded, arbiter: &Arbiter) {
+    let port = f.key.port[f.server().index()];
+    match m.model.classify(&f.ext.early, f.key.proto, port) {
+        Some((c, conf)) if (c as usize) < m.labels.len() => {
+            f.ext.stats = StatsResult {
+                class: c + 2,
+                score: (conf.clamp(0.0, 1.0) * 65535.0) as u16,
+            };
+            let v = Verdict {
+                label: &m.labels[c as usize],
+                method: Method::Stats,
+                confidence: conf,
+                ttb_pkts: f.total_pkts().min(u32::MAX as u64) as u32,
+                ttb_ns: f.last_ts.saturating_sub(f.first_ts),
+            };
+            // A model knows only the classes it was trained on: it replaces another method's
+            // guess (the port table's) only when it is sure; with no verdict yet it always
+            // speaks. Its verdict stays in `stats_*` either way.
+            if conf >= TAKE_OVER || f.ext.verdict.is_none() {
+                arbiter.offer(&mut f.ext.verdict, v);
+            }
+        }
+        _ => {
+            f.ext.stats = StatsResult {
+                class: ABSTAINED,
+                score: 0,
+            }
+        }
+    }
+}
+
+/// The record's (`stats_app`, `stats_class`, `stats_score`).
+pub(crate) fn fields(
+    ext: &FlowExt,
+    model: Option<&'static Loaded>,
+) -> (&'static str, &'static str, f32) {
+    match (ext.stats.class, model) {
+        (NOT_ASKED, _) | (_, None) => ("", "", 0.0),
+        (ABSTAINED, _) => ("Unknown", "UNKNOWN", 0.0),
+        (c, Some(m)) => {
+            let i = (c - 2) as usize;
+            match (m.labels.get(i), m.coarse.get(i)) {
+                (Some(l), Some(k)) => (l.app, k.as_str(), ext.stats.score as f32 / 65535.0),
+                _ => ("", "", 0.0),
+            }
+        }
+    }
+}

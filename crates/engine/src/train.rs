@@ -1,0 +1,465 @@
+//! Training statistical models from captures and labels (`wirespeed train`).
+//!
+//! Captures go through the engine (the same decoding and flow tracking as `classify`, so the
+//! features are exactly what the runtime will see); each flow record is joined to a label file
+//! shaped like nDPI's flows.csv by (pcap, transport, the two end-points in either order) — the
+//! rule of ../shared/tools/score_labels.py `key()` — keeping rows whose `confidence` starts with
+//! "DPI". Cross-validation splits by capture file.
+
+use crate::{run_file, EngineConfig, Worker};
+use std::collections::{BTreeMap, HashMap};
+use std::io;
+use std::net::IpAddr;
+use std::path::PathBuf;
+use wirespeed_classify::ClassifierSet;
+use wirespeed_export::{l4_name, FlowRecord, RecordSink};
+use wirespeed_stats::c45::{self, C45Params, FlatTree};
+use wirespeed_stats::eval::{folds_by_group, Report};
+use wirespeed_stats::model::{c45_attr_names, c45_attrs, Algo, ClassInfo, MAX_ATTRS};
+use wirespeed_stats::nb::{NaiveBayes, NbCounts, NbParams};
+use wirespeed_stats::{Early, Model, SizeMode};
+
+/// A flow's identity as the scorers see it: (pcap, transport name, lower end-point, higher).
+pub type FlowId = (String, String, (String, String), (String, String));
+
+/// One flow of a capture, with what the models need.
+#[derive(Clone, Debug)]
+pub struct Sample {
+    /// The flow's identity.
+    pub id: FlowId,
+    /// Client and server as the record has them: (ip, port) each.
+    pub ends: [(String, u16); 2],
+    /// First packets.
+    pub early: Early,
+    /// IP protocol.
+    pub l4: u8,
+    /// Server port.
+    pub server_port: u16,
+}
+
+fn norm_ip(s: &str) -> String {
+    let s = s.trim().trim_matches(|c| c == '[' || c == ']');
+    s.parse::<IpAddr>()
+        .map(|a| a.to_string())
+        .unwrap_or_else(|_| s.to_string())
+}
+
+fn norm_l4(s: &str) -> String {
+    let s = s.trim().to_uppercase();
+    let named = match s.as_str() {
+        "1" => "ICMP",
+        "6" => "TCP",
+        "17" => "UDP",
+        "58" => "ICMPV6",
+        "132" => "SCTP",
+        "2" => "IGMP",
+        "47" => "GRE",
+        "50" => "ESP",
+        _ => return s,
+    };
+    named.to_string()
+}
+
+/// The scorers' key of a flow.
+pub fn flow_id(pcap: &str, l4: &str, a: (&str, &str), b: (&str, &str)) -> FlowId {
+    let port = |p: &str| {
+        let p = p.trim();
+        if p.is_empty() {
+            "0".to_string()
+        } else {
+            p.to_string()
+        }
+    };
+    let a = (norm_ip(a.0), port(a.1));
+    let b = (norm_ip(b.0), port(b.1));
+    let (lo, hi) = if a <= b { (a, b) } else { (b, a) };
+    (pcap.to_string(), norm_l4(l4), lo, hi)
+}
+
+struct Collect(Vec<Sample>);
+
+impl RecordSink for Collect {
+    fn write(&mut self, r: &FlowRecord<'_>) -> io::Result<()> {
+        let l4 = l4_name(r.l4)
+            .map(str::to_string)
+            .unwrap_or_else(|| r.l4.to_string());
+        let (a, b) = (r.src_ip.to_string(), r.dst_ip.to_string());
+        let (pa, pb) = (r.src_port.to_string(), r.dst_port.to_string());
+        self.0.push(Sample {
+            id: flow_id(r.pcap.unwrap_or(""), &l4, (&a, &pa), (&b, &pb)),
+            ends: [(a, r.src_port), (b, r.dst_port)],
+            early: r.early,
+            l4: r.l4,
+            server_port: r.dst_port,
+        });
+        Ok(())
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Every flow of the captures, with its first packets. Unreadable captures are reported in the
+/// returned list of errors (their good packets count).
+pub fn extract(files: &[PathBuf], engine: EngineConfig) -> io::Result<(Vec<Sample>, Vec<String>)> {
+    let cfg = EngineConfig {
+        classifiers: ClassifierSet::none(),
+        stats_model: None,
+        ..engine
+    };
+    let mut w = Worker::new(cfg, Collect(Vec::new()), true);
+    let mut errors = Vec::new();
+    for f in files {
+        let out = run_file(&mut w, f, &mut |_, _| {})?;
+        if let Some(e) = out.error {
+            errors.push(format!("{}: {e}", f.display()));
+        }
+    }
+    Ok((w.finish()?.0, errors))
+}
+
+/// A label from the label file.
+#[derive(Clone, Debug)]
+pub struct LabelRow {
+    /// nDPI master protocol (the class).
+    pub master: String,
+    /// nDPI category.
+    pub category: String,
+}
+
+/// DPI labels of a flows.csv-shaped file, by flow identity.
+pub fn read_labels(text: &str) -> Result<HashMap<FlowId, LabelRow>, String> {
+    let t = wirespeed_stats::csv::Table::parse(text);
+    let col = |n: &str| {
+        t.col(n)
+            .ok_or_else(|| format!("label file has no '{n}' column"))
+    };
+    let (pc, l4, si, sp, di, dp, ma, co) = (
+        col("pcap")?,
+        col("l4")?,
+        col("src_ip")?,
+        col("src_port")?,
+        col("dst_ip")?,
+        col("dst_port")?,
+        col("master")?,
+        col("confidence")?,
+    );
+    let cat = t.col("category");
+    let mut m = HashMap::new();
+    for r in &t.rows {
+        let g = |i: usize| r.get(i).map(String::as_str).unwrap_or("");
+        if !g(co).starts_with("DPI") {
+            continue;
+        }
+        let master = g(ma).split('.').next().unwrap_or("").trim().to_string();
+        if master.is_empty() || master.eq_ignore_ascii_case("unknown") {
+            continue;
+        }
+        let id = flow_id(g(pc), g(l4), (g(si), g(sp)), (g(di), g(dp)));
+        m.entry(id).or_insert(LabelRow {
+            master,
+            category: cat.map(|c| g(c).to_string()).unwrap_or_default(),
+        });
+    }
+    Ok(m)
+}
+
+/// Which algorithm and features.
+#[derive(Clone, Copy, Debug)]
+pub struct TrainOpts {
+    /// Naive Bayes (true) or C4.5.
+    pub nb: bool,
+    /// Naive Bayes parameters (mode and positions apply to C4.5 too).
+    pub nb_params: NbParams,
+    /// C4.5 parameters.
+    pub c45: C45Params,
+    /// C4.5 uses inter-arrival times.
+    pub iat: bool,
+    /// Naive Bayes abstains below this quantile of the training flows' best scores (0 = never).
+    pub reject: f64,
+    /// Classes need this many labelled flows to be learned.
+    pub min_class: usize,
+}
+
+impl Default for TrainOpts {
+    fn default() -> Self {
+        TrainOpts {
+            nb: true,
+            nb_params: NbParams::default(),
+            c45: C45Params::default(),
+            iat: false,
+            reject: 0.0,
+            min_class: 30,
+        }
+    }
+}
+
+/// Labelled training data: samples with a class index, and the classes.
+pub struct Labelled<'a> {
+    /// (sample, class).
+    pub cases: Vec<(&'a Sample, u16)>,
+    /// Classes (master protocol, category).
+    pub classes: Vec<ClassInfo>,
+    /// Labelled flows per class.
+    pub counts: Vec<usize>,
+}
+
+/// Join samples to labels; classes are the masters with ≥ `min_class` flows (sorted by name).
+pub fn label<'a>(
+    samples: &'a [Sample],
+    labels: &HashMap<FlowId, LabelRow>,
+    min_class: usize,
+) -> Labelled<'a> {
+    let mut count: BTreeMap<String, (usize, String)> = BTreeMap::new();
+    let mut hits = Vec::new();
+    for s in samples {
+        if let Some(l) = labels.get(&s.id) {
+            let e = count
+                .entry(l.master.clone())
+                .or_insert((0, l.category.clone()));
+            e.0 += 1;
+            hits.push((s, l.master.clone()));
+        }
+    }
+    let classes: Vec<ClassInfo> = count
+        .iter()
+        .filter(|(_, (n, _))| *n >= min_class)
+        .map(|(m, (_, c))| ClassInfo {
+            app: m.clone(),
+            category: c.clone(),
+        })
+        .collect();
+    let index: HashMap<&str, u16> = classes
+        .iter()
+        .enumerate()
+        .map(|(i, c)| (c.app.as_str(), i as u16))
+        .collect();
+    let counts = classes.iter().map(|c| count[&c.app].0).collect();
+    let cases = hits
+        .into_iter()
+        .filter_map(|(s, m)| index.get(m.as_str()).map(|&c| (s, c)))
+        .collect();
+    Labelled {
+        cases,
+        classes,
+        counts,
+    }
+}
+
+/// C4.5 attribute rows of cases.
+pub fn attr_rows(cases: &[(&Sample, u16)], o: &TrainOpts) -> Vec<Vec<f32>> {
+    cases
+        .iter()
+        .map(|(s, _)| {
+            let mut x = [0f32; MAX_ATTRS];
+            let n = c45_attrs(
+                &s.early,
+                s.l4,
+                s.server_port,
+                o.nb_params.mode,
+                o.nb_params.positions as usize,
+                o.iat,
+                &mut x,
+            );
+            x[..n].to_vec()
+        })
+        .collect()
+}
+
+/// Train a model on `cases`.
+pub fn train(cases: &[(&Sample, u16)], classes: &[ClassInfo], o: &TrainOpts) -> Model {
+    let p = o.nb_params;
+    let algo = if o.nb {
+        let mut counts = NbCounts::train(
+            p,
+            classes.len(),
+            cases
+                .iter()
+                .map(|(s, c)| (&s.early, s.l4, s.server_port, *c)),
+        );
+        if o.reject > 0.0 {
+            let nb = NaiveBayes::from_counts(&counts);
+            let mut best: Vec<i32> = cases
+                .iter()
+                .map(|(s, _)| {
+                    nb.score(
+                        &s.early.truncated(p.positions as usize),
+                        s.l4,
+                        s.server_port,
+                    )
+                    .1
+                })
+                .collect();
+            best.sort_unstable();
+            let i = ((best.len() as f64 * o.reject) as usize).min(best.len().saturating_sub(1));
+            counts.threshold = best.get(i).copied().unwrap_or(i32::MIN);
+        }
+        Algo::Nb(counts)
+    } else {
+        let x = attr_rows(cases, o);
+        let y: Vec<u16> = cases.iter().map(|c| c.1).collect();
+        let t = c45::train(
+            &c45::Data {
+                x: &x,
+                y: &y,
+                classes: classes.len(),
+            },
+            o.c45,
+        );
+        Algo::C45 {
+            tree: FlatTree::from_node(&t),
+            iat: o.iat,
+        }
+    };
+    Model::new(p.mode, p.positions, classes.to_vec(), algo)
+}
+
+/// Held-out result of cross-validation.
+pub struct CvResult {
+    /// The report over labelled flows.
+    pub report: Report,
+    /// Every sample's held-out prediction (None = abstained).
+    pub predictions: Vec<Option<u16>>,
+    /// Tree sizes per fold (C4.5).
+    pub tree_sizes: Vec<usize>,
+}
+
+/// k-fold cross-validation split by capture file: each fold's model is trained on the other
+/// folds' labelled flows and predicts every flow of its own captures.
+pub fn cross_validate(
+    samples: &[Sample],
+    lab: &Labelled<'_>,
+    k: usize,
+    seed: u64,
+    o: &TrainOpts,
+) -> CvResult {
+    let fold = sample_folds(samples, lab, k, seed);
+    let fold_of: HashMap<*const Sample, usize> = samples
+        .iter()
+        .zip(&fold)
+        .map(|(s, &f)| (s as *const Sample, f))
+        .collect();
+    let mut predictions = vec![None; samples.len()];
+    let mut tree_sizes = Vec::new();
+    let truth: HashMap<*const Sample, u16> = lab
+        .cases
+        .iter()
+        .map(|(s, c)| (*s as *const Sample, *c))
+        .collect();
+    let mut report = Report::new(
+        lab.classes.iter().map(|c| c.app.clone()).collect(),
+        lab.counts.clone(),
+        o.min_class,
+    );
+    for f in 0..k.max(2) {
+        let train_cases: Vec<(&Sample, u16)> = lab
+            .cases
+            .iter()
+            .filter(|(s, _)| fold_of[&(*s as *const Sample)] != f)
+            .copied()
+            .collect();
+        let m = train(&train_cases, &lab.classes, o);
+        if let Algo::C45 { tree, .. } = &m.algo {
+            tree_sizes.push(tree.nodes.len());
+        }
+        for (i, s) in samples.iter().enumerate() {
+            if fold[i] != f {
+                continue;
+            }
+            let p = m.classify(&s.early, s.l4, s.server_port).map(|r| r.0);
+            predictions[i] = p;
+            if let Some(&t) = truth.get(&(s as *const Sample)) {
+                report.add(t, p);
+            }
+        }
+    }
+    CvResult {
+        report,
+        predictions,
+        tree_sizes,
+    }
+}
+
+/// The fold of every sample: captures kept whole, balanced by labelled flows.
+fn sample_folds(samples: &[Sample], lab: &Labelled<'_>, k: usize, seed: u64) -> Vec<usize> {
+    let labelled: std::collections::HashSet<*const Sample> =
+        lab.cases.iter().map(|(s, _)| *s as *const Sample).collect();
+    let groups: Vec<&str> = samples.iter().map(|s| s.id.0.as_str()).collect();
+    let w: Vec<usize> = samples
+        .iter()
+        .map(|s| labelled.contains(&(s as *const Sample)) as usize)
+        .collect();
+    folds_by_group(&groups, &w, k, seed)
+}
+
+/// The fold of each labelled case under [`cross_validate`]'s split (for exporting the same folds).
+pub fn case_folds(samples: &[Sample], lab: &Labelled<'_>, k: usize, seed: u64) -> Vec<usize> {
+    let fold = sample_folds(samples, lab, k, seed);
+    let fold_of: HashMap<*const Sample, usize> = samples
+        .iter()
+        .zip(&fold)
+        .map(|(s, &f)| (s as *const Sample, f))
+        .collect();
+    lab.cases
+        .iter()
+        .map(|(s, _)| fold_of[&(*s as *const Sample)])
+        .collect()
+}
+
+/// Held-out predictions as a CSV the scorers read (`stats_app` column).
+pub fn predictions_csv(samples: &[Sample], pred: &[Option<u16>], classes: &[ClassInfo]) -> String {
+    let mut s = String::from("pcap,l4,src_ip,src_port,dst_ip,dst_port,stats_app\n");
+    for (x, p) in samples.iter().zip(pred) {
+        let app = p
+            .and_then(|c| classes.get(c as usize))
+            .map(|c| c.app.as_str())
+            .unwrap_or("Unknown");
+        let pcap = &x.id.0;
+        let q = if pcap.contains([',', '"']) {
+            format!("\"{}\"", pcap.replace('"', "\"\""))
+        } else {
+            pcap.clone()
+        };
+        s.push_str(&format!(
+            "{q},{},{},{},{},{},{app}\n",
+            x.id.1, x.ends[0].0, x.ends[0].1, x.ends[1].0, x.ends[1].1
+        ));
+    }
+    s
+}
+
+/// The training set in Weka's ARFF format (C4.5 attributes, missing = '?').
+pub fn arff(cases: &[(&Sample, u16)], classes: &[ClassInfo], o: &TrainOpts) -> String {
+    let mut s = String::from("@relation wirespeed\n");
+    for n in c45_attr_names(o.nb_params.positions as usize, o.iat) {
+        s.push_str(&format!("@attribute {n} numeric\n"));
+    }
+    s.push_str("@attribute class {");
+    s.push_str(
+        &classes
+            .iter()
+            .map(|c| format!("'{}'", c.app))
+            .collect::<Vec<_>>()
+            .join(","),
+    );
+    s.push_str("}\n@data\n");
+    for (row, (_, c)) in attr_rows(cases, o).iter().zip(cases) {
+        for v in row {
+            if v.is_nan() {
+                s.push_str("?,");
+            } else {
+                s.push_str(&format!("{v},"));
+            }
+        }
+        s.push_str(&format!("'{}'\n", classes[*c as usize].app));
+    }
+    s
+}
+
+/// Parse a size mode name.
+pub fn size_mode(s: &str) -> Option<SizeMode> {
+    [SizeMode::Ip, SizeMode::Payload, SizeMode::Data]
+        .into_iter()
+        .find(|m| m.name() == s)
+}

@@ -1,0 +1,64 @@
+//! Statistical classification on the real captures of ../shared/corpus, cross-validated by
+//! capture file against nDPI's DPI labels (flows.csv): prints the report of both algorithms and
+//! fails only below an honest floor (well above chance: 16 classes, chance ≈ 0.06 macro-F1).
+//! Also checks that the shipped model is what the documented training command produces.
+
+use std::path::PathBuf;
+use wirespeed_engine::train::{cross_validate, extract, label, read_labels, train, TrainOpts};
+use wirespeed_engine::EngineConfig;
+
+fn corpus_dir() -> Option<PathBuf> {
+    let dir = match std::env::var_os("WIRESPEED_CORPUS") {
+        Some(d) => PathBuf::from(d),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
+    };
+    dir.join("flows.csv").exists().then_some(dir)
+}
+
+#[test]
+fn corpus_cross_validation_by_capture() {
+    let Some(dir) = corpus_dir() else {
+        eprintln!("SKIPPED: ../shared/corpus not found (set WIRESPEED_CORPUS to run this test)");
+        return;
+    };
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join("pcap"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    let (samples, _) = extract(&files, EngineConfig::default()).unwrap();
+    let labels = read_labels(&std::fs::read_to_string(dir.join("flows.csv")).unwrap()).unwrap();
+    let lab = label(&samples, &labels, 30);
+    // nDPI identified 4,728 flows by DPI, 3,864 of them in the 16 masters with >= 30 flows.
+    assert!(
+        lab.cases.len() >= 3800,
+        "labelled flows: {}",
+        lab.cases.len()
+    );
+    assert_eq!(lab.classes.len(), 16);
+    for (nb, floor) in [(true, 0.45), (false, 0.35)] {
+        let o = TrainOpts {
+            nb,
+            ..TrainOpts::default()
+        };
+        let cv = cross_validate(&samples, &lab, 5, 1, &o);
+        println!(
+            "== {} (5 folds by capture)\n{}",
+            if nb { "Naive Bayes" } else { "C4.5" },
+            cv.report
+        );
+        let f1 = cv.report.macro_f1();
+        assert!(f1 >= floor, "macro-F1 {f1:.3} below the floor {floor}");
+    }
+    // The shipped model is the documented command's output (README: wirespeed train ... -o
+    // models/default.wsm with default options).
+    let m = train(&lab.cases, &lab.classes, &TrainOpts::default());
+    let shipped =
+        std::fs::read(PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../models/default.wsm"))
+            .unwrap();
+    assert!(
+        m.to_bytes() == shipped,
+        "models/default.wsm differs from a fresh training run: retrain it (README)"
+    );
+    assert!(wirespeed_stats::default_model().is_some());
+}
