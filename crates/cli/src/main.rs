@@ -6,9 +6,13 @@ use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use wirespeed_classify::ClassifierSet;
-use wirespeed_engine::{gen, run_file, EngineConfig, Summary, Worker};
+use wirespeed_engine::{
+    gen, run_file, AppStats, Counters, DispatchStats, EngineConfig, FileOutcome, ParallelConfig,
+    Pool, Summary, Worker,
+};
 use wirespeed_export::{CsvWriter, JsonLinesWriter, RecordSink};
 use wirespeed_flow::{FlowConfig, Timeouts};
 use wirespeed_wire::DecodeConfig;
@@ -112,6 +116,38 @@ impl EngineArgs {
     }
 }
 
+#[derive(Args, Clone)]
+struct ParallelArgs {
+    /// Worker threads, each with its own flow table; flows are spread by a symmetric hash.
+    /// 1 runs today's single-thread pipeline with no reader thread. Default: the number of cores.
+    #[arg(long)]
+    workers: Option<usize>,
+    /// Pin worker i to core i mod cores.
+    #[arg(long)]
+    pin: bool,
+    /// Buffer between the reader and the workers, MiB (counted as 2 KiB packet slots).
+    #[arg(long, default_value_t = 64)]
+    buffer_mb: usize,
+}
+
+impl ParallelArgs {
+    fn config(&self) -> Result<ParallelConfig, String> {
+        let d = ParallelConfig::default();
+        let workers = self.workers.unwrap_or(d.workers);
+        if workers == 0 || workers > 1024 {
+            return Err("--workers must be between 1 and 1024".into());
+        }
+        if self.buffer_mb == 0 || self.buffer_mb > 1 << 20 {
+            return Err("--buffer-mb must be between 1 and 1048576".into());
+        }
+        Ok(ParallelConfig {
+            workers,
+            pin: self.pin,
+            buffer_mb: self.buffer_mb,
+        })
+    }
+}
+
 #[derive(Args)]
 struct ClassifyArgs {
     /// Capture files (pcap or pcapng).
@@ -134,6 +170,8 @@ struct ClassifyArgs {
     no_progress: bool,
     #[command(flatten)]
     engine: EngineArgs,
+    #[command(flatten)]
+    par: ParallelArgs,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -178,6 +216,8 @@ struct BenchArgs {
     output: Option<PathBuf>,
     #[command(flatten)]
     engine: EngineArgs,
+    #[command(flatten)]
+    par: ParallelArgs,
 }
 
 fn main() -> ExitCode {
@@ -212,12 +252,51 @@ fn sink(format: Format, out: Box<dyn Write>, with_source: bool) -> Box<dyn Recor
     }
 }
 
-/// Run `files` through one worker; the summary and whether every input was read to its end.
-fn run<S: RecordSink>(
-    worker: &mut Worker<S>,
-    files: &[PathBuf],
-    show_progress: bool,
-) -> io::Result<Summary> {
+/// One worker, or a pool of them behind a reader.
+trait Engine {
+    fn run_file(
+        &mut self,
+        path: &Path,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> io::Result<FileOutcome>;
+    fn counters(&self) -> Counters;
+    fn apps(&self) -> AppStats;
+}
+
+impl<S: RecordSink> Engine for Worker<S> {
+    fn run_file(
+        &mut self,
+        path: &Path,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> io::Result<FileOutcome> {
+        run_file(self, path, progress)
+    }
+    fn counters(&self) -> Counters {
+        Worker::counters(self)
+    }
+    fn apps(&self) -> AppStats {
+        Worker::apps(self).clone()
+    }
+}
+
+impl<S: RecordSink + Send> Engine for Pool<S> {
+    fn run_file(
+        &mut self,
+        path: &Path,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> io::Result<FileOutcome> {
+        Pool::run_file(self, path, progress)
+    }
+    fn counters(&self) -> Counters {
+        Pool::counters(self)
+    }
+    fn apps(&self) -> AppStats {
+        Pool::apps(self)
+    }
+}
+
+/// Run `files` through the engine; the summary and whether every input was read to its end.
+fn run(worker: &mut dyn Engine, files: &[PathBuf], show_progress: bool) -> io::Result<Summary> {
     let start = Instant::now();
     let mut summary = Summary::default();
     for path in files {
@@ -250,7 +329,7 @@ fn run<S: RecordSink>(
                 }
             }
         };
-        let outcome = run_file(worker, path, &mut progress)?;
+        let outcome = worker.run_file(path, &mut progress)?;
         if let Some(b) = bar {
             b.finish_and_clear();
         }
@@ -261,25 +340,46 @@ fn run<S: RecordSink>(
         ));
     }
     summary.counters = worker.counters();
-    summary.apps = worker.apps().clone();
+    summary.apps = worker.apps();
     summary.elapsed_s = start.elapsed().as_secs_f64();
     Ok(summary)
 }
 
 fn classify(a: ClassifyArgs) -> Result<ExitCode, String> {
     let cfg = a.engine.config()?;
+    let par = a.par.config()?;
     let with_source = a.with_source || a.files.len() > 1;
-    let out = open_out(a.output.as_deref()).map_err(|e| e.to_string())?;
-    let mut worker = Worker::new(cfg, sink(a.format, out, with_source), with_source);
     let progress = !a.no_progress && !a.quiet && io::stderr().is_terminal();
-    let summary =
-        run(&mut worker, &a.files, progress).map_err(|e| format!("writing records: {e}"))?;
-    worker
-        .finish()
-        .map_err(|e| format!("writing records: {e}"))?;
+    let (summary, dispatch) = if par.workers == 1 {
+        let out = open_out(a.output.as_deref()).map_err(|e| e.to_string())?;
+        let mut worker = Worker::new(cfg, sink(a.format, out, with_source), with_source);
+        let summary =
+            run(&mut worker, &a.files, progress).map_err(|e| format!("writing records: {e}"))?;
+        worker
+            .finish()
+            .map_err(|e| format!("writing records: {e}"))?;
+        (summary, None)
+    } else {
+        let out = shared_out(a.output.as_deref(), a.format, with_source)
+            .map_err(|e| format!("writing records: {e}"))?;
+        let mut pool = Pool::new(
+            cfg,
+            par,
+            |_| shared_sink(a.format, &out, with_source),
+            with_source,
+        );
+        let summary =
+            run(&mut pool, &a.files, progress).map_err(|e| format!("writing records: {e}"))?;
+        let dispatch = pool.dispatch_stats().clone();
+        pool.finish().map_err(|e| format!("writing records: {e}"))?;
+        (summary, Some(dispatch))
+    };
     let failed: Vec<_> = summary.files.iter().filter_map(|f| f.2.as_ref()).collect();
     if !a.quiet {
         eprint!("{summary}");
+        if let Some(d) = &dispatch {
+            print_dispatch(d);
+        }
     } else {
         for e in &failed {
             eprintln!("wirespeed: input error: {e}");
@@ -291,6 +391,69 @@ fn classify(a: ClassifyArgs) -> Result<ExitCode, String> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// The output several workers share: each formats its records into its own buffer and writes it
+/// here in large chunks of whole records, under a lock.
+type SharedOut = Arc<Mutex<Box<dyn Write + Send>>>;
+
+/// A `Write` that hands every chunk to the shared output whole.
+struct SharedWriter(SharedOut);
+
+impl Write for SharedWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut o = self
+            .0
+            .lock()
+            .map_err(|_| io::Error::other("output lock poisoned"))?;
+        o.write_all(buf)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let mut o = self
+            .0
+            .lock()
+            .map_err(|_| io::Error::other("output lock poisoned"))?;
+        o.flush()
+    }
+}
+
+/// Open the shared output; for CSV, write the header once, first.
+fn shared_out(path: Option<&Path>, format: Format, with_source: bool) -> io::Result<SharedOut> {
+    let out: Box<dyn Write + Send> = match path {
+        Some(p) => Box::new(File::create(p).map_err(|e| {
+            io::Error::new(e.kind(), format!("cannot create {}: {e}", p.display()))
+        })?),
+        None => Box::new(io::stdout()),
+    };
+    let out = Arc::new(Mutex::new(out));
+    if format == Format::Csv {
+        CsvWriter::new(SharedWriter(out.clone()), with_source).finish()?;
+    }
+    Ok(out)
+}
+
+fn shared_sink(format: Format, out: &SharedOut, with_source: bool) -> Box<dyn RecordSink + Send> {
+    let w = SharedWriter(out.clone());
+    match format {
+        Format::Json => Box::new(JsonLinesWriter::new(w, with_source)),
+        Format::Csv => Box::new(CsvWriter::headerless(w, with_source)),
+    }
+}
+
+fn print_dispatch(d: &DispatchStats) {
+    eprintln!(
+        "dispatch: {} workers, packets per worker {:?}, rings of {} batches, reader waited on a \
+         full ring {} times, {} dropped between reader and workers, {} later fragments sent by \
+         their first fragment's ports",
+        d.per_worker.len(),
+        d.per_worker,
+        d.ring_batches,
+        d.ring_full_waits,
+        d.dropped,
+        d.frags_mapped
+    );
 }
 
 fn gen_cmd(a: GenArgs) -> Result<ExitCode, String> {
@@ -359,16 +522,30 @@ fn bench(a: BenchArgs) -> Result<ExitCode, String> {
     }
     // Records are always formatted (JSON) so the figure includes the sink; with no --output
     // they are formatted into a buffer and discarded.
-    let out: Box<dyn Write> = match &a.output {
-        Some(p) => open_out(Some(p)).map_err(|e| e.to_string())?,
-        None => Box::new(io::sink()),
+    let par = a.par.config()?;
+    let (summary, t_finish) = if par.workers == 1 {
+        let out: Box<dyn Write> = match &a.output {
+            Some(p) => open_out(Some(p)).map_err(|e| e.to_string())?,
+            None => Box::new(io::sink()),
+        };
+        let mut worker = Worker::new(cfg, JsonLinesWriter::new(out, false), false);
+        let summary = run(&mut worker, &inputs, false).map_err(|e| e.to_string())?;
+        let start = Instant::now();
+        worker.finish().map_err(|e| e.to_string())?;
+        (summary, start.elapsed().as_secs_f64())
+    } else {
+        let out: SharedOut = match &a.output {
+            Some(p) => shared_out(Some(p), Format::Json, false).map_err(|e| e.to_string())?,
+            None => Arc::new(Mutex::new(Box::new(io::sink()))),
+        };
+        let mut pool = Pool::new(cfg, par, |_| shared_sink(Format::Json, &out, false), false);
+        let summary = run(&mut pool, &inputs, false).map_err(|e| e.to_string())?;
+        let start = Instant::now();
+        pool.finish().map_err(|e| e.to_string())?;
+        (summary, start.elapsed().as_secs_f64())
     };
-    let mut worker = Worker::new(cfg, JsonLinesWriter::new(out, false), false);
-    let summary = run(&mut worker, &inputs, false).map_err(|e| e.to_string())?;
     let t_run = summary.elapsed_s;
-    let start = Instant::now();
-    worker.finish().map_err(|e| e.to_string())?;
-    let elapsed = t_run + start.elapsed().as_secs_f64();
+    let elapsed = t_run + t_finish;
     let c = summary.counters;
     let rss = peak_rss_kib().unwrap_or(0);
     println!(

@@ -15,6 +15,6 @@ pub mod rss;
 mod summary;
 mod worker;
 
-pub use summary::{AppStats, Counters, LabelHasher, Summary};
 pub use parallel::{DispatchStats, ParallelConfig, Pool};
+pub use summary::{AppStats, Counters, LabelHasher, Summary};
 pub use worker::{run_file, EngineConfig, FileOutcome, FlowExt, Worker};

@@ -207,7 +207,7 @@ impl<S: RecordSink + Send> Pool<S> {
             let mut rings = Vec::with_capacity(n);
             let mut handles = Vec::with_capacity(n);
             for (i, w) in workers.iter_mut().enumerate() {
-                let (tx, rx) = bounded::<Vec<RawPacket<'_>>>(stats.ring_batches);
+                let (tx, rx) = bounded::<Batch<'_>>(stats.ring_batches);
                 rings.push(tx);
                 let back = back_tx.clone();
                 let core = (!cores.is_empty()).then(|| cores[i % cores.len()]);
@@ -218,12 +218,13 @@ impl<S: RecordSink + Send> Pool<S> {
                     let mut res = Ok(());
                     // Ends when the reader drops its end. After a sink error the worker keeps
                     // draining its ring so the reader never waits on it forever.
-                    for mut b in rx.iter() {
-                        if res.is_ok() {
-                            res = w.process_batch(&b);
+                    for Batch { now, mut pkts } in rx.iter() {
+                        w.advance_clock(now);
+                        if res.is_ok() && !pkts.is_empty() {
+                            res = w.process_batch(&pkts);
                         }
-                        b.clear();
-                        let _ = back.send(b);
+                        pkts.clear();
+                        let _ = back.send(pkts);
                     }
                     res?;
                     w.flush()
@@ -231,20 +232,24 @@ impl<S: RecordSink + Send> Pool<S> {
             }
             drop(back_tx);
             let mut inb: Vec<RawPacket<'_>> = Vec::with_capacity(bs);
-            let mut out: Vec<Vec<RawPacket<'_>>> =
-                (0..n).map(|_| Vec::with_capacity(bs)).collect();
+            let mut out: Vec<Vec<RawPacket<'_>>> = (0..n).map(|_| Vec::with_capacity(bs)).collect();
             let mut packets = 0u64;
             let mut error = None;
             let mut alive = true;
+            // The input's clock: the latest time of a packet that counts in a flow.
+            let mut now = 0u64;
             while alive {
                 inb.clear();
                 let r = reader.next_batch(&mut inb, bs);
                 packets += inb.len() as u64;
                 for p in &inb {
-                    let q = pick(p, n, dcfg, frag, stats);
+                    let (q, in_flow) = pick(p, n, dcfg, frag, stats);
+                    if in_flow {
+                        now = now.max(p.ts_ns);
+                    }
                     stats.per_worker[q] += 1;
                     out[q].push(*p);
-                    if out[q].len() >= bs && !send(q, &mut out, &rings, &back_rx, bs, stats) {
+                    if out[q].len() >= bs && !send(q, now, &mut out, &rings, &back_rx, bs, stats) {
                         alive = false;
                         break;
                     }
@@ -260,9 +265,11 @@ impl<S: RecordSink + Send> Pool<S> {
                     }
                 }
             }
+            // Every worker gets its last packets and the input's final time, before it ends the
+            // file's flows.
             for q in 0..n {
-                if alive && !out[q].is_empty() {
-                    alive = send(q, &mut out, &rings, &back_rx, bs, stats);
+                if alive {
+                    alive = send(q, now, &mut out, &rings, &back_rx, bs, stats);
                 }
             }
             drop(rings);
@@ -285,14 +292,18 @@ impl<S: RecordSink + Send> Pool<S> {
 /// Send worker `q`'s batch, waiting while its ring is full (counted); false if the worker is gone.
 fn send<'a>(
     q: usize,
+    now: u64,
     out: &mut [Vec<RawPacket<'a>>],
-    rings: &[Sender<Vec<RawPacket<'a>>>],
+    rings: &[Sender<Batch<'a>>],
     back: &Receiver<Vec<RawPacket<'a>>>,
     bs: usize,
     stats: &mut DispatchStats,
 ) -> bool {
     let fresh = back.try_recv().unwrap_or_else(|_| Vec::with_capacity(bs));
-    let b = std::mem::replace(&mut out[q], fresh);
+    let b = Batch {
+        now,
+        pkts: std::mem::replace(&mut out[q], fresh),
+    };
     stats.batches += 1;
     match rings[q].try_send(b) {
         Ok(()) => true,
@@ -304,7 +315,14 @@ fn send<'a>(
     }
 }
 
-/// The worker for `p`: its innermost flow's end-points under the symmetric hash. Packets that do
+/// Packets for one worker, and the input's clock when they were sent.
+struct Batch<'a> {
+    now: u64,
+    pkts: Vec<RawPacket<'a>>,
+}
+
+/// The worker for `p` (its innermost flow's end-points under the symmetric hash), and whether the
+/// packet will count in a flow (and so moves the clock, as in a single worker). Packets that do
 /// not decode go to worker 0, which counts why.
 #[inline]
 fn pick(
@@ -313,17 +331,15 @@ fn pick(
     cfg: &DecodeConfig,
     frag: &mut FragTable,
     stats: &mut DispatchStats,
-) -> usize {
-    if n == 1 {
-        return 0;
-    }
+) -> (usize, bool) {
     let d = match decode(LinkType(p.link), p.data, cfg) {
         Ok(d) => d,
         Err(_) => {
             stats.undecoded += 1;
-            return 0;
+            return (0, false);
         }
     };
+    let mut in_flow = true;
     let mut ports = (d.src_port, d.dst_port);
     if let Some(fr) = d.frag {
         let fk = FragKey {
@@ -338,9 +354,12 @@ fn pick(
         } else if let Some(pp) = frag.lookup(&fk, p.ts_ns) {
             ports = pp;
             stats.frags_mapped += 1;
+        } else {
+            // An orphan: its worker will not count it in a flow either.
+            in_flow = false;
         }
     }
     let alen = if d.ip_version == 4 { 4 } else { 16 };
     let h = rss::symmetric(&d.src[..alen], &d.dst[..alen], Some(ports));
-    rss::queue(h, n)
+    (rss::queue(h, n), in_flow)
 }

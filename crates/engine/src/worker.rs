@@ -188,8 +188,10 @@ impl<S: RecordSink> Worker<S> {
                 tcp: d.tcp,
                 tunnel: d.tunnel,
                 idx: idx as u32,
-                // The payload is a sub-slice of the frame (decode is zero-copy).
-                payload_off: (d.payload.as_ptr() as usize - p.data.as_ptr() as usize) as u32,
+                // The payload is a sub-slice of the frame (decode is zero-copy), except an empty
+                // payload, which may point anywhere: wrapping, and stage 3 reads it with `get`.
+                payload_off: (d.payload.as_ptr() as usize).wrapping_sub(p.data.as_ptr() as usize)
+                    as u32,
                 payload_len: d.payload.len() as u32,
                 ip_len: d.ip_len,
             });
@@ -230,9 +232,19 @@ impl<S: RecordSink> Worker<S> {
         out.take_error()
     }
 
+    /// Move this worker's capture clock forward to `now` (a dispatcher's clock: the latest time
+    /// read from the input), so flows expire by the input's time, not by the share of it this
+    /// worker sees.
+    pub fn advance_clock(&mut self, now: u64) {
+        self.now = self.now.max(now);
+    }
+
     /// End every open flow (end of an input file, or shutdown) and write their records.
     pub fn flush(&mut self) -> io::Result<()> {
         let out = &mut self.out;
+        // Flows already idle at the input's last time end as such, wherever the sweep was.
+        self.table
+            .expire_all(self.now, &mut |f, why| out.emit(f, why));
         self.table.flush(&mut |f, why| out.emit(f, why));
         // The next input has its own clock: times of this one must not expire its flows.
         self.now = 0;

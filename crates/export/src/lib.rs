@@ -591,6 +591,14 @@ impl<W: Write> JsonLinesWriter<W> {
 }
 
 impl<W: Write> CsvWriter<W> {
+    /// A writer without the header line: for several writers sharing one output, after the
+    /// header was written once (by a `CsvWriter::new` with no records).
+    pub fn headerless(out: W, with_source: bool) -> Self {
+        let mut w = CsvWriter::new(out, with_source);
+        w.buf.clear();
+        w
+    }
+
     /// Write anything buffered and return the output.
     pub fn into_inner(mut self) -> io::Result<W> {
         self.finish()?;
