@@ -6,6 +6,7 @@ use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use wirespeed_classify::ClassifierSet;
@@ -36,6 +37,88 @@ enum Cmd {
     Gen(GenArgs),
     /// Measure packets per second and peak memory on the worst-case trace (or given files).
     Bench(BenchArgs),
+    /// Classify the flows of live interfaces (AF_PACKET rings; Linux, needs CAP_NET_RAW).
+    Live(LiveArgs),
+    /// Send the packets of a capture file out of an interface.
+    Replay(ReplayArgs),
+}
+
+#[derive(Args)]
+struct LiveArgs {
+    /// Interfaces, comma-separated.
+    #[arg(short, long, required = true, value_delimiter = ',')]
+    interface: Vec<String>,
+    /// Filter in tcpdump syntax (compiled by tcpdump -ddd, run by the kernel).
+    #[arg(long)]
+    filter: Option<String>,
+    /// Switch to this user once the capture sockets are open.
+    #[arg(long)]
+    user: Option<String>,
+    /// Seconds between status lines on standard error (0: none).
+    #[arg(long, default_value_t = 1.0)]
+    status: f64,
+    /// Stop after this many seconds (default: at SIGINT or SIGTERM).
+    #[arg(long)]
+    duration: Option<f64>,
+    /// Record format.
+    #[arg(long, value_enum, default_value = "json")]
+    format: Format,
+    /// Write records here instead of standard output.
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// No run summary on standard error.
+    #[arg(short, long)]
+    quiet: bool,
+    #[command(flatten)]
+    engine: EngineArgs,
+    #[command(flatten)]
+    par: ParallelArgs,
+}
+
+#[derive(Args, Clone)]
+struct PaceArgs {
+    /// Packets per second (default: as fast as the interface takes them).
+    #[arg(long, conflicts_with_all = ["mbps", "timing"])]
+    pps: Option<f64>,
+    /// Megabits per second of frame bytes.
+    #[arg(long, conflicts_with = "timing")]
+    mbps: Option<f64>,
+    /// `original`: keep the gaps between the capture's timestamps.
+    #[arg(long, value_parser = ["original"])]
+    timing: Option<String>,
+}
+
+impl PaceArgs {
+    fn pace(&self) -> Result<wirespeed_live::Pace, String> {
+        use wirespeed_live::Pace;
+        let pos = |v: f64, what: &str| {
+            if v.is_finite() && v > 0.0 {
+                Ok(v)
+            } else {
+                Err(format!("--{what} must be a positive number"))
+            }
+        };
+        Ok(match (self.pps, self.mbps, &self.timing) {
+            (Some(p), _, _) => Pace::Pps(pos(p, "pps")?),
+            (_, Some(m), _) => Pace::Mbps(pos(m, "mbps")?),
+            (_, _, Some(_)) => Pace::Original,
+            _ => Pace::Top,
+        })
+    }
+}
+
+#[derive(Args)]
+struct ReplayArgs {
+    /// Interface to send on.
+    #[arg(short, long)]
+    interface: String,
+    /// Capture file (Ethernet frames are sent; others are counted and skipped).
+    file: PathBuf,
+    /// Send the file this many times; 0: until SIGINT or SIGTERM.
+    #[arg(long = "loop", default_value_t = 1)]
+    loops: u64,
+    #[command(flatten)]
+    pace: PaceArgs,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -54,16 +137,16 @@ struct EngineArgs {
     /// Flow table capacity (flows held at once; memory is reserved for this many).
     #[arg(long, default_value_t = 1 << 20)]
     max_flows: usize,
-    /// TCP idle timeout, seconds of capture time (a day by default: one flow per 5-tuple for
-    /// a typical capture, as nDPI counts; 300 is Tstat's choice).
-    #[arg(long, default_value_t = 86400.0)]
-    tcp_timeout: f64,
-    /// UDP idle timeout, seconds.
-    #[arg(long, default_value_t = 86400.0)]
-    udp_timeout: f64,
-    /// Idle timeout of other transports (ICMP, SCTP, ...), seconds.
-    #[arg(long, default_value_t = 86400.0)]
-    other_timeout: f64,
+    /// TCP idle timeout, seconds of capture time (files: a day by default, one flow per 5-tuple
+    /// for a typical capture, as nDPI counts; live: 300, Tstat's choice).
+    #[arg(long)]
+    tcp_timeout: Option<f64>,
+    /// UDP idle timeout, seconds (files: a day; live: 120).
+    #[arg(long)]
+    udp_timeout: Option<f64>,
+    /// Idle timeout of other transports (ICMP, SCTP, ...), seconds (files: a day; live: 60).
+    #[arg(long)]
+    other_timeout: Option<f64>,
     /// How long a TCP flow closed by FIN or RST lingers for trailing packets, seconds.
     #[arg(long, default_value_t = 10.0)]
     closed_timeout: f64,
@@ -77,6 +160,11 @@ struct EngineArgs {
 
 impl EngineArgs {
     fn config(&self) -> Result<EngineConfig, String> {
+        self.config_with([86400.0; 3])
+    }
+
+    /// The configuration with these default idle timeouts (TCP, UDP, other), in seconds.
+    fn config_with(&self, default_timeouts: [f64; 3]) -> Result<EngineConfig, String> {
         let secs = |s: f64, what: &str| {
             if s.is_finite() && s > 0.0 {
                 Ok((s * 1e9) as u64)
@@ -99,9 +187,18 @@ impl EngineArgs {
             flow: FlowConfig {
                 capacity: self.max_flows,
                 timeouts: Timeouts {
-                    tcp_ns: secs(self.tcp_timeout, "tcp-timeout")?,
-                    udp_ns: secs(self.udp_timeout, "udp-timeout")?,
-                    other_ns: secs(self.other_timeout, "other-timeout")?,
+                    tcp_ns: secs(
+                        self.tcp_timeout.unwrap_or(default_timeouts[0]),
+                        "tcp-timeout",
+                    )?,
+                    udp_ns: secs(
+                        self.udp_timeout.unwrap_or(default_timeouts[1]),
+                        "udp-timeout",
+                    )?,
+                    other_ns: secs(
+                        self.other_timeout.unwrap_or(default_timeouts[2]),
+                        "other-timeout",
+                    )?,
                     closed_ns: secs(self.closed_timeout, "closed-timeout")?,
                 },
                 ..FlowConfig::default()
@@ -188,8 +285,14 @@ struct GenArgs {
     #[arg(value_enum)]
     trace: Trace,
     /// Output pcap file.
-    #[arg(short, long)]
-    output: PathBuf,
+    #[arg(short, long, required_unless_present = "to")]
+    output: Option<PathBuf>,
+    /// Instead of a file, send the trace out of this interface, over and over until SIGINT or
+    /// SIGTERM (the trace is built in memory first: about 380 bytes a flow).
+    #[arg(long, conflicts_with = "output")]
+    to: Option<String>,
+    #[command(flatten)]
+    pace: PaceArgs,
     /// Worst case: number of flows.
     #[arg(long, default_value_t = 1_000_000)]
     flows: u32,
@@ -226,6 +329,8 @@ fn main() -> ExitCode {
         Cmd::Classify(a) => classify(a),
         Cmd::Gen(a) => gen_cmd(a),
         Cmd::Bench(a) => bench(a),
+        Cmd::Live(a) => live(a),
+        Cmd::Replay(a) => replay(a),
     };
     match r {
         Ok(code) => code,
@@ -457,8 +562,27 @@ fn print_dispatch(d: &DispatchStats) {
 }
 
 fn gen_cmd(a: GenArgs) -> Result<ExitCode, String> {
-    let f = File::create(&a.output)
-        .map_err(|e| format!("cannot create {}: {e}", a.output.display()))?;
+    if let Some(iface) = &a.to {
+        if !matches!(a.trace, Trace::WorstCase) {
+            return Err("--to streams the worst case only".into());
+        }
+        let p = gen::WorstCase {
+            flows: a.flows,
+            pkts_per_flow: a.pkts.max(1),
+            window: a.window.max(1),
+            ..gen::WorstCase::default()
+        };
+        let mut buf = Vec::new();
+        gen::worst_case(&mut buf, &p).map_err(|e| e.to_string())?;
+        let file = wirespeed_capture::CaptureFile::from_bytes("worst-case", buf)
+            .map_err(|e| e.to_string())?;
+        return send_file(iface, &file, a.pace.pace()?, 0);
+    }
+    let Some(output) = a.output else {
+        return Err("gen needs -o FILE or --to IFACE".into());
+    };
+    let f =
+        File::create(&output).map_err(|e| format!("cannot create {}: {e}", output.display()))?;
     let w = BufWriter::with_capacity(1 << 20, f);
     match a.trace {
         Trace::WorstCase => {
@@ -472,13 +596,107 @@ fn gen_cmd(a: GenArgs) -> Result<ExitCode, String> {
             eprintln!(
                 "wrote {n} packets, {} flows to {}",
                 p.flows,
-                a.output.display()
+                output.display()
             );
         }
         Trace::Demo => {
             let (flows, _) = gen::demo(w).map_err(|e| e.to_string())?;
-            eprintln!("wrote {} flows to {}", flows.len(), a.output.display());
+            eprintln!("wrote {} flows to {}", flows.len(), output.display());
         }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A flag that SIGINT and SIGTERM set.
+fn stop_flag() -> Result<Arc<AtomicBool>, String> {
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(sig, stop.clone()).map_err(|e| format!("signals: {e}"))?;
+    }
+    Ok(stop)
+}
+
+fn send_file(
+    iface: &str,
+    file: &wirespeed_capture::CaptureFile,
+    pace: wirespeed_live::Pace,
+    loops: u64,
+) -> Result<ExitCode, String> {
+    let stop = stop_flag()?;
+    let tx = wirespeed_live::sys::TxSocket::open(iface).map_err(|e| format!("{iface}: {e}"))?;
+    let st = wirespeed_live::replay(&tx, file, pace, loops, &stop).map_err(|e| e.to_string())?;
+    eprintln!(
+        "replay: {} frames, {} bytes in {:.3} s: {:.0} pps, {:.1} Mbit/s; refused by the kernel {}, \
+         not Ethernet (skipped) {}, waits on a full device queue {}",
+        st.sent,
+        st.bytes,
+        st.elapsed_s,
+        st.pps(),
+        st.mbps(),
+        st.refused,
+        st.skipped_link,
+        st.busy_waits
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn replay(a: ReplayArgs) -> Result<ExitCode, String> {
+    let file = wirespeed_capture::CaptureFile::open(&a.file).map_err(|e| e.to_string())?;
+    send_file(&a.interface, &file, a.pace.pace()?, a.loops)
+}
+
+fn live(a: LiveArgs) -> Result<ExitCode, String> {
+    // Tstat's timeouts: a live link has no end of file to end its flows.
+    let cfg = a.engine.config_with([300.0, 120.0, 60.0])?;
+    let par = a.par.config()?;
+    let filter = match &a.filter {
+        Some(f) => Some(wirespeed_live::bpf::compile(f)?),
+        None => None,
+    };
+    let secs = |s: f64, what: &str| {
+        if s.is_finite() && s >= 0.0 {
+            Ok(std::time::Duration::from_secs_f64(s))
+        } else {
+            Err(format!("--{what} must be a number of seconds"))
+        }
+    };
+    let lc = wirespeed_live::LiveConfig {
+        ifaces: a.interface.clone(),
+        workers: par.workers,
+        pin: par.pin,
+        buffer_mb: par.buffer_mb,
+        filter,
+        user: a.user.clone(),
+        status_every: secs(a.status, "status")?,
+        duration: a.duration.map(|d| secs(d, "duration")).transpose()?,
+        engine: cfg,
+    };
+    let out = shared_out(a.output.as_deref(), a.format, false)
+        .map_err(|e| format!("writing records: {e}"))?;
+    let sinks = (0..par.workers)
+        .map(|_| shared_sink(a.format, &out, false))
+        .collect();
+    let stop = stop_flag()?;
+    let quiet = a.quiet;
+    let o = wirespeed_live::run(&lc, sinks, stop, &mut |line| {
+        if !quiet {
+            eprintln!("{line}");
+        }
+    })
+    .map_err(|e| e.to_string())?;
+    if !a.quiet {
+        let summary = Summary {
+            counters: o.counters,
+            apps: o.apps,
+            files: Vec::new(),
+            elapsed_s: o.elapsed_s,
+        };
+        eprint!("{summary}");
+        eprintln!(
+            "kernel: {} packets passed the filter, {} dropped with the ring full, {} queue \
+             freezes; {} frames arrived with their VLAN tag already removed",
+            o.kernel.packets, o.kernel.drops, o.kernel.freezes, o.vlan_stripped
+        );
     }
     Ok(ExitCode::SUCCESS)
 }
