@@ -101,6 +101,12 @@ pub fn run<S: RecordSink + Send>(
         sys::drop_privileges(u)
             .map_err(|e| io::Error::new(e.kind(), format!("--user {u}: {e}")))?;
     }
+    status(&format!(
+        "live: capturing on {} with {} workers, rings of {} blocks of 1 MiB",
+        cfg.ifaces.join(","),
+        n,
+        blocks
+    ));
     let shared = Arc::new(Shared::default());
     let cores = if cfg.pin {
         core_affinity::get_core_ids().unwrap_or_default()
