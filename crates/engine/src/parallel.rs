@@ -321,7 +321,7 @@ fn send<'a>(
 /// full decoder. The reader then spends a few loads per packet, not a whole decode (the profile
 /// of the worst case showed the full decode as the largest part of the reader).
 #[inline]
-fn fast_hash(p: &RawPacket<'_>) -> Option<u32> {
+pub fn fast_hash(p: &RawPacket<'_>) -> Option<u32> {
     const ETH: usize = 14;
     if p.link != LinkType::ETHERNET.0 {
         return None;

@@ -293,16 +293,58 @@ fn publish<S: RecordSink>(w: &Worker<S>, rings: &[(RxRing, u32)], shared: &Share
 }
 
 fn rd32(b: &[u8], at: usize) -> Option<u32> {
-    Some(u32::from_ne_bytes(b.get(at..at + 4)?.try_into().ok()?))
+    Some(u32::from_ne_bytes(
+        b.get(at..at.checked_add(4)?)?.try_into().ok()?,
+    ))
 }
 
 fn rd16(b: &[u8], at: usize) -> Option<u16> {
-    Some(u16::from_ne_bytes(b.get(at..at + 2)?.try_into().ok()?))
+    Some(u16::from_ne_bytes(
+        b.get(at..at.checked_add(2)?)?.try_into().ok()?,
+    ))
 }
 
-/// Run the packets of one ring block (`tpacket_block_desc`, then `tpacket3_hdr` records) through
-/// the worker in batches; returns packets, bytes and frames whose VLAN tag the kernel stripped.
-/// The block comes from the kernel but is parsed with bounds checks all the same.
+/// The packets of one TPACKET_V3 ring block (`tpacket_block_desc`, then `tpacket3_hdr` records
+/// chained by `tp_next_offset`), each with whether the kernel had stripped its VLAN tag. The
+/// block comes from the kernel but is parsed with bounds checks all the same: a record that does
+/// not fit ends the walk, and the walk visits at most `len / 32` records whatever the header says.
+pub fn block_packets(b: &[u8], link: u32) -> impl Iterator<Item = (RawPacket<'_>, bool)> {
+    let num = rd32(b, 12).unwrap_or(0) as usize;
+    let mut off = rd32(b, 16).unwrap_or(0) as usize;
+    let mut left = num.min(b.len() / 32);
+    std::iter::from_fn(move || {
+        while left > 0 {
+            left -= 1;
+            let next = rd32(b, off)?;
+            let sec = rd32(b, off + 4)?;
+            let nsec = rd32(b, off + 8)?;
+            let snap = rd32(b, off + 12)?;
+            let len = rd32(b, off + 16)?;
+            let st = rd32(b, off + 20)?;
+            let mac = rd16(b, off + 24)?;
+            let here = off;
+            if next == 0 {
+                left = 0;
+            }
+            off = off.checked_add(next as usize)?;
+            let start = here + usize::from(mac);
+            if let Some(data) = b.get(start..start.checked_add(snap as usize)?) {
+                let p = RawPacket {
+                    ts_ns: u64::from(sec) * 1_000_000_000 + u64::from(nsec),
+                    wire_len: len,
+                    link,
+                    iface: 0,
+                    data,
+                };
+                return Some((p, st & libc::TP_STATUS_VLAN_VALID != 0));
+            }
+        }
+        None
+    })
+}
+
+/// Run the packets of one ring block through the worker in batches; returns packets, bytes and
+/// frames whose VLAN tag the kernel stripped.
 fn process_block<S: RecordSink>(
     w: &mut Worker<S>,
     b: &[u8],
@@ -320,50 +362,68 @@ fn process_block<S: RecordSink>(
     let mut batch = [EMPTY; MAX_BATCH];
     let mut k = 0;
     let (mut n, mut bytes, mut vlan) = (0u64, 0u64, 0u64);
-    let num = rd32(b, 12).unwrap_or(0) as usize;
-    let mut off = rd32(b, 16).unwrap_or(0) as usize;
-    // A block holds at most block_size / 32 packets whatever its header says.
-    for _ in 0..num.min(b.len() / 32) {
-        let (Some(next), Some(sec), Some(nsec), Some(snap), Some(len), Some(st), Some(mac)) = (
-            rd32(b, off),
-            rd32(b, off + 4),
-            rd32(b, off + 8),
-            rd32(b, off + 12),
-            rd32(b, off + 16),
-            rd32(b, off + 20),
-            rd16(b, off + 24),
-        ) else {
-            break;
-        };
-        let start = off + usize::from(mac);
-        if let Some(data) = b.get(start..start + snap as usize) {
-            if st & libc::TP_STATUS_VLAN_VALID != 0 {
-                vlan += 1;
+    for (p, stripped) in block_packets(b, link) {
+        vlan += u64::from(stripped);
+        n += 1;
+        bytes += p.data.len() as u64;
+        batch[k] = p;
+        k += 1;
+        if k == bs {
+            if res.is_ok() {
+                *res = w.process_batch(&batch[..k]);
             }
-            batch[k] = RawPacket {
-                ts_ns: u64::from(sec) * 1_000_000_000 + u64::from(nsec),
-                wire_len: len,
-                link,
-                iface: 0,
-                data,
-            };
-            k += 1;
-            n += 1;
-            bytes += data.len() as u64;
-            if k == bs {
-                if res.is_ok() {
-                    *res = w.process_batch(&batch[..k]);
-                }
-                k = 0;
-            }
+            k = 0;
         }
-        if next == 0 {
-            break;
-        }
-        off += next as usize;
     }
     if k > 0 && res.is_ok() {
         *res = w.process_batch(&batch[..k]);
     }
     (n, bytes, vlan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A block laid out by hand as `<linux/if_packet.h>` describes it: two packets.
+    #[test]
+    fn walks_a_block() {
+        let mut b = vec![0u8; 4096];
+        let put32 =
+            |b: &mut Vec<u8>, at: usize, v: u32| b[at..at + 4].copy_from_slice(&v.to_ne_bytes());
+        put32(&mut b, 12, 2); // num_pkts
+        put32(&mut b, 16, 48); // offset_to_first_pkt
+                               // Packet 1 at 48: next at +128, 1.5 s, 60 bytes captured of 70, data at +68.
+        put32(&mut b, 48, 128);
+        put32(&mut b, 52, 1);
+        put32(&mut b, 56, 500_000_000);
+        put32(&mut b, 60, 60);
+        put32(&mut b, 64, 70);
+        put32(
+            &mut b,
+            68,
+            libc::TP_STATUS_USER | libc::TP_STATUS_VLAN_VALID,
+        );
+        b[72..74].copy_from_slice(&68u16.to_ne_bytes());
+        b[48 + 68] = 0xab;
+        // Packet 2 at 176: last (next 0), 2 bytes at +40.
+        put32(&mut b, 176, 0);
+        put32(&mut b, 176 + 12, 2);
+        put32(&mut b, 176 + 16, 2);
+        b[176 + 24..176 + 26].copy_from_slice(&40u16.to_ne_bytes());
+        let v: Vec<_> = block_packets(&b, 1).collect();
+        assert_eq!(v.len(), 2);
+        assert_eq!(v[0].0.ts_ns, 1_500_000_000);
+        assert_eq!(
+            (v[0].0.data.len(), v[0].0.wire_len, v[0].0.data[0]),
+            (60, 70, 0xab)
+        );
+        assert!(v[0].1 && !v[1].1);
+        assert_eq!(v[1].0.data.len(), 2);
+        // A header that claims more packets than fit, or offsets past the end: no panic, no more.
+        put32(&mut b, 12, u32::MAX);
+        put32(&mut b, 176, 1 << 30);
+        assert_eq!(block_packets(&b, 1).count(), 2);
+        assert_eq!(block_packets(&b[..100], 1).count(), 0);
+    }
 }

@@ -9,5 +9,5 @@ pub mod capture;
 pub mod replay;
 pub mod sys;
 
-pub use capture::{run, LiveConfig, LiveOutcome};
+pub use capture::{block_packets, run, LiveConfig, LiveOutcome};
 pub use replay::{replay, Pace, ReplayStats};
