@@ -51,6 +51,9 @@ impl Default for ParallelConfig {
     }
 }
 
+/// Worker batches the reader gathers before sending them to a worker in one message.
+pub const SEND_BATCHES: usize = 4;
+
 /// Bytes one packet in flight is counted for in `buffer_mb`.
 pub const SLOT_BYTES: usize = 2048;
 
@@ -61,7 +64,7 @@ pub struct DispatchStats {
     pub per_worker: Vec<u64>,
     /// Batches sent.
     pub batches: u64,
-    /// Capacity of each worker's ring, in batches.
+    /// Capacity of each worker's ring, in messages of [`SEND_BATCHES`] worker batches.
     pub ring_batches: usize,
     /// Times the reader found a worker's ring full and waited (capture files never drop).
     pub ring_full_waits: u64,
@@ -78,6 +81,7 @@ pub struct Pool<S: RecordSink + Send> {
     workers: Vec<Worker<S>>,
     frag: FragTable,
     decode: DecodeConfig,
+    /// Packets per worker batch (the engine's batch size).
     batch: usize,
     pin: bool,
     stats: DispatchStats,
@@ -106,7 +110,7 @@ impl<S: RecordSink + Send> Pool<S> {
         let n = par.workers.max(1);
         let wc = worker_config(&cfg, n);
         let batch = cfg.batch_size.max(1);
-        let ring = ((par.buffer_mb << 20) / SLOT_BYTES / batch / n).max(2);
+        let ring = ((par.buffer_mb << 20) / SLOT_BYTES / (batch * SEND_BATCHES) / n).max(2);
         Pool {
             workers: (0..n)
                 .map(|i| Worker::new(wc, sink(i), with_source))
@@ -194,7 +198,9 @@ impl<S: RecordSink + Send> Pool<S> {
             stats,
             capture_errors,
         } = self;
-        let (bs, n) = (*bs, workers.len());
+        let (wbs, n) = (*bs, workers.len());
+        // The reader sends a few worker batches at once: fewer wake-ups of a waiting worker.
+        let bs = wbs * SEND_BATCHES;
         let cores = if *pin {
             core_affinity::get_core_ids().unwrap_or_default()
         } else {
@@ -218,11 +224,21 @@ impl<S: RecordSink + Send> Pool<S> {
                     let mut res = Ok(());
                     // Ends when the reader drops its end. After a sink error the worker keeps
                     // draining its ring so the reader never waits on it forever.
-                    for Batch { now, mut pkts } in rx.iter() {
-                        w.advance_clock(now);
-                        if res.is_ok() && !pkts.is_empty() {
-                            res = w.process_batch(&pkts);
+                    for Batch {
+                        clocks,
+                        end,
+                        mut pkts,
+                    } in rx.iter()
+                    {
+                        for (chunk, &now) in pkts.chunks(wbs).zip(clocks.iter()) {
+                            // The input's time at the chunk's last packet: never ahead of a
+                            // packet still to come (in a capture whose time does not go back).
+                            w.advance_clock(now);
+                            if res.is_ok() {
+                                res = w.process_batch(chunk);
+                            }
                         }
+                        w.advance_clock(end);
                         pkts.clear();
                         let _ = back.send(pkts);
                     }
@@ -238,6 +254,9 @@ impl<S: RecordSink + Send> Pool<S> {
             let mut alive = true;
             // The input's clock: the latest time of a packet that counts in a flow.
             let mut now = 0u64;
+            // The clock as of each worker's latest packet: a batch carries the input's time at
+            // its last packet, as one worker would have it there.
+            let mut clocks = vec![[0u64; SEND_BATCHES]; n];
             while alive {
                 inb.clear();
                 let r = reader.next_batch(&mut inb, bs);
@@ -249,7 +268,10 @@ impl<S: RecordSink + Send> Pool<S> {
                     }
                     stats.per_worker[q] += 1;
                     out[q].push(*p);
-                    if out[q].len() >= bs && !send(q, now, &mut out, &rings, &back_rx, bs, stats) {
+                    clocks[q][(out[q].len() - 1) / wbs] = now;
+                    if out[q].len() >= bs
+                        && !send(q, (clocks[q], now), &mut out, &rings, &back_rx, bs, stats)
+                    {
                         alive = false;
                         break;
                     }
@@ -267,9 +289,9 @@ impl<S: RecordSink + Send> Pool<S> {
             }
             // Every worker gets its last packets and the input's final time, before it ends the
             // file's flows.
-            for q in 0..n {
+            for (q, c) in clocks.iter().enumerate() {
                 if alive {
-                    alive = send(q, now, &mut out, &rings, &back_rx, bs, stats);
+                    alive = send(q, (*c, now), &mut out, &rings, &back_rx, bs, stats);
                 }
             }
             drop(rings);
@@ -292,7 +314,7 @@ impl<S: RecordSink + Send> Pool<S> {
 /// Send worker `q`'s batch, waiting while its ring is full (counted); false if the worker is gone.
 fn send<'a>(
     q: usize,
-    now: u64,
+    (clocks, end): ([u64; SEND_BATCHES], u64),
     out: &mut [Vec<RawPacket<'a>>],
     rings: &[Sender<Batch<'a>>],
     back: &Receiver<Vec<RawPacket<'a>>>,
@@ -301,7 +323,8 @@ fn send<'a>(
 ) -> bool {
     let fresh = back.try_recv().unwrap_or_else(|_| Vec::with_capacity(bs));
     let b = Batch {
-        now,
+        clocks,
+        end,
         pkts: std::mem::replace(&mut out[q], fresh),
     };
     stats.batches += 1;
@@ -374,7 +397,10 @@ pub fn fast_hash(p: &RawPacket<'_>) -> Option<u32> {
 
 /// Packets for one worker, and the input's clock when they were sent.
 struct Batch<'a> {
-    now: u64,
+    /// The input's time at the last packet of each worker batch of `pkts`.
+    clocks: [u64; SEND_BATCHES],
+    /// The input's time when the message was sent (its last packet's, or the input's end).
+    end: u64,
     pkts: Vec<RawPacket<'a>>,
 }
 

@@ -155,22 +155,25 @@ fn corpus_records_do_not_depend_on_workers() {
         eprintln!("SKIPPED: {} is empty", dir.display());
         return;
     }
-    check_same(&files, EngineConfig::default(), "corpus");
-    // Tstat-like timeouts make flows end idle inside captures: expiry must follow the input's
-    // clock, not each worker's share of it. Captures whose time goes back by more than a timeout
-    // (merged traces) are left out: there, whether a flow has expired when its next packet comes
-    // depends on how far the sweep got, even with one worker and another batch size.
-    let monotonic: Vec<PathBuf> = files
+    // Captures whose time goes back by more than the shortest timeout (10 s: how long a closed
+    // TCP flow lingers) are left out: there, whether a flow has expired when its next packet
+    // comes depends on where the batch boundaries fall, even for one worker (`--batch 16` and
+    // `--batch 128` differ). Every other capture must give the same records for any N.
+    let smooth: Vec<PathBuf> = files
         .iter()
-        .filter(|f| max_step_back_ns(f) < 60_000_000_000)
+        .filter(|f| max_step_back_ns(f) < 10_000_000_000)
         .cloned()
         .collect();
     eprintln!(
-        "corpus, Tstat timeouts: {} of {} captures (the others go back in time by more than 60 s)",
-        monotonic.len(),
+        "corpus: {} of {} captures (the others go back in time by more than 10 s)",
+        smooth.len(),
         files.len()
     );
-    let files = monotonic;
+    assert!(smooth.len() * 10 > files.len() * 9);
+    let files = smooth;
+    check_same(&files, EngineConfig::default(), "corpus");
+    // Tstat-like timeouts make flows end idle inside captures: expiry must follow the input's
+    // clock, not each worker's share of it.
     let mut cfg = EngineConfig::default();
     cfg.flow.timeouts.tcp_ns = 300_000_000_000;
     cfg.flow.timeouts.udp_ns = 120_000_000_000;
