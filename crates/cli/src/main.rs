@@ -6,7 +6,7 @@ use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use wirespeed_classify::ClassifierSet;
@@ -671,11 +671,18 @@ fn live(a: LiveArgs) -> Result<ExitCode, String> {
         duration: a.duration.map(|d| secs(d, "duration")).transpose()?,
         engine: cfg,
     };
-    let out = shared_out(a.output.as_deref(), a.format, false)
-        .map_err(|e| format!("writing records: {e}"))?;
-    let sinks = (0..par.workers)
-        .map(|_| shared_sink(a.format, &out, false))
+    let (lossy, writer) =
+        lossy_out(a.output.as_deref(), a.format).map_err(|e| format!("writing records: {e}"))?;
+    let sinks: Vec<Box<dyn RecordSink + Send>> = (0..par.workers)
+        .map(|_| -> Box<dyn RecordSink + Send> {
+            match a.format {
+                Format::Json => Box::new(JsonLinesWriter::new(lossy.clone(), false)),
+                Format::Csv => Box::new(CsvWriter::headerless(lossy.clone(), false)),
+            }
+        })
         .collect();
+    let dropped = (lossy.dropped_records.clone(), lossy.dropped_bytes.clone());
+    drop(lossy);
     let stop = stop_flag()?;
     let quiet = a.quiet;
     let o = wirespeed_live::run(&lc, sinks, stop, &mut |line| {
@@ -684,6 +691,19 @@ fn live(a: LiveArgs) -> Result<ExitCode, String> {
         }
     })
     .map_err(|e| e.to_string())?;
+    // The sinks are gone with the workers: the queue ends, the writer writes what is left, unless
+    // the output is stuck, in which case it is abandoned (counted below) rather than waited for.
+    let t = Instant::now();
+    while !writer.is_finished() && t.elapsed().as_secs() < 5 {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let write_error = if writer.is_finished() {
+        writer.join().ok().and_then(|r| r.err())
+    } else {
+        Some(io::Error::other(
+            "the output is stalled: records still queued are lost",
+        ))
+    };
     if !a.quiet {
         let summary = Summary {
             counters: o.counters,
@@ -697,8 +717,82 @@ fn live(a: LiveArgs) -> Result<ExitCode, String> {
              freezes; {} frames arrived with their VLAN tag already removed",
             o.kernel.packets, o.kernel.drops, o.kernel.freezes, o.vlan_stripped
         );
+        eprintln!(
+            "output: {} records ({} bytes) dropped because the output did not keep up",
+            dropped.0.load(Ordering::Relaxed),
+            dropped.1.load(Ordering::Relaxed)
+        );
     }
-    Ok(ExitCode::SUCCESS)
+    match write_error {
+        Some(e) => Err(format!("writing records: {e}")),
+        None => Ok(ExitCode::SUCCESS),
+    }
+}
+
+/// Live output: chunks of whole records go through a bounded queue to a writer thread. When the
+/// output stalls and the queue is full, a chunk is dropped and counted, so capture never waits
+/// on the output (a capture file, by contrast, waits: it must not lose records).
+#[derive(Clone)]
+struct LossyWriter {
+    tx: std::sync::mpsc::SyncSender<Vec<u8>>,
+    dropped_records: Arc<AtomicU64>,
+    dropped_bytes: Arc<AtomicU64>,
+}
+
+impl Write for LossyWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        // One copy per chunk of records (about 64 KiB), not per packet.
+        if self.tx.try_send(buf.to_vec()).is_err() {
+            let records = buf.iter().filter(|&&b| b == b'\n').count();
+            self.dropped_records
+                .fetch_add(records as u64, Ordering::Relaxed);
+            self.dropped_bytes
+                .fetch_add(buf.len() as u64, Ordering::Relaxed);
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Chunks the live output queue holds (of about 64 KiB each).
+const LIVE_OUTPUT_CHUNKS: usize = 256;
+
+/// The live output and its writer thread (which returns the first write error).
+fn lossy_out(
+    path: Option<&Path>,
+    format: Format,
+) -> io::Result<(LossyWriter, std::thread::JoinHandle<io::Result<()>>)> {
+    let mut out: Box<dyn Write + Send> = match path {
+        Some(p) => Box::new(File::create(p).map_err(|e| {
+            io::Error::new(e.kind(), format!("cannot create {}: {e}", p.display()))
+        })?),
+        None => Box::new(io::stdout()),
+    };
+    if format == Format::Csv {
+        out = CsvWriter::new(out, false).into_inner()?;
+    }
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(LIVE_OUTPUT_CHUNKS);
+    let writer = std::thread::spawn(move || -> io::Result<()> {
+        let mut res = Ok(());
+        for chunk in rx {
+            if res.is_ok() {
+                res = out.write_all(&chunk);
+            }
+        }
+        res?;
+        out.flush()
+    });
+    Ok((
+        LossyWriter {
+            tx,
+            dropped_records: Arc::default(),
+            dropped_bytes: Arc::default(),
+        },
+        writer,
+    ))
 }
 
 /// Peak resident set size of this process in KiB (Linux), if known.

@@ -248,4 +248,42 @@ fn replayed_captures_give_the_offline_flows_and_labels() {
     ));
     assert_eq!(got, want);
     eprintln!("--filter 'udp port 53': only the {} DNS flows", want.len());
+    stalled_output_is_no_hang(&v, &corpus.join("WebattackRCE.pcap"));
+}
+
+/// Records to a pipe nobody reads: capture goes on, the run ends on time and says what was lost.
+fn stalled_output_is_no_hang(v: &Veth, file: &Path) {
+    let mut live = Command::new("ip")
+        .args(["netns", "exec", &v.ns[1], bin(), "live", "-i", &v.dev[1]])
+        .args(["--workers", "2", "--status", "0", "--duration", "3"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(800));
+    let r = Command::new("ip")
+        .args(["netns", "exec", &v.ns[0], bin(), "replay", "-i", &v.dev[0]])
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(r.status.success());
+    let t = std::time::Instant::now();
+    while live.try_wait().unwrap().is_none() {
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "wirespeed live hangs on a stalled output"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let mut err = String::new();
+    std::io::Read::read_to_string(live.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert!(
+        err.contains("output is stalled") || !err.contains("output: 0 records"),
+        "{err}"
+    );
+    assert!(
+        err.contains("kernel: 797 packets passed the filter, 0 dropped"),
+        "{err}"
+    );
+    eprintln!("stalled output: capture went on, the run ended on time");
 }
