@@ -89,12 +89,17 @@ pub struct Pool<S: RecordSink + Send> {
 }
 
 /// The per-worker engine configuration: the flow table's capacity is shared, with 1/8 headroom
-/// because RSS does not split flows exactly evenly.
+/// because RSS does not split flows exactly evenly, but never so much that a worker's index (a
+/// power of two, at least twice the capacity) doubles: all workers' indexes together then take
+/// the memory one table's would.
 pub fn worker_config(cfg: &EngineConfig, workers: usize) -> EngineConfig {
     let mut c = *cfg;
     let n = workers.max(1);
     if n > 1 {
-        c.flow.capacity = (cfg.flow.capacity.saturating_mul(9) / 8).div_ceil(n).max(1);
+        let share = cfg.flow.capacity.div_ceil(n).max(1);
+        let roomy = (cfg.flow.capacity.saturating_mul(9) / 8).div_ceil(n);
+        let index = share.saturating_mul(2).next_power_of_two();
+        c.flow.capacity = roomy.min(index / 2).max(share);
     }
     c
 }
@@ -547,6 +552,22 @@ mod tests {
                 f.extend_from_slice(&rest);
                 f
             })
+    }
+
+    #[test]
+    fn worker_tables_share_the_capacity() {
+        let cap = |total: usize, n: usize| {
+            let mut c = EngineConfig::default();
+            c.flow.capacity = total;
+            worker_config(&c, n).flow.capacity
+        };
+        // 2^20 over two: 2^19 each, since 1/8 more would double each index.
+        assert_eq!(cap(1 << 20, 2), 1 << 19);
+        // 1,000,000 over two: 500,000 + 1/8 = 562,500, within the same index (2^20 entries).
+        assert_eq!(cap(1_000_000, 2), 524_288);
+        assert_eq!(cap(600_000, 2), 337_500);
+        assert_eq!(cap(1 << 20, 1), 1 << 20);
+        assert_eq!(cap(5, 3), 2);
     }
 
     proptest! {
