@@ -29,7 +29,7 @@ ip link add "$a" type veth peer name "$b"
 ip link set "$a" netns "$A"; ip link set "$b" netns "$B"
 ip -n "$A" link set "$a" up; ip -n "$B" link set "$b" up
 
-softnet_drops() { awk '{ s += strtonum("0x" $2) } END { print s }' /proc/net/softnet_stat; }
+softnet_drops() { local s=0 _p d _r; while read -r _p d _r; do s=$((s + 16#$d)); done < /proc/net/softnet_stat; echo $s; }
 
 replay() { # rate -> prints the replayer's line
     local r=$1 pace=()
