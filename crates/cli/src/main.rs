@@ -623,8 +623,9 @@ fn send_file(
     loops: u64,
 ) -> Result<ExitCode, String> {
     let stop = stop_flag()?;
-    let tx = wirespeed_live::sys::TxSocket::open(iface).map_err(|e| format!("{iface}: {e}"))?;
-    let st = wirespeed_live::replay(&tx, file, pace, loops, &stop).map_err(|e| e.to_string())?;
+    let mut tx = wirespeed_live::sys::TxSocket::open(iface).map_err(|e| format!("{iface}: {e}"))?;
+    let st =
+        wirespeed_live::replay(&mut tx, file, pace, loops, &stop).map_err(|e| e.to_string())?;
     eprintln!(
         "replay: {} frames, {} bytes in {:.3} s: {:.0} pps, {:.1} Mbit/s; refused by the kernel {}, \
          not Ethernet (skipped) {}, waits on a full device queue {}",

@@ -249,6 +249,35 @@ fn replayed_captures_give_the_offline_flows_and_labels() {
     assert_eq!(got, want);
     eprintln!("--filter 'udp port 53': only the {} DNS flows", want.len());
     stalled_output_is_no_hang(&v, &corpus.join("WebattackRCE.pcap"));
+    replay_keeps_its_pace(&v, &corpus.join("chrome.pcap"));
+}
+
+/// The replayer's pacing, against the capture's own span (1.5035 s by capinfos) and the rates
+/// asked for.
+fn replay_keeps_its_pace(v: &Veth, file: &Path) {
+    let run = |pace: &[&str]| -> (f64, f64, f64) {
+        let r = Command::new("ip")
+            .args(["netns", "exec", &v.ns[0], bin(), "replay", "-i", &v.dev[0]])
+            .args(pace)
+            .arg(file)
+            .output()
+            .unwrap();
+        let e = String::from_utf8_lossy(&r.stderr).into_owned();
+        assert!(r.status.success(), "{e}");
+        // "replay: N frames, B bytes in T s: P pps, M Mbit/s; ..."
+        let num = |after: &str| -> f64 {
+            let rest = &e[e.find(after).unwrap_or_else(|| panic!("{e}")) + after.len()..];
+            rest.split_whitespace().next().unwrap().parse().unwrap()
+        };
+        (num("bytes in "), num("s: "), num("pps, "))
+    };
+    let (secs, _, _) = run(&["--timing", "original"]);
+    assert!((1.45..2.5).contains(&secs), "original timing took {secs} s");
+    let (_, pps, _) = run(&["--pps", "1000"]);
+    assert!((900.0..1100.0).contains(&pps), "{pps} pps for 1000");
+    let (_, _, mbps) = run(&["--mbps", "2"]);
+    assert!((1.8..2.2).contains(&mbps), "{mbps} Mbit/s for 2");
+    eprintln!("replay: original timing {secs:.2} s, {pps:.0} pps, {mbps:.1} Mbit/s as asked");
 }
 
 /// Records to a pipe nobody reads: capture goes on, the run ends on time and says what was lost.

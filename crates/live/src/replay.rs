@@ -51,11 +51,11 @@ impl ReplayStats {
 }
 
 /// Frames per system call.
-const BURST: usize = 64;
+const BURST: usize = crate::sys::TX_BURST;
 
 /// Send the packets of `file` `loops` times (0: until `stop`) on `tx` at `pace`.
 pub fn replay(
-    tx: &TxSocket,
+    tx: &mut TxSocket,
     file: &CaptureFile,
     pace: Pace,
     loops: u64,
@@ -66,11 +66,12 @@ pub fn replay(
     let mut round = 0u64;
     let mut batch: Vec<RawPacket<'_>> = Vec::with_capacity(BURST);
     let mut frames: Vec<&[u8]> = Vec::with_capacity(BURST);
-    // For Original: capture time of the first packet of the round and when the round began.
+    let mut ts: Vec<u64> = Vec::with_capacity(BURST);
     while (loops == 0 || round < loops) && !stop.load(Ordering::Relaxed) {
         let mut reader = file.reader();
         let round_start = Instant::now();
-        let mut first_ts: Option<u64> = None;
+        // Original timing: capture time of the round's first packet.
+        let mut t0: Option<u64> = None;
         loop {
             batch.clear();
             let n = match reader.next_batch(&mut batch, BURST) {
@@ -81,43 +82,61 @@ pub fn replay(
                 break;
             }
             frames.clear();
+            ts.clear();
             for p in &batch {
                 if p.link != 1 {
                     st.skipped_link += 1;
                 } else {
                     frames.push(p.data);
+                    ts.push(p.ts_ns);
                 }
             }
-            // Pacing: wait until this batch is due.
-            let due = match pace {
-                Pace::Top => None,
-                Pace::Pps(r) => Some(start + Duration::from_secs_f64(st.sent as f64 / r)),
-                Pace::Mbps(r) => {
-                    Some(start + Duration::from_secs_f64(st.bytes as f64 * 8.0 / (r * 1e6)))
-                }
-                Pace::Original => {
-                    let t0 = *first_ts.get_or_insert(batch[0].ts_ns);
-                    Some(round_start + Duration::from_nanos(batch[0].ts_ns.saturating_sub(t0)))
-                }
-            };
-            if let Some(due) = due {
-                wait_until(due);
-            }
-            if matches!(pace, Pace::Pps(_) | Pace::Mbps(_) | Pace::Original) && frames.len() > 1 {
-                // Paced runs send one frame per due time so bursts stay small.
-                for f in frames.iter() {
-                    let due = match pace {
-                        Pace::Pps(r) => start + Duration::from_secs_f64(st.sent as f64 / r),
-                        Pace::Mbps(r) => {
-                            start + Duration::from_secs_f64(st.bytes as f64 * 8.0 / (r * 1e6))
+            let mut i = 0;
+            while i < frames.len() {
+                // How many of the next frames are due now; when none is, wait for the first.
+                let (due, next_at) = match pace {
+                    Pace::Top => (frames.len() - i, None),
+                    Pace::Pps(r) => {
+                        let allowed = (start.elapsed().as_secs_f64() * r) as u64;
+                        let done = st.sent + st.refused;
+                        let at = start + Duration::from_secs_f64((done + 1) as f64 / r);
+                        (allowed.saturating_sub(done) as usize, Some(at))
+                    }
+                    Pace::Mbps(r) => {
+                        let bytes_per_s = r * 1e6 / 8.0;
+                        let allowed = start.elapsed().as_secs_f64() * bytes_per_s;
+                        let mut b = st.bytes as f64;
+                        let mut k = 0;
+                        while i + k < frames.len() && b + frames[i + k].len() as f64 <= allowed {
+                            b += frames[i + k].len() as f64;
+                            k += 1;
                         }
-                        _ => Instant::now(),
-                    };
-                    wait_until(due);
-                    send_all(tx, std::slice::from_ref(f), &mut st)?;
+                        let need = st.bytes as f64 + frames[i].len() as f64;
+                        (k, Some(start + Duration::from_secs_f64(need / bytes_per_s)))
+                    }
+                    Pace::Original => {
+                        let t0 = *t0.get_or_insert(ts[i]);
+                        let now = round_start.elapsed().as_nanos() as u64;
+                        let k = ts[i..]
+                            .iter()
+                            .take_while(|&&t| t.saturating_sub(t0) <= now)
+                            .count();
+                        let at = round_start + Duration::from_nanos(ts[i].saturating_sub(t0));
+                        (k, Some(at))
+                    }
+                };
+                let due = due.min(frames.len() - i);
+                if due == 0 {
+                    if let Some(at) = next_at {
+                        wait_until(at);
+                    }
+                    if stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    continue;
                 }
-            } else {
-                send_all(tx, &frames, &mut st)?;
+                send_all(tx, &frames[i..i + due], &mut st)?;
+                i += due;
             }
         }
         round += 1;
@@ -143,7 +162,7 @@ fn wait_until(t: Instant) {
 
 /// Send every frame, waiting while the device queue is full; frames the kernel refuses are
 /// counted and skipped.
-fn send_all(tx: &TxSocket, mut frames: &[&[u8]], st: &mut ReplayStats) -> io::Result<()> {
+fn send_all(tx: &mut TxSocket, mut frames: &[&[u8]], st: &mut ReplayStats) -> io::Result<()> {
     // A device that stays busy for this many tries in a row is an error, not a hang.
     let mut busy = 0u32;
     while !frames.is_empty() {

@@ -313,7 +313,13 @@ pub fn poll_readable(fds: &[RawFd], timeout_ms: i32) -> io::Result<()> {
 /// A transmit-only AF_PACKET socket on one interface, sending whole frames with `sendmmsg`.
 pub struct TxSocket {
     fd: OwnedFd,
+    /// Reused per call: no allocation per burst.
+    iov: Vec<libc::iovec>,
+    msgs: Vec<libc::mmsghdr>,
 }
+
+/// Most frames per `sendmmsg` call.
+pub const TX_BURST: usize = 256;
 
 impl TxSocket {
     /// Open on interface `iface`, bypassing the queueing discipline (as pktgen does).
@@ -329,29 +335,34 @@ impl TxSocket {
             libc::PACKET_QDISC_BYPASS,
             &one,
         );
-        Ok(TxSocket { fd })
+        Ok(TxSocket {
+            fd,
+            iov: Vec::with_capacity(TX_BURST),
+            msgs: Vec::with_capacity(TX_BURST),
+        })
     }
 
-    /// Send `frames` (at most 1024) in one system call; how many the kernel took. A frame it
-    /// refuses (too large, too short) stops the call there: the caller skips it and goes on.
-    pub fn send(&self, frames: &[&[u8]]) -> io::Result<usize> {
-        let n = frames.len().min(1024);
-        let mut iov: Vec<libc::iovec> = frames[..n]
-            .iter()
-            .map(|f| libc::iovec {
-                iov_base: f.as_ptr() as *mut libc::c_void,
-                iov_len: f.len(),
-            })
-            .collect();
-        // SAFETY: plain old data; all-zero is valid (no name, no control data).
-        let mut msgs: Vec<libc::mmsghdr> = (0..n).map(|_| unsafe { std::mem::zeroed() }).collect();
-        for (m, v) in msgs.iter_mut().zip(iov.iter_mut()) {
+    /// Send `frames` (at most [`TX_BURST`]) in one system call; how many the kernel took. A frame
+    /// it refuses (too large, too short) stops the call there: the caller skips it and goes on.
+    pub fn send(&mut self, frames: &[&[u8]]) -> io::Result<usize> {
+        let n = frames.len().min(TX_BURST);
+        self.iov.clear();
+        self.iov.extend(frames[..n].iter().map(|f| libc::iovec {
+            iov_base: f.as_ptr() as *mut libc::c_void,
+            iov_len: f.len(),
+        }));
+        self.msgs.clear();
+        for v in self.iov.iter_mut() {
+            // SAFETY: plain old data; all-zero is valid (no name, no control data).
+            let mut m: libc::mmsghdr = unsafe { std::mem::zeroed() };
             m.msg_hdr.msg_iov = v;
             m.msg_hdr.msg_iovlen = 1;
+            self.msgs.push(m);
         }
-        // SAFETY: `msgs` holds `n` headers, each pointing at one iovec of `iov`, each describing
-        // a frame borrowed for the duration of the call; the kernel only reads the frames.
-        let r = unsafe { libc::sendmmsg(self.fd.as_raw_fd(), msgs.as_mut_ptr(), n as u32, 0) };
+        // SAFETY: `msgs` holds `n` headers, each pointing at one element of `iov` (not moved
+        // since: both vectors are only cleared and refilled above), each describing a frame
+        // borrowed for the duration of the call; the kernel only reads the frames.
+        let r = unsafe { libc::sendmmsg(self.fd.as_raw_fd(), self.msgs.as_mut_ptr(), n as u32, 0) };
         cvt(r).map(|r| r as usize)
     }
 }
