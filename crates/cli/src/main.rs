@@ -559,6 +559,16 @@ fn print_dispatch(d: &DispatchStats) {
         d.dropped,
         d.frags_mapped
     );
+    let ms: Vec<String> = d
+        .worker_cpu_ns
+        .iter()
+        .map(|&ns| format!("{:.3}", ns as f64 / 1e9))
+        .collect();
+    eprintln!(
+        "cpu time: reader {:.3} s, workers [{}] s",
+        d.reader_cpu_ns as f64 / 1e9,
+        ms.join(", ")
+    );
 }
 
 fn gen_cmd(a: GenArgs) -> Result<ExitCode, String> {
@@ -853,6 +863,7 @@ fn bench(a: BenchArgs) -> Result<ExitCode, String> {
         };
         let mut pool = Pool::new(cfg, par, |_| shared_sink(Format::Json, &out, false), false);
         let summary = run(&mut pool, &inputs, false).map_err(|e| e.to_string())?;
+        print_dispatch(pool.dispatch_stats());
         let start = Instant::now();
         pool.finish().map_err(|e| e.to_string())?;
         (summary, start.elapsed().as_secs_f64())
