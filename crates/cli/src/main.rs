@@ -231,8 +231,8 @@ impl ParallelArgs {
     fn config(&self) -> Result<ParallelConfig, String> {
         let d = ParallelConfig::default();
         let workers = self.workers.unwrap_or(d.workers);
-        if workers == 0 || workers > 1024 {
-            return Err("--workers must be between 1 and 1024".into());
+        if workers == 0 || workers > 128 {
+            return Err("--workers must be between 1 and 128".into());
         }
         if self.buffer_mb == 0 || self.buffer_mb > 1 << 20 {
             return Err("--buffer-mb must be between 1 and 1048576".into());
