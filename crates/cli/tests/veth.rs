@@ -133,6 +133,20 @@ fn live_capture(v: &Veth, file: &Path, out: &Path, extra: &[&str]) -> String {
     });
     rx.recv_timeout(Duration::from_secs(20))
         .expect("wirespeed live did not start capturing within 20 s");
+    if let Some(i) = extra.iter().position(|a| *a == "--user") {
+        // The sockets are open and the process runs as that user now.
+        let status = std::fs::read_to_string(format!("/proc/{}/status", live.id())).unwrap();
+        let uid = status.lines().find(|l| l.starts_with("Uid:")).unwrap();
+        let want = Command::new("id")
+            .args(["-u", extra[i + 1]])
+            .output()
+            .unwrap();
+        let want = String::from_utf8_lossy(&want.stdout).trim().to_string();
+        assert!(
+            uid.split_whitespace().skip(1).all(|u| u == want),
+            "{uid}, want {want}"
+        );
+    }
     let r = Command::new("ip")
         .args(["netns", "exec", &v.ns[0], bin(), "replay", "-i", &v.dev[0]])
         .args(["--pps", "20000"])
