@@ -116,6 +116,27 @@ mod tests {
         assert!(parse_ddd("99999\n").is_err());
     }
 
+    proptest::proptest! {
+        #[test]
+        fn any_text_parses_or_fails_cleanly(t in "\\PC{0,200}") {
+            let _ = parse_ddd(&t);
+        }
+
+        #[test]
+        fn round_trip(p in proptest::collection::vec(
+            (proptest::prelude::any::<u16>(), proptest::prelude::any::<u8>(),
+             proptest::prelude::any::<u8>(), proptest::prelude::any::<u32>()), 1..50)) {
+            let mut text = format!("{}\n", p.len());
+            for (code, jt, jf, k) in &p {
+                text.push_str(&format!("{code} {jt} {jf} {k}\n"));
+            }
+            let got = parse_ddd(&text).unwrap();
+            let want: Vec<BpfInsn> =
+                p.iter().map(|&(code, jt, jf, k)| BpfInsn { code, jt, jf, k }).collect();
+            proptest::prop_assert_eq!(got, want);
+        }
+    }
+
     #[test]
     fn compiles_with_tcpdump_when_installed() {
         match compile("udp port 53") {

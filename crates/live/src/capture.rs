@@ -385,6 +385,27 @@ fn process_block<S: RecordSink>(
 mod tests {
     use super::*;
 
+    proptest::proptest! {
+        /// Any block: packets lie inside it, at most one per 32 bytes, never a panic.
+        #[test]
+        fn any_block_walks_safely(b in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..600),
+                                  num in 0u32..50, first in 0u32..200) {
+            let mut b = b;
+            if b.len() >= 20 {
+                b[12..16].copy_from_slice(&num.to_ne_bytes());
+                b[16..20].copy_from_slice(&first.to_ne_bytes());
+            }
+            let start = b.as_ptr() as usize;
+            let mut n = 0;
+            for (p, _) in block_packets(&b, 1) {
+                let s = p.data.as_ptr() as usize;
+                proptest::prop_assert!(p.data.is_empty() || (s >= start && s + p.data.len() <= start + b.len()));
+                n += 1;
+            }
+            proptest::prop_assert!(n <= b.len() / 32);
+        }
+    }
+
     /// A block laid out by hand as `<linux/if_packet.h>` describes it: two packets.
     #[test]
     fn walks_a_block() {
