@@ -32,8 +32,9 @@ wc="$work/worst-$flows.pcap"
 pkts=$((flows * 5))
 cat "$wc" > /dev/null   # in page cache for every run
 header "worst case: $flows flows x 5 packets, 64-byte frames, 65,536 flows interleaved ($pkts packets)"
-measure "wirespeed classify, JSON lines to a file" $pkts $ws classify "$wc" -o "$work/records.json" --quiet
-measure "wirespeed classify --format csv to a file" $pkts $ws classify "$wc" --format csv -o "$work/records.csv" --quiet
+measure "wirespeed classify --workers 1, JSON lines to a file" $pkts $ws classify "$wc" --workers 1 -o "$work/records.json" --quiet
+measure "wirespeed classify --workers 2, JSON lines to a file" $pkts $ws classify "$wc" --workers 2 -o "$work/records.json" --quiet
+measure "wirespeed classify --workers 1 --format csv to a file" $pkts $ws classify "$wc" --workers 1 --format csv -o "$work/records.csv" --quiet
 if command -v ndpiReader > /dev/null; then
     measure "ndpiReader -i FILE -q (nDPI $(ndpiReader -h 2>&1 | sed -n 's/.*nDPI \([0-9.]*\).*/\1/p' | head -1))" $pkts ndpiReader -i "$wc" -q
 fi
@@ -52,7 +53,8 @@ while True:
 print(n)")
     cat "$mix" > /dev/null
     header "corpus mix: every Ethernet capture of ../shared/corpus replayed $replays times ($mpkts packets)"
-    measure "wirespeed classify, JSON lines to a file" "$mpkts" $ws classify "$mix" -o "$work/mix.json" --quiet
+    measure "wirespeed classify --workers 1, JSON lines to a file" "$mpkts" $ws classify "$mix" --workers 1 -o "$work/mix.json" --quiet
+    measure "wirespeed classify --workers 2, JSON lines to a file" "$mpkts" $ws classify "$mix" --workers 2 -o "$work/mix.json" --quiet
     if command -v ndpiReader > /dev/null; then
         measure "ndpiReader -i FILE -q" "$mpkts" ndpiReader -i "$mix" -q
     fi

@@ -100,6 +100,15 @@ enum Backing {
 /// [`Backing::release`]).
 const RELEASE_STEP: usize = 32 << 20;
 
+/// Bytes of the file mapped ahead of the reader in one call (see [`Backing::populate`]): on the
+/// worst case (5M 64-byte frames) one worker went from 0.94-1.14 s to 0.86-0.99 s, two workers
+/// from 0.72-0.94 s to 0.53-0.55 s (same machine, same minutes).
+const POPULATE_STEP: usize = 16 << 20;
+
+/// How far behind the reader pages are released: packets handed out but still queued for other
+/// threads (the multi-worker dispatcher's rings) are read from resident pages, not faulted back.
+const RELEASE_LAG: usize = 16 << 20;
+
 impl Backing {
     /// Drop the pages of `[from, to)` from this process's resident set. The file's pages stay
     /// in the page cache, and a later read of the range faults them back in with the same
@@ -127,6 +136,20 @@ impl Backing {
         }
         #[cfg(not(unix))]
         let _ = (from, to);
+    }
+
+    /// Map `[from, from + len)` into this process now (`MADV_POPULATE_READ`, Linux 5.14+), so
+    /// reading it takes no page faults. Advice only: ignored on failure and elsewhere.
+    fn populate(&self, from: usize, len: usize) {
+        #[cfg(target_os = "linux")]
+        if let Backing::Map(m) = self {
+            let len = len.min(m.len().saturating_sub(from));
+            if len > 0 {
+                let _ = m.advise_range(memmap2::Advice::PopulateRead, from, len);
+            }
+        }
+        #[cfg(not(target_os = "linux"))]
+        let _ = (from, len);
     }
 
     fn bytes(&self) -> &[u8] {
@@ -361,6 +384,7 @@ impl CaptureFile {
             ifaces: Vec::new(),
             pending: None,
             released: 0,
+            populated: 0,
             done: false,
         }
     }
@@ -430,6 +454,8 @@ pub struct PacketReader<'a> {
     pending: Option<CaptureError>,
     /// Everything before this offset has been handed back to the kernel (see `Backing::release`).
     released: usize,
+    /// Everything before this offset has been mapped ahead (see `Backing::populate`).
+    populated: usize,
     /// End of file reached, or an error delivered.
     done: bool,
 }
@@ -461,9 +487,16 @@ impl<'a> PacketReader<'a> {
             return Err(e);
         }
         // The previous batch has been processed: its bytes need not stay resident.
-        if self.pos >= self.released + RELEASE_STEP {
-            self.file.data.release(self.released, self.pos);
-            self.released = self.pos & !(4096 - 1);
+        if self.pos >= self.released + RELEASE_LAG + RELEASE_STEP {
+            let to = self.pos - RELEASE_LAG;
+            self.file.data.release(self.released, to);
+            self.released = to & !(4096 - 1);
+        }
+        // Map the next pages in one call each POPULATE_STEP instead of one fault per few pages.
+        if self.pos + POPULATE_STEP / 4 > self.populated {
+            let from = self.populated.max(self.pos) & !(4096 - 1);
+            self.file.data.populate(from, POPULATE_STEP);
+            self.populated = from + POPULATE_STEP;
         }
         let mut n = 0;
         while n < max && !self.done {

@@ -6,9 +6,14 @@ use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use wirespeed_classify::ClassifierSet;
-use wirespeed_engine::{gen, run_file, EngineConfig, Summary, Worker};
+use wirespeed_engine::{
+    gen, run_file, AppStats, Counters, DispatchStats, EngineConfig, FileOutcome, ParallelConfig,
+    Pool, Summary, Worker,
+};
 use wirespeed_export::{CsvWriter, JsonLinesWriter, RecordSink};
 use wirespeed_flow::{FlowConfig, Timeouts};
 use wirespeed_wire::DecodeConfig;
@@ -37,6 +42,88 @@ enum Cmd {
     /// Train a statistical model from captures and labels (nDPI's flows.csv shape), with a
     /// cross-validation report split by capture file.
     Train(train::TrainArgs),
+    /// Classify the flows of live interfaces (AF_PACKET rings; Linux, needs CAP_NET_RAW).
+    Live(LiveArgs),
+    /// Send the packets of a capture file out of an interface.
+    Replay(ReplayArgs),
+}
+
+#[derive(Args)]
+struct LiveArgs {
+    /// Interfaces, comma-separated.
+    #[arg(short, long, required = true, value_delimiter = ',')]
+    interface: Vec<String>,
+    /// Filter in tcpdump syntax (compiled by tcpdump -ddd, run by the kernel).
+    #[arg(long)]
+    filter: Option<String>,
+    /// Switch to this user once the capture sockets are open.
+    #[arg(long)]
+    user: Option<String>,
+    /// Seconds between status lines on standard error (0: none).
+    #[arg(long, default_value_t = 1.0)]
+    status: f64,
+    /// Stop after this many seconds (default: at SIGINT or SIGTERM).
+    #[arg(long)]
+    duration: Option<f64>,
+    /// Record format.
+    #[arg(long, value_enum, default_value = "json")]
+    format: Format,
+    /// Write records here instead of standard output.
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// No run summary on standard error.
+    #[arg(short, long)]
+    quiet: bool,
+    #[command(flatten)]
+    engine: EngineArgs,
+    #[command(flatten)]
+    par: ParallelArgs,
+}
+
+#[derive(Args, Clone)]
+struct PaceArgs {
+    /// Packets per second (default: as fast as the interface takes them).
+    #[arg(long, conflicts_with_all = ["mbps", "timing"])]
+    pps: Option<f64>,
+    /// Megabits per second of frame bytes.
+    #[arg(long, conflicts_with = "timing")]
+    mbps: Option<f64>,
+    /// `original`: keep the gaps between the capture's timestamps.
+    #[arg(long, value_parser = ["original"])]
+    timing: Option<String>,
+}
+
+impl PaceArgs {
+    fn pace(&self) -> Result<wirespeed_live::Pace, String> {
+        use wirespeed_live::Pace;
+        let pos = |v: f64, what: &str| {
+            if v.is_finite() && v > 0.0 {
+                Ok(v)
+            } else {
+                Err(format!("--{what} must be a positive number"))
+            }
+        };
+        Ok(match (self.pps, self.mbps, &self.timing) {
+            (Some(p), _, _) => Pace::Pps(pos(p, "pps")?),
+            (_, Some(m), _) => Pace::Mbps(pos(m, "mbps")?),
+            (_, _, Some(_)) => Pace::Original,
+            _ => Pace::Top,
+        })
+    }
+}
+
+#[derive(Args)]
+struct ReplayArgs {
+    /// Interface to send on.
+    #[arg(short, long)]
+    interface: String,
+    /// Capture file (Ethernet frames are sent; others are counted and skipped).
+    file: PathBuf,
+    /// Send the file this many times; 0: until SIGINT or SIGTERM.
+    #[arg(long = "loop", default_value_t = 1)]
+    loops: u64,
+    #[command(flatten)]
+    pace: PaceArgs,
 }
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
@@ -55,16 +142,16 @@ struct EngineArgs {
     /// Flow table capacity (flows held at once; memory is reserved for this many).
     #[arg(long, default_value_t = 1 << 20)]
     max_flows: usize,
-    /// TCP idle timeout, seconds of capture time (a day by default: one flow per 5-tuple for
-    /// a typical capture, as nDPI counts; 300 is Tstat's choice).
-    #[arg(long, default_value_t = 86400.0)]
-    tcp_timeout: f64,
-    /// UDP idle timeout, seconds.
-    #[arg(long, default_value_t = 86400.0)]
-    udp_timeout: f64,
-    /// Idle timeout of other transports (ICMP, SCTP, ...), seconds.
-    #[arg(long, default_value_t = 86400.0)]
-    other_timeout: f64,
+    /// TCP idle timeout, seconds of capture time (files: a day by default, one flow per 5-tuple
+    /// for a typical capture, as nDPI counts; live: 300, Tstat's choice).
+    #[arg(long)]
+    tcp_timeout: Option<f64>,
+    /// UDP idle timeout, seconds (files: a day; live: 120).
+    #[arg(long)]
+    udp_timeout: Option<f64>,
+    /// Idle timeout of other transports (ICMP, SCTP, ...), seconds (files: a day; live: 60).
+    #[arg(long)]
+    other_timeout: Option<f64>,
     /// How long a TCP flow closed by FIN or RST lingers for trailing packets, seconds.
     #[arg(long, default_value_t = 10.0)]
     closed_timeout: f64,
@@ -81,6 +168,11 @@ struct EngineArgs {
 
 impl EngineArgs {
     fn config(&self) -> Result<EngineConfig, String> {
+        self.config_with([86400.0; 3])
+    }
+
+    /// The configuration with these default idle timeouts (TCP, UDP, other), in seconds.
+    fn config_with(&self, default_timeouts: [f64; 3]) -> Result<EngineConfig, String> {
         let secs = |s: f64, what: &str| {
             if s.is_finite() && s > 0.0 {
                 Ok((s * 1e9) as u64)
@@ -103,9 +195,18 @@ impl EngineArgs {
             flow: FlowConfig {
                 capacity: self.max_flows,
                 timeouts: Timeouts {
-                    tcp_ns: secs(self.tcp_timeout, "tcp-timeout")?,
-                    udp_ns: secs(self.udp_timeout, "udp-timeout")?,
-                    other_ns: secs(self.other_timeout, "other-timeout")?,
+                    tcp_ns: secs(
+                        self.tcp_timeout.unwrap_or(default_timeouts[0]),
+                        "tcp-timeout",
+                    )?,
+                    udp_ns: secs(
+                        self.udp_timeout.unwrap_or(default_timeouts[1]),
+                        "udp-timeout",
+                    )?,
+                    other_ns: secs(
+                        self.other_timeout.unwrap_or(default_timeouts[2]),
+                        "other-timeout",
+                    )?,
                     closed_ns: secs(self.closed_timeout, "closed-timeout")?,
                 },
                 ..FlowConfig::default()
@@ -120,6 +221,38 @@ impl EngineArgs {
                 None => wirespeed_stats::default_model(),
             },
             ..EngineConfig::default()
+        })
+    }
+}
+
+#[derive(Args, Clone)]
+struct ParallelArgs {
+    /// Worker threads, each with its own flow table; flows are spread by a symmetric hash.
+    /// 1 runs today's single-thread pipeline with no reader thread. Default: the number of cores.
+    #[arg(long)]
+    workers: Option<usize>,
+    /// Pin worker i to core i mod cores.
+    #[arg(long)]
+    pin: bool,
+    /// Buffer between the reader and the workers, MiB (counted as 2 KiB packet slots).
+    #[arg(long, default_value_t = 64)]
+    buffer_mb: usize,
+}
+
+impl ParallelArgs {
+    fn config(&self) -> Result<ParallelConfig, String> {
+        let d = ParallelConfig::default();
+        let workers = self.workers.unwrap_or(d.workers);
+        if workers == 0 || workers > 128 {
+            return Err("--workers must be between 1 and 128".into());
+        }
+        if self.buffer_mb == 0 || self.buffer_mb > 1 << 20 {
+            return Err("--buffer-mb must be between 1 and 1048576".into());
+        }
+        Ok(ParallelConfig {
+            workers,
+            pin: self.pin,
+            buffer_mb: self.buffer_mb,
         })
     }
 }
@@ -149,6 +282,8 @@ struct ClassifyArgs {
     features: bool,
     #[command(flatten)]
     engine: EngineArgs,
+    #[command(flatten)]
+    par: ParallelArgs,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -165,8 +300,14 @@ struct GenArgs {
     #[arg(value_enum)]
     trace: Trace,
     /// Output pcap file.
-    #[arg(short, long)]
-    output: PathBuf,
+    #[arg(short, long, required_unless_present = "to")]
+    output: Option<PathBuf>,
+    /// Instead of a file, send the trace out of this interface, over and over until SIGINT or
+    /// SIGTERM (the trace is built in memory first: about 380 bytes a flow).
+    #[arg(long, conflicts_with = "output")]
+    to: Option<String>,
+    #[command(flatten)]
+    pace: PaceArgs,
     /// Worst case: number of flows.
     #[arg(long, default_value_t = 1_000_000)]
     flows: u32,
@@ -193,6 +334,8 @@ struct BenchArgs {
     output: Option<PathBuf>,
     #[command(flatten)]
     engine: EngineArgs,
+    #[command(flatten)]
+    par: ParallelArgs,
 }
 
 fn main() -> ExitCode {
@@ -202,6 +345,8 @@ fn main() -> ExitCode {
         Cmd::Gen(a) => gen_cmd(a),
         Cmd::Bench(a) => bench(a),
         Cmd::Train(a) => train::train_cmd(a),
+        Cmd::Live(a) => live(a),
+        Cmd::Replay(a) => replay(a),
     };
     match r {
         Ok(code) => code,
@@ -233,12 +378,51 @@ fn sink(
     }
 }
 
-/// Run `files` through one worker; the summary and whether every input was read to its end.
-fn run<S: RecordSink>(
-    worker: &mut Worker<S>,
-    files: &[PathBuf],
-    show_progress: bool,
-) -> io::Result<Summary> {
+/// One worker, or a pool of them behind a reader.
+trait Engine {
+    fn run_file(
+        &mut self,
+        path: &Path,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> io::Result<FileOutcome>;
+    fn counters(&self) -> Counters;
+    fn apps(&self) -> AppStats;
+}
+
+impl<S: RecordSink> Engine for Worker<S> {
+    fn run_file(
+        &mut self,
+        path: &Path,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> io::Result<FileOutcome> {
+        run_file(self, path, progress)
+    }
+    fn counters(&self) -> Counters {
+        Worker::counters(self)
+    }
+    fn apps(&self) -> AppStats {
+        Worker::apps(self).clone()
+    }
+}
+
+impl<S: RecordSink + Send> Engine for Pool<S> {
+    fn run_file(
+        &mut self,
+        path: &Path,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> io::Result<FileOutcome> {
+        Pool::run_file(self, path, progress)
+    }
+    fn counters(&self) -> Counters {
+        Pool::counters(self)
+    }
+    fn apps(&self) -> AppStats {
+        Pool::apps(self)
+    }
+}
+
+/// Run `files` through the engine; the summary and whether every input was read to its end.
+fn run(worker: &mut dyn Engine, files: &[PathBuf], show_progress: bool) -> io::Result<Summary> {
     let start = Instant::now();
     let mut summary = Summary::default();
     for path in files {
@@ -271,7 +455,7 @@ fn run<S: RecordSink>(
                 }
             }
         };
-        let outcome = run_file(worker, path, &mut progress)?;
+        let outcome = worker.run_file(path, &mut progress)?;
         if let Some(b) = bar {
             b.finish_and_clear();
         }
@@ -282,29 +466,50 @@ fn run<S: RecordSink>(
         ));
     }
     summary.counters = worker.counters();
-    summary.apps = worker.apps().clone();
+    summary.apps = worker.apps();
     summary.elapsed_s = start.elapsed().as_secs_f64();
     Ok(summary)
 }
 
 fn classify(a: ClassifyArgs) -> Result<ExitCode, String> {
     let cfg = a.engine.config()?;
+    let par = a.par.config()?;
     let with_source = a.with_source || a.files.len() > 1;
-    let out = open_out(a.output.as_deref()).map_err(|e| e.to_string())?;
-    let mut worker = Worker::new(
-        cfg,
-        sink(a.format, out, with_source, a.features),
-        with_source,
-    );
     let progress = !a.no_progress && !a.quiet && io::stderr().is_terminal();
-    let summary =
-        run(&mut worker, &a.files, progress).map_err(|e| format!("writing records: {e}"))?;
-    worker
-        .finish()
-        .map_err(|e| format!("writing records: {e}"))?;
+    let (summary, dispatch) = if par.workers == 1 {
+        let out = open_out(a.output.as_deref()).map_err(|e| e.to_string())?;
+        let mut worker = Worker::new(
+            cfg,
+            sink(a.format, out, with_source, a.features),
+            with_source,
+        );
+        let summary =
+            run(&mut worker, &a.files, progress).map_err(|e| format!("writing records: {e}"))?;
+        worker
+            .finish()
+            .map_err(|e| format!("writing records: {e}"))?;
+        (summary, None)
+    } else {
+        let out = shared_out(a.output.as_deref(), a.format, with_source, a.features)
+            .map_err(|e| format!("writing records: {e}"))?;
+        let mut pool = Pool::new(
+            cfg,
+            par,
+            |_| shared_sink(a.format, &out, with_source, a.features),
+            with_source,
+        );
+        let summary =
+            run(&mut pool, &a.files, progress).map_err(|e| format!("writing records: {e}"))?;
+        let dispatch = pool.dispatch_stats().clone();
+        pool.finish().map_err(|e| format!("writing records: {e}"))?;
+        (summary, Some(dispatch))
+    };
     let failed: Vec<_> = summary.files.iter().filter_map(|f| f.2.as_ref()).collect();
     if !a.quiet {
         eprint!("{summary}");
+        if let Some(d) = &dispatch {
+            print_dispatch(d);
+        }
     } else {
         for e in &failed {
             eprintln!("wirespeed: input error: {e}");
@@ -318,9 +523,113 @@ fn classify(a: ClassifyArgs) -> Result<ExitCode, String> {
     })
 }
 
+/// The output several workers share: each formats its records into its own buffer and writes it
+/// here in large chunks of whole records, under a lock.
+type SharedOut = Arc<Mutex<Box<dyn Write + Send>>>;
+
+/// A `Write` that hands every chunk to the shared output whole.
+struct SharedWriter(SharedOut);
+
+impl Write for SharedWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        let mut o = self
+            .0
+            .lock()
+            .map_err(|_| io::Error::other("output lock poisoned"))?;
+        o.write_all(buf)?;
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        let mut o = self
+            .0
+            .lock()
+            .map_err(|_| io::Error::other("output lock poisoned"))?;
+        o.flush()
+    }
+}
+
+/// Open the shared output; for CSV, write the header once, first.
+fn shared_out(
+    path: Option<&Path>,
+    format: Format,
+    with_source: bool,
+    features: bool,
+) -> io::Result<SharedOut> {
+    let out: Box<dyn Write + Send> = match path {
+        Some(p) => Box::new(File::create(p).map_err(|e| {
+            io::Error::new(e.kind(), format!("cannot create {}: {e}", p.display()))
+        })?),
+        None => Box::new(io::stdout()),
+    };
+    let out = Arc::new(Mutex::new(out));
+    if format == Format::Csv {
+        CsvWriter::new(SharedWriter(out.clone()), with_source)
+            .with_features(features)
+            .finish()?;
+    }
+    Ok(out)
+}
+
+fn shared_sink(
+    format: Format,
+    out: &SharedOut,
+    with_source: bool,
+    features: bool,
+) -> Box<dyn RecordSink + Send> {
+    let w = SharedWriter(out.clone());
+    match format {
+        Format::Json => Box::new(JsonLinesWriter::new(w, with_source).with_features(features)),
+        Format::Csv => Box::new(CsvWriter::headerless(w, with_source).with_features(features)),
+    }
+}
+
+fn print_dispatch(d: &DispatchStats) {
+    eprintln!(
+        "dispatch: {} workers, packets per worker {:?}, rings of {} batches, reader waited on a \
+         full ring {} times, {} dropped between reader and workers, {} later fragments sent by \
+         their first fragment's ports",
+        d.per_worker.len(),
+        d.per_worker,
+        d.ring_batches,
+        d.ring_full_waits,
+        d.dropped,
+        d.frags_mapped
+    );
+    let ms: Vec<String> = d
+        .worker_cpu_ns
+        .iter()
+        .map(|&ns| format!("{:.3}", ns as f64 / 1e9))
+        .collect();
+    eprintln!(
+        "cpu time: reader {:.3} s, workers [{}] s",
+        d.reader_cpu_ns as f64 / 1e9,
+        ms.join(", ")
+    );
+}
+
 fn gen_cmd(a: GenArgs) -> Result<ExitCode, String> {
-    let f = File::create(&a.output)
-        .map_err(|e| format!("cannot create {}: {e}", a.output.display()))?;
+    if let Some(iface) = &a.to {
+        if !matches!(a.trace, Trace::WorstCase) {
+            return Err("--to streams the worst case only".into());
+        }
+        let p = gen::WorstCase {
+            flows: a.flows,
+            pkts_per_flow: a.pkts.max(1),
+            window: a.window.max(1),
+            ..gen::WorstCase::default()
+        };
+        let mut buf = Vec::new();
+        gen::worst_case(&mut buf, &p).map_err(|e| e.to_string())?;
+        let file = wirespeed_capture::CaptureFile::from_bytes("worst-case", buf)
+            .map_err(|e| e.to_string())?;
+        return send_file(iface, &file, a.pace.pace()?, 0);
+    }
+    let Some(output) = a.output else {
+        return Err("gen needs -o FILE or --to IFACE".into());
+    };
+    let f =
+        File::create(&output).map_err(|e| format!("cannot create {}: {e}", output.display()))?;
     let w = BufWriter::with_capacity(1 << 20, f);
     match a.trace {
         Trace::WorstCase => {
@@ -334,15 +643,204 @@ fn gen_cmd(a: GenArgs) -> Result<ExitCode, String> {
             eprintln!(
                 "wrote {n} packets, {} flows to {}",
                 p.flows,
-                a.output.display()
+                output.display()
             );
         }
         Trace::Demo => {
             let (flows, _) = gen::demo(w).map_err(|e| e.to_string())?;
-            eprintln!("wrote {} flows to {}", flows.len(), a.output.display());
+            eprintln!("wrote {} flows to {}", flows.len(), output.display());
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A flag that SIGINT and SIGTERM set.
+fn stop_flag() -> Result<Arc<AtomicBool>, String> {
+    let stop = Arc::new(AtomicBool::new(false));
+    for sig in [signal_hook::consts::SIGINT, signal_hook::consts::SIGTERM] {
+        signal_hook::flag::register(sig, stop.clone()).map_err(|e| format!("signals: {e}"))?;
+    }
+    Ok(stop)
+}
+
+fn send_file(
+    iface: &str,
+    file: &wirespeed_capture::CaptureFile,
+    pace: wirespeed_live::Pace,
+    loops: u64,
+) -> Result<ExitCode, String> {
+    let stop = stop_flag()?;
+    let mut tx = wirespeed_live::sys::TxSocket::open(iface).map_err(|e| format!("{iface}: {e}"))?;
+    let st =
+        wirespeed_live::replay(&mut tx, file, pace, loops, &stop).map_err(|e| e.to_string())?;
+    eprintln!(
+        "replay: {} frames, {} bytes in {:.3} s: {:.0} pps, {:.1} Mbit/s; refused by the kernel {}, \
+         not Ethernet (skipped) {}, waits on a full device queue {}",
+        st.sent,
+        st.bytes,
+        st.elapsed_s,
+        st.pps(),
+        st.mbps(),
+        st.refused,
+        st.skipped_link,
+        st.busy_waits
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+fn replay(a: ReplayArgs) -> Result<ExitCode, String> {
+    let file = wirespeed_capture::CaptureFile::open(&a.file).map_err(|e| e.to_string())?;
+    send_file(&a.interface, &file, a.pace.pace()?, a.loops)
+}
+
+fn live(a: LiveArgs) -> Result<ExitCode, String> {
+    // Tstat's timeouts: a live link has no end of file to end its flows.
+    let cfg = a.engine.config_with([300.0, 120.0, 60.0])?;
+    let par = a.par.config()?;
+    let filter = match &a.filter {
+        Some(f) => Some(wirespeed_live::bpf::compile(f)?),
+        None => None,
+    };
+    let secs = |s: f64, what: &str| {
+        if s.is_finite() && s >= 0.0 {
+            Ok(std::time::Duration::from_secs_f64(s))
+        } else {
+            Err(format!("--{what} must be a number of seconds"))
+        }
+    };
+    let lc = wirespeed_live::LiveConfig {
+        ifaces: a.interface.clone(),
+        workers: par.workers,
+        pin: par.pin,
+        buffer_mb: par.buffer_mb,
+        filter,
+        user: a.user.clone(),
+        status_every: secs(a.status, "status")?,
+        duration: a.duration.map(|d| secs(d, "duration")).transpose()?,
+        engine: cfg,
+    };
+    let (lossy, writer) =
+        lossy_out(a.output.as_deref(), a.format).map_err(|e| format!("writing records: {e}"))?;
+    let sinks: Vec<Box<dyn RecordSink + Send>> = (0..par.workers)
+        .map(|_| -> Box<dyn RecordSink + Send> {
+            match a.format {
+                Format::Json => Box::new(JsonLinesWriter::new(lossy.clone(), false)),
+                Format::Csv => Box::new(CsvWriter::headerless(lossy.clone(), false)),
+            }
+        })
+        .collect();
+    let dropped = (lossy.dropped_records.clone(), lossy.dropped_bytes.clone());
+    drop(lossy);
+    let stop = stop_flag()?;
+    let quiet = a.quiet;
+    let o = wirespeed_live::run(&lc, sinks, stop, &mut |line| {
+        if !quiet {
+            eprintln!("{line}");
+        }
+    })
+    .map_err(|e| e.to_string())?;
+    // The sinks are gone with the workers: the queue ends, the writer writes what is left, unless
+    // the output is stuck, in which case it is abandoned (counted below) rather than waited for.
+    let t = Instant::now();
+    while !writer.is_finished() && t.elapsed().as_secs() < 5 {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let write_error = if writer.is_finished() {
+        writer.join().ok().and_then(|r| r.err())
+    } else {
+        Some(io::Error::other(
+            "the output is stalled: records still queued are lost",
+        ))
+    };
+    if !a.quiet {
+        let summary = Summary {
+            counters: o.counters,
+            apps: o.apps,
+            files: Vec::new(),
+            elapsed_s: o.elapsed_s,
+        };
+        eprint!("{summary}");
+        eprintln!(
+            "kernel: {} packets passed the filter, {} dropped with the ring full, {} queue \
+             freezes; {} frames arrived with their VLAN tag already removed",
+            o.kernel.packets, o.kernel.drops, o.kernel.freezes, o.vlan_stripped
+        );
+        eprintln!(
+            "output: {} records ({} bytes) dropped because the output did not keep up",
+            dropped.0.load(Ordering::Relaxed),
+            dropped.1.load(Ordering::Relaxed)
+        );
+    }
+    match write_error {
+        Some(e) => Err(format!("writing records: {e}")),
+        None => Ok(ExitCode::SUCCESS),
+    }
+}
+
+/// Live output: chunks of whole records go through a bounded queue to a writer thread. When the
+/// output stalls and the queue is full, a chunk is dropped and counted, so capture never waits
+/// on the output (a capture file, by contrast, waits: it must not lose records).
+#[derive(Clone)]
+struct LossyWriter {
+    tx: std::sync::mpsc::SyncSender<Vec<u8>>,
+    dropped_records: Arc<AtomicU64>,
+    dropped_bytes: Arc<AtomicU64>,
+}
+
+impl Write for LossyWriter {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        // One copy per chunk of records (about 64 KiB), not per packet.
+        if self.tx.try_send(buf.to_vec()).is_err() {
+            let records = buf.iter().filter(|&&b| b == b'\n').count();
+            self.dropped_records
+                .fetch_add(records as u64, Ordering::Relaxed);
+            self.dropped_bytes
+                .fetch_add(buf.len() as u64, Ordering::Relaxed);
+        }
+        Ok(buf.len())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Chunks the live output queue holds (of about 64 KiB each).
+const LIVE_OUTPUT_CHUNKS: usize = 256;
+
+/// The live output and its writer thread (which returns the first write error).
+fn lossy_out(
+    path: Option<&Path>,
+    format: Format,
+) -> io::Result<(LossyWriter, std::thread::JoinHandle<io::Result<()>>)> {
+    let mut out: Box<dyn Write + Send> = match path {
+        Some(p) => Box::new(File::create(p).map_err(|e| {
+            io::Error::new(e.kind(), format!("cannot create {}: {e}", p.display()))
+        })?),
+        None => Box::new(io::stdout()),
+    };
+    if format == Format::Csv {
+        out = CsvWriter::new(out, false).into_inner()?;
+    }
+    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(LIVE_OUTPUT_CHUNKS);
+    let writer = std::thread::spawn(move || -> io::Result<()> {
+        let mut res = Ok(());
+        for chunk in rx {
+            if res.is_ok() {
+                res = out.write_all(&chunk);
+            }
+        }
+        res?;
+        out.flush()
+    });
+    Ok((
+        LossyWriter {
+            tx,
+            dropped_records: Arc::default(),
+            dropped_bytes: Arc::default(),
+        },
+        writer,
+    ))
 }
 
 /// Peak resident set size of this process in KiB (Linux), if known.
@@ -384,16 +882,38 @@ fn bench(a: BenchArgs) -> Result<ExitCode, String> {
     }
     // Records are always formatted (JSON) so the figure includes the sink; with no --output
     // they are formatted into a buffer and discarded.
-    let out: Box<dyn Write> = match &a.output {
-        Some(p) => open_out(Some(p)).map_err(|e| e.to_string())?,
-        None => Box::new(io::sink()),
+    let par = a.par.config()?;
+    let (summary, t_finish) = if par.workers == 1 {
+        let out: Box<dyn Write> = match &a.output {
+            Some(p) => open_out(Some(p)).map_err(|e| e.to_string())?,
+            None => Box::new(io::sink()),
+        };
+        let mut worker = Worker::new(cfg, JsonLinesWriter::new(out, false), false);
+        let summary = run(&mut worker, &inputs, false).map_err(|e| e.to_string())?;
+        let start = Instant::now();
+        worker.finish().map_err(|e| e.to_string())?;
+        (summary, start.elapsed().as_secs_f64())
+    } else {
+        let out: SharedOut = match &a.output {
+            Some(p) => {
+                shared_out(Some(p), Format::Json, false, false).map_err(|e| e.to_string())?
+            }
+            None => Arc::new(Mutex::new(Box::new(io::sink()))),
+        };
+        let mut pool = Pool::new(
+            cfg,
+            par,
+            |_| shared_sink(Format::Json, &out, false, false),
+            false,
+        );
+        let summary = run(&mut pool, &inputs, false).map_err(|e| e.to_string())?;
+        print_dispatch(pool.dispatch_stats());
+        let start = Instant::now();
+        pool.finish().map_err(|e| e.to_string())?;
+        (summary, start.elapsed().as_secs_f64())
     };
-    let mut worker = Worker::new(cfg, JsonLinesWriter::new(out, false), false);
-    let summary = run(&mut worker, &inputs, false).map_err(|e| e.to_string())?;
     let t_run = summary.elapsed_s;
-    let start = Instant::now();
-    worker.finish().map_err(|e| e.to_string())?;
-    let elapsed = t_run + start.elapsed().as_secs_f64();
+    let elapsed = t_run + t_finish;
     let c = summary.counters;
     let rss = peak_rss_kib().unwrap_or(0);
     println!(

@@ -4,15 +4,19 @@
 //! decode ([`wirespeed_wire`]) → fragment mapping → hash and prefetch → flow lookup/update
 //! ([`wirespeed_flow`]) → classification ([`wirespeed_classify`]) → records to a sink
 //! ([`wirespeed_export`]) when flows end. [`run_file`] feeds a capture file through a worker.
-//! [`gen`] writes synthetic captures.
+//! [`gen`] writes synthetic captures. [`Pool`] runs several workers behind one reader that
+//! spreads flows by the symmetric Toeplitz hash ([`rss`]).
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
 pub mod gen;
+pub mod parallel;
+pub mod rss;
 mod stats;
 mod summary;
 pub mod train;
 mod worker;
 
+pub use parallel::{DispatchStats, ParallelConfig, Pool};
 pub use summary::{AppStats, Counters, LabelHasher, Summary};
 pub use worker::{run_file, EngineConfig, FileOutcome, FlowExt, Worker};

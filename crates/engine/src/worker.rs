@@ -195,10 +195,9 @@ impl<S: RecordSink> Worker<S> {
                 tcp: d.tcp,
                 tunnel: d.tunnel,
                 idx: idx as u32,
-                // The payload is a sub-slice of the frame (decode is zero-copy); an empty payload
-                // may be a slice from elsewhere (`&[]`), hence the saturating subtraction (a
-                // debug build panicked on the corpus).
-                payload_off: (d.payload.as_ptr() as usize).saturating_sub(p.data.as_ptr() as usize)
+                // The payload is a sub-slice of the frame (decode is zero-copy), except an empty
+                // payload, which may point anywhere: wrapping, and stage 3 reads it with `get`.
+                payload_off: (d.payload.as_ptr() as usize).wrapping_sub(p.data.as_ptr() as usize)
                     as u32,
                 payload_len: d.payload.len() as u32,
                 ip_len: d.ip_len,
@@ -254,14 +253,24 @@ impl<S: RecordSink> Worker<S> {
         out.take_error()
     }
 
+    /// Move this worker's capture clock forward to `now` (a dispatcher's clock: the latest time
+    /// read from the input), so flows expire by the input's time, not by the share of it this
+    /// worker sees.
+    pub fn advance_clock(&mut self, now: u64) {
+        self.now = self.now.max(now);
+    }
+
     /// End every open flow (end of an input file, or shutdown) and write their records.
     pub fn flush(&mut self) -> io::Result<()> {
         let out = &mut self.out;
         let (model, arbiter) = (self.cfg.stats_model, &self.arbiter);
-        self.table.flush(&mut |f, why| {
+        let mut end = |f: &mut Flow<FlowExt>, why: EndReason| {
             crate::stats::on_end(f, model, arbiter);
             out.emit(f, why)
-        });
+        };
+        // Flows already idle at the input's last time end as such, wherever the sweep was.
+        self.table.expire_all(self.now, &mut end);
+        self.table.flush(&mut end);
         // The next input has its own clock: times of this one must not expire its flows.
         self.now = 0;
         out.take_error()

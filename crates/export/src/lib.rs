@@ -414,11 +414,15 @@ impl<W: Write> CsvWriter<W> {
     }
 
     /// Also write the early-flow features ([`FEATURE_FIELDS`]); off by default because they
-    /// double the record's size. Call before writing any record.
+    /// double the record's size. Call before writing any record (a [`CsvWriter::headerless`]
+    /// writer stays headerless).
     pub fn with_features(mut self, on: bool) -> Self {
+        let had_header = !self.buf.is_empty();
         self.features = on;
         self.buf.clear();
-        self.header();
+        if had_header {
+            self.header();
+        }
         self
     }
 
@@ -787,6 +791,14 @@ impl<W: Write> JsonLinesWriter<W> {
 }
 
 impl<W: Write> CsvWriter<W> {
+    /// A writer without the header line: for several writers sharing one output, after the
+    /// header was written once (by a `CsvWriter::new` with no records).
+    pub fn headerless(out: W, with_source: bool) -> Self {
+        let mut w = CsvWriter::new(out, with_source);
+        w.buf.clear();
+        w
+    }
+
     /// Write anything buffered and return the output.
     pub fn into_inner(mut self) -> io::Result<W> {
         self.finish()?;

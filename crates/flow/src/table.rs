@@ -556,6 +556,21 @@ impl<V: Default> FlowTable<V> {
         self.stats.swept += steps as u64;
     }
 
+    /// End every flow that is idle or closed at capture time `now`: the sweep's whole round at
+    /// once. Called at the end of an input, so whether a flow ended idle does not depend on how
+    /// far the stepwise sweep had got (nor, with several workers, on which worker held it).
+    pub fn expire_all(&mut self, now: u64, on_end: &mut impl FnMut(&mut Flow<V>, EndReason)) {
+        for s in 0..self.slots.len() {
+            if self.slots[s].is_free() {
+                continue;
+            }
+            if let Some(r) = self.slots[s].expiry(now, &self.cfg.timeouts) {
+                self.end_and_unlink(s, r, on_end);
+                self.free.push(s as u32);
+            }
+        }
+    }
+
     /// End every flow still held (end of input, or shutdown) in slot order: `fin`/`rst` for flows
     /// already closed, `end` for the others.
     pub fn flush(&mut self, on_end: &mut impl FnMut(&mut Flow<V>, EndReason)) {

@@ -1,0 +1,332 @@
+//! Real interfaces: a veth pair between two network namespaces made by the test itself. Corpus
+//! captures are replayed into one end with `wirespeed replay` and captured at the other with
+//! `wirespeed live` (2 workers, kernel fanout); the flows, their counts and labels must be those
+//! `wirespeed classify` finds in the same files. Nothing leaves the two namespaces: the veth ends
+//! have no addresses, IPv6 is off in both namespaces, and the pair is deleted at the end.
+//!
+//! Needs root (CAP_NET_ADMIN, CAP_NET_RAW) and iproute2; skipped, loudly, without them.
+
+use std::collections::BTreeSet;
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::mpsc;
+use std::time::Duration;
+
+fn bin() -> &'static str {
+    env!("CARGO_BIN_EXE_wirespeed")
+}
+
+/// Runs `ip ARGS`; false when it fails.
+fn ip(args: &[&str]) -> bool {
+    Command::new("ip")
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+/// Two namespaces joined by a veth pair; removed on drop.
+struct Veth {
+    ns: [String; 2],
+    dev: [String; 2],
+}
+
+impl Veth {
+    fn new() -> Result<Veth, String> {
+        let id = std::process::id() % 100_000;
+        let v = Veth {
+            ns: [format!("wsvA{id}"), format!("wsvB{id}")],
+            dev: [format!("wsva{id}"), format!("wsvb{id}")],
+        };
+        let (a, b) = (&v.ns[0], &v.ns[1]);
+        let (da, db) = (&v.dev[0], &v.dev[1]);
+        let sysctl = |ns: &str| {
+            Command::new("ip")
+                .args(["netns", "exec", ns, "sysctl", "-qw"])
+                .args([
+                    "net.ipv6.conf.all.disable_ipv6=1",
+                    "net.ipv6.conf.default.disable_ipv6=1",
+                ])
+                .status()
+                .is_ok_and(|s| s.success())
+        };
+        let ok = ip(&["netns", "add", a])
+            && ip(&["netns", "add", b])
+            && sysctl(a)
+            && sysctl(b)
+            && ip(&["link", "add", da, "type", "veth", "peer", "name", db])
+            && ip(&["link", "set", da, "netns", a])
+            && ip(&["link", "set", db, "netns", b])
+            && ip(&["-n", a, "link", "set", da, "up"])
+            && ip(&["-n", b, "link", "set", db, "up"]);
+        if ok {
+            Ok(v)
+        } else {
+            Err("could not create namespaces and a veth pair (not root, or no iproute2?)".into())
+        }
+    }
+}
+
+impl Drop for Veth {
+    fn drop(&mut self) {
+        // Deleting a namespace deletes the veth end inside it, and so the pair.
+        for ns in &self.ns {
+            ip(&["netns", "del", ns]);
+        }
+        ip(&["link", "del", &self.dev[0]]);
+    }
+}
+
+/// The fields that must match: end-points, transport, counts per direction, labels.
+fn flows(json: &str) -> BTreeSet<String> {
+    json.lines()
+        .map(|l| {
+            let r: serde_json::Value = serde_json::from_str(l).unwrap();
+            [
+                "src_ip",
+                "src_port",
+                "dst_ip",
+                "dst_port",
+                "l4",
+                "c2s_pkts",
+                "c2s_bytes",
+                "s2c_pkts",
+                "s2c_bytes",
+                "app",
+                "master",
+                "method",
+            ]
+            .iter()
+            .map(|k| r[k].to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+        })
+        .collect()
+}
+
+/// Capture on `dev` in namespace `ns` while `file` is replayed from the other end; the records.
+fn live_capture(v: &Veth, file: &Path, out: &Path, extra: &[&str]) -> String {
+    let mut live = Command::new("ip")
+        .args(["netns", "exec", &v.ns[1], bin(), "live", "-i", &v.dev[1]])
+        .args(["--workers", "2", "--status", "0", "--duration", "30"])
+        .args(extra)
+        .arg("-o")
+        .arg(out)
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start wirespeed live");
+    // Wait until the sockets are open.
+    let (tx, rx) = mpsc::channel();
+    let err = live.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut all = String::new();
+        for l in BufReader::new(err).lines().map_while(Result::ok) {
+            if l.starts_with("live: capturing") {
+                let _ = tx.send(());
+            }
+            all.push_str(&l);
+            all.push('\n');
+        }
+        all
+    });
+    rx.recv_timeout(Duration::from_secs(20))
+        .expect("wirespeed live did not start capturing within 20 s");
+    if let Some(i) = extra.iter().position(|a| *a == "--user") {
+        // The sockets are open and the process runs as that user now.
+        let status = std::fs::read_to_string(format!("/proc/{}/status", live.id())).unwrap();
+        let uid = status.lines().find(|l| l.starts_with("Uid:")).unwrap();
+        let want = Command::new("id")
+            .args(["-u", extra[i + 1]])
+            .output()
+            .unwrap();
+        let want = String::from_utf8_lossy(&want.stdout).trim().to_string();
+        assert!(
+            uid.split_whitespace().skip(1).all(|u| u == want),
+            "{uid}, want {want}"
+        );
+    }
+    let r = Command::new("ip")
+        .args(["netns", "exec", &v.ns[0], bin(), "replay", "-i", &v.dev[0]])
+        .args(["--pps", "20000"])
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    std::thread::sleep(Duration::from_millis(300));
+    // SIGTERM: every open flow must be written before exit.
+    let pid = live.id().to_string();
+    assert!(Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let st = live.wait().unwrap();
+    let log = reader.join().unwrap();
+    assert!(st.success(), "{log}");
+    eprintln!("{}{log}", String::from_utf8_lossy(&r.stderr));
+    assert!(log.contains(" 0 dropped with the ring full"), "{log}");
+    std::fs::read_to_string(out).unwrap()
+}
+
+#[test]
+fn replayed_captures_give_the_offline_flows_and_labels() {
+    if !cfg!(target_os = "linux") {
+        eprintln!("SKIPPED: live capture is Linux only");
+        return;
+    }
+    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/pcap");
+    if !corpus.is_dir() {
+        eprintln!("SKIPPED: {} not found", corpus.display());
+        return;
+    }
+    let v = match Veth::new() {
+        Ok(v) => v,
+        Err(e) => {
+            eprintln!("SKIPPED: {e}");
+            return;
+        }
+    };
+    // Ethernet captures with no VLAN tags (the kernel strips them before capture), no frames
+    // beyond the 1500-byte MTU, no fragments or damage, and spanning less than the 10 s a closed
+    // TCP flow lingers (the replay compresses time).
+    let files = [
+        "chrome.pcap",
+        "dns_ambiguous_names.pcap",
+        "amqp.pcap",
+        "ethernetIP.pcap",
+        "WebattackRCE.pcap",
+    ];
+    let has_nobody = Command::new("id")
+        .arg("nobody")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    let dir = std::env::temp_dir().join(format!("wirespeed-veth-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for name in files {
+        let file: PathBuf = corpus.join(name);
+        let off = Command::new(bin())
+            .args(["classify", "-q"])
+            .arg(&file)
+            .output()
+            .unwrap();
+        assert!(off.status.success());
+        let want = flows(&String::from_utf8(off.stdout).unwrap());
+        // Privileges are dropped once the sockets are open, where the user exists.
+        let user: &[&str] = if has_nobody {
+            &["--user", "nobody"]
+        } else {
+            &[]
+        };
+        let got = flows(&live_capture(
+            &v,
+            &file,
+            &dir.join(format!("{name}.json")),
+            user,
+        ));
+        let missing: Vec<_> = want.difference(&got).collect();
+        let extra: Vec<_> = got.difference(&want).collect();
+        assert!(
+            missing.is_empty() && extra.is_empty(),
+            "{name}: offline only {missing:#?}\nlive only {extra:#?}"
+        );
+        eprintln!("{name}: {} flows, the same live and offline", want.len());
+    }
+    // A kernel filter in tcpdump syntax: of the DNS capture and a TLS one replayed together,
+    // only the DNS flows (UDP port 53) are seen.
+    let has_tcpdump = Command::new("tcpdump")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !has_tcpdump {
+        eprintln!("SKIPPED: --filter (tcpdump, which compiles filters, is not installed)");
+        return;
+    }
+    let mixed = dir.join("mixed.pcap");
+    let mut bytes = std::fs::read(corpus.join("dns_ambiguous_names.pcap")).unwrap();
+    // Same link type and format: the second file's records follow the first's header.
+    bytes.extend_from_slice(&std::fs::read(corpus.join("chrome.pcap")).unwrap()[24..]);
+    std::fs::write(&mixed, bytes).unwrap();
+    let off = Command::new(bin())
+        .args(["classify", "-q"])
+        .arg(corpus.join("dns_ambiguous_names.pcap"))
+        .output()
+        .unwrap();
+    let want = flows(&String::from_utf8(off.stdout).unwrap());
+    let got = flows(&live_capture(
+        &v,
+        &mixed,
+        &dir.join("filtered.json"),
+        &["--filter", "udp port 53"],
+    ));
+    assert_eq!(got, want);
+    eprintln!("--filter 'udp port 53': only the {} DNS flows", want.len());
+    stalled_output_is_no_hang(&v, &corpus.join("WebattackRCE.pcap"));
+    replay_keeps_its_pace(&v, &corpus.join("chrome.pcap"));
+}
+
+/// The replayer's pacing, against the capture's own span (1.5035 s by capinfos) and the rates
+/// asked for.
+fn replay_keeps_its_pace(v: &Veth, file: &Path) {
+    let run = |pace: &[&str]| -> (f64, f64, f64) {
+        let r = Command::new("ip")
+            .args(["netns", "exec", &v.ns[0], bin(), "replay", "-i", &v.dev[0]])
+            .args(pace)
+            .arg(file)
+            .output()
+            .unwrap();
+        let e = String::from_utf8_lossy(&r.stderr).into_owned();
+        assert!(r.status.success(), "{e}");
+        // "replay: N frames, B bytes in T s: P pps, M Mbit/s; ..."
+        let num = |after: &str| -> f64 {
+            let rest = &e[e.find(after).unwrap_or_else(|| panic!("{e}")) + after.len()..];
+            rest.split_whitespace().next().unwrap().parse().unwrap()
+        };
+        (num("bytes in "), num("s: "), num("pps, "))
+    };
+    let (secs, _, _) = run(&["--timing", "original"]);
+    assert!((1.45..2.5).contains(&secs), "original timing took {secs} s");
+    let (_, pps, _) = run(&["--pps", "1000"]);
+    assert!((900.0..1100.0).contains(&pps), "{pps} pps for 1000");
+    let (_, _, mbps) = run(&["--mbps", "2"]);
+    assert!((1.8..2.2).contains(&mbps), "{mbps} Mbit/s for 2");
+    eprintln!("replay: original timing {secs:.2} s, {pps:.0} pps, {mbps:.1} Mbit/s as asked");
+}
+
+/// Records to a pipe nobody reads: capture goes on, the run ends on time and says what was lost.
+fn stalled_output_is_no_hang(v: &Veth, file: &Path) {
+    let mut live = Command::new("ip")
+        .args(["netns", "exec", &v.ns[1], bin(), "live", "-i", &v.dev[1]])
+        .args(["--workers", "2", "--status", "0", "--duration", "3"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(800));
+    let r = Command::new("ip")
+        .args(["netns", "exec", &v.ns[0], bin(), "replay", "-i", &v.dev[0]])
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(r.status.success());
+    let t = std::time::Instant::now();
+    while live.try_wait().unwrap().is_none() {
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "wirespeed live hangs on a stalled output"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let mut err = String::new();
+    std::io::Read::read_to_string(live.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert!(
+        err.contains("output is stalled") || !err.contains("output: 0 records"),
+        "{err}"
+    );
+    assert!(
+        err.contains("kernel: 797 packets passed the filter, 0 dropped"),
+        "{err}"
+    );
+    eprintln!("stalled output: capture went on, the run ended on time");
+}

@@ -1,0 +1,83 @@
+//! `--workers`: the same records whatever the number of workers, one CSV header, counters merged.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_wirespeed"))
+}
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("wirespeed-workers-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// The lines of standard output, and standard error.
+fn classify(args: &[&str], file: &PathBuf) -> (Vec<String>, String) {
+    let out = bin().arg("classify").args(args).arg(file).output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{err}");
+    let text = String::from_utf8(out.stdout).unwrap();
+    (text.lines().map(str::to_string).collect(), err)
+}
+
+#[test]
+fn csv_with_three_workers_has_one_header_and_the_same_rows() {
+    let p = temp("wc.pcap");
+    let g = bin()
+        .args([
+            "gen",
+            "worst-case",
+            "--flows",
+            "3000",
+            "--window",
+            "512",
+            "-o",
+        ])
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert!(g.status.success());
+    let (one, err1) = classify(&["--format", "csv", "--workers", "1"], &p);
+    let (three, err3) = classify(&["--format", "csv", "--workers", "3", "--pin"], &p);
+    assert_eq!(one.len(), 3001);
+    assert_eq!(three.len(), one.len());
+    // The header first, once.
+    assert_eq!(three[0], one[0]);
+    assert_eq!(three.iter().filter(|l| **l == one[0]).count(), 1);
+    let (mut a, mut b) = (one[1..].to_vec(), three[1..].to_vec());
+    a.sort();
+    b.sort();
+    assert_eq!(a, b);
+    // The summary's counters are merged: the same packet and flow totals, and the dispatcher's line.
+    let totals = |e: &str| {
+        e.lines()
+            .filter(|l| {
+                l.starts_with("packets:") || l.starts_with("  UDP") || l.starts_with("flows:")
+            })
+            .map(|l| l.replace(char::is_whitespace, ""))
+            .map(|l| l.split("peak").next().unwrap_or("").to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(totals(&err1), totals(&err3));
+    assert!(err3.contains("dispatch: 3 workers"), "{err3}");
+    assert!(
+        err3.contains("0 dropped between reader and workers"),
+        "{err3}"
+    );
+}
+
+#[test]
+fn bad_worker_counts_are_usage_errors() {
+    let p = temp("none.pcap");
+    for w in ["0", "100000"] {
+        let out = bin()
+            .args(["classify", "--workers", w])
+            .arg(&p)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2));
+        assert!(String::from_utf8_lossy(&out.stderr).contains("--workers"));
+    }
+}

@@ -1,0 +1,635 @@
+//! Several shared-nothing workers fed by one reader (seed 000's dispatcher, DPDKStat's
+//! decoupled acquisition).
+//!
+//! The calling thread reads the capture in batches, decodes each packet just far enough to know
+//! its flow's end-points, and picks a worker with the symmetric Toeplitz hash ([`crate::rss`]), so
+//! both directions of a flow meet in one worker. Packets travel by reference into the mapped file
+//! (the mapping outlives the scoped worker threads, so nothing is copied), gathered into
+//! per-worker batches that cross bounded single-producer/single-consumer channels. Emptied
+//! batches come back on a return channel and are reused, so steady-state reading allocates
+//! nothing. Each worker owns its [`Worker`]: flow table, fragment table, classifiers, sink.
+//!
+//! A capture file must not lose packets, so the reader waits when a worker's ring is full (the
+//! waits are counted); nothing is dropped between reader and workers.
+//!
+//! Fragments: later IP fragments carry no ports, so hashing them like their flow needs the first
+//! fragment's ports. The reader keeps its own [`FragTable`] (the same one the workers use) and
+//! hashes every fragment on its datagram's full tuple; a later fragment whose first fragment was
+//! not seen hashes on its addresses alone, and its worker counts it as an orphan.
+
+use crate::rss;
+use crate::worker::{EngineConfig, FileOutcome, Worker};
+use crate::{AppStats, Counters};
+use crossbeam_channel::{bounded, unbounded, Receiver, Sender, TrySendError};
+use std::io;
+use std::path::Path;
+use wirespeed_capture::{CaptureFile, RawPacket};
+use wirespeed_export::RecordSink;
+use wirespeed_flow::{FragKey, FragTable};
+use wirespeed_wire::{decode, ip_proto, DecodeConfig, LinkType, GTPU_PORT, VXLAN_PORT};
+
+/// How the work is spread.
+#[derive(Clone, Copy, Debug)]
+pub struct ParallelConfig {
+    /// Worker threads (1 to 128: the redirection table has 128 entries).
+    pub workers: usize,
+    /// Pin worker `i` to core `i mod cores`.
+    pub pin: bool,
+    /// Size of the buffer between the reader and the workers, MiB, counted as packet slots of
+    /// [`SLOT_BYTES`] (what a copied full-size frame takes): `buffer_mb × 2^20 / SLOT_BYTES`
+    /// packets in flight at most, shared equally among the workers' rings.
+    pub buffer_mb: usize,
+}
+
+impl Default for ParallelConfig {
+    fn default() -> Self {
+        ParallelConfig {
+            workers: std::thread::available_parallelism().map_or(1, |n| n.get().min(128)),
+            pin: false,
+            buffer_mb: 64,
+        }
+    }
+}
+
+/// Worker batches the reader gathers before sending them to a worker in one message.
+pub const SEND_BATCHES: usize = 4;
+
+/// Bytes one packet in flight is counted for in `buffer_mb`.
+pub const SLOT_BYTES: usize = 2048;
+
+/// What the dispatcher did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DispatchStats {
+    /// Packets sent to each worker.
+    pub per_worker: Vec<u64>,
+    /// Batches sent.
+    pub batches: u64,
+    /// Capacity of each worker's ring, in messages of [`SEND_BATCHES`] worker batches.
+    pub ring_batches: usize,
+    /// Times the reader found a worker's ring full and waited (capture files never drop).
+    pub ring_full_waits: u64,
+    /// Packets dropped between the reader and the workers (always 0 for capture files).
+    pub dropped: u64,
+    /// Later fragments sent to their flow's worker by the ports of their first fragment.
+    pub frags_mapped: u64,
+    /// Packets the reader could not decode (sent to worker 0, which counts the reason).
+    pub undecoded: u64,
+    /// CPU time the reader thread used, ns (Linux; 0 where unknown).
+    pub reader_cpu_ns: u64,
+    /// CPU time each worker thread used, ns.
+    pub worker_cpu_ns: Vec<u64>,
+}
+
+/// CPU time this thread has run, ns, from `/proc/thread-self/schedstat` (0 where unavailable).
+/// Read once per thread and file, for the summary: where the cycles went.
+fn thread_cpu_ns() -> u64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// A reader and `N` workers with one record sink each.
+pub struct Pool<S: RecordSink + Send> {
+    workers: Vec<Worker<S>>,
+    frag: FragTable,
+    decode: DecodeConfig,
+    /// Packets per worker batch (the engine's batch size).
+    batch: usize,
+    pin: bool,
+    stats: DispatchStats,
+    capture_errors: u64,
+}
+
+/// The per-worker engine configuration: the flow table's capacity is shared, with 1/8 headroom
+/// because RSS does not split flows exactly evenly, but never so much that a worker's index (a
+/// power of two, at least twice the capacity) doubles: all workers' indexes together then take
+/// the memory one table's would.
+pub fn worker_config(cfg: &EngineConfig, workers: usize) -> EngineConfig {
+    let mut c = *cfg;
+    let n = workers.max(1);
+    if n > 1 {
+        let share = cfg.flow.capacity.div_ceil(n).max(1);
+        let roomy = (cfg.flow.capacity.saturating_mul(9) / 8).div_ceil(n);
+        let index = share.saturating_mul(2).next_power_of_two();
+        c.flow.capacity = roomy.min(index / 2).max(share);
+    }
+    c
+}
+
+impl<S: RecordSink + Send> Pool<S> {
+    /// `par.workers` workers, worker `i` writing to `sink(i)`.
+    pub fn new(
+        cfg: EngineConfig,
+        par: ParallelConfig,
+        mut sink: impl FnMut(usize) -> S,
+        with_source: bool,
+    ) -> Self {
+        // A redirection table of 128 entries serves at most 128 workers.
+        let n = par.workers.clamp(1, 128);
+        let wc = worker_config(&cfg, n);
+        let batch = cfg.batch_size.max(1);
+        let ring = ((par.buffer_mb << 20) / SLOT_BYTES / (batch * SEND_BATCHES) / n).max(2);
+        Pool {
+            workers: (0..n)
+                .map(|i| Worker::new(wc, sink(i), with_source))
+                .collect(),
+            frag: FragTable::new(cfg.frag_capacity, cfg.frag_timeout_ns),
+            decode: cfg.decode,
+            batch,
+            pin: par.pin,
+            stats: DispatchStats {
+                per_worker: vec![0; n],
+                worker_cpu_ns: vec![0; n],
+                ring_batches: ring,
+                ..DispatchStats::default()
+            },
+            capture_errors: 0,
+        }
+    }
+
+    /// Number of workers.
+    pub fn workers(&self) -> usize {
+        self.workers.len()
+    }
+
+    /// What the dispatcher did so far.
+    pub fn dispatch_stats(&self) -> &DispatchStats {
+        &self.stats
+    }
+
+    /// Counters of all workers added up (the table's peak is the largest worker's).
+    pub fn counters(&self) -> Counters {
+        let mut c = Counters::default();
+        for w in &self.workers {
+            c.add(&w.counters());
+        }
+        c.capture_errors += self.capture_errors;
+        c
+    }
+
+    /// Per-application totals of all workers.
+    pub fn apps(&self) -> AppStats {
+        let mut all = AppStats::default();
+        for w in &self.workers {
+            for (k, v) in w.apps() {
+                let e = all.entry(k).or_insert([0; 3]);
+                for (a, b) in e.iter_mut().zip(v) {
+                    *a += b;
+                }
+            }
+        }
+        all
+    }
+
+    /// End every open flow and finish every sink; returns the sinks.
+    pub fn finish(self) -> io::Result<Vec<S>> {
+        self.workers.into_iter().map(|w| w.finish()).collect()
+    }
+
+    /// Feed the capture file at `path` through the workers, then end its flows (each file is its
+    /// own capture, as in [`crate::run_file`]). A damaged file processes every packet before the
+    /// damage and reports the error in the outcome; a sink error is returned as `Err`.
+    pub fn run_file(
+        &mut self,
+        path: &Path,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> io::Result<FileOutcome> {
+        let file = match CaptureFile::open(path) {
+            Ok(f) => f,
+            Err(e) => {
+                self.capture_errors += 1;
+                return Ok(FileOutcome {
+                    packets: 0,
+                    error: Some(e),
+                });
+            }
+        };
+        let src = path.to_string_lossy();
+        for w in &mut self.workers {
+            w.set_source(&src);
+        }
+        let Pool {
+            workers,
+            frag,
+            decode: dcfg,
+            batch: bs,
+            pin,
+            stats,
+            capture_errors,
+        } = self;
+        let (wbs, n) = (*bs, workers.len());
+        // The reader sends a few worker batches at once: fewer wake-ups of a waiting worker.
+        let bs = wbs * SEND_BATCHES;
+        let cores = if *pin {
+            core_affinity::get_core_ids().unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        let total = file.len();
+        let mut reader = file.reader();
+        let reader_cpu0 = thread_cpu_ns();
+        std::thread::scope(|s| {
+            let (back_tx, back_rx) = unbounded::<Vec<RawPacket<'_>>>();
+            let mut rings = Vec::with_capacity(n);
+            let mut handles = Vec::with_capacity(n);
+            for (i, w) in workers.iter_mut().enumerate() {
+                let (tx, rx) = bounded::<Batch<'_>>(stats.ring_batches);
+                rings.push(tx);
+                let back = back_tx.clone();
+                let core = (!cores.is_empty()).then(|| cores[i % cores.len()]);
+                handles.push(s.spawn(move || -> (io::Result<()>, u64) {
+                    let cpu0 = thread_cpu_ns();
+                    if let Some(c) = core {
+                        core_affinity::set_for_current(c);
+                    }
+                    let mut res = Ok(());
+                    // Ends when the reader drops its end. After a sink error the worker keeps
+                    // draining its ring so the reader never waits on it forever.
+                    for Batch {
+                        clocks,
+                        end,
+                        mut pkts,
+                    } in rx.iter()
+                    {
+                        for (chunk, &now) in pkts.chunks(wbs).zip(clocks.iter()) {
+                            // The input's time at the chunk's last packet: never ahead of a
+                            // packet still to come (in a capture whose time does not go back).
+                            w.advance_clock(now);
+                            if res.is_ok() {
+                                res = w.process_batch(chunk);
+                            }
+                        }
+                        w.advance_clock(end);
+                        pkts.clear();
+                        let _ = back.send(pkts);
+                    }
+                    if res.is_ok() {
+                        res = w.flush();
+                    }
+                    (res, thread_cpu_ns().saturating_sub(cpu0))
+                }));
+            }
+            drop(back_tx);
+            let mut inb: Vec<RawPacket<'_>> = Vec::with_capacity(bs);
+            let mut out: Vec<Vec<RawPacket<'_>>> = (0..n).map(|_| Vec::with_capacity(bs)).collect();
+            let mut packets = 0u64;
+            let mut error = None;
+            let mut alive = true;
+            // The input's clock: the latest time of a packet that counts in a flow.
+            let mut now = 0u64;
+            // The clock as of each worker's latest packet: a batch carries the input's time at
+            // its last packet, as one worker would have it there.
+            let mut clocks = vec![[0u64; SEND_BATCHES]; n];
+            // Per worker: the worker batch being filled and the packets it still lacks (no
+            // division per packet: the profile showed two).
+            let mut fill = vec![(0usize, wbs); n];
+            let reta = redirection_table(n);
+            while alive {
+                inb.clear();
+                let r = reader.next_batch(&mut inb, bs);
+                packets += inb.len() as u64;
+                for p in &inb {
+                    let (q, in_flow) = pick(p, &reta, dcfg, frag, stats);
+                    if in_flow {
+                        now = now.max(p.ts_ns);
+                    }
+                    stats.per_worker[q] += 1;
+                    out[q].push(*p);
+                    let f = &mut fill[q];
+                    clocks[q][f.0] = now;
+                    f.1 -= 1;
+                    if f.1 == 0 {
+                        *f = (f.0 + 1, wbs);
+                    }
+                    if out[q].len() >= bs {
+                        *f = (0, wbs);
+                        if !send(q, (clocks[q], now), &mut out, &rings, &back_rx, bs, stats) {
+                            alive = false;
+                            break;
+                        }
+                    }
+                }
+                progress(reader.position(), total);
+                match r {
+                    Ok(0) => break,
+                    Ok(_) => {}
+                    Err(e) => {
+                        *capture_errors += 1;
+                        error = Some(e);
+                        break;
+                    }
+                }
+            }
+            // Every worker gets its last packets and the input's final time, before it ends the
+            // file's flows.
+            for (q, c) in clocks.iter().enumerate() {
+                if alive {
+                    alive = send(q, (*c, now), &mut out, &rings, &back_rx, bs, stats);
+                }
+            }
+            drop(rings);
+            let mut res = Ok(());
+            for (i, h) in handles.into_iter().enumerate() {
+                let (r, cpu) = h
+                    .join()
+                    .unwrap_or_else(|_| (Err(io::Error::other("a worker thread panicked")), 0));
+                stats.worker_cpu_ns[i] += cpu;
+                if res.is_ok() {
+                    res = r;
+                }
+            }
+            stats.reader_cpu_ns += thread_cpu_ns().saturating_sub(reader_cpu0);
+            res?;
+            progress(total, total);
+            Ok(FileOutcome { packets, error })
+        })
+    }
+}
+
+/// A NIC's 128-entry redirection table filled round-robin over `n` workers: entry `i` is
+/// [`rss::queue`]`(i, n)`, looked up instead of dividing per packet.
+fn redirection_table(n: usize) -> [u8; 128] {
+    let mut t = [0u8; 128];
+    for (i, e) in t.iter_mut().enumerate() {
+        *e = rss::queue(i as u32, n.min(128)) as u8;
+    }
+    t
+}
+
+/// Send worker `q`'s batch, waiting while its ring is full (counted); false if the worker is gone.
+fn send<'a>(
+    q: usize,
+    (clocks, end): ([u64; SEND_BATCHES], u64),
+    out: &mut [Vec<RawPacket<'a>>],
+    rings: &[Sender<Batch<'a>>],
+    back: &Receiver<Vec<RawPacket<'a>>>,
+    bs: usize,
+    stats: &mut DispatchStats,
+) -> bool {
+    let fresh = back.try_recv().unwrap_or_else(|_| Vec::with_capacity(bs));
+    let b = Batch {
+        clocks,
+        end,
+        pkts: std::mem::replace(&mut out[q], fresh),
+    };
+    stats.batches += 1;
+    match rings[q].try_send(b) {
+        Ok(()) => true,
+        Err(TrySendError::Full(b)) => {
+            stats.ring_full_waits += 1;
+            rings[q].send(b).is_ok()
+        }
+        Err(TrySendError::Disconnected(_)) => false,
+    }
+}
+
+/// The symmetric hash of the commonest frames, read straight from the bytes: Ethernet, IPv4
+/// (not a fragment) or IPv6 (no extension header), TCP or UDP that is no tunnel. `None` for every
+/// other frame, and for any frame the full decoder might reject or key otherwise: those take the
+/// full decoder. The reader then spends a few loads per packet, not a whole decode (the profile
+/// of the worst case showed the full decode as the largest part of the reader).
+#[inline]
+pub fn fast_hash(p: &RawPacket<'_>) -> Option<u32> {
+    const ETH: usize = 14;
+    if p.link != LinkType::ETHERNET.0 {
+        return None;
+    }
+    let f = p.data;
+    let ethertype = u16::from_be_bytes([*f.get(12)?, *f.get(13)?]);
+    let (src, dst, proto, l4, end) = match ethertype {
+        0x0800 => {
+            let ip = f.get(ETH..ETH + 20)?;
+            let ihl = usize::from(ip[0] & 0x0f) * 4;
+            let total = usize::from(u16::from_be_bytes([ip[2], ip[3]]));
+            // Version 4, a sane header length, and no fragment (MF clear, offset 0).
+            if ip[0] >> 4 != 4 || ihl < 20 || total < ihl || ip[6] & 0x3f != 0 || ip[7] != 0 {
+                return None;
+            }
+            (&ip[12..16], &ip[16..20], ip[9], ETH + ihl, ETH + total)
+        }
+        0x86dd => {
+            let ip = f.get(ETH..ETH + 40)?;
+            let plen = usize::from(u16::from_be_bytes([ip[4], ip[5]]));
+            if ip[0] >> 4 != 6 || plen == 0 {
+                return None;
+            }
+            (&ip[8..24], &ip[24..40], ip[6], ETH + 40, ETH + 40 + plen)
+        }
+        _ => return None,
+    };
+    // The decoder reads the transport within the IP packet's own length.
+    let end = end.min(f.len());
+    let h = f.get(l4..end)?;
+    let ports = match proto {
+        ip_proto::TCP if h.len() >= 20 && h[12] >> 4 >= 5 => (
+            u16::from_be_bytes([h[0], h[1]]),
+            u16::from_be_bytes([h[2], h[3]]),
+        ),
+        ip_proto::UDP if h.len() >= 8 => {
+            let (s, d) = (
+                u16::from_be_bytes([h[0], h[1]]),
+                u16::from_be_bytes([h[2], h[3]]),
+            );
+            if d == VXLAN_PORT || s == GTPU_PORT || d == GTPU_PORT {
+                return None;
+            }
+            (s, d)
+        }
+        _ => return None,
+    };
+    Some(rss::symmetric(src, dst, Some(ports)))
+}
+
+/// Packets for one worker, and the input's clock when they were sent.
+struct Batch<'a> {
+    /// The input's time at the last packet of each worker batch of `pkts`.
+    clocks: [u64; SEND_BATCHES],
+    /// The input's time when the message was sent (its last packet's, or the input's end).
+    end: u64,
+    pkts: Vec<RawPacket<'a>>,
+}
+
+/// The worker for `p` (its innermost flow's end-points under the symmetric hash), and whether the
+/// packet will count in a flow (and so moves the clock, as in a single worker). Packets that do
+/// not decode go to worker 0, which counts why.
+#[inline]
+fn pick(
+    p: &RawPacket<'_>,
+    reta: &[u8; 128],
+    cfg: &DecodeConfig,
+    frag: &mut FragTable,
+    stats: &mut DispatchStats,
+) -> (usize, bool) {
+    if let Some(h) = fast_hash(p) {
+        return (usize::from(reta[h as usize & 127]), true);
+    }
+    let d = match decode(LinkType(p.link), p.data, cfg) {
+        Ok(d) => d,
+        Err(_) => {
+            stats.undecoded += 1;
+            return (0, false);
+        }
+    };
+    let mut in_flow = true;
+    let mut ports = (d.src_port, d.dst_port);
+    if let Some(fr) = d.frag {
+        let fk = FragKey {
+            src: d.src,
+            dst: d.dst,
+            id: fr.id,
+            proto: d.proto,
+            vlan: d.vlan,
+        };
+        if fr.offset == 0 {
+            frag.insert(fk, ports, p.ts_ns);
+        } else if let Some(pp) = frag.lookup(&fk, p.ts_ns) {
+            ports = pp;
+            stats.frags_mapped += 1;
+        } else {
+            // An orphan: its worker will not count it in a flow either.
+            in_flow = false;
+        }
+    }
+    let alen = if d.ip_version == 4 { 4 } else { 16 };
+    let h = rss::symmetric(&d.src[..alen], &d.dst[..alen], Some(ports));
+    (usize::from(reta[h as usize & 127]), in_flow)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// The fast path must agree with the full decoder whenever it answers: same end-points, and
+    /// a packet the decoder keys to a flow.
+    fn agrees(link: u32, data: &[u8]) -> Result<bool, String> {
+        let p = RawPacket {
+            ts_ns: 0,
+            wire_len: data.len() as u32,
+            link,
+            iface: 0,
+            data,
+        };
+        let Some(h) = fast_hash(&p) else {
+            return Ok(false);
+        };
+        let d = decode(LinkType(link), data, &DecodeConfig::default())
+            .map_err(|e| format!("fast path took a frame the decoder drops: {e:?}"))?;
+        if d.frag.is_some() {
+            return Err("fast path took a fragment".into());
+        }
+        let alen = if d.ip_version == 4 { 4 } else { 16 };
+        let full = rss::symmetric(
+            &d.src[..alen],
+            &d.dst[..alen],
+            Some((d.src_port, d.dst_port)),
+        );
+        if full != h {
+            return Err(format!("hash {h:#x} != decoder's {full:#x}"));
+        }
+        Ok(true)
+    }
+
+    #[test]
+    fn fast_path_agrees_with_decoder_on_the_corpus() {
+        let dir =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/pcap");
+        let Ok(rd) = std::fs::read_dir(&dir) else {
+            eprintln!("SKIPPED: {} not found", dir.display());
+            return;
+        };
+        let (mut fast, mut all) = (0u64, 0u64);
+        for e in rd.flatten() {
+            let Ok(f) = CaptureFile::open(&e.path()) else {
+                continue;
+            };
+            for p in f.reader().map_while(Result::ok) {
+                all += 1;
+                match agrees(p.link, p.data) {
+                    Ok(true) => fast += 1,
+                    Ok(false) => {}
+                    Err(m) => panic!("{}: {m}", e.path().display()),
+                }
+            }
+        }
+        eprintln!("fast path: {fast} of {all} corpus packets");
+        assert!(fast * 2 > all, "{fast} of {all}");
+    }
+
+    fn frame() -> impl Strategy<Value = Vec<u8>> {
+        // Ethernet + IPv4 or IPv6 headers with random fields, then random bytes: the fields the
+        // fast path checks (version, lengths, flags, protocol, ports) all vary.
+        (
+            any::<bool>(),
+            proptest::collection::vec(any::<u8>(), 0..80),
+            0u8..3,
+            any::<u8>(),
+            any::<u16>(),
+            any::<bool>(),
+        )
+            .prop_map(|(v6, mut rest, proto, vihl, len, wild)| {
+                let mut f = vec![0u8; 12];
+                f.extend_from_slice(if v6 { &[0x86, 0xdd] } else { &[0x08, 0x00] });
+                let hdr = if v6 { 40 } else { 20 };
+                rest.resize(rest.len().max(hdr), 0);
+                let p = [6u8, 17, 47][proto as usize];
+                if v6 {
+                    rest[0] = if wild { vihl } else { 0x60 };
+                    rest[4..6].copy_from_slice(&(len % 128).to_be_bytes());
+                    rest[6] = p;
+                } else {
+                    rest[2..4].copy_from_slice(&(len % 160).to_be_bytes());
+                    rest[9] = p;
+                    if wild {
+                        rest[0] = vihl;
+                    } else {
+                        // A plausible header: version 4, no fragment, any header length.
+                        rest[0] = 0x40 | (vihl & 0x0f);
+                        rest[6] &= 0x40;
+                        rest[7] = 0;
+                    }
+                }
+                f.extend_from_slice(&rest);
+                f
+            })
+    }
+
+    #[test]
+    fn redirection_table_is_the_modulo() {
+        for n in 1..=128 {
+            let t = redirection_table(n);
+            for (i, &q) in t.iter().enumerate() {
+                assert_eq!(usize::from(q), (i % n), "{n} workers, entry {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn worker_tables_share_the_capacity() {
+        let cap = |total: usize, n: usize| {
+            let mut c = EngineConfig::default();
+            c.flow.capacity = total;
+            worker_config(&c, n).flow.capacity
+        };
+        // 2^20 over two: 2^19 each, since 1/8 more would double each index.
+        assert_eq!(cap(1 << 20, 2), 1 << 19);
+        // 1,000,000 over two: 500,000 + 1/8 = 562,500, within the same index (2^20 entries).
+        assert_eq!(cap(1_000_000, 2), 524_288);
+        assert_eq!(cap(600_000, 2), 337_500);
+        assert_eq!(cap(1 << 20, 1), 1 << 20);
+        assert_eq!(cap(5, 3), 2);
+    }
+
+    proptest! {
+        #[test]
+        fn fast_path_agrees_with_decoder(f in frame()) {
+            prop_assert!(agrees(1, &f).is_ok(), "{:?}", agrees(1, &f));
+        }
+
+        #[test]
+        fn fast_path_agrees_with_decoder_on_any_bytes(f in proptest::collection::vec(any::<u8>(), 0..100)) {
+            prop_assert!(agrees(1, &f).is_ok(), "{:?}", agrees(1, &f));
+        }
+    }
+}

@@ -1,0 +1,221 @@
+//! Several workers give the same flow records as one: the whole corpus, the demo trace and a
+//! synthetic worst case, each run through one [`Worker`] and through [`Pool`]s of 2 and 3 workers.
+//! Record order may differ (each worker writes its own flows); the sorted lines must not.
+
+use std::fs::File;
+use std::io::BufWriter;
+use std::path::{Path, PathBuf};
+use wirespeed_engine::{
+    gen, run_file, AppStats, Counters, EngineConfig, ParallelConfig, Pool, Worker,
+};
+use wirespeed_export::JsonLinesWriter;
+
+fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("wirespeed-par-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+struct Run {
+    lines: Vec<String>,
+    counters: Counters,
+    apps: Vec<(&'static str, [u64; 3])>,
+}
+
+fn sorted_apps(a: &AppStats) -> Vec<(&'static str, [u64; 3])> {
+    let mut v: Vec<_> = a.iter().map(|(k, v)| (*k, *v)).collect();
+    v.sort();
+    v
+}
+
+fn lines(bufs: Vec<Vec<u8>>) -> Vec<String> {
+    let mut v: Vec<String> = bufs
+        .into_iter()
+        .flat_map(|b| {
+            String::from_utf8(b)
+                .unwrap()
+                .lines()
+                .map(str::to_string)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    v.sort();
+    v
+}
+
+fn one(files: &[PathBuf], cfg: EngineConfig) -> Run {
+    let mut w = Worker::new(cfg, JsonLinesWriter::new(Vec::new(), true), true);
+    for f in files {
+        run_file(&mut w, f, &mut |_, _| {}).unwrap();
+    }
+    let counters = w.counters();
+    let apps = sorted_apps(w.apps());
+    let buf = w.finish().unwrap().into_inner().unwrap();
+    Run {
+        lines: lines(vec![buf]),
+        counters,
+        apps,
+    }
+}
+
+fn pool(files: &[PathBuf], cfg: EngineConfig, workers: usize) -> Run {
+    let par = ParallelConfig {
+        workers,
+        pin: false,
+        buffer_mb: 1,
+    };
+    let mut p = Pool::new(cfg, par, |_| JsonLinesWriter::new(Vec::new(), true), true);
+    for f in files {
+        p.run_file(f, &mut |_, _| {}).unwrap();
+    }
+    let d = p.dispatch_stats().clone();
+    assert_eq!(d.per_worker.len(), workers);
+    assert_eq!(d.dropped, 0, "a capture file must not lose packets");
+    let counters = p.counters();
+    assert_eq!(d.per_worker.iter().sum::<u64>(), counters.packets);
+    let apps = sorted_apps(&p.apps());
+    let bufs = p
+        .finish()
+        .unwrap()
+        .into_iter()
+        .map(|s| s.into_inner().unwrap())
+        .collect();
+    Run {
+        lines: lines(bufs),
+        counters,
+        apps,
+    }
+}
+
+/// The counters that must not depend on the number of workers (the table's peak and sweep work
+/// and the fragment tables' own bookkeeping do).
+fn invariant(c: &Counters) -> Vec<u64> {
+    let mut v = vec![
+        c.packets,
+        c.bytes,
+        c.decoded,
+        c.frag_orphans,
+        c.capture_errors,
+        c.records,
+        c.table.created,
+        c.table.idle,
+        c.table.closed,
+        c.table.evicted,
+    ];
+    v.extend_from_slice(&c.drops);
+    v
+}
+
+fn check_same(files: &[PathBuf], cfg: EngineConfig, what: &str) {
+    let base = one(files, cfg);
+    assert!(!base.lines.is_empty(), "{what}: no records");
+    for n in [2, 3] {
+        let r = pool(files, cfg, n);
+        assert_eq!(r.lines.len(), base.lines.len(), "{what}: {n} workers");
+        for (a, b) in base.lines.iter().zip(&r.lines) {
+            assert_eq!(a, b, "{what}: first record that differs with {n} workers");
+        }
+        assert_eq!(
+            invariant(&r.counters),
+            invariant(&base.counters),
+            "{what}: {n} workers"
+        );
+        assert_eq!(r.apps, base.apps, "{what}: {n} workers");
+    }
+    eprintln!(
+        "{what}: {} records, the same with 1, 2 and 3 workers",
+        base.lines.len()
+    );
+}
+
+/// How far, at most, a capture's timestamps go back below the latest seen so far.
+fn max_step_back_ns(path: &Path) -> u64 {
+    let Ok(f) = wirespeed_capture::CaptureFile::open(path) else {
+        return 0;
+    };
+    let (mut latest, mut back) = (0u64, 0u64);
+    for p in f.reader() {
+        let Ok(p) = p else { break };
+        latest = latest.max(p.ts_ns);
+        back = back.max(latest - p.ts_ns);
+    }
+    back
+}
+
+#[test]
+fn corpus_records_do_not_depend_on_workers() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/pcap");
+    let Ok(rd) = std::fs::read_dir(&dir) else {
+        eprintln!("SKIPPED: {} not found", dir.display());
+        return;
+    };
+    let mut files: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    files.sort();
+    if files.is_empty() {
+        eprintln!("SKIPPED: {} is empty", dir.display());
+        return;
+    }
+    // Captures whose time goes back by more than the shortest timeout (10 s: how long a closed
+    // TCP flow lingers) are left out: there, whether a flow has expired when its next packet
+    // comes depends on where the batch boundaries fall, even for one worker (`--batch 16` and
+    // `--batch 128` differ). Every other capture must give the same records for any N.
+    let smooth: Vec<PathBuf> = files
+        .iter()
+        .filter(|f| max_step_back_ns(f) < 10_000_000_000)
+        .cloned()
+        .collect();
+    eprintln!(
+        "corpus: {} of {} captures (the others go back in time by more than 10 s)",
+        smooth.len(),
+        files.len()
+    );
+    assert!(smooth.len() * 10 > files.len() * 9);
+    let files = smooth;
+    check_same(&files, EngineConfig::default(), "corpus");
+    // Tstat-like timeouts make flows end idle inside captures: expiry must follow the input's
+    // clock, not each worker's share of it.
+    let mut cfg = EngineConfig::default();
+    cfg.flow.timeouts.tcp_ns = 300_000_000_000;
+    cfg.flow.timeouts.udp_ns = 120_000_000_000;
+    cfg.flow.timeouts.other_ns = 60_000_000_000;
+    check_same(&files, cfg, "corpus, Tstat timeouts");
+}
+
+#[test]
+fn demo_records_do_not_depend_on_workers() {
+    let p = temp("demo.pcap");
+    gen::demo(BufWriter::new(File::create(&p).unwrap())).unwrap();
+    check_same(&[p.clone(), p], EngineConfig::default(), "demo twice");
+}
+
+#[test]
+fn worst_case_records_do_not_depend_on_workers_and_spread() {
+    let p = temp("worst.pcap");
+    let wc = gen::WorstCase {
+        flows: 20_000,
+        window: 4096,
+        ..gen::WorstCase::default()
+    };
+    gen::worst_case(BufWriter::new(File::create(&p).unwrap()), &wc).unwrap();
+    check_same(
+        std::slice::from_ref(&p),
+        EngineConfig::default(),
+        "worst case",
+    );
+    // Both workers get a fair share of the packets (5 per flow).
+    let mut pl = Pool::new(
+        EngineConfig::default(),
+        ParallelConfig {
+            workers: 2,
+            pin: true,
+            buffer_mb: 1,
+        },
+        |_| wirespeed_export::NullSink::default(),
+        false,
+    );
+    pl.run_file(&p, &mut |_, _| {}).unwrap();
+    let d = pl.dispatch_stats().clone();
+    assert!(d.per_worker.iter().all(|&n| n > 45_000), "{d:?}");
+    let sinks = pl.finish().unwrap();
+    assert_eq!(sinks.iter().map(|s| s.records).sum::<u64>(), 20_000);
+}

@@ -1,0 +1,450 @@
+//! Live capture: one TPACKET_V3 ring per worker and interface, spread by the kernel's fanout
+//! hash, each worker processing its ring blocks in place.
+
+use crate::sys::{self, BpfInsn, KernelStats, RxRing};
+use std::io;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use wirespeed_capture::RawPacket;
+use wirespeed_engine::{AppStats, Counters, EngineConfig, Worker};
+use wirespeed_export::RecordSink;
+
+/// What to capture and how.
+#[derive(Clone, Debug)]
+pub struct LiveConfig {
+    /// Interfaces to read.
+    pub ifaces: Vec<String>,
+    /// Worker threads (each reads its own ring on every interface).
+    pub workers: usize,
+    /// Pin worker `i` to core `i mod cores`.
+    pub pin: bool,
+    /// Ring memory for all workers and interfaces together, MiB: the buffer that absorbs
+    /// processing jitter. Rings are made of 1 MiB blocks, at least 2 per ring.
+    pub buffer_mb: usize,
+    /// Classic BPF program run by the kernel before a packet enters a ring.
+    pub filter: Option<Vec<BpfInsn>>,
+    /// Switch to this user once the sockets are open.
+    pub user: Option<String>,
+    /// Print a status line this often (none when zero).
+    pub status_every: Duration,
+    /// Stop by itself after this long (tests, benchmarks).
+    pub duration: Option<Duration>,
+    /// The engine per worker.
+    pub engine: EngineConfig,
+}
+
+/// Counters the workers publish while running (read by the status line).
+#[derive(Default)]
+struct Shared {
+    packets: AtomicU64,
+    bytes: AtomicU64,
+    records: AtomicU64,
+    kernel_packets: AtomicU64,
+    kernel_drops: AtomicU64,
+    kernel_freezes: AtomicU64,
+    vlan_stripped: AtomicU64,
+}
+
+/// How a live run went.
+#[derive(Debug, Default)]
+pub struct LiveOutcome {
+    /// Engine counters of all workers added up.
+    pub counters: Counters,
+    /// Per-application totals of all workers.
+    pub apps: AppStats,
+    /// Kernel counters of every socket, added up over the run.
+    pub kernel: KernelStats,
+    /// Frames whose VLAN tag the kernel had already removed (their flows are keyed without it).
+    pub vlan_stripped: u64,
+    /// Seconds the capture ran.
+    pub elapsed_s: f64,
+}
+
+const BLOCK: usize = 1 << 20;
+
+/// Run until `stop` is set (SIGINT/SIGTERM) or `cfg.duration` passes; every open flow is then
+/// ended and written to the sinks. Worker `i` writes to `sinks[i]`.
+pub fn run<S: RecordSink + Send>(
+    cfg: &LiveConfig,
+    sinks: Vec<S>,
+    stop: Arc<AtomicBool>,
+    status: &mut dyn FnMut(&str),
+) -> io::Result<LiveOutcome> {
+    let n = cfg.workers.max(1);
+    if sinks.len() != n {
+        return Err(io::Error::other("one sink per worker"));
+    }
+    if cfg.ifaces.is_empty() {
+        return Err(io::Error::other("no interface"));
+    }
+    let per_ring = (cfg.buffer_mb << 20) / (n * cfg.ifaces.len());
+    let blocks = (per_ring / BLOCK).max(2);
+    // Every socket is open before privileges go; one fanout group per interface.
+    let group_base = (std::process::id() as u16).wrapping_mul(31);
+    let mut rings: Vec<Vec<(RxRing, u32)>> = (0..n).map(|_| Vec::new()).collect();
+    for (k, iface) in cfg.ifaces.iter().enumerate() {
+        let link = link_type(iface);
+        for r in rings.iter_mut() {
+            let ring = RxRing::open(
+                iface,
+                BLOCK,
+                blocks,
+                cfg.filter.as_deref(),
+                (n > 1).then_some(group_base.wrapping_add(k as u16)),
+            )
+            .map_err(|e| io::Error::new(e.kind(), format!("{iface}: {e}")))?;
+            r.push((ring, link));
+        }
+    }
+    if let Some(u) = &cfg.user {
+        sys::drop_privileges(u)
+            .map_err(|e| io::Error::new(e.kind(), format!("--user {u}: {e}")))?;
+    }
+    status(&format!(
+        "live: capturing on {} with {} workers, rings of {} blocks of 1 MiB",
+        cfg.ifaces.join(","),
+        n,
+        blocks
+    ));
+    let shared = Arc::new(Shared::default());
+    let cores = if cfg.pin {
+        core_affinity::get_core_ids().unwrap_or_default()
+    } else {
+        Vec::new()
+    };
+    let start = Instant::now();
+    let mut workers: Vec<Worker<S>> = sinks
+        .into_iter()
+        .map(|s| Worker::new(cfg.engine, s, false))
+        .collect();
+    let results: Vec<io::Result<()>> = std::thread::scope(|sc| {
+        let mut handles = Vec::new();
+        for (i, (w, my_rings)) in workers.iter_mut().zip(rings).enumerate() {
+            let stop = &stop;
+            let shared = &shared;
+            let core = (!cores.is_empty()).then(|| cores[i % cores.len()]);
+            let bs = cfg.engine.batch_size.clamp(1, MAX_BATCH);
+            handles.push(sc.spawn(move || {
+                if let Some(c) = core {
+                    core_affinity::set_for_current(c);
+                }
+                worker_loop(w, my_rings, stop, shared, bs)
+            }));
+        }
+        // The status line and the clock that stops the run.
+        let mut last_status = Instant::now();
+        let mut last_packets = 0u64;
+        while !stop.load(Ordering::Relaxed) {
+            std::thread::sleep(Duration::from_millis(50));
+            if handles.iter().any(|h| h.is_finished()) {
+                // A worker failed: stop the others.
+                stop.store(true, Ordering::Relaxed);
+            }
+            if cfg.duration.is_some_and(|d| start.elapsed() >= d) {
+                stop.store(true, Ordering::Relaxed);
+            }
+            if !cfg.status_every.is_zero() && last_status.elapsed() >= cfg.status_every {
+                let dt = last_status.elapsed().as_secs_f64();
+                last_status = Instant::now();
+                let p = shared.packets.load(Ordering::Relaxed);
+                status(&format!(
+                    "live: {:.0} s, {} packets ({:.1} kpps), {} flows ended, kernel: {} seen, {} dropped, {} queue freezes",
+                    start.elapsed().as_secs_f64(),
+                    p,
+                    (p - last_packets) as f64 / dt / 1e3,
+                    shared.records.load(Ordering::Relaxed),
+                    shared.kernel_packets.load(Ordering::Relaxed),
+                    shared.kernel_drops.load(Ordering::Relaxed),
+                    shared.kernel_freezes.load(Ordering::Relaxed),
+                ));
+                last_packets = p;
+            }
+        }
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(io::Error::other("a worker thread panicked")))
+            })
+            .collect()
+    });
+    let mut out = LiveOutcome {
+        elapsed_s: start.elapsed().as_secs_f64(),
+        ..LiveOutcome::default()
+    };
+    for w in &workers {
+        out.counters.add(&w.counters());
+        for (k, v) in w.apps() {
+            let e = out.apps.entry(k).or_insert([0; 3]);
+            for (a, b) in e.iter_mut().zip(v) {
+                *a += b;
+            }
+        }
+    }
+    out.kernel = KernelStats {
+        packets: shared.kernel_packets.load(Ordering::Relaxed),
+        drops: shared.kernel_drops.load(Ordering::Relaxed),
+        freezes: shared.kernel_freezes.load(Ordering::Relaxed),
+    };
+    out.vlan_stripped = shared.vlan_stripped.load(Ordering::Relaxed);
+    for r in results {
+        r?;
+    }
+    // Every flow was ended by its worker; write out what the sinks still buffer.
+    for w in workers {
+        w.finish()?;
+    }
+    Ok(out)
+}
+
+/// Largest batch handed to a worker at once (a stack array, so no allocation per block).
+const MAX_BATCH: usize = 256;
+
+/// The pcap link type of what an AF_PACKET raw socket on `iface` delivers.
+fn link_type(iface: &str) -> u32 {
+    let t = std::fs::read_to_string(format!("/sys/class/net/{iface}/type")).unwrap_or_default();
+    match t.trim() {
+        // Raw IP devices (tun, some cellular modems): no link header.
+        "65534" | "519" => 101,
+        // Ethernet, loopback (with a zeroed Ethernet header), and the rest.
+        _ => 1,
+    }
+}
+
+fn worker_loop<S: RecordSink>(
+    w: &mut Worker<S>,
+    mut rings: Vec<(RxRing, u32)>,
+    stop: &AtomicBool,
+    shared: &Shared,
+    bs: usize,
+) -> io::Result<()> {
+    let fds: Vec<_> = rings.iter().map(|(r, _)| r.fd()).collect();
+    let mut idle_since = Instant::now();
+    let mut last_stats = Instant::now();
+    let mut res = Ok(());
+    let mut published = 0u64;
+    while !stop.load(Ordering::Relaxed) && res.is_ok() {
+        let mut got = false;
+        for (ring, link) in rings.iter_mut() {
+            // A bounded number of blocks per ring and turn, so no interface starves another.
+            for _ in 0..64 {
+                let Some(block) = ring.next_block() else {
+                    break;
+                };
+                got = true;
+                let (n, bytes, vlan) = process_block(w, block.bytes(), *link, bs, &mut res);
+                drop(block);
+                shared.packets.fetch_add(n, Ordering::Relaxed);
+                shared.bytes.fetch_add(bytes, Ordering::Relaxed);
+                shared.vlan_stripped.fetch_add(vlan, Ordering::Relaxed);
+            }
+        }
+        if got {
+            idle_since = Instant::now();
+        } else {
+            sys::poll_readable(&fds, 100)?;
+            // A quiet link: let idle flows expire by the kernel's clock (the one that stamps
+            // packets), once a second.
+            if idle_since.elapsed() >= Duration::from_secs(1) {
+                w.advance_clock(sys::realtime_ns());
+                res = w.process_batch(&[]);
+                idle_since = Instant::now();
+            }
+        }
+        if last_stats.elapsed() >= Duration::from_millis(500) {
+            last_stats = Instant::now();
+            publish(w, &rings, shared, &mut published);
+        }
+    }
+    // Shutdown: what is already in the rings is processed, then every flow is ended.
+    for (ring, link) in rings.iter_mut() {
+        while let Some(block) = ring.next_block() {
+            let (n, bytes, vlan) = process_block(w, block.bytes(), *link, bs, &mut res);
+            drop(block);
+            shared.packets.fetch_add(n, Ordering::Relaxed);
+            shared.bytes.fetch_add(bytes, Ordering::Relaxed);
+            shared.vlan_stripped.fetch_add(vlan, Ordering::Relaxed);
+        }
+    }
+    res?;
+    w.flush()?;
+    publish(w, &rings, shared, &mut published);
+    Ok(())
+}
+
+/// Publish what changed since the last call: records written (cumulative per worker, hence
+/// `last`) and the kernel's counters (reset by each read).
+fn publish<S: RecordSink>(w: &Worker<S>, rings: &[(RxRing, u32)], shared: &Shared, last: &mut u64) {
+    let r = w.counters().records;
+    shared.records.fetch_add(r - *last, Ordering::Relaxed);
+    *last = r;
+    for (r, _) in rings {
+        if let Ok(s) = r.stats() {
+            shared
+                .kernel_packets
+                .fetch_add(s.packets, Ordering::Relaxed);
+            shared.kernel_drops.fetch_add(s.drops, Ordering::Relaxed);
+            shared
+                .kernel_freezes
+                .fetch_add(s.freezes, Ordering::Relaxed);
+        }
+    }
+}
+
+fn rd32(b: &[u8], at: usize) -> Option<u32> {
+    Some(u32::from_ne_bytes(
+        b.get(at..at.checked_add(4)?)?.try_into().ok()?,
+    ))
+}
+
+fn rd16(b: &[u8], at: usize) -> Option<u16> {
+    Some(u16::from_ne_bytes(
+        b.get(at..at.checked_add(2)?)?.try_into().ok()?,
+    ))
+}
+
+/// The packets of one TPACKET_V3 ring block (`tpacket_block_desc`, then `tpacket3_hdr` records
+/// chained by `tp_next_offset`), each with whether the kernel had stripped its VLAN tag. The
+/// block comes from the kernel but is parsed with bounds checks all the same: a record that does
+/// not fit ends the walk, and the walk visits at most `len / 32` records whatever the header says.
+pub fn block_packets(b: &[u8], link: u32) -> impl Iterator<Item = (RawPacket<'_>, bool)> {
+    let num = rd32(b, 12).unwrap_or(0) as usize;
+    let mut off = rd32(b, 16).unwrap_or(0) as usize;
+    let mut left = num.min(b.len() / 32);
+    std::iter::from_fn(move || {
+        while left > 0 {
+            left -= 1;
+            let next = rd32(b, off)?;
+            let sec = rd32(b, off + 4)?;
+            let nsec = rd32(b, off + 8)?;
+            let snap = rd32(b, off + 12)?;
+            let len = rd32(b, off + 16)?;
+            let st = rd32(b, off + 20)?;
+            let mac = rd16(b, off + 24)?;
+            let here = off;
+            if next == 0 {
+                left = 0;
+            }
+            off = off.checked_add(next as usize)?;
+            let start = here + usize::from(mac);
+            if let Some(data) = b.get(start..start.checked_add(snap as usize)?) {
+                let p = RawPacket {
+                    ts_ns: u64::from(sec) * 1_000_000_000 + u64::from(nsec),
+                    wire_len: len,
+                    link,
+                    iface: 0,
+                    data,
+                };
+                return Some((p, st & libc::TP_STATUS_VLAN_VALID != 0));
+            }
+        }
+        None
+    })
+}
+
+/// Run the packets of one ring block through the worker in batches; returns packets, bytes and
+/// frames whose VLAN tag the kernel stripped.
+fn process_block<S: RecordSink>(
+    w: &mut Worker<S>,
+    b: &[u8],
+    link: u32,
+    bs: usize,
+    res: &mut io::Result<()>,
+) -> (u64, u64, u64) {
+    const EMPTY: RawPacket<'static> = RawPacket {
+        ts_ns: 0,
+        wire_len: 0,
+        link: 0,
+        iface: 0,
+        data: &[],
+    };
+    let mut batch = [EMPTY; MAX_BATCH];
+    let mut k = 0;
+    let (mut n, mut bytes, mut vlan) = (0u64, 0u64, 0u64);
+    for (p, stripped) in block_packets(b, link) {
+        vlan += u64::from(stripped);
+        n += 1;
+        bytes += p.data.len() as u64;
+        batch[k] = p;
+        k += 1;
+        if k == bs {
+            if res.is_ok() {
+                *res = w.process_batch(&batch[..k]);
+            }
+            k = 0;
+        }
+    }
+    if k > 0 && res.is_ok() {
+        *res = w.process_batch(&batch[..k]);
+    }
+    (n, bytes, vlan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// Any block: packets lie inside it, at most one per 32 bytes, never a panic.
+        #[test]
+        fn any_block_walks_safely(b in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..600),
+                                  num in 0u32..50, first in 0u32..200) {
+            let mut b = b;
+            if b.len() >= 20 {
+                b[12..16].copy_from_slice(&num.to_ne_bytes());
+                b[16..20].copy_from_slice(&first.to_ne_bytes());
+            }
+            let start = b.as_ptr() as usize;
+            let mut n = 0;
+            for (p, _) in block_packets(&b, 1) {
+                let s = p.data.as_ptr() as usize;
+                proptest::prop_assert!(p.data.is_empty() || (s >= start && s + p.data.len() <= start + b.len()));
+                n += 1;
+            }
+            proptest::prop_assert!(n <= b.len() / 32);
+        }
+    }
+
+    /// A block laid out by hand as `<linux/if_packet.h>` describes it: two packets.
+    #[test]
+    fn walks_a_block() {
+        let mut b = vec![0u8; 4096];
+        let put32 =
+            |b: &mut Vec<u8>, at: usize, v: u32| b[at..at + 4].copy_from_slice(&v.to_ne_bytes());
+        put32(&mut b, 12, 2); // num_pkts
+        put32(&mut b, 16, 48); // offset_to_first_pkt
+                               // Packet 1 at 48: next at +128, 1.5 s, 60 bytes captured of 70, data at +68.
+        put32(&mut b, 48, 128);
+        put32(&mut b, 52, 1);
+        put32(&mut b, 56, 500_000_000);
+        put32(&mut b, 60, 60);
+        put32(&mut b, 64, 70);
+        put32(
+            &mut b,
+            68,
+            libc::TP_STATUS_USER | libc::TP_STATUS_VLAN_VALID,
+        );
+        b[72..74].copy_from_slice(&68u16.to_ne_bytes());
+        b[48 + 68] = 0xab;
+        // Packet 2 at 176: last (next 0), 2 bytes at +40.
+        put32(&mut b, 176, 0);
+        put32(&mut b, 176 + 12, 2);
+        put32(&mut b, 176 + 16, 2);
+        b[176 + 24..176 + 26].copy_from_slice(&40u16.to_ne_bytes());
+        let v: Vec<_> = block_packets(&b, 1).collect();
+        assert_eq!(v.len(), 2);
+        assert_eq!(v[0].0.ts_ns, 1_500_000_000);
+        assert_eq!(
+            (v[0].0.data.len(), v[0].0.wire_len, v[0].0.data[0]),
+            (60, 70, 0xab)
+        );
+        assert!(v[0].1 && !v[1].1);
+        assert_eq!(v[1].0.data.len(), 2);
+        // A header that claims more packets than fit, or offsets past the end: no panic, no more.
+        put32(&mut b, 12, u32::MAX);
+        put32(&mut b, 176, 1 << 30);
+        assert_eq!(block_packets(&b, 1).count(), 2);
+        assert_eq!(block_packets(&b[..100], 1).count(), 0);
+    }
+}

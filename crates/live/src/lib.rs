@@ -1,0 +1,13 @@
+//! Live links: capture on AF_PACKET TPACKET_V3 rings spread over workers by the kernel's fanout
+//! hash ([`capture`]), and a replayer that drives an interface with a capture file ([`mod@replay`]).
+//! Linux only. All system calls, and all `unsafe` code, are in [`sys`].
+#![deny(missing_docs)]
+#![deny(unsafe_op_in_unsafe_fn)]
+
+pub mod bpf;
+pub mod capture;
+pub mod replay;
+pub mod sys;
+
+pub use capture::{block_packets, run, LiveConfig, LiveOutcome};
+pub use replay::{replay, Pace, ReplayStats};

@@ -1,0 +1,417 @@
+//! Every system call of live capture and replay, and the only `unsafe` code of the crate:
+//! AF_PACKET sockets with a TPACKET_V3 receive ring and PACKET_FANOUT, a classic BPF filter,
+//! kernel drop counters, `sendmmsg` for replay, `poll`, and dropping privileges.
+//!
+//! Everything outside this module works on safe views: a filled ring block is handed out as a
+//! `&[u8]` that lives until the block is given back to the kernel.
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// `tpacket_versions::TPACKET_V3` of `<linux/if_packet.h>`.
+const TPACKET_V3: libc::c_int = 2;
+
+/// One instruction of a classic BPF program (`struct sock_filter`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BpfInsn {
+    /// Opcode.
+    pub code: u16,
+    /// Jump offset if true.
+    pub jt: u8,
+    /// Jump offset if false.
+    pub jf: u8,
+    /// Constant.
+    pub k: u32,
+}
+
+fn cvt(r: libc::c_int) -> io::Result<libc::c_int> {
+    if r < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(r)
+    }
+}
+
+fn setsockopt<T>(fd: RawFd, level: libc::c_int, name: libc::c_int, v: &T) -> io::Result<()> {
+    // SAFETY: `v` is a valid, initialized `T` for the duration of the call and its size is
+    // passed with it; the kernel only reads it.
+    let r = unsafe {
+        libc::setsockopt(
+            fd,
+            level,
+            name,
+            (v as *const T).cast(),
+            std::mem::size_of::<T>() as libc::socklen_t,
+        )
+    };
+    cvt(r).map(drop)
+}
+
+/// The interface index of `name`.
+pub fn ifindex(name: &str) -> io::Result<u32> {
+    let c = CString::new(name)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "interface name with NUL"))?;
+    // SAFETY: `c` is a valid NUL-terminated string that outlives the call.
+    let i = unsafe { libc::if_nametoindex(c.as_ptr()) };
+    if i == 0 {
+        Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            format!("no interface named {name}: {}", io::Error::last_os_error()),
+        ))
+    } else {
+        Ok(i)
+    }
+}
+
+/// A raw AF_PACKET socket for `protocol` (0: receives nothing, which is what a transmit-only
+/// socket wants).
+fn packet_socket(protocol: u16) -> io::Result<OwnedFd> {
+    // SAFETY: plain system call with constant arguments.
+    let fd = cvt(unsafe {
+        libc::socket(
+            libc::AF_PACKET,
+            libc::SOCK_RAW | libc::SOCK_CLOEXEC,
+            i32::from(protocol.to_be()),
+        )
+    })?;
+    // SAFETY: `fd` was just returned by socket() and is owned by nobody else.
+    Ok(unsafe { OwnedFd::from_raw_fd(fd) })
+}
+
+fn bind(fd: RawFd, index: u32, protocol: u16) -> io::Result<()> {
+    // SAFETY: sockaddr_ll is plain old data; all-zero is a valid value.
+    let mut sa: libc::sockaddr_ll = unsafe { std::mem::zeroed() };
+    sa.sll_family = libc::AF_PACKET as u16;
+    sa.sll_protocol = protocol.to_be();
+    sa.sll_ifindex = index as i32;
+    // SAFETY: `sa` is a valid sockaddr_ll and its exact size is passed.
+    cvt(unsafe {
+        libc::bind(
+            fd,
+            (&sa as *const libc::sockaddr_ll).cast(),
+            std::mem::size_of::<libc::sockaddr_ll>() as libc::socklen_t,
+        )
+    })
+    .map(drop)
+}
+
+/// A TPACKET_V3 receive ring on one interface.
+pub struct RxRing {
+    fd: OwnedFd,
+    map: *mut u8,
+    block_size: usize,
+    block_nr: usize,
+    next: usize,
+}
+
+// SAFETY: the ring is a private mapping of this socket; `RxRing` is its only user and it hands
+// out views only through `&mut self`, so moving it to another thread is sound.
+unsafe impl Send for RxRing {}
+
+/// Kernel counters of one socket since the last read (reading resets them).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct KernelStats {
+    /// Packets that passed the filter (received plus dropped).
+    pub packets: u64,
+    /// Packets dropped because the ring was full.
+    pub drops: u64,
+    /// Times the queue was frozen (all blocks in user space).
+    pub freezes: u64,
+}
+
+impl RxRing {
+    /// Open a ring of `block_nr` blocks of `block_size` bytes (a power of two, multiple of the
+    /// page size) on interface `iface`, with `filter` attached before any packet arrives, and join
+    /// fanout group `fanout` (hash mode: both directions of a flow go to one socket; fragments
+    /// are reassembled for the hash) when given.
+    pub fn open(
+        iface: &str,
+        block_size: usize,
+        block_nr: usize,
+        filter: Option<&[BpfInsn]>,
+        fanout: Option<u16>,
+    ) -> io::Result<RxRing> {
+        let index = ifindex(iface)?;
+        let proto = libc::ETH_P_ALL as u16;
+        let fd = packet_socket(proto)?;
+        let raw = fd.as_raw_fd();
+        if let Some(prog) = filter {
+            attach_filter(raw, prog)?;
+        }
+        setsockopt(raw, libc::SOL_PACKET, libc::PACKET_VERSION, &TPACKET_V3)?;
+        let req = libc::tpacket_req3 {
+            tp_block_size: block_size as u32,
+            tp_block_nr: block_nr as u32,
+            tp_frame_size: 2048,
+            tp_frame_nr: (block_size / 2048 * block_nr) as u32,
+            // Hand a partly filled block to user space after 10 ms.
+            tp_retire_blk_tov: 10,
+            tp_sizeof_priv: 0,
+            tp_feature_req_word: 0,
+        };
+        setsockopt(raw, libc::SOL_PACKET, libc::PACKET_RX_RING, &req)?;
+        let len = block_size * block_nr;
+        // SAFETY: maps the ring the kernel just allocated for this socket; length and flags are
+        // those packet(7) prescribes. The result is checked below.
+        let map = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED,
+                raw,
+                0,
+            )
+        };
+        if map == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        let ring = RxRing {
+            fd,
+            map: map.cast(),
+            block_size,
+            block_nr,
+            next: 0,
+        };
+        bind(raw, index, proto)?;
+        if let Some(group) = fanout {
+            let arg: u32 = u32::from(group)
+                | ((libc::PACKET_FANOUT_HASH | libc::PACKET_FANOUT_FLAG_DEFRAG) << 16);
+            setsockopt(raw, libc::SOL_PACKET, libc::PACKET_FANOUT, &arg)?;
+        }
+        Ok(ring)
+    }
+
+    /// The socket's descriptor (for `poll`).
+    pub fn fd(&self) -> RawFd {
+        self.fd.as_raw_fd()
+    }
+
+    /// Header word `block_status` of block `i`, read with acquire ordering: once it says
+    /// `TP_STATUS_USER`, the kernel's writes to the block are visible and it will not write there
+    /// until the status is set back.
+    fn status(&self, i: usize) -> &AtomicU32 {
+        // SAFETY: block `i < block_nr` starts at `i * block_size` inside the mapping; the status
+        // word is at offset 8 of `tpacket_block_desc` (version, offset_to_priv, then
+        // `hdr.bh1.block_status`), 4-byte aligned because blocks are page aligned. The kernel
+        // and we only ever access it atomically.
+        unsafe { &*(self.map.add(i * self.block_size + 8).cast::<AtomicU32>()) }
+    }
+
+    /// The next block the kernel has filled, if any (does not wait). Give it back by dropping
+    /// the [`Block`].
+    pub fn next_block(&mut self) -> Option<Block<'_>> {
+        let i = self.next;
+        if self.status(i).load(Ordering::Acquire) & libc::TP_STATUS_USER == 0 {
+            return None;
+        }
+        self.next = (i + 1) % self.block_nr;
+        let st = self.status(i);
+        // SAFETY: the block belongs to user space until its status is reset (in Block::drop),
+        // so nobody writes it while this shared view exists; it lies inside the mapping, which
+        // lives as long as `self`, which the returned borrow keeps alive.
+        let bytes = unsafe {
+            std::slice::from_raw_parts(self.map.add(i * self.block_size), self.block_size)
+        };
+        Some(Block { bytes, status: st })
+    }
+
+    /// Read and reset the kernel's counters for this socket.
+    pub fn stats(&self) -> io::Result<KernelStats> {
+        // SAFETY: plain old data; all-zero is valid.
+        let mut s: libc::tpacket_stats_v3 = unsafe { std::mem::zeroed() };
+        let mut len = std::mem::size_of::<libc::tpacket_stats_v3>() as libc::socklen_t;
+        // SAFETY: `s` and `len` are valid for writes and `len` holds the size of `s`.
+        cvt(unsafe {
+            libc::getsockopt(
+                self.fd(),
+                libc::SOL_PACKET,
+                libc::PACKET_STATISTICS,
+                (&mut s as *mut libc::tpacket_stats_v3).cast(),
+                &mut len,
+            )
+        })?;
+        Ok(KernelStats {
+            packets: u64::from(s.tp_packets),
+            drops: u64::from(s.tp_drops),
+            freezes: u64::from(s.tp_freeze_q_cnt),
+        })
+    }
+}
+
+impl Drop for RxRing {
+    fn drop(&mut self) {
+        // SAFETY: unmaps exactly the mapping made in `open`; no `Block` can outlive `self`.
+        unsafe {
+            libc::munmap(self.map.cast(), self.block_size * self.block_nr);
+        }
+    }
+}
+
+/// A ring block filled by the kernel: its bytes, readable until the block is dropped, which
+/// hands it back to the kernel.
+pub struct Block<'a> {
+    bytes: &'a [u8],
+    status: &'a AtomicU32,
+}
+
+impl<'a> Block<'a> {
+    /// The block's bytes (`tpacket_block_desc` header, then the packets); parse with bounds
+    /// checks.
+    pub fn bytes(&self) -> &'a [u8] {
+        self.bytes
+    }
+}
+
+impl Drop for Block<'_> {
+    fn drop(&mut self) {
+        self.status.store(libc::TP_STATUS_KERNEL, Ordering::Release);
+    }
+}
+
+fn attach_filter(fd: RawFd, prog: &[BpfInsn]) -> io::Result<()> {
+    let insns: Vec<libc::sock_filter> = prog
+        .iter()
+        .map(|i| libc::sock_filter {
+            code: i.code,
+            jt: i.jt,
+            jf: i.jf,
+            k: i.k,
+        })
+        .collect();
+    let fprog = libc::sock_fprog {
+        len: insns.len() as u16,
+        filter: insns.as_ptr() as *mut libc::sock_filter,
+    };
+    // The kernel copies and verifies the program during the call.
+    setsockopt(fd, libc::SOL_SOCKET, libc::SO_ATTACH_FILTER, &fprog)
+}
+
+/// Wait until one of `fds` is readable or `timeout_ms` passes.
+pub fn poll_readable(fds: &[RawFd], timeout_ms: i32) -> io::Result<()> {
+    let mut p: Vec<libc::pollfd> = fds
+        .iter()
+        .map(|&fd| libc::pollfd {
+            fd,
+            events: libc::POLLIN | libc::POLLERR,
+            revents: 0,
+        })
+        .collect();
+    // SAFETY: `p` is a valid array of `p.len()` pollfd structures.
+    let r = unsafe { libc::poll(p.as_mut_ptr(), p.len() as libc::nfds_t, timeout_ms) };
+    if r < 0 {
+        let e = io::Error::last_os_error();
+        if e.kind() != io::ErrorKind::Interrupted {
+            return Err(e);
+        }
+    }
+    Ok(())
+}
+
+/// A transmit-only AF_PACKET socket on one interface, sending whole frames with `sendmmsg`.
+pub struct TxSocket {
+    fd: OwnedFd,
+    /// Reused per call: no allocation per burst.
+    iov: Vec<libc::iovec>,
+    msgs: Vec<libc::mmsghdr>,
+}
+
+/// Most frames per `sendmmsg` call.
+pub const TX_BURST: usize = 256;
+
+impl TxSocket {
+    /// Open on interface `iface`, bypassing the queueing discipline (as pktgen does).
+    pub fn open(iface: &str) -> io::Result<TxSocket> {
+        let index = ifindex(iface)?;
+        let fd = packet_socket(0)?;
+        bind(fd.as_raw_fd(), index, 0)?;
+        let one: libc::c_int = 1;
+        // Best effort: without it frames go through the qdisc, which is slower but correct.
+        let _ = setsockopt(
+            fd.as_raw_fd(),
+            libc::SOL_PACKET,
+            libc::PACKET_QDISC_BYPASS,
+            &one,
+        );
+        Ok(TxSocket {
+            fd,
+            iov: Vec::with_capacity(TX_BURST),
+            msgs: Vec::with_capacity(TX_BURST),
+        })
+    }
+
+    /// Send `frames` (at most [`TX_BURST`]) in one system call; how many the kernel took. A frame
+    /// it refuses (too large, too short) stops the call there: the caller skips it and goes on.
+    pub fn send(&mut self, frames: &[&[u8]]) -> io::Result<usize> {
+        let n = frames.len().min(TX_BURST);
+        self.iov.clear();
+        self.iov.extend(frames[..n].iter().map(|f| libc::iovec {
+            iov_base: f.as_ptr() as *mut libc::c_void,
+            iov_len: f.len(),
+        }));
+        self.msgs.clear();
+        for v in self.iov.iter_mut() {
+            // SAFETY: plain old data; all-zero is valid (no name, no control data).
+            let mut m: libc::mmsghdr = unsafe { std::mem::zeroed() };
+            m.msg_hdr.msg_iov = v;
+            m.msg_hdr.msg_iovlen = 1;
+            self.msgs.push(m);
+        }
+        // SAFETY: `msgs` holds `n` headers, each pointing at one element of `iov` (not moved
+        // since: both vectors are only cleared and refilled above), each describing a frame
+        // borrowed for the duration of the call; the kernel only reads the frames.
+        let r = unsafe { libc::sendmmsg(self.fd.as_raw_fd(), self.msgs.as_mut_ptr(), n as u32, 0) };
+        cvt(r).map(|r| r as usize)
+    }
+}
+
+/// Switch to user `name` (its uid, primary gid, no supplementary groups) for good.
+pub fn drop_privileges(name: &str) -> io::Result<()> {
+    let c = CString::new(name)
+        .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "user name with NUL"))?;
+    // SAFETY: plain old data; all-zero is valid before getpwnam_r fills it.
+    let mut pw: libc::passwd = unsafe { std::mem::zeroed() };
+    let mut buf = vec![0u8; 16384];
+    let mut res: *mut libc::passwd = std::ptr::null_mut();
+    // SAFETY: every pointer is valid for the call; `buf` outlives the use of `pw`'s strings
+    // (only the numeric ids are read).
+    let r = unsafe {
+        libc::getpwnam_r(
+            c.as_ptr(),
+            &mut pw,
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+            &mut res,
+        )
+    };
+    if r != 0 || res.is_null() {
+        return Err(io::Error::new(
+            io::ErrorKind::NotFound,
+            format!("no user named {name}"),
+        ));
+    }
+    // SAFETY: plain system calls; each result is checked. Groups first, while still root.
+    unsafe {
+        cvt(libc::setgroups(0, std::ptr::null()))?;
+        cvt(libc::setgid(pw.pw_gid))?;
+        cvt(libc::setuid(pw.pw_uid))?;
+    }
+    // Make sure there is no way back.
+    // SAFETY: plain system call.
+    if pw.pw_uid != 0 && unsafe { libc::setuid(0) } == 0 {
+        return Err(io::Error::other(
+            "privileges could be regained after dropping them",
+        ));
+    }
+    Ok(())
+}
+
+/// CLOCK_REALTIME in nanoseconds: the clock the kernel stamps captured packets with. Read only
+/// when no packet came for a while, to let idle flows expire on a quiet link.
+pub fn realtime_ns() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos() as u64)
+}
