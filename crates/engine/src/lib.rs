@@ -8,9 +8,11 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod dpi;
 pub mod gen;
 mod summary;
 mod worker;
 
+pub use dpi::DPI_CONFIDENCE;
 pub use summary::{AppStats, Counters, LabelHasher, Summary};
 pub use worker::{run_file, EngineConfig, FileOutcome, FlowExt, Worker};

@@ -4,7 +4,8 @@ use crate::summary::{Counters, Output};
 use std::io;
 use std::path::Path;
 use wirespeed_capture::{CaptureError, CaptureFile, RawPacket};
-use wirespeed_classify::{Arbiter, ClassifierSet, Verdict};
+use wirespeed_classify::{Arbiter, ClassifierSet, Method, Verdict};
+use wirespeed_dpi::{Dpi, DpiConfig};
 use wirespeed_export::RecordSink;
 use wirespeed_flow::{
     EndReason, Flow, FlowConfig, FlowKey, FlowTable, FragKey, FragTable, Lookup, Side,
@@ -26,6 +27,8 @@ pub struct EngineConfig {
     pub frag_capacity: usize,
     /// How long a first fragment's ports are remembered, ns.
     pub frag_timeout_ns: u64,
+    /// Payload inspection: budget, context pool, reassembly buffers.
+    pub dpi: DpiConfig,
 }
 
 impl Default for EngineConfig {
@@ -37,6 +40,7 @@ impl Default for EngineConfig {
             batch_size: 128,
             frag_capacity: 4096,
             frag_timeout_ns: 30_000_000_000,
+            dpi: DpiConfig::default(),
         }
     }
 }
@@ -46,6 +50,8 @@ impl Default for EngineConfig {
 pub struct FlowExt {
     /// The arbiter's current verdict.
     pub verdict: Option<Verdict>,
+    /// Handle of the flow's payload-inspection context (0 none yet, `u32::MAX` done).
+    pub dpi: u32,
 }
 
 /// A packet decoded and keyed, waiting for its flow lookup (the batch's middle stage).
@@ -76,6 +82,7 @@ pub struct Worker<S: RecordSink> {
     table: FlowTable<FlowExt>,
     frag: FragTable,
     arbiter: Arbiter,
+    dpi: Dpi,
     pending: Vec<Pending>,
     out: Output<S>,
     counters: Counters,
@@ -91,6 +98,7 @@ impl<S: RecordSink> Worker<S> {
             table: FlowTable::new(cfg.flow),
             frag: FragTable::new(cfg.frag_capacity, cfg.frag_timeout_ns),
             arbiter: Arbiter::new(cfg.classifiers),
+            dpi: Dpi::new(cfg.dpi),
             pending: Vec::with_capacity(batch),
             out: Output::new(sink, with_source),
             counters: Counters::default(),
@@ -109,6 +117,7 @@ impl<S: RecordSink> Worker<S> {
         c.table = self.table.stats();
         c.frag = self.frag.stats();
         c.records = self.out.records;
+        c.dpi = self.dpi.stats();
         c
     }
 
@@ -130,6 +139,7 @@ impl<S: RecordSink> Worker<S> {
             table,
             frag,
             arbiter,
+            dpi,
             pending,
             out,
             counters: c,
@@ -188,8 +198,10 @@ impl<S: RecordSink> Worker<S> {
                 tcp: d.tcp,
                 tunnel: d.tunnel,
                 idx: idx as u32,
-                // The payload is a sub-slice of the frame (decode is zero-copy).
-                payload_off: (d.payload.as_ptr() as usize - p.data.as_ptr() as usize) as u32,
+                // The payload is a sub-slice of the frame (decode is zero-copy); an empty payload
+                // may be a static empty slice outside the frame (overflowed in debug builds).
+                payload_off: (d.payload.as_ptr() as usize).wrapping_sub(p.data.as_ptr() as usize)
+                    as u32,
                 payload_len: d.payload.len() as u32,
                 ip_len: d.ip_len,
             });
@@ -199,8 +211,9 @@ impl<S: RecordSink> Worker<S> {
             table.prefetch_slot(q.hash);
         }
         // Stage 3: look up or create each flow and update it.
-        let mut on_end = |f: &mut Flow<FlowExt>, why: EndReason| out.emit(f, why);
+        let use_dpi = arbiter.classifiers().has(Method::Dpi);
         for q in pending.iter() {
+            let mut on_end = |f: &mut Flow<FlowExt>, why: EndReason| out.emit(f, why, dpi);
             let r =
                 table.lookup_or_insert(&q.key, q.hash, q.side, q.ts, q.tcp.as_ref(), &mut on_end);
             let f = table.get_mut(r.slot());
@@ -216,24 +229,28 @@ impl<S: RecordSink> Worker<S> {
             }
             f.update(q.side, q.ts, q.len as u64, q.tcp.map(|t| t.flags));
             let off = q.payload_off as usize;
-            let _payload = batch[q.idx as usize]
+            let payload = batch[q.idx as usize]
                 .data
                 .get(off..off + q.payload_len as usize)
                 .unwrap_or(&[]);
+            if use_dpi {
+                let seq = q.tcp.map_or(0, |t| t.seq);
+                crate::dpi::inspect(dpi, arbiter, f, q.side, seq, q.ts, payload);
+            }
             let _ = q.ip_len;
             if q.ts > *now {
                 *now = q.ts;
             }
         }
         // One small sweep step per batch (ΔT/M): no packet ever waits on a full scan.
-        table.gc_step(*now, &mut on_end);
+        table.gc_step(*now, &mut |f, why| out.emit(f, why, dpi));
         out.take_error()
     }
 
     /// End every open flow (end of an input file, or shutdown) and write their records.
     pub fn flush(&mut self) -> io::Result<()> {
-        let out = &mut self.out;
-        self.table.flush(&mut |f, why| out.emit(f, why));
+        let (out, dpi) = (&mut self.out, &mut self.dpi);
+        self.table.flush(&mut |f, why| out.emit(f, why, dpi));
         // The next input has its own clock: times of this one must not expire its flows.
         self.now = 0;
         out.take_error()

@@ -60,7 +60,35 @@ pub struct FlowRecord<'a> {
     pub ttb_pkts: u32,
     /// Microseconds from the first packet to the verdict.
     pub ttb_us: u64,
+    /// Payload metadata ("" = not seen), named by [`META_FIELDS`] in the same order.
+    pub meta: [&'a str; META_COUNT],
 }
+
+/// Number of payload metadata fields.
+pub const META_COUNT: usize = 18;
+
+/// Payload metadata fields (DPI), at the end of the record in this order. JSON lines carry a
+/// field only when it is set; CSV has every column.
+pub const META_FIELDS: [&str; META_COUNT] = [
+    "sni",
+    "alpn",
+    "tls_version",
+    "ja3c",
+    "ja4",
+    "http_method",
+    "http_host",
+    "url",
+    "user_agent",
+    "http_status",
+    "dns_query",
+    "dns_qtype",
+    "dns_rcode",
+    "quic_version",
+    "ssh_client",
+    "ssh_server",
+    "hassh",
+    "dhcp_host",
+];
 
 /// The record's fields in output order (CSV header). `source` and `pcap` come first and only when
 /// the writer was built with `with_source`.
@@ -87,6 +115,24 @@ pub const FIELDS: &[&str] = &[
     "confidence",
     "ttb_pkts",
     "ttb_us",
+    "sni",
+    "alpn",
+    "tls_version",
+    "ja3c",
+    "ja4",
+    "http_method",
+    "http_host",
+    "url",
+    "user_agent",
+    "http_status",
+    "dns_query",
+    "dns_qtype",
+    "dns_rcode",
+    "quic_version",
+    "ssh_client",
+    "ssh_server",
+    "hassh",
+    "dhcp_host",
 ];
 
 /// The keyword of an IP protocol number, if it is one we name — the names nDPI prints, so records
@@ -339,6 +385,14 @@ impl<W: Write> RecordSink for JsonLinesWriter<W> {
         Fmt::int(b, r.ttb_pkts);
         b.extend_from_slice(b",\"ttb_us\":");
         Fmt::int(b, r.ttb_us);
+        for (k, v) in META_FIELDS.iter().zip(r.meta.iter()) {
+            if !v.is_empty() {
+                b.extend_from_slice(b",\"");
+                b.extend_from_slice(k.as_bytes());
+                b.extend_from_slice(b"\":");
+                json_str(b, v);
+            }
+        }
         b.extend_from_slice(b"}\n");
         if b.len() >= FLUSH_AT {
             self.out.write_all(b)?;
@@ -427,6 +481,10 @@ impl<W: Write> RecordSink for CsvWriter<W> {
         Fmt::int(b, r.ttb_pkts);
         b.push(b',');
         Fmt::int(b, r.ttb_us);
+        for v in r.meta.iter() {
+            b.push(b',');
+            csv_str(b, v);
+        }
         b.push(b'\n');
         if b.len() >= FLUSH_AT {
             self.out.write_all(b)?;
@@ -480,7 +538,41 @@ mod tests {
             confidence: 0.256,
             ttb_pkts: 1,
             ttb_us: 0,
+            meta: [""; META_COUNT],
         }
+    }
+
+    /// A record with every metadata field set, one of them needing escapes.
+    fn rec_meta() -> FlowRecord<'static> {
+        let mut r = rec();
+        r.meta = ["x"; META_COUNT];
+        r.meta[0] = "a\"b,c";
+        r
+    }
+
+    #[test]
+    fn metadata_fields_close_the_record() {
+        assert!(FIELDS.ends_with(&META_FIELDS));
+        let mut w = JsonLinesWriter::new(Vec::new(), false);
+        w.write(&rec()).unwrap();
+        w.write(&rec_meta()).unwrap();
+        let out = String::from_utf8(w.into_inner().unwrap()).unwrap();
+        let mut lines = out.lines();
+        let plain: serde_json::Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+        assert!(
+            plain.get("sni").is_none(),
+            "unset metadata is left out of JSON"
+        );
+        let full: serde_json::Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+        assert_eq!(full["sni"], "a\"b,c");
+        assert_eq!(full["dhcp_host"], "x");
+        let mut c = CsvWriter::new(Vec::new(), false);
+        c.write(&rec_meta()).unwrap();
+        let text = String::from_utf8(c.into_inner().unwrap()).unwrap();
+        let mut rd = csv::Reader::from_reader(text.as_bytes());
+        let row = rd.records().next().unwrap().unwrap();
+        assert_eq!(row.len(), FIELDS.len());
+        assert_eq!(&row[FIELDS.len() - META_COUNT], "a\"b,c");
     }
 
     #[test]
@@ -531,7 +623,7 @@ mod tests {
     #[test]
     fn json_keys_follow_fields_in_order() {
         let mut w = JsonLinesWriter::new(Vec::new(), false);
-        w.write(&rec()).unwrap();
+        w.write(&rec_meta()).unwrap();
         let line = String::from_utf8(w.into_inner().unwrap()).unwrap();
         let mut at = 0;
         for f in FIELDS {

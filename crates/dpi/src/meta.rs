@@ -1,0 +1,232 @@
+//! The fixed-size metadata area of a flow.
+
+/// Bytes of metadata a flow can hold (all fields together).
+pub const META_BYTES: usize = 640;
+
+macro_rules! fields {
+    ($($(#[$doc:meta])* $v:ident = $name:literal, $cap:literal;)*) => {
+        /// A metadata field. Its record name is [`Field::name`]; a value longer than
+        /// [`Field::cap`] bytes is truncated.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[repr(u8)]
+        pub enum Field { $($(#[$doc])* $v,)* }
+
+        impl Field {
+            /// Every field, in record order.
+            pub const ALL: &'static [Field] = &[$(Field::$v,)*];
+
+            /// The field's name in flow records.
+            pub fn name(self) -> &'static str {
+                match self { $(Field::$v => $name,)* }
+            }
+
+            /// Most bytes kept of a value.
+            pub fn cap(self) -> usize {
+                match self { $(Field::$v => $cap,)* }
+            }
+        }
+    };
+}
+
+fields! {
+    /// TLS or QUIC server name indication.
+    Sni = "sni", 255;
+    /// TLS ALPN: the client's offer (comma-separated) or, once seen, the server's choice.
+    Alpn = "alpn", 64;
+    /// TLS version: the server's choice when seen, else the client's highest ("TLSv1.3").
+    TlsVersion = "tls_version", 8;
+    /// JA3 client fingerprint (MD5, hex).
+    Ja3c = "ja3c", 32;
+    /// JA4 client fingerprint.
+    Ja4 = "ja4", 40;
+    /// HTTP request method.
+    HttpMethod = "http_method", 16;
+    /// HTTP Host header.
+    HttpHost = "http_host", 128;
+    /// HTTP URL as nDPI writes it: host and path.
+    Url = "url", 255;
+    /// HTTP User-Agent header.
+    UserAgent = "user_agent", 200;
+    /// HTTP response status code.
+    HttpStatus = "http_status", 3;
+    /// DNS (LLMNR, mDNS) first query name.
+    DnsQuery = "dns_query", 255;
+    /// DNS query type (number).
+    DnsQtype = "dns_qtype", 5;
+    /// DNS response code (number), from the first response.
+    DnsRcode = "dns_rcode", 2;
+    /// QUIC version as nDPI names it ("V-1", "Draft-29").
+    QuicVersion = "quic_version", 16;
+    /// SSH client banner.
+    SshClient = "ssh_client", 96;
+    /// SSH server banner.
+    SshServer = "ssh_server", 96;
+    /// HASSH client fingerprint (MD5, hex).
+    Hassh = "hassh", 32;
+    /// DHCP client host name (option 12).
+    DhcpHost = "dhcp_host", 64;
+}
+
+/// A flow's metadata: values of [`Field`]s packed in a fixed area of [`META_BYTES`] bytes
+/// (entries of field id, length, bytes). Values are printable ASCII (other bytes are stored as
+/// `?`), so every value reads back as `&str` without a check. The first value of a field
+/// stands; a value longer than its field's cap is truncated, and one that does not fit in the
+/// area is dropped; both are counted.
+#[derive(Clone)]
+pub struct Meta {
+    len: u16,
+    /// Values truncated or dropped so far.
+    pub(crate) truncated: u32,
+    buf: [u8; META_BYTES],
+}
+
+impl Default for Meta {
+    fn default() -> Self {
+        Meta {
+            len: 0,
+            truncated: 0,
+            buf: [0; META_BYTES],
+        }
+    }
+}
+
+impl std::fmt::Debug for Meta {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map()
+            .entries(self.iter().map(|(k, v)| (k.name(), v)))
+            .finish()
+    }
+}
+
+impl Meta {
+    /// No values.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.len = 0;
+        self.truncated = 0;
+    }
+
+    /// Every value held, in the order written.
+    pub fn iter(&self) -> impl Iterator<Item = (Field, &str)> + '_ {
+        let mut at = 0usize;
+        let end = self.len as usize;
+        std::iter::from_fn(move || {
+            if at + 2 > end {
+                return None;
+            }
+            let id = *self.buf.get(at)?;
+            let n = *self.buf.get(at + 1)? as usize;
+            let v = self.buf.get(at + 2..at + 2 + n)?;
+            at += 2 + n;
+            let f = *Field::ALL.get(id as usize)?;
+            // Only printable ASCII is ever stored.
+            Some((f, std::str::from_utf8(v).unwrap_or("")))
+        })
+    }
+
+    /// The value of `f`, if set.
+    pub fn get(&self, f: Field) -> Option<&str> {
+        self.iter().find(|(k, _)| *k == f).map(|(_, v)| v)
+    }
+
+    /// Set `f` to `v` unless it is set already (see the type's rules).
+    pub fn set(&mut self, f: Field, v: &[u8]) {
+        if v.is_empty() || self.get(f).is_some() {
+            return;
+        }
+        let cap = f.cap().min(255);
+        let n = v.len().min(cap);
+        let at = self.len as usize;
+        if at + 2 + n > META_BYTES {
+            self.truncated += 1;
+            return;
+        }
+        if n < v.len() {
+            self.truncated += 1;
+        }
+        if let Some(dst) = self.buf.get_mut(at..at + 2 + n) {
+            dst[0] = f as u8;
+            dst[1] = n as u8;
+            for (d, &s) in dst[2..].iter_mut().zip(v) {
+                *d = if (0x20..0x7f).contains(&s) { s } else { b'?' };
+            }
+            self.len = (at + 2 + n) as u16;
+        }
+    }
+
+    /// Set `f` to the decimal form of `n`.
+    pub fn set_num(&mut self, f: Field, n: u32) {
+        let mut b = [0u8; 10];
+        let mut i = b.len();
+        let mut x = n;
+        loop {
+            i -= 1;
+            b[i] = b'0' + (x % 10) as u8;
+            x /= 10;
+            if x == 0 || i == 0 {
+                break;
+            }
+        }
+        self.set(f, &b[i..]);
+    }
+
+    /// Replace `f`'s value (a later message can be more authoritative, e.g. the TLS version the
+    /// server chose over the client's offer).
+    pub fn replace(&mut self, f: Field, v: &[u8]) {
+        let mut at = 0usize;
+        let end = self.len as usize;
+        let mut guard = 0;
+        while at + 2 <= end && guard < META_BYTES {
+            guard += 1;
+            let n = self.buf.get(at + 1).copied().unwrap_or(0) as usize;
+            if self.buf.get(at) == Some(&(f as u8)) {
+                // Remove the entry: shift the rest down.
+                let next = (at + 2 + n).min(end);
+                self.buf.copy_within(next..end, at);
+                self.len = (end - (next - at)) as u16;
+                break;
+            }
+            at += 2 + n;
+        }
+        self.set(f, v);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_value_stands_and_caps_hold() {
+        let mut m = Meta::default();
+        m.set(Field::Sni, b"example.com");
+        m.set(Field::Sni, b"other.org");
+        assert_eq!(m.get(Field::Sni), Some("example.com"));
+        m.set(Field::HttpStatus, b"2000");
+        assert_eq!(m.get(Field::HttpStatus), Some("200"));
+        assert_eq!(m.truncated, 1);
+        m.set(Field::UserAgent, b"a\x00b\xffc");
+        assert_eq!(m.get(Field::UserAgent), Some("a?b?c"));
+        m.set_num(Field::DnsQtype, 28);
+        assert_eq!(m.get(Field::DnsQtype), Some("28"));
+        m.replace(Field::Sni, b"b.org");
+        assert_eq!(m.get(Field::Sni), Some("b.org"));
+        assert_eq!(m.get(Field::DnsQtype), Some("28"));
+        assert_eq!(m.get(Field::UserAgent), Some("a?b?c"));
+    }
+
+    #[test]
+    fn area_never_overflows() {
+        let mut m = Meta::default();
+        let long = [b'x'; 300];
+        for f in Field::ALL {
+            m.set(*f, &long);
+        }
+        assert!(m.len as usize <= META_BYTES);
+        assert!(m.truncated > 0);
+        assert_eq!(m.get(Field::Sni).map(str::len), Some(255));
+    }
+}

@@ -1,0 +1,152 @@
+//! DNS, and the two protocols that share its format: LLMNR (port 5355) and mDNS (port 5353).
+//! Query name, type and (from the first response) response code. Over TCP, the two-byte
+//! length prefix is checked.
+
+use crate::meta::Field;
+use crate::proto::label;
+use crate::util::{Buf, Rd};
+use crate::{Cx, Inspector, Label, Probe, TCP, UDP};
+
+/// nDPI's DNS label.
+pub static DNS: Label = label("DNS", "Network");
+/// nDPI's LLMNR label.
+pub static LLMNR: Label = label("LLMNR", "Network");
+/// nDPI's mDNS label.
+pub static MDNS: Label = label("MDNS", "Network");
+
+/// The DNS / LLMNR / mDNS inspector.
+pub static INSPECTOR: Inspector = Inspector {
+    name: "dns",
+    transports: UDP | TCP,
+    ports: &[53, 5353, 5355],
+    probe,
+};
+
+/// Longest name kept (RFC 1035: 255 bytes on the wire).
+const MAX_NAME: usize = 255;
+
+/// Read a (possibly compressed) name at `at` of message `m` as dotted text into `out`.
+/// Returns the offset after the name in the original position, or None if malformed.
+pub fn name(m: &[u8], mut at: usize, out: &mut Buf<MAX_NAME>) -> Option<usize> {
+    let mut end = None;
+    let mut hops = 0;
+    let mut labels = 0;
+    loop {
+        let len = *m.get(at)? as usize;
+        match len & 0xc0 {
+            0x00 => {
+                if len == 0 {
+                    return Some(end.unwrap_or(at + 1));
+                }
+                labels += 1;
+                if labels > 127 {
+                    return None;
+                }
+                let l = m.get(at + 1..at + 1 + len)?;
+                if !out.is_empty() {
+                    out.push(b".");
+                }
+                out.push(l);
+                at += 1 + len;
+            }
+            0xc0 => {
+                let p = (len & 0x3f) << 8 | *m.get(at + 1)? as usize;
+                hops += 1;
+                // Pointers go backwards and their number is capped: no loops.
+                if hops > 16 || p >= at {
+                    return None;
+                }
+                end.get_or_insert(at + 2);
+                at = p;
+            }
+            _ => return None,
+        }
+    }
+}
+
+fn probe(cx: &mut Cx<'_>) -> Probe {
+    let mut d = cx.data;
+    if cx.hints.transport == TCP {
+        let Some(n) = d.get(..2).map(|b| u16::from_be_bytes([b[0], b[1]]) as usize) else {
+            return Probe::NotForUs;
+        };
+        d = d.get(2..).unwrap_or(&[]);
+        if n < 12 || n < d.len() {
+            return if cx.state[0] != 0 {
+                Probe::Certain(label_of(cx))
+            } else {
+                Probe::NotForUs
+            };
+        }
+    }
+    let mut r = Rd::new(d);
+    let (Some(_id), Some(flags), Some(qd), Some(an), Some(ns), Some(ar)) =
+        (r.u16(), r.u16(), r.u16(), r.u16(), r.u16(), r.u16())
+    else {
+        return if cx.state[0] != 0 {
+            Probe::Certain(label_of(cx))
+        } else {
+            Probe::NotForUs
+        };
+    };
+    let qr = flags >> 15 != 0;
+    let opcode = (flags >> 11) & 0xf;
+    let z = flags & 0x0040 != 0;
+    let mdns = cx.hints.port(5353);
+    if opcode > 5 || opcode == 3 || (z && !mdns) || qd > 16 || an > 256 || ns > 256 || ar > 256 {
+        return fail(cx);
+    }
+    if qd == 0 && !(qr && an > 0) {
+        return fail(cx);
+    }
+    let mut n = Buf::<MAX_NAME>::default();
+    let Some(after) = name(d, 12, &mut n) else {
+        cx.malformed();
+        return fail(cx);
+    };
+    let mut r = Rd::new(d.get(after..).unwrap_or(&[]));
+    let (Some(qtype), Some(class)) = (r.u16(), r.u16()) else {
+        return fail(cx);
+    };
+    if !matches!(class & 0x7fff, 1 | 3 | 4 | 254 | 255) || qtype == 0 {
+        return fail(cx);
+    }
+    if qd > 0 || cx.meta.get(Field::DnsQuery).is_none() {
+        cx.set(Field::DnsQuery, n.as_bytes());
+        if qd > 0 {
+            cx.meta.set_num(Field::DnsQtype, u32::from(qtype));
+        }
+    }
+    if qr {
+        cx.meta.set_num(Field::DnsRcode, u32::from(flags & 0xf));
+        cx.state[0] |= 2;
+    } else {
+        cx.state[0] |= 1;
+    }
+    let l = label_of(cx);
+    if cx.state[0] & 2 == 0 {
+        cx.want_more();
+    }
+    Probe::Certain(l)
+}
+
+fn fail(cx: &mut Cx<'_>) -> Probe {
+    if cx.state[0] != 0 {
+        Probe::Certain(label_of(cx))
+    } else {
+        Probe::NotForUs
+    }
+}
+
+fn label_of(cx: &Cx<'_>) -> &'static Label {
+    if cx.hints.port(5353) {
+        &MDNS
+    } else if cx.hints.port(5355) {
+        &LLMNR
+    } else {
+        &DNS
+    }
+}
+
+#[cfg(test)]
+mod tests;
