@@ -21,6 +21,7 @@ protocols! {
     tls,
     ssh,
     quic,
+    dtls,
     dns,
     stun,
     ssdp,

@@ -4,7 +4,7 @@
 
 use crate::meta::Field;
 use crate::proto::label;
-use crate::util::{Buf, Rd};
+use crate::util::{starts_with_ci, Buf, Rd};
 use crate::{Cx, Inspector, Label, Probe, TCP, UDP};
 
 /// nDPI's DNS label.
@@ -13,6 +13,10 @@ pub static DNS: Label = label("DNS", "Network");
 pub static LLMNR: Label = label("LLMNR", "Network");
 /// nDPI's mDNS label.
 pub static MDNS: Label = label("MDNS", "Network");
+/// nDPI's DNSCrypt label: the certificate query that starts a DNSCrypt session.
+pub static DNSCRYPT: Label = label("DNScrypt", "Network");
+/// nDPI's label for Avast's SecureDNS (DNSCrypt to Avast's resolvers).
+pub static AVAST_SECURE_DNS: Label = label("AVASTSecureDNS", "Network");
 
 /// The DNS / LLMNR / mDNS inspector.
 pub static INSPECTOR: Inspector = Inspector {
@@ -123,11 +127,21 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     } else {
         cx.state[0] |= 1;
     }
-    let l = label_of(cx);
+    let mut l = label_of(cx);
+    if starts_with_ci(n.as_bytes(), b"2.dnscrypt-cert.") {
+        l = &DNSCRYPT;
+    }
+    if ends_with_ci(n.as_bytes(), b"securedns.avast.com") {
+        l = &AVAST_SECURE_DNS;
+    }
     if cx.state[0] & 2 == 0 {
         cx.want_more();
     }
     Probe::Certain(l)
+}
+
+fn ends_with_ci(b: &[u8], p: &[u8]) -> bool {
+    b.len() >= p.len() && b[b.len() - p.len()..].eq_ignore_ascii_case(p)
 }
 
 fn fail(cx: &mut Cx<'_>) -> Probe {

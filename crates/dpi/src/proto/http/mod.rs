@@ -8,6 +8,11 @@ use crate::{Cx, Dir, Inspector, Label, Probe, TCP};
 /// nDPI's HTTP label.
 pub static LABEL: Label = label("HTTP", "Web");
 
+/// nDPI's label for requests to a proxy (absolute URI).
+pub static PROXY: Label = label("HTTP_Proxy", "Web");
+/// nDPI's label for CONNECT tunnels.
+pub static CONNECT: Label = label("HTTP_Connect", "Web");
+
 /// The HTTP inspector.
 pub static INSPECTOR: Inspector = Inspector {
     name: "http",
@@ -97,7 +102,11 @@ fn more(cx: &mut Cx<'_>) -> Probe {
     if cx.state[0] & (REQ_DONE | STATUS_DONE) != REQ_DONE | STATUS_DONE {
         cx.want_more();
     }
-    Probe::Certain(&LABEL)
+    Probe::Certain(match cx.state[1] {
+        1 => &PROXY,
+        2 => &CONNECT,
+        _ => &LABEL,
+    })
 }
 
 fn request(cx: &mut Cx<'_>) -> Probe {
@@ -112,6 +121,7 @@ fn request(cx: &mut Cx<'_>) -> Probe {
             let line = d.split(|&c| c == b'\n').next().unwrap_or(&[]);
             if line.windows(7).any(|w| w == b" HTTP/1") {
                 cx.malformed();
+                lenient_headers(cx);
                 cx.state[0] |= REQ_DONE;
                 return more(cx);
             }
@@ -133,6 +143,15 @@ fn request(cx: &mut Cx<'_>) -> Probe {
         }
     }
     cx.set(Field::HttpMethod, method.as_bytes());
+    if cx.state[1] == 0 {
+        cx.state[1] = if method == "CONNECT" {
+            2
+        } else if path.starts_with("http://") {
+            1
+        } else {
+            3
+        };
+    }
     cx.set(Field::HttpHost, host);
     cx.set(Field::UserAgent, ua);
     if !host.is_empty() || complete {
@@ -148,10 +167,45 @@ fn request(cx: &mut Cx<'_>) -> Probe {
         cx.incomplete();
         cx.want_more();
         cx.state[0] |= 4;
-        return Probe::Certain(&LABEL);
+        return more(cx);
     }
     cx.state[0] |= REQ_DONE;
     more(cx)
+}
+
+/// Request line and headers by hand, for requests `httparse` refuses (a bad byte in a header):
+/// nDPI still reads their Host and User-Agent.
+fn lenient_headers(cx: &mut Cx<'_>) {
+    let d = cx.data;
+    let mut lines = d.split(|&c| c == b'\n');
+    let first = lines.next().unwrap_or(&[]);
+    let mut parts = first.splitn(3, |&c| c == b' ');
+    let method = parts.next().unwrap_or(&[]);
+    let path = parts.next().unwrap_or(&[]);
+    cx.set(Field::HttpMethod, method);
+    let mut host: &[u8] = &[];
+    for line in lines.take(64) {
+        let line = trim(line);
+        if line.is_empty() {
+            break;
+        }
+        let Some(colon) = line.iter().position(|&c| c == b':') else {
+            continue;
+        };
+        let (name, value) = (trim(&line[..colon]), trim(&line[colon + 1..]));
+        if name.eq_ignore_ascii_case(b"host") {
+            host = value;
+            cx.set(Field::HttpHost, value);
+        } else if name.eq_ignore_ascii_case(b"user-agent") {
+            cx.set(Field::UserAgent, value);
+        }
+    }
+    let mut url = crate::util::Buf::<255>::default();
+    if path.starts_with(b"/") {
+        url.push(host);
+    }
+    url.push(path);
+    cx.set(Field::Url, url.as_bytes());
 }
 
 fn trim(v: &[u8]) -> &[u8] {

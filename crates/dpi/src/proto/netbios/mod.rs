@@ -27,7 +27,7 @@ fn encoded_name(b: &[u8]) -> bool {
 fn probe(cx: &mut Cx<'_>) -> Probe {
     let d = cx.data;
     let ok = if cx.hints.transport == UDP {
-        name_service(d) || datagram(d)
+        name_service(d, cx.hints.port(137)) || datagram(d, cx.hints.port(138))
     } else {
         session(d)
     };
@@ -38,16 +38,20 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     }
 }
 
-fn name_service(d: &[u8]) -> bool {
+/// On port 137 the name's bytes are not checked (damaged names are still NetBIOS, as nDPI
+/// says); elsewhere they must be first-level encoded.
+fn name_service(d: &[u8], port137: bool) -> bool {
     let mut r = Rd::new(d);
     let (Some(_), Some(flags), Some(qd), Some(an)) = (r.u16(), r.u16(), r.u16(), r.u16()) else {
         return false;
     };
     let opcode = (flags >> 11) & 0xf;
-    matches!(opcode, 0 | 5 | 6 | 7 | 8) && u32::from(qd) + u32::from(an) >= 1 && qd <= 1 && an <= 1 && d.get(12..).is_some_and(encoded_name)
+    matches!(opcode, 0 | 5 | 6 | 7 | 8) && u32::from(qd) + u32::from(an) >= 1 && qd <= 1 && an <= 1 && d.get(12..).is_some_and(|n| {
+            encoded_name(n) || (port137 && n.first() == Some(&0x20) && n.len() >= 33)
+        })
 }
 
-fn datagram(d: &[u8]) -> bool {
+fn datagram(d: &[u8], port138: bool) -> bool {
     let mut r = Rd::new(d);
     let Some(t) = r.u8() else { return false };
     match t {
@@ -58,7 +62,7 @@ fn datagram(d: &[u8]) -> bool {
             len as usize + 14 <= d.len() + 64 && d.get(14..).is_some_and(encoded_name)
         }
         // Error, query request, positive / negative query response.
-        0x13..=0x16 => d.len() >= 11 && d.len() <= 64,
+        0x13..=0x16 => port138 && d.len() >= 11 && d.len() <= 64,
         _ => false,
     }
 }

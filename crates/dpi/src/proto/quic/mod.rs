@@ -122,7 +122,16 @@ const MAX_CRYPTO: usize = 4096;
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
     if cx.state[0] != 0 {
-        // Chosen already: a later client Initial may still carry the SNI.
+        // Chosen already: a later packet may name the version (after a reserved one) and a
+        // later client Initial may still carry the SNI.
+        let d = cx.data;
+        if d.first().is_some_and(|b| b & 0x80 != 0) {
+            let v = d.get(1..5).map_or(0, |v| u32::from_be_bytes([v[0], v[1], v[2], v[3]]));
+            let mut name = Buf::<16>::default();
+            if d.len() >= 7 && version_name(v, &mut name) {
+                cx.meta.set(Field::QuicVersion, name.as_bytes());
+            }
+        }
         if cx.hints.dir == Dir::ToServer && cx.meta.get(Field::Sni).is_none() {
             let _ = initial(cx.data, cx.meta);
         }
@@ -147,7 +156,9 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         return Probe::NotForUs;
     }
     let mut name = Buf::<16>::default();
-    if !version_name(version, &mut name) {
+    // Reserved versions 0x?a?a?a?a force version negotiation (RFC 9000 §15): QUIC too.
+    let named = version_name(version, &mut name);
+    if !named && version & 0x0f0f_0f0f != 0x0a0a_0a0a {
         return Probe::NotForUs;
     }
     if version != 0 && b0 & 0x40 == 0 && version >> 8 != 0x51_3034 {
@@ -167,7 +178,9 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
 }
 
 fn done(cx: &mut Cx<'_>) -> Probe {
-    if cx.meta.get(Field::Sni).is_none() && cx.hints.nth < 3 {
+    if (cx.meta.get(Field::Sni).is_none() || cx.meta.get(Field::QuicVersion).is_none())
+        && cx.hints.nth < 3
+    {
         cx.want_more();
     }
     Probe::Certain(&LABEL)

@@ -3,7 +3,7 @@
 
 use crate::proto::label;
 use crate::util::Rd;
-use crate::{Cx, Inspector, Label, Probe, TCP, UDP};
+use crate::{Cx, Inspector, Label, Probe, UDP};
 
 /// nDPI's SLP label.
 pub static LABEL: Label = label("Service_Location_Protocol", "RPC");
@@ -11,7 +11,8 @@ pub static LABEL: Label = label("Service_Location_Protocol", "RPC");
 /// The SLP inspector.
 pub static INSPECTOR: Inspector = Inspector {
     name: "slp",
-    transports: UDP | TCP,
+    // UDP only: over TCP the header test alone matched other protocols (MsSQL-TDS).
+    transports: UDP,
     ports: &[427],
     probe,
 };

@@ -20,10 +20,20 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     if d.starts_with(b"M-SEARCH * HTTP/1.") || d.starts_with(b"NOTIFY * HTTP/1.") {
         return Probe::Certain(&LABEL);
     }
-    if cx.hints.port(1900) && crate::proto::http::status(d).is_some() {
-        return Probe::Certain(&LABEL);
+    if crate::proto::http::status(d).is_some() {
+        // An answer to M-SEARCH goes to the searcher's port: on port 1900, or with the
+        // headers only SSDP answers carry.
+        let head = d.get(..d.len().min(1024)).unwrap_or(&[]);
+        if cx.hints.port(1900) || find_ci(head, b"\nusn:") || find_ci(head, b"\nst:") {
+            return Probe::Certain(&LABEL);
+        }
     }
     Probe::NotForUs
+}
+
+/// Case-insensitive search of `pat` (lower case) in `h`.
+fn find_ci(h: &[u8], pat: &[u8]) -> bool {
+    h.windows(pat.len()).any(|w| w.eq_ignore_ascii_case(pat))
 }
 
 #[cfg(test)]

@@ -39,7 +39,14 @@ pub fn is_stun(d: &[u8], tcp: bool) -> bool {
 }
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
-    if is_stun(cx.data, cx.hints.transport == TCP) {
+    let tcp = cx.hints.transport == TCP;
+    // Over TCP a message may be framed by a two-byte length (RFC 4571, TURN over TCP).
+    let framed = tcp
+        && cx.data.get(..2).is_some_and(|l| {
+            usize::from(u16::from_be_bytes([l[0], l[1]])) + 2 <= cx.data.len()
+        })
+        && is_stun(cx.data.get(2..).unwrap_or(&[]), true);
+    if framed || is_stun(cx.data, tcp) {
         Probe::Certain(&LABEL)
     } else if cx.data.len() < 20 && cx.hints.transport == TCP {
         Probe::Unsure

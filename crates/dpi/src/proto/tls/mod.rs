@@ -229,6 +229,7 @@ pub fn client_hello(b: &[u8], proto: u8, meta: &mut Meta) -> Option<()> {
     let mut alpn_first: &[u8] = &[];
     let mut best = 0u16;
     let mut has_sni = false;
+    let mut sni_is_ip = false;
     let mut cut = false;
     if r.left() >= 2 {
         let all = r.vec16();
@@ -260,6 +261,10 @@ pub fn client_hello(b: &[u8], proto: u8, meta: &mut Meta) -> Option<()> {
                     if l.u8() == Some(0) {
                         if let Some(name) = l.vec16() {
                             meta.set(Field::Sni, name);
+                            // An address literal is not a domain name (RFC 6066 §3): JA4 says
+                            // 'i' for it, as nDPI does.
+                            sni_is_ip = name.iter().all(|c| c.is_ascii_digit() || *c == b'.')
+                                || name.contains(&b':');
                         }
                     }
                 }
@@ -327,7 +332,7 @@ pub fn client_hello(b: &[u8], proto: u8, meta: &mut Meta) -> Option<()> {
     let mut a = Buf::<40>::default();
     a.push(&[proto]);
     a.push(ja4_version(ver));
-    a.push(if has_sni { b"d" } else { b"i" });
+    a.push(if has_sni && !sni_is_ip { b"d" } else { b"i" });
     let two = |n: usize| -> [u8; 2] {
         let n = n.min(99);
         [b'0' + (n / 10) as u8, b'0' + (n % 10) as u8]
