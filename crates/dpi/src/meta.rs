@@ -68,8 +68,9 @@ fields! {
 }
 
 /// A flow's metadata: values of [`Field`]s packed in a fixed area of [`META_BYTES`] bytes
-/// (entries of field id, length, bytes). Values are printable ASCII (other bytes are stored as
-/// `?`), so every value reads back as `&str` without a check. The first value of a field
+/// (entries of field id, length, bytes). Values are valid UTF-8 without control characters
+/// (control characters, and every non-ASCII byte of a value that is not UTF-8, are stored as
+/// `?`; truncation cuts on a character boundary), so every value reads back as `&str`. The first value of a field
 /// stands; a value longer than its field's cap is truncated, and one that does not fit in the
 /// area is dropped; both are counted.
 #[derive(Clone)]
@@ -122,7 +123,7 @@ impl Meta {
             let v = self.buf.get(at + 2..at + 2 + n)?;
             at += 2 + n;
             let f = *Field::ALL.get(id as usize)?;
-            // Only printable ASCII is ever stored.
+            // Only valid UTF-8 is ever stored.
             Some((f, std::str::from_utf8(v).unwrap_or("")))
         })
     }
@@ -138,7 +139,14 @@ impl Meta {
             return;
         }
         let cap = f.cap().min(255);
-        let n = v.len().min(cap);
+        let mut n = v.len().min(cap);
+        let utf8 = std::str::from_utf8(v).is_ok();
+        if utf8 {
+            // Cut on a character boundary.
+            while n > 0 && n < v.len() && (v[n] & 0xc0) == 0x80 {
+                n -= 1;
+            }
+        }
         let at = self.len as usize;
         if at + 2 + n > META_BYTES {
             self.truncated += 1;
@@ -151,7 +159,11 @@ impl Meta {
             dst[0] = f as u8;
             dst[1] = n as u8;
             for (d, &s) in dst[2..].iter_mut().zip(v) {
-                *d = if (0x20..0x7f).contains(&s) { s } else { b'?' };
+                *d = if (0x20..0x7f).contains(&s) || (utf8 && s >= 0x80) {
+                    s
+                } else {
+                    b'?'
+                };
             }
             self.len = (at + 2 + n) as u16;
         }
@@ -210,6 +222,12 @@ mod tests {
         assert_eq!(m.truncated, 1);
         m.set(Field::UserAgent, b"a\x00b\xffc");
         assert_eq!(m.get(Field::UserAgent), Some("a?b?c"));
+        m.set(Field::DnsQuery, "小佛專機".as_bytes());
+        assert_eq!(m.get(Field::DnsQuery), Some("小佛專機"));
+        // 255 bytes cut inside a 3-byte character: the whole character goes.
+        let long = "é".repeat(200);
+        m.set(Field::Url, long.as_bytes());
+        assert_eq!(m.get(Field::Url).map(str::len), Some(254));
         m.set_num(Field::DnsQtype, 28);
         assert_eq!(m.get(Field::DnsQtype), Some("28"));
         m.replace(Field::Sni, b"b.org");

@@ -97,7 +97,10 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     let opcode = (flags >> 11) & 0xf;
     let z = flags & 0x0040 != 0;
     let mdns = cx.hints.port(5353);
-    if opcode > 5 || opcode == 3 || (z && !mdns) || qd > 16 || an > 256 || ns > 256 || ar > 256 {
+    // Off the DNS ports the header must be plausible; on them a damaged one is still DNS.
+    let strict = !(cx.hints.port(53) || mdns || cx.hints.port(5355));
+    let odd = opcode > 5 || opcode == 3 || (z && !mdns);
+    if (strict && odd) || qd > 16 || an > 256 || ns > 256 || ar > 256 {
         return fail(cx);
     }
     if qd == 0 && !(qr && an > 0) {
@@ -115,8 +118,17 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     if !matches!(class & 0x7fff, 1 | 3 | 4 | 254 | 255) || qtype == 0 {
         return fail(cx);
     }
-    if qd > 0 || cx.meta.get(Field::DnsQuery).is_none() {
-        cx.set(Field::DnsQuery, n.as_bytes());
+    // The root name is written "<root>", as tshark does.
+    let qname: &[u8] = if n.is_empty() { b"<root>" } else { n.as_bytes() };
+    if !qr && qd > 0 && cx.state[0] & 4 == 0 {
+        // A query's name is the flow's name, over one taken from a response seen first.
+        cx.meta.replace(Field::DnsQuery, qname);
+        let mut t = crate::util::Buf::<8>::default();
+        t.num(u32::from(qtype));
+        cx.meta.replace(Field::DnsQtype, t.as_bytes());
+        cx.state[0] |= 4;
+    } else if cx.meta.get(Field::DnsQuery).is_none() {
+        cx.set(Field::DnsQuery, qname);
         if qd > 0 {
             cx.meta.set_num(Field::DnsQtype, u32::from(qtype));
         }

@@ -175,7 +175,7 @@ fn request(cx: &mut Cx<'_>) -> Probe {
 
 /// Request line and headers by hand, for requests `httparse` refuses (a bad byte in a header):
 /// nDPI still reads their Host and User-Agent.
-fn lenient_headers(cx: &mut Cx<'_>) {
+pub(crate) fn lenient_headers(cx: &mut Cx<'_>) {
     let d = cx.data;
     let mut lines = d.split(|&c| c == b'\n');
     let first = lines.next().unwrap_or(&[]);

@@ -18,6 +18,8 @@ pub static INSPECTOR: Inspector = Inspector {
 fn probe(cx: &mut Cx<'_>) -> Probe {
     let d = cx.data;
     if d.starts_with(b"M-SEARCH * HTTP/1.") || d.starts_with(b"NOTIFY * HTTP/1.") {
+        // Host and User-Agent, as for HTTP (tshark shows SSDP's Host as http.host).
+        crate::proto::http::lenient_headers(cx);
         return Probe::Certain(&LABEL);
     }
     if crate::proto::http::status(d).is_some() {
