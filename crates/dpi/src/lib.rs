@@ -27,8 +27,8 @@
 //!
 //! 1. Create `src/proto/<name>/mod.rs` with a `pub static INSPECTOR: Inspector` naming the
 //!    protocol, its transports ([`TCP`], [`UDP`] or both), the ports it is usually seen on (a hint
-//!    that orders the inspectors tried, never a verdict: the probe must check the payload) and
-//!    its probe function `fn(&mut Cx) -> Probe`. The probe reads `cx.data` (the payload, or the
+//!    that orders the inspectors tried, never a verdict: the probe must check the payload), the
+//!    labels it can answer with, and its probe function `fn(&mut Cx) -> Probe`. The probe reads `cx.data` (the payload, or the
 //!    in-order reassembled stream prefix for TCP when an earlier probe asked for more with
 //!    [`Cx::incomplete`]) and `cx.hints`, and answers:
 //!    * [`Probe::NotForUs`]: this flow is not the protocol; the inspector is not asked again.
@@ -169,6 +169,10 @@ pub struct Inspector {
     /// Ports the protocol is usually seen on: inspectors with a matching port are tried first.
     /// A hint only; the probe decides from the payload.
     pub ports: &'static [u16],
+    /// Every label its probe can answer with (checked by the property tests), the generic one
+    /// first: once chosen, a later answer with another label than the first replaces the flow's
+    /// label (STUN, then DTLS); the first never replaces a finer one.
+    pub labels: &'static [&'static Label],
     /// The probe.
     pub probe: fn(&mut Cx<'_>) -> Probe,
 }
@@ -268,6 +272,8 @@ const RULED_WORDS: usize = MAX_INSPECTORS / 64;
 struct Ctx {
     ruled_out: [u64; RULED_WORDS],
     chosen: u8,
+    label: Option<&'static Label>,
+    counted: bool,
     done: bool,
     pkts: [u8; 2],
     state: [u8; STATE_BYTES],
@@ -280,6 +286,8 @@ impl Ctx {
         Ctx {
             ruled_out: [0; RULED_WORDS],
             chosen: 0,
+            label: None,
+            counted: false,
             done: false,
             pkts: [0; 2],
             state: [0; STATE_BYTES],
@@ -291,6 +299,8 @@ impl Ctx {
     fn reset(&mut self) {
         self.ruled_out = [0; RULED_WORDS];
         self.chosen = 0;
+        self.label = None;
+        self.counted = false;
         self.done = false;
         self.pkts = [0; 2];
         self.state = [0; STATE_BYTES];
@@ -354,7 +364,8 @@ impl Dpi {
     }
 
     /// Inspect one packet of the flow with `handle`. Returns the label on the packet that
-    /// identified the flow (once per flow).
+    /// identified the flow, and again if the chosen inspector later names it more finely (STUN,
+    /// then DTLS on the same flow): the newer label replaces the older.
     pub fn inspect(&mut self, handle: &mut u32, p: &Packet<'_>) -> Option<&'static Label> {
         if *handle == DONE || p.payload.is_empty() {
             return None;
@@ -435,7 +446,8 @@ impl Dpi {
         if ctx.done && ctx.chosen == 0 {
             self.stats.ruled_out += 1;
         }
-        if found.is_some() {
+        if found.is_some() && !ctx.counted {
+            ctx.counted = true;
             self.stats.identified += 1;
         }
         if !ctx.done && ctx.pkts[0] >= self.cfg.budget && ctx.pkts[1] >= self.cfg.budget {
@@ -463,6 +475,33 @@ impl Dpi {
             }
         }
         found
+    }
+}
+
+/// Run every registered inspector once on `data` with `hints` and private `state`, calling
+/// `seen` with each answer and the metadata it wrote. For fuzzing and tests: it reaches every
+/// parser whatever the port, which [`Dpi::inspect`] does not promise.
+pub fn probe_each(
+    hints: Hints,
+    data: &[u8],
+    state: [u8; STATE_BYTES],
+    mut seen: impl FnMut(&Inspector, Probe, &Meta),
+) {
+    for ins in proto::REGISTRY {
+        let mut meta = Meta::default();
+        let mut st = state;
+        let mut bad = 0;
+        let mut cx = Cx {
+            hints,
+            data,
+            meta: &mut meta,
+            state: &mut st,
+            more: false,
+            incomplete: false,
+            malformed: &mut bad,
+        };
+        let r = (ins.probe)(&mut cx);
+        seen(ins, r, &meta);
     }
 }
 
@@ -503,12 +542,22 @@ fn run(
         };
         let r = (ins.probe)(&mut cx);
         let (more, inc) = (cx.more, cx.incomplete);
+        let mut refined = None;
         match r {
-            Probe::Certain(_) if !more => ctx.done = true,
+            Probe::Certain(l) => {
+                ctx.done = !more;
+                // A finer answer than before (STUN, then DTLS on the same flow): report it. The
+                // inspector's first label is its generic one and never replaces a finer one.
+                let generic = ins.labels.first().is_some_and(|g| std::ptr::eq(*g, l));
+                if !generic && ctx.label.is_some_and(|old| !std::ptr::eq(old, l)) {
+                    ctx.label = Some(l);
+                    refined = Some(l);
+                }
+            }
             Probe::NotForUs => ctx.done = true,
-            _ => {}
+            Probe::Unsure => {}
         }
-        return (None, inc);
+        return (refined, inc);
     }
     let mut incomplete = false;
     let mut any_left = false;
@@ -552,6 +601,7 @@ fn run(
                 }
                 Probe::Certain(label) => {
                     ctx.chosen = (i + 1) as u8;
+                    ctx.label = Some(label);
                     ctx.done = !more;
                     return (Some(label), inc && more);
                 }

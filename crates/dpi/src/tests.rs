@@ -200,7 +200,10 @@ proptest! {
             let mut state = st;
             let mut bad = 0;
             let mut cx = Cx { hints, data: &data, meta: &mut meta, state: &mut state, more: false, incomplete: false, malformed: &mut bad };
-            let _ = (ins.probe)(&mut cx);
+            let r = (ins.probe)(&mut cx);
+            if let Probe::Certain(l) = r {
+                prop_assert!(ins.labels.iter().any(|x| std::ptr::eq(*x, l)), "{} said {}", ins.name, l.master);
+            }
             for (_, v) in meta.iter() {
                 prop_assert!(!v.chars().any(|c| c.is_control()));
             }

@@ -46,7 +46,13 @@ pub(crate) fn inspect(
             ttb_pkts: f.total_pkts().min(u32::MAX as u64) as u32,
             ttb_ns: ts.saturating_sub(f.first_ts),
         };
-        arbiter.offer(&mut f.ext.verdict, v);
+        match &mut f.ext.verdict {
+            // The inspector named the flow more finely (STUN, then DTLS): same method, new label.
+            Some(cur) if cur.method == Method::Dpi => cur.label = label,
+            cur => {
+                arbiter.offer(cur, v);
+            }
+        }
     }
 }
 

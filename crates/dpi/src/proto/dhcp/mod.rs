@@ -14,6 +14,7 @@ pub static INSPECTOR: Inspector = Inspector {
     name: "dhcp",
     transports: UDP,
     ports: &[67, 68],
+    labels: &[&LABEL],
     probe,
 };
 

@@ -23,6 +23,7 @@ pub static INSPECTOR: Inspector = Inspector {
     name: "dns",
     transports: UDP | TCP,
     ports: &[53, 5353, 5355],
+    labels: &[&DNS, &LLMNR, &MDNS, &DNSCRYPT, &AVAST_SECURE_DNS],
     probe,
 };
 

@@ -13,21 +13,29 @@ pub static INSPECTOR: Inspector = Inspector {
     name: "dtls",
     transports: UDP,
     ports: &[443, 4433, 4739, 5061, 5349],
+    labels: &[&LABEL],
     probe,
 };
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
-    let d = cx.data;
+    if is_dtls(cx.data) {
+        Probe::Certain(&LABEL)
+    } else {
+        Probe::NotForUs
+    }
+}
+
+/// Does `d` start with a whole DTLS record (and is followed by nothing or another record)?
+pub fn is_dtls(d: &[u8]) -> bool {
     let mut r = Rd::new(d);
-    let (Some(ct), Some(ver), Some(epoch)) = (r.u8(), r.u16(), r.u16()) else {
-        return Probe::NotForUs;
+    let (Some(ct), Some(ver), Some(_epoch)) = (r.u8(), r.u16(), r.u16()) else {
+        return false;
     };
-    let _ = epoch;
     if r.skip(6).is_none() {
-        return Probe::NotForUs;
+        return false;
     }
     let Some(len) = r.u16() else {
-        return Probe::NotForUs;
+        return false;
     };
     // Handshake, change cipher spec, alert or application data, DTLS 1.0 / 1.2 / 1.3 record.
     let ok = matches!(ct, 20..=23)
@@ -35,11 +43,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         && len > 0
         && 13 + len as usize <= d.len()
         && (13 + len as usize == d.len() || d.get(13 + len as usize).is_some_and(|&c| matches!(c, 20..=23)));
-    if ok {
-        Probe::Certain(&LABEL)
-    } else {
-        Probe::NotForUs
-    }
+    ok
 }
 
 #[cfg(test)]

@@ -18,6 +18,7 @@ pub static INSPECTOR: Inspector = Inspector {
     name: "http",
     transports: TCP,
     ports: &[80, 8080, 8000, 8008, 3128],
+    labels: &[&LABEL, &PROXY, &CONNECT],
     probe,
 };
 

@@ -14,6 +14,7 @@ pub static INSPECTOR: Inspector = Inspector {
     name: "netbios",
     transports: UDP | TCP,
     ports: &[137, 138, 139],
+    labels: &[&LABEL],
     probe,
 };
 

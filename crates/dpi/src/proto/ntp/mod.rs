@@ -13,6 +13,7 @@ pub static INSPECTOR: Inspector = Inspector {
     name: "ntp",
     transports: UDP,
     ports: &[123],
+    labels: &[&LABEL],
     probe,
 };
 

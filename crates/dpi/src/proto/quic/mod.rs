@@ -19,6 +19,7 @@ pub static INSPECTOR: Inspector = Inspector {
     name: "quic",
     transports: UDP,
     ports: &[443, 80, 8443, 4433],
+    labels: &[&LABEL],
     probe,
 };
 
@@ -74,6 +75,9 @@ fn salt(v: u32) -> Option<&'static [u8; 20]> {
         V2 => Some(&S_V2),
         0xff00_001d..=0xff00_0022 => Some(&S_D29),
         0xff00_0017..=0xff00_001c => Some(&S_D23),
+        // Reserved versions that force negotiation carry v1-protected Initials in practice
+        // (tshark opens them with v1 keys too).
+        _ if v & 0x0f0f_0f0f == 0x0a0a_0a0a => Some(&S_V1),
         _ => None,
     }
 }
@@ -129,7 +133,12 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
             let v = d.get(1..5).map_or(0, |v| u32::from_be_bytes([v[0], v[1], v[2], v[3]]));
             let mut name = Buf::<16>::default();
             if d.len() >= 7 && version_name(v, &mut name) {
-                cx.meta.set(Field::QuicVersion, name.as_bytes());
+                if v != 0 && cx.meta.get(Field::QuicVersion) == Some("Ver-Negotiation") {
+                    // Negotiation done: the version in use names the flow.
+                    cx.meta.replace(Field::QuicVersion, name.as_bytes());
+                } else {
+                    cx.meta.set(Field::QuicVersion, name.as_bytes());
+                }
             }
         }
         if cx.hints.dir == Dir::ToServer && cx.meta.get(Field::Sni).is_none() {
@@ -149,20 +158,36 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     let Some(version) = r.u32() else {
         return Probe::NotForUs;
     };
+    let mut name = Buf::<16>::default();
+    let named = version_name(version, &mut name);
+    let google = matches!(version >> 24, 0x51 | 0x54) && named;
+    if google {
+        // Google QUIC Q046+: the connection-id lengths share one byte; Initials are not
+        // protected with the IETF keys.
+        if d.len() < 7 || b0 & 0x40 == 0 {
+            return Probe::NotForUs;
+        }
+        cx.meta.set(Field::QuicVersion, name.as_bytes());
+        cx.state[0] = 1;
+        return Probe::Certain(&LABEL);
+    }
     let (Some(dcid), Some(scid)) = (r.vec8(), r.vec8()) else {
         return Probe::NotForUs;
     };
     if dcid.len() > 20 || scid.len() > 20 {
         return Probe::NotForUs;
     }
-    let mut name = Buf::<16>::default();
-    // Reserved versions 0x?a?a?a?a force version negotiation (RFC 9000 §15): QUIC too.
-    let named = version_name(version, &mut name);
-    if !named && version & 0x0f0f_0f0f != 0x0a0a_0a0a {
+    // Reserved versions 0x?a?a?a?a force version negotiation (RFC 9000 §15): QUIC too, and
+    // named as nDPI does until a real version shows.
+    let reserved = version & 0x0f0f_0f0f == 0x0a0a_0a0a;
+    if !named && !reserved {
         return Probe::NotForUs;
     }
-    if version != 0 && b0 & 0x40 == 0 && version >> 8 != 0x51_3034 {
-        // The fixed bit must be set (Google's Q046+ long headers set it too).
+    if reserved {
+        name.push(b"Ver-Negotiation");
+    }
+    if version != 0 && b0 & 0x40 == 0 {
+        // The fixed bit must be set.
         return Probe::NotForUs;
     }
     cx.meta.set(Field::QuicVersion, name.as_bytes());

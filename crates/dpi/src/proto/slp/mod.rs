@@ -14,6 +14,7 @@ pub static INSPECTOR: Inspector = Inspector {
     // UDP only: over TCP the header test alone matched other protocols (MsSQL-TDS).
     transports: UDP,
     ports: &[427],
+    labels: &[&LABEL],
     probe,
 };
 

@@ -12,6 +12,7 @@ pub static INSPECTOR: Inspector = Inspector {
     name: "ssdp",
     transports: UDP,
     ports: &[1900],
+    labels: &[&LABEL],
     probe,
 };
 

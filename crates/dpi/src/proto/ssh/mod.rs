@@ -14,6 +14,7 @@ pub static INSPECTOR: Inspector = Inspector {
     name: "ssh",
     transports: TCP,
     ports: &[22, 2222],
+    labels: &[&LABEL],
     probe,
 };
 

@@ -12,6 +12,7 @@ pub static INSPECTOR: Inspector = Inspector {
     name: "stun",
     transports: UDP | TCP,
     ports: &[3478, 3479, 5349, 19302],
+    labels: &[&LABEL, &crate::proto::dtls::LABEL],
     probe,
 };
 
@@ -46,7 +47,20 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
             usize::from(u16::from_be_bytes([l[0], l[1]])) + 2 <= cx.data.len()
         })
         && is_stun(cx.data.get(2..).unwrap_or(&[]), true);
+    if cx.state[0] != 0 {
+        // After STUN, WebRTC media sets up DTLS on the same 5-tuple: nDPI names the flow
+        // DTLS then.
+        if !tcp && crate::proto::dtls::is_dtls(cx.data) {
+            return Probe::Certain(&crate::proto::dtls::LABEL);
+        }
+        cx.want_more();
+        return Probe::Certain(&LABEL);
+    }
     if framed || is_stun(cx.data, tcp) {
+        cx.state[0] = 1;
+        if !tcp {
+            cx.want_more();
+        }
         Probe::Certain(&LABEL)
     } else if cx.data.len() < 20 && cx.hints.transport == TCP {
         Probe::Unsure

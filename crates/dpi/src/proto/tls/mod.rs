@@ -11,11 +11,49 @@ use sha2::{Digest, Sha256};
 /// nDPI's TLS label.
 pub static LABEL: Label = label("TLS", "Web");
 
+/// nDPI's names for TLS on the mail ports (implicit TLS).
+pub static IMAPS: Label = label("IMAPS", "Email");
+/// POP3 over TLS.
+pub static POPS: Label = label("POPS", "Email");
+/// SMTP over TLS.
+pub static SMTPS: Label = label("SMTPS", "Email");
+
+/// The label for TLS on this flow's ports: nDPI names implicit-TLS mail by its port.
+fn tls_label(cx: &Cx<'_>) -> &'static Label {
+    match cx.hints.server_port {
+        993 => &IMAPS,
+        995 => &POPS,
+        465 => &SMTPS,
+        _ => &LABEL,
+    }
+}
+
+/// Whole TLS records other than handshakes (change cipher spec, alert, application data) that
+/// fill the segment exactly: a connection seen from the middle.
+fn records_only(d: &[u8]) -> bool {
+    let mut r = Rd::new(d);
+    let mut n = 0;
+    while r.left() > 0 && n < 64 {
+        let (Some(ct), Some(ver), Some(len)) = (r.u8(), r.u16(), r.u16()) else {
+            return false;
+        };
+        if !matches!(ct, 20 | 21 | 23) || !(0x0300..=0x0304).contains(&ver) || len == 0 {
+            return false;
+        }
+        if r.skip(len as usize).is_none() {
+            return false;
+        }
+        n += 1;
+    }
+    n > 0 && r.left() == 0
+}
+
 /// The TLS inspector.
 pub static INSPECTOR: Inspector = Inspector {
     name: "tls",
     transports: TCP,
     ports: &[443, 465, 563, 636, 853, 993, 995, 5061, 8443],
+    labels: &[&LABEL, &IMAPS, &POPS, &SMTPS],
     probe,
 };
 
@@ -33,7 +71,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         if cx.state[0] != 0 {
             return more(cx);
         }
-        if !d.is_empty() && d[0] == 22 && d.get(1).is_none_or_3() {
+        if d.first() == Some(&22) && d.get(1).map_or(true, |&v| v == 3) {
             cx.incomplete();
             return Probe::Unsure;
         }
@@ -42,6 +80,9 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     if ct != 22 || maj != 3 || min > 4 || rlen == 0 || rlen as usize > 16384 + 2048 {
         return if cx.state[0] != 0 {
             more(cx)
+        } else if records_only(d) {
+            cx.state[0] = CH_DONE | SH_DONE;
+            Probe::Certain(tls_label(cx))
         } else {
             Probe::NotForUs
         };
@@ -57,7 +98,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         // A handshake record of another kind (renegotiation, mid-stream): TLS all the same.
         (_, 0..=24) if hlen as usize <= MAX_HELLO => {
             cx.state[0] = CH_DONE | SH_DONE;
-            return Probe::Certain(&LABEL);
+            return Probe::Certain(tls_label(cx));
         }
         _ => return Probe::NotForUs,
     };
@@ -97,7 +138,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
                 cx.incomplete();
                 cx.want_more();
                 cx.state[0] |= 4;
-                return Probe::Certain(&LABEL);
+                return Probe::Certain(tls_label(cx));
             }
             if client_hello(body.as_bytes(), b't', cx.meta).is_none() {
                 cx.malformed();
@@ -109,7 +150,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
             cx.incomplete();
             cx.want_more();
             cx.state[0] |= 4;
-            return Probe::Certain(&LABEL);
+            return Probe::Certain(tls_label(cx));
         }
         if server_hello(body.as_bytes(), cx.meta).is_none() {
             cx.malformed();
@@ -119,21 +160,11 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     more(cx)
 }
 
-trait Is3 {
-    fn is_none_or_3(self) -> bool;
-}
-
-impl Is3 for Option<&u8> {
-    fn is_none_or_3(self) -> bool {
-        self.map_or(true, |&v| v == 3)
-    }
-}
-
 fn more(cx: &mut Cx<'_>) -> Probe {
     if cx.state[0] & (CH_DONE | SH_DONE) != CH_DONE | SH_DONE {
         cx.want_more();
     }
-    Probe::Certain(&LABEL)
+    Probe::Certain(tls_label(cx))
 }
 
 /// GREASE values (RFC 8701): 0x?a?a with both bytes equal.
