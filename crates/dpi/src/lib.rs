@@ -568,7 +568,7 @@ fn run(
             }
             let word = i / 64;
             let bit = 1u64 << (i % 64);
-            if ctx.ruled_out.get(word).map_or(true, |w| w & bit != 0) {
+            if ctx.ruled_out.get(word).is_none_or(|w| w & bit != 0) {
                 continue;
             }
             let hinted = ins.ports.iter().any(|&pt| hints.port(pt));

@@ -57,7 +57,7 @@ pub(crate) fn inspect(
 }
 
 /// The flow's metadata as record fields (in [`META_FIELDS`] order).
-pub(crate) fn meta<'a>(dpi: &'a Dpi, handle: u32) -> [&'a str; META_COUNT] {
+pub(crate) fn meta(dpi: &Dpi, handle: u32) -> [&str; META_COUNT] {
     let mut out = [""; META_COUNT];
     if let Some(m) = dpi.meta(handle) {
         for (f, v) in m.iter() {
@@ -71,7 +71,6 @@ pub(crate) fn meta<'a>(dpi: &'a Dpi, handle: u32) -> [&'a str; META_COUNT] {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use wirespeed_dpi::Field;
     use wirespeed_export::META_FIELDS;
 

@@ -147,7 +147,8 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     if ends_with_ci(n.as_bytes(), b"securedns.avast.com") {
         l = &AVAST_SECURE_DNS;
     }
-    if cx.state[0] & 2 == 0 {
+    // Keep listening until both a query (its name) and a response (its code) were seen.
+    if cx.state[0] & 6 != 6 {
         cx.want_more();
     }
     Probe::Certain(l)

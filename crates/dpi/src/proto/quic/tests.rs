@@ -59,3 +59,13 @@ fn version_names_follow_ndpi() {
     assert_eq!(name(0).as_deref(), Some("Ver-Negotiation"));
     assert_eq!(name(0x1234_5678), None);
 }
+
+/// quic_interop_V.pcapng, frame 84: version 0x0a0a0a0a forcing negotiation, protected with the
+/// draft-29 salt. tshark: SNI quic.westus.cloudapp.azure.com; nDPI: Ver-Negotiation.
+#[test]
+fn reserved_version_initial_from_corpus() {
+    let (r, m) = probe(&INSPECTOR, to_server(UDP, 4433), &vector!("quic_reserved_initial"));
+    assert_eq!(r, Probe::Certain(&LABEL));
+    assert_eq!(m.get(Field::QuicVersion), Some("Ver-Negotiation"));
+    assert_eq!(m.get(Field::Sni), Some("quic.westus.cloudapp.azure.com"));
+}

@@ -57,7 +57,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
                 cx.state[0] |= HASSH;
             }
             Kex::Short => cx.incomplete(),
-            Kex::NotKex => {}
+            Kex::Other => {}
         }
     }
     if cx.state[0] & (CLIENT | SERVER | HASSH) != CLIENT | SERVER | HASSH {
@@ -69,7 +69,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
 enum Kex {
     Done([u8; 32]),
     Short,
-    NotKex,
+    Other,
 }
 
 /// HASSH of a client's binary packet holding KEXINIT.
@@ -79,7 +79,7 @@ fn kexinit(d: &[u8]) -> Kex {
         return Kex::Short;
     };
     if code != 20 || !(16..=35000).contains(&plen) {
-        return Kex::NotKex;
+        return Kex::Other;
     }
     if d.len() < plen as usize + 4 {
         return Kex::Short;
@@ -89,9 +89,9 @@ fn kexinit(d: &[u8]) -> Kex {
     }
     let mut lists: [&[u8]; 8] = [&[]; 8];
     for l in lists.iter_mut() {
-        let Some(n) = r.u32() else { return Kex::NotKex };
+        let Some(n) = r.u32() else { return Kex::Other };
         let Some(v) = r.take(n as usize) else {
-            return Kex::NotKex;
+            return Kex::Other;
         };
         *l = v;
     }
@@ -104,7 +104,7 @@ fn kexinit(d: &[u8]) -> Kex {
         s.push(lists[*k]);
     }
     if s.lost {
-        return Kex::NotKex;
+        return Kex::Other;
     }
     Kex::Done(md5_hex(s.as_bytes()))
 }

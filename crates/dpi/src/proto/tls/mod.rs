@@ -71,7 +71,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         if cx.state[0] != 0 {
             return more(cx);
         }
-        if d.first() == Some(&22) && d.get(1).map_or(true, |&v| v == 3) {
+        if d.first() == Some(&22) && d.get(1).is_none_or(|&v| v == 3) {
             cx.incomplete();
             return Probe::Unsure;
         }
