@@ -126,6 +126,9 @@ pub struct Cx<'a> {
     pub meta: &'a mut Meta,
     /// Inspector-private state, kept once the inspector has been chosen (zeroed before).
     pub state: &'a mut [u8; STATE_BYTES],
+    /// For UDP flows: a bounded buffer for data the inspector must gather across datagrams (a
+    /// QUIC ClientHello over two Initial packets). None for TCP, and when no buffer is free.
+    pub stash: Option<reasm::Stash<'a>>,
     more: bool,
     incomplete: bool,
     malformed: &'a mut u64,
@@ -422,7 +425,7 @@ impl Dpi {
             match self.reasm.accept(&mut ctx.stream[d], p.seq, p.payload) {
                 reasm::Deliver::Nothing => None,
                 reasm::Deliver::Direct => {
-                    let (f, inc) = run(ctx, &hints, p.payload, &mut self.stats.malformed);
+                    let (f, inc) = run(ctx, &hints, p.payload, &mut self.stats.malformed, None);
                     if inc {
                         self.reasm.start(&mut ctx.stream[d], p.seq, p.payload);
                     }
@@ -431,7 +434,7 @@ impl Dpi {
                 reasm::Deliver::Buffered => {
                     let (f, inc) = {
                         let data = self.reasm.data(&ctx.stream[d]);
-                        run_split(ctx, d, &hints, data, &mut self.stats.malformed)
+                        run(ctx, &hints, data, &mut self.stats.malformed, None)
                     };
                     if !inc {
                         self.reasm.free(&mut ctx.stream[d]);
@@ -440,7 +443,8 @@ impl Dpi {
                 }
             }
         } else {
-            run(ctx, &hints, p.payload, &mut self.stats.malformed).0
+            let pool = Some(&mut self.reasm);
+            run(ctx, &hints, p.payload, &mut self.stats.malformed, pool).0
         };
         self.stats.meta_truncated += u64::from(ctx.meta.truncated.saturating_sub(before));
         if ctx.done && ctx.chosen == 0 {
@@ -496,6 +500,7 @@ pub fn probe_each(
             data,
             meta: &mut meta,
             state: &mut st,
+            stash: None,
             more: false,
             incomplete: false,
             malformed: &mut bad,
@@ -505,18 +510,6 @@ pub fn probe_each(
     }
 }
 
-/// The borrow of a reassembly buffer and the context are disjoint; this shim keeps the call
-/// sites readable.
-fn run_split(
-    ctx: &mut Ctx,
-    _d: usize,
-    hints: &Hints,
-    data: &[u8],
-    malformed: &mut u64,
-) -> (Option<&'static Label>, bool) {
-    run(ctx, hints, data, malformed)
-}
-
 /// Show `data` to the chosen inspector, or to every candidate not yet ruled out (port-hinted
 /// ones first). Returns the label if identified now, and whether a probe asked for more bytes.
 fn run(
@@ -524,7 +517,9 @@ fn run(
     hints: &Hints,
     data: &[u8],
     malformed: &mut u64,
+    mut pool: Option<&mut ReasmPool>,
 ) -> (Option<&'static Label>, bool) {
+    let d = usize::from(hints.dir == Dir::ToClient);
     let reg = proto::REGISTRY;
     if ctx.chosen != 0 {
         let Some(ins) = reg.get(ctx.chosen as usize - 1) else {
@@ -536,6 +531,9 @@ fn run(
             data,
             meta: &mut ctx.meta,
             state: &mut ctx.state,
+            stash: pool
+                .as_deref_mut()
+                .map(|p| reasm::Stash::new(p, &mut ctx.stream[d])),
             more: false,
             incomplete: false,
             malformed,
@@ -580,6 +578,9 @@ fn run(
                 data,
                 meta: &mut ctx.meta,
                 state: &mut ctx.state,
+                stash: pool
+                    .as_deref_mut()
+                    .map(|p| reasm::Stash::new(p, &mut ctx.stream[d])),
                 more: false,
                 incomplete: false,
                 malformed,

@@ -299,6 +299,43 @@ impl ReasmPool {
     }
 }
 
+/// A bounded buffer an inspector fills by offset across datagrams (UDP flows only), backed by
+/// the reassembly pool: the same caps, the same counters. Taken on the first [`Stash::put`].
+pub struct Stash<'a> {
+    pool: &'a mut ReasmPool,
+    s: &'a mut Stream,
+}
+
+impl<'a> Stash<'a> {
+    pub(crate) fn new(pool: &'a mut ReasmPool, s: &'a mut Stream) -> Self {
+        Stash { pool, s }
+    }
+
+    /// Store `data` at `off`; false when no buffer could be had (counted) or nothing fit.
+    pub fn put(&mut self, off: usize, data: &[u8]) -> bool {
+        if self.s.buf == 0 {
+            match self.pool.take(0) {
+                Some(b) => {
+                    self.s.buf = b;
+                    self.pool.stats.started += 1;
+                }
+                None => return false,
+            }
+        }
+        let i = self.s.buf as usize - 1;
+        if off >= self.pool.size {
+            self.pool.stats.overflow += 1;
+            return false;
+        }
+        self.pool.write(i, off, data) > 0
+    }
+
+    /// The bytes held from offset 0 without a gap.
+    pub fn bytes(&self) -> &[u8] {
+        self.pool.data(self.s)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -53,6 +53,7 @@ pub(crate) fn probe(ins: &Inspector, hints: Hints, data: &[u8]) -> (Probe, Meta)
         data,
         meta: &mut meta,
         state: &mut state,
+        stash: None,
         more: false,
         incomplete: false,
         malformed: &mut bad,
@@ -199,7 +200,7 @@ proptest! {
             let mut meta = Meta::default();
             let mut state = st;
             let mut bad = 0;
-            let mut cx = Cx { hints, data: &data, meta: &mut meta, state: &mut state, more: false, incomplete: false, malformed: &mut bad };
+            let mut cx = Cx { hints, data: &data, meta: &mut meta, state: &mut state, stash: None, more: false, incomplete: false, malformed: &mut bad };
             let r = (ins.probe)(&mut cx);
             if let Probe::Certain(l) = r {
                 prop_assert!(ins.labels.iter().any(|x| std::ptr::eq(*x, l)), "{} said {}", ins.name, l.master);
@@ -232,4 +233,32 @@ proptest! {
             d.release(h);
         }
     }
+}
+
+/// A QUIC ClientHello over two Initial packets, the second sent to a new connection id but
+/// protected with the first's keys. quic_frags_different_dcid.pcapng frames 1 and 3; tshark: SNI
+/// cdnjs.cloudflare.com; nDPI's JA4 hashes 55b375c5d22e and 5a1f323ef56d.
+#[test]
+fn quic_client_hello_over_two_initials() {
+    let mut d = Dpi::new(DpiConfig::default());
+    let mut h = NO_HANDLE;
+    let one = vector!("quic_split_1");
+    let three = vector!("quic_split_3");
+    let p = |b| Packet {
+        ip_proto: 17,
+        server_port: 443,
+        client_port: 37229,
+        from_client: true,
+        seq: 0,
+        multicast: false,
+        payload: b,
+    };
+    assert_eq!(d.inspect(&mut h, &p(&one)).map(|l| l.master), Some("QUIC"));
+    assert_eq!(d.meta(h).and_then(|m| m.get(Field::Ja4)), None);
+    d.inspect(&mut h, &p(&three));
+    let m = d.meta(h).unwrap();
+    assert_eq!(m.get(Field::Sni), Some("cdnjs.cloudflare.com"));
+    let ja4 = m.get(Field::Ja4).unwrap();
+    assert!(ja4.ends_with("_55b375c5d22e_5a1f323ef56d"), "{ja4}");
+    assert_eq!(m.get(Field::TlsVersion), Some("TLSv1.3"));
 }

@@ -5,8 +5,9 @@
 
 use crate::meta::{Field, Meta};
 use crate::proto::label;
+use crate::reasm::Stash;
 use crate::util::{Buf, Rd};
-use crate::{Cx, Dir, Inspector, Label, Probe, UDP};
+use crate::{Cx, Dir, Inspector, Label, Probe, STATE_BYTES, UDP};
 use aes::cipher::{BlockEncrypt, KeyInit};
 use aes_gcm::aead::AeadInPlace;
 use aes_gcm::Aes128Gcm;
@@ -141,8 +142,11 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
                 }
             }
         }
-        if cx.hints.dir == Dir::ToServer && cx.meta.get(Field::Sni).is_none() {
-            let _ = initial(cx.data, cx.meta);
+        if cx.hints.dir == Dir::ToServer && cx.meta.get(Field::Ja4).is_none() {
+            let n = usize::from(cx.state[1]).min(STATE_BYTES - 2);
+            let mut first = [0u8; STATE_BYTES - 2];
+            first[..n].copy_from_slice(&cx.state[2..2 + n]);
+            let _ = initial(cx.data, cx.meta, cx.stash.as_mut(), &first[..n]);
         }
         return done(cx);
     }
@@ -192,7 +196,12 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     }
     cx.meta.set(Field::QuicVersion, name.as_bytes());
     if cx.hints.dir == Dir::ToServer && salt(version).is_some() {
-        match initial(d, cx.meta) {
+        // Remember the first DCID (its keys protect later Initials too) when it fits.
+        if dcid.len() <= STATE_BYTES - 2 {
+            cx.state[1] = dcid.len() as u8;
+            cx.state[2..2 + dcid.len()].copy_from_slice(dcid);
+        }
+        match initial(d, cx.meta, cx.stash.as_mut(), &[]) {
             Some(true) => {}
             Some(false) => {}
             None => cx.malformed(),
@@ -203,7 +212,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
 }
 
 fn done(cx: &mut Cx<'_>) -> Probe {
-    if (cx.meta.get(Field::Sni).is_none() || cx.meta.get(Field::QuicVersion).is_none())
+    if (cx.meta.get(Field::Ja4).is_none() || cx.meta.get(Field::QuicVersion).is_none())
         && cx.hints.nth < 3
     {
         cx.want_more();
@@ -257,35 +266,27 @@ fn gquic_sni(d: &[u8]) -> Option<&[u8]> {
         .and_then(|t| vals.get(t.1..t.2))
 }
 
-/// Decrypt a client Initial and parse the ClientHello in its CRYPTO frames. Some(true) when the
-/// ClientHello was found, Some(false) when the packet is not an Initial we can open, None when
-/// it is malformed.
-pub fn initial(d: &[u8], meta: &mut Meta) -> Option<bool> {
-    let mut r = Rd::new(d);
-    let b0 = r.u8()?;
-    let version = r.u32()?;
-    let typ = (b0 >> 4) & 3;
-    let is_initial = if version == V2 { typ == 1 } else { typ == 0 };
-    if !is_initial || b0 & 0x80 == 0 {
-        return Some(false);
-    }
-    let dcid = r.vec8()?;
-    r.vec8()?;
-    let tok = varint(&mut r)? as usize;
-    r.skip(tok)?;
-    let len = varint(&mut r)? as usize;
-    let pn_off = r.pos();
-    if !(20..=MAX_PKT).contains(&len) || pn_off + len > d.len() {
-        return None;
-    }
-    let (key, iv, hp) = client_keys(version, dcid)?;
+/// Remove header protection and decrypt the Initial whose header ends its token at `pn_off` and
+/// whose protected part is `len` bytes, with the keys of `key_dcid`. Returns the plaintext's
+/// length in `out`.
+fn open(
+    d: &[u8],
+    version: u32,
+    key_dcid: &[u8],
+    pn_off: usize,
+    len: usize,
+    out: &mut [u8; MAX_PKT],
+) -> Option<usize> {
+    let b0 = *d.first()?;
+    let (key, iv, hp) = client_keys(version, key_dcid)?;
     // Header protection (RFC 9001 §5.4): AES-ECB of a 16-byte sample.
     let sample = d.get(pn_off + 4..pn_off + 20)?;
     let mut mask = aes::Block::clone_from_slice(sample);
     aes::Aes128::new(&hp.into()).encrypt_block(&mut mask);
     let first = b0 ^ (mask[0] & 0x0f);
     let pn_len = usize::from(first & 3) + 1;
-    let mut hdr = [0u8; 64 + 20 + 20];
+    // The header is the AEAD's associated data; tokens make it long (164 bytes seen).
+    let mut hdr = [0u8; MAX_HDR];
     let hlen = pn_off + pn_len;
     if hlen > hdr.len() {
         return None;
@@ -306,8 +307,7 @@ pub fn initial(d: &[u8], meta: &mut Meta) -> Option<bool> {
         return None;
     }
     let (ct, tag) = body.split_at(body.len() - 16);
-    let mut buf = [0u8; MAX_PKT];
-    let plain = buf.get_mut(..ct.len())?;
+    let plain = out.get_mut(..ct.len())?;
     plain.copy_from_slice(ct);
     let aead = Aes128Gcm::new(&key.into());
     aead.decrypt_in_place_detached(
@@ -317,17 +317,76 @@ pub fn initial(d: &[u8], meta: &mut Meta) -> Option<bool> {
         aes_gcm::Tag::from_slice(tag),
     )
     .ok()?;
+    Some(ct.len())
+}
+
+/// Longest long header we authenticate (token included).
+const MAX_HDR: usize = 1024;
+
+/// Decrypt a client Initial and parse the ClientHello in its CRYPTO frames. Some(true) when the
+/// ClientHello was found, Some(false) when the packet is not an Initial we can open, None when
+/// it is malformed.
+///
+/// A ClientHello larger than one packet (post-quantum key shares make it so in Chrome) is
+/// gathered across Initials in `stash` when one is given.
+pub fn initial(
+    d: &[u8],
+    meta: &mut Meta,
+    stash: Option<&mut Stash<'_>>,
+    first_dcid: &[u8],
+) -> Option<bool> {
+    let mut r = Rd::new(d);
+    let b0 = r.u8()?;
+    let version = r.u32()?;
+    let typ = (b0 >> 4) & 3;
+    let is_initial = if version == V2 { typ == 1 } else { typ == 0 };
+    if !is_initial || b0 & 0x80 == 0 {
+        return Some(false);
+    }
+    let dcid = r.vec8()?;
+    r.vec8()?;
+    let tok = varint(&mut r)? as usize;
+    r.skip(tok)?;
+    let len = varint(&mut r)? as usize;
+    let pn_off = r.pos();
+    if !(20..=MAX_PKT).contains(&len) || pn_off + len > d.len() {
+        return None;
+    }
+    let mut buf = [0u8; MAX_PKT];
+    // Keys come from the DCID of the client's first Initial (RFC 9001 §5.2): a later Initial
+    // sent to the server's chosen connection id is still protected with them.
+    let n = match open(d, version, dcid, pn_off, len, &mut buf) {
+        Some(n) => n,
+        None if !first_dcid.is_empty() && first_dcid != dcid => {
+            open(d, version, first_dcid, pn_off, len, &mut buf)?
+        }
+        None => return None,
+    };
+    let plain = buf.get(..n)?;
     // Frames: gather CRYPTO data by offset.
     let mut crypto = [0u8; MAX_CRYPTO];
     let mut ranges = [(0usize, 0usize); 32];
     let mut nr = 0;
     let mut f = Rd::new(plain);
     let mut guard = 0;
-    while f.left() > 0 && guard < 2048 {
+    while f.left() > 0 && guard < MAX_PKT {
         guard += 1;
         match varint(&mut f)? {
             0x00 | 0x01 => {}
-            0x02 | 0x03 => return parse_frames_ack_then(&mut f, plain, meta),
+            t @ (0x02 | 0x03) => {
+                // ACK: largest, delay, range count, first range, ranges, ECN counts (0x03).
+                for _ in 0..2 {
+                    varint(&mut f)?;
+                }
+                let ranges = varint(&mut f)?;
+                varint(&mut f)?;
+                if ranges > 256 {
+                    return None;
+                }
+                for _ in 0..2 * ranges + if t == 0x03 { 3 } else { 0 } {
+                    varint(&mut f)?;
+                }
+            }
             0x06 => {
                 let off = varint(&mut f)? as usize;
                 let n = varint(&mut f)? as usize;
@@ -352,12 +411,26 @@ pub fn initial(d: &[u8], meta: &mut Meta) -> Option<bool> {
             }
         }
     }
+    let need = crypto
+        .get(1..4)
+        .map_or(usize::MAX, |l| 4 + (usize::from(l[0]) << 16 | usize::from(l[1]) << 8 | usize::from(l[2])));
+    if nr == 0 {
+        return Some(false);
+    }
+    if have >= need {
+        return hello(crypto.get(..have)?, meta);
+    }
+    // The hello continues in another Initial: gather this packet's pieces with the others'.
+    if let Some(st) = stash {
+        for &(a, b) in &ranges[..nr] {
+            st.put(a, crypto.get(a..b).unwrap_or(&[]));
+        }
+        let all = st.bytes();
+        if all.len() > have {
+            return hello(all, meta);
+        }
+    }
     hello(crypto.get(..have)?, meta)
-}
-
-/// ACK frames do not appear in a client's first Initial; treat the rest as unparsed.
-fn parse_frames_ack_then(_f: &mut Rd<'_>, _plain: &[u8], _meta: &mut Meta) -> Option<bool> {
-    Some(false)
 }
 
 fn hello(c: &[u8], meta: &mut Meta) -> Option<bool> {

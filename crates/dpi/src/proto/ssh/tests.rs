@@ -19,6 +19,7 @@ fn banner_and_hassh_from_corpus() {
         data: &kex,
         meta: &mut meta,
         state: &mut state,
+        stash: None,
         more: false,
         incomplete: false,
         malformed: &mut bad,

@@ -329,10 +329,11 @@ pub fn client_hello(b: &[u8], proto: u8, meta: &mut Meta) -> Option<()> {
         }
     }
     let ver = if best != 0 { best } else { legacy };
-    meta.set(Field::TlsVersion, version_name(ver));
     if cut {
+        // supported_versions may lie in the part not seen yet: no version, no fingerprints.
         return Some(());
     }
+    meta.set(Field::TlsVersion, version_name(ver));
     // JA3: version,ciphers,extensions,groups,point formats (decimal, '-' joined, no GREASE).
     let mut ja3 = Buf::<2048>::default();
     ja3.num(u32::from(legacy));
