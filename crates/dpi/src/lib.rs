@@ -268,12 +268,31 @@ pub struct Packet<'a> {
 pub const NO_HANDLE: u32 = 0;
 /// A flow handle whose inspection is over with nothing kept.
 pub const DONE: u32 = u32::MAX;
+/// Set in a handle whose inspection is over but whose context still holds metadata: later
+/// packets are turned away without touching the pool.
+const DONE_BIT: u32 = 1 << 31;
 
-const RULED_WORDS: usize = MAX_INSPECTORS / 64;
+/// Is inspection over for the flow with this handle (nothing more to do per packet)?
+#[inline]
+pub fn is_done(handle: u32) -> bool {
+    handle & DONE_BIT != 0
+}
+
+/// The pool slot of a handle that has one.
+#[inline]
+fn slot(handle: u32) -> Option<usize> {
+    match handle {
+        NO_HANDLE | DONE => None,
+        h => Some((h & !DONE_BIT) as usize - 1),
+    }
+}
+
+/// A set of registry indices.
+type Set = u128;
 
 /// Per-flow inspection context (pooled).
 struct Ctx {
-    ruled_out: [u64; RULED_WORDS],
+    ruled_out: Set,
     chosen: u8,
     label: Option<&'static Label>,
     counted: bool,
@@ -287,7 +306,7 @@ struct Ctx {
 impl Ctx {
     fn new() -> Self {
         Ctx {
-            ruled_out: [0; RULED_WORDS],
+            ruled_out: 0,
             chosen: 0,
             label: None,
             counted: false,
@@ -300,7 +319,7 @@ impl Ctx {
     }
 
     fn reset(&mut self) {
-        self.ruled_out = [0; RULED_WORDS];
+        self.ruled_out = 0;
         self.chosen = 0;
         self.label = None;
         self.counted = false;
@@ -315,6 +334,7 @@ impl Ctx {
 /// The DPI engine of one worker: a context pool, reassembly buffers and counters.
 pub struct Dpi {
     cfg: DpiConfig,
+    choice: Choice,
     pool: Vec<Ctx>,
     free: Vec<u32>,
     reasm: ReasmPool,
@@ -328,6 +348,7 @@ impl Dpi {
         const { assert!(proto::REGISTRY.len() <= MAX_INSPECTORS) };
         Dpi {
             cfg,
+            choice: Choice::new(),
             pool: Vec::new(),
             free: Vec::new(),
             reasm: ReasmPool::new(cfg.reasm_buffers, cfg.reasm_bytes, cfg.reasm_segments),
@@ -344,25 +365,22 @@ impl Dpi {
 
     /// The metadata of the flow with `handle`, if it holds any.
     pub fn meta(&self, handle: u32) -> Option<&Meta> {
-        if handle == NO_HANDLE || handle == DONE {
-            return None;
-        }
-        self.pool.get(handle as usize - 1).map(|c| &c.meta)
+        self.pool.get(slot(handle)?).map(|c| &c.meta)
     }
 
     /// The flow ended: return its context (and buffers) to the pools.
     pub fn release(&mut self, handle: &mut u32) {
         let h = *handle;
         *handle = DONE;
-        if h == NO_HANDLE || h == DONE {
+        let Some(i) = slot(h) else {
             return;
-        }
-        if let Some(c) = self.pool.get_mut(h as usize - 1) {
+        };
+        if let Some(c) = self.pool.get_mut(i) {
             for s in c.stream.iter_mut() {
                 self.reasm.free(s);
             }
             c.reset();
-            self.free.push(h);
+            self.free.push(i as u32 + 1);
         }
     }
 
@@ -370,7 +388,7 @@ impl Dpi {
     /// identified the flow, and again if the chosen inspector later names it more finely (STUN,
     /// then DTLS on the same flow): the newer label replaces the older.
     pub fn inspect(&mut self, handle: &mut u32, p: &Packet<'_>) -> Option<&'static Label> {
-        if *handle == DONE || p.payload.is_empty() {
+        if is_done(*handle) || p.payload.is_empty() {
             return None;
         }
         let transport = match p.ip_proto {
@@ -384,7 +402,7 @@ impl Dpi {
         if *handle == NO_HANDLE {
             *handle = match self.free.pop() {
                 Some(h) => h,
-                None if self.pool.len() < self.cfg.contexts => {
+                None if self.pool.len() < self.cfg.contexts.min(DONE_BIT as usize - 1) => {
                     self.pool.push(Ctx::new());
                     self.pool.len() as u32
                 }
@@ -396,8 +414,7 @@ impl Dpi {
             };
             self.stats.flows += 1;
         }
-        let h = *handle;
-        let Some(ctx) = self.pool.get_mut(h as usize - 1) else {
+        let Some(ctx) = slot(*handle).and_then(|i| self.pool.get_mut(i)) else {
             *handle = DONE;
             return None;
         };
@@ -420,12 +437,14 @@ impl Dpi {
         ctx.pkts[d] = ctx.pkts[d].saturating_add(1);
         self.stats.packets += 1;
         let before = ctx.meta.truncated;
+        let sel = self.choice.select(transport, p.server_port, p.client_port);
         let found = if transport == TCP {
             // In-order bytes only; a segment that completes buffered data shows the whole.
             match self.reasm.accept(&mut ctx.stream[d], p.seq, p.payload) {
                 reasm::Deliver::Nothing => None,
                 reasm::Deliver::Direct => {
-                    let (f, inc) = run(ctx, &hints, p.payload, &mut self.stats.malformed, None);
+                    let (f, inc) =
+                        run(ctx, sel, &hints, p.payload, &mut self.stats.malformed, None);
                     if inc {
                         self.reasm.start(&mut ctx.stream[d], p.seq, p.payload);
                     }
@@ -434,7 +453,7 @@ impl Dpi {
                 reasm::Deliver::Buffered => {
                     let (f, inc) = {
                         let data = self.reasm.data(&ctx.stream[d]);
-                        run(ctx, &hints, data, &mut self.stats.malformed, None)
+                        run(ctx, sel, &hints, data, &mut self.stats.malformed, None)
                     };
                     if !inc {
                         self.reasm.free(&mut ctx.stream[d]);
@@ -444,7 +463,7 @@ impl Dpi {
             }
         } else {
             let pool = Some(&mut self.reasm);
-            run(ctx, &hints, p.payload, &mut self.stats.malformed, pool).0
+            run(ctx, sel, &hints, p.payload, &mut self.stats.malformed, pool).0
         };
         self.stats.meta_truncated += u64::from(ctx.meta.truncated.saturating_sub(before));
         if ctx.done && ctx.chosen == 0 {
@@ -476,6 +495,8 @@ impl Dpi {
             if ctx.meta.is_empty() {
                 self.release(handle);
                 *handle = DONE;
+            } else {
+                *handle |= DONE_BIT;
             }
         }
         found
@@ -510,10 +531,61 @@ pub fn probe_each(
     }
 }
 
+/// Which inspectors a packet may go to: those of its transport, and those hinted by its ports.
+#[derive(Clone, Copy)]
+struct Select {
+    transport: Set,
+    hinted: Set,
+}
+
+/// Per-port sets of hinted inspectors and per-transport sets, computed once from the registry.
+struct Choice {
+    /// (port, inspectors naming it), sorted by port.
+    ports: Vec<(u16, Set)>,
+    tcp: Set,
+    udp: Set,
+}
+
+impl Choice {
+    fn new() -> Self {
+        let mut ports: Vec<(u16, Set)> = Vec::new();
+        let (mut tcp, mut udp) = (0, 0);
+        for (i, ins) in proto::REGISTRY.iter().enumerate().take(MAX_INSPECTORS) {
+            if ins.transports & TCP != 0 {
+                tcp |= 1 << i;
+            }
+            if ins.transports & UDP != 0 {
+                udp |= 1 << i;
+            }
+            for &p in ins.ports {
+                match ports.binary_search_by_key(&p, |e| e.0) {
+                    Ok(k) => ports[k].1 |= 1 << i,
+                    Err(k) => ports.insert(k, (p, 1 << i)),
+                }
+            }
+        }
+        Choice { ports, tcp, udp }
+    }
+
+    #[inline]
+    fn select(&self, transport: u8, a: u16, b: u16) -> Select {
+        let hint = |p: u16| {
+            self.ports
+                .binary_search_by_key(&p, |e| e.0)
+                .map_or(0, |k| self.ports[k].1)
+        };
+        Select {
+            transport: if transport == TCP { self.tcp } else { self.udp },
+            hinted: hint(a) | hint(b),
+        }
+    }
+}
+
 /// Show `data` to the chosen inspector, or to every candidate not yet ruled out (port-hinted
 /// ones first). Returns the label if identified now, and whether a probe asked for more bytes.
 fn run(
     ctx: &mut Ctx,
+    sel: Select,
     hints: &Hints,
     data: &[u8],
     malformed: &mut u64,
@@ -559,20 +631,15 @@ fn run(
     }
     let mut incomplete = false;
     let mut any_left = false;
-    for pass in 0..2 {
-        for (i, ins) in reg.iter().enumerate() {
-            if ins.transports & hints.transport == 0 {
-                continue;
-            }
-            let word = i / 64;
-            let bit = 1u64 << (i % 64);
-            if ctx.ruled_out.get(word).is_none_or(|w| w & bit != 0) {
-                continue;
-            }
-            let hinted = ins.ports.iter().any(|&pt| hints.port(pt));
-            if hinted != (pass == 0) {
-                continue;
-            }
+    // Port-hinted inspectors first, then the transport's others; each at most once.
+    let todo = sel.transport & !ctx.ruled_out;
+    for mut m in [todo & sel.hinted, todo & !sel.hinted] {
+        let mut guard = 0;
+        while m != 0 && guard < MAX_INSPECTORS {
+            guard += 1;
+            let i = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let Some(ins) = reg.get(i) else { break };
             let mut cx = Cx {
                 hints: *hints,
                 data,
@@ -589,9 +656,7 @@ fn run(
             let (more, inc) = (cx.more, cx.incomplete);
             match r {
                 Probe::NotForUs => {
-                    if let Some(w) = ctx.ruled_out.get_mut(word) {
-                        *w |= bit;
-                    }
+                    ctx.ruled_out |= 1 << i;
                     // A probe that ruled itself out must not leave state behind.
                     ctx.state = [0; STATE_BYTES];
                 }

@@ -22,7 +22,7 @@ pub(crate) fn inspect(
     ts: u64,
     payload: &[u8],
 ) {
-    if payload.is_empty() || f.ext.dpi == wirespeed_dpi::DONE {
+    if payload.is_empty() || wirespeed_dpi::is_done(f.ext.dpi) {
         return;
     }
     let server = f.server();
