@@ -28,7 +28,9 @@
 //! 1. Create `src/proto/<name>/mod.rs` with a `pub static INSPECTOR: Inspector` naming the
 //!    protocol, its transports ([`TCP`], [`UDP`] or both), the ports it is usually seen on (a hint
 //!    that orders the inspectors tried, never a verdict: the probe must check the payload), the
-//!    labels it can answer with, and its probe function `fn(&mut Cx) -> Probe`. The probe reads `cx.data` (the payload, or the
+//!    labels it can answer with, two cheap filters applied before the probe runs (`min_udp`,
+//!    `ports_required`; 0 and false when unsure), and its probe function
+//!    `fn(&mut Cx) -> Probe`. The probe reads `cx.data` (the payload, or the
 //!    in-order reassembled stream prefix for TCP when an earlier probe asked for more with
 //!    [`Cx::incomplete`]) and `cx.hints`, and answers:
 //!    * [`Probe::NotForUs`]: this flow is not the protocol; the inspector is not asked again.
@@ -176,6 +178,12 @@ pub struct Inspector {
     /// first: once chosen, a later answer with another label than the first replaces the flow's
     /// label (STUN, then DTLS); the first never replaces a finer one.
     pub labels: &'static [&'static Label],
+    /// Shortest UDP payload the protocol can have: shorter datagrams (always whole messages)
+    /// are ruled out without calling the probe. 0 when any length may do.
+    pub min_udp: u16,
+    /// The protocol is only ever claimed on one of `ports` (its header alone is too weak a
+    /// test): off those ports it is ruled out without calling the probe.
+    pub ports_required: bool,
     /// The probe.
     pub probe: fn(&mut Cx<'_>) -> Probe,
 }
@@ -437,7 +445,9 @@ impl Dpi {
         ctx.pkts[d] = ctx.pkts[d].saturating_add(1);
         self.stats.packets += 1;
         let before = ctx.meta.truncated;
-        let sel = self.choice.select(transport, p.server_port, p.client_port);
+        let sel = self
+            .choice
+            .select(transport, p.server_port, p.client_port, p.payload.len());
         let found = if transport == TCP {
             // In-order bytes only; a segment that completes buffered data shows the whole.
             match self.reasm.accept(&mut ctx.stream[d], p.seq, p.payload) {
@@ -544,18 +554,29 @@ struct Choice {
     ports: Vec<(u16, Set)>,
     tcp: Set,
     udp: Set,
+    /// Inspectors that need one of their ports.
+    port_bound: Set,
+    /// (shortest UDP payload, inspector), longest first.
+    min_udp: Vec<(u16, Set)>,
 }
 
 impl Choice {
     fn new() -> Self {
         let mut ports: Vec<(u16, Set)> = Vec::new();
-        let (mut tcp, mut udp) = (0, 0);
+        let (mut tcp, mut udp, mut port_bound) = (0, 0, 0);
+        let mut min_udp: Vec<(u16, Set)> = Vec::new();
         for (i, ins) in proto::REGISTRY.iter().enumerate().take(MAX_INSPECTORS) {
             if ins.transports & TCP != 0 {
                 tcp |= 1 << i;
             }
             if ins.transports & UDP != 0 {
                 udp |= 1 << i;
+            }
+            if ins.ports_required {
+                port_bound |= 1 << i;
+            }
+            if ins.min_udp > 0 {
+                min_udp.push((ins.min_udp, 1 << i));
             }
             for &p in ins.ports {
                 match ports.binary_search_by_key(&p, |e| e.0) {
@@ -564,19 +585,37 @@ impl Choice {
                 }
             }
         }
-        Choice { ports, tcp, udp }
+        min_udp.sort_by_key(|e| std::cmp::Reverse(e.0));
+        Choice {
+            ports,
+            tcp,
+            udp,
+            port_bound,
+            min_udp,
+        }
     }
 
     #[inline]
-    fn select(&self, transport: u8, a: u16, b: u16) -> Select {
+    fn select(&self, transport: u8, a: u16, b: u16, len: usize) -> Select {
         let hint = |p: u16| {
             self.ports
                 .binary_search_by_key(&p, |e| e.0)
                 .map_or(0, |k| self.ports[k].1)
         };
+        let hinted = hint(a) | hint(b);
+        let mut allowed = if transport == TCP { self.tcp } else { self.udp };
+        allowed &= hinted | !self.port_bound;
+        if transport == UDP {
+            // Datagrams too short for a protocol's fixed header.
+            let mut k = 0;
+            while k < self.min_udp.len() && usize::from(self.min_udp[k].0) > len {
+                allowed &= !self.min_udp[k].1;
+                k += 1;
+            }
+        }
         Select {
-            transport: if transport == TCP { self.tcp } else { self.udp },
-            hinted: hint(a) | hint(b),
+            transport: allowed,
+            hinted,
         }
     }
 }

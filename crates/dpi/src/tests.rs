@@ -204,6 +204,9 @@ proptest! {
             let r = (ins.probe)(&mut cx);
             if let Probe::Certain(l) = r {
                 prop_assert!(ins.labels.iter().any(|x| std::ptr::eq(*x, l)), "{} said {}", ins.name, l.master);
+                // The filters applied before a probe never hide a packet it would claim.
+                prop_assert!(tcp || data.len() >= usize::from(ins.min_udp), "{} below min_udp", ins.name);
+                prop_assert!(!ins.ports_required || ins.ports.iter().any(|&p| hints.port(p)), "{} off its ports", ins.name);
             }
             for (_, v) in meta.iter() {
                 prop_assert!(!v.chars().any(|c| c.is_control()));

@@ -15,6 +15,8 @@ pub static INSPECTOR: Inspector = Inspector {
     transports: UDP,
     ports: &[67, 68],
     labels: &[&LABEL],
+    min_udp: 240,
+    ports_required: false,
     probe,
 };
 

@@ -24,6 +24,8 @@ pub static INSPECTOR: Inspector = Inspector {
     transports: UDP | TCP,
     ports: &[53, 5353, 5355],
     labels: &[&DNS, &LLMNR, &MDNS, &DNSCRYPT, &AVAST_SECURE_DNS],
+    min_udp: 17,
+    ports_required: false,
     probe,
 };
 

@@ -14,6 +14,8 @@ pub static INSPECTOR: Inspector = Inspector {
     transports: UDP,
     ports: &[443, 4433, 4739, 5061, 5349],
     labels: &[&LABEL],
+    min_udp: 13,
+    ports_required: false,
     probe,
 };
 

@@ -19,6 +19,8 @@ pub static INSPECTOR: Inspector = Inspector {
     transports: TCP,
     ports: &[80, 8080, 8000, 8008, 3128],
     labels: &[&LABEL, &PROXY, &CONNECT],
+    min_udp: 0,
+    ports_required: false,
     probe,
 };
 

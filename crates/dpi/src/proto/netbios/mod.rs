@@ -15,6 +15,8 @@ pub static INSPECTOR: Inspector = Inspector {
     transports: UDP | TCP,
     ports: &[137, 138, 139],
     labels: &[&LABEL],
+    min_udp: 4,
+    ports_required: false,
     probe,
 };
 

@@ -14,6 +14,8 @@ pub static INSPECTOR: Inspector = Inspector {
     transports: UDP,
     ports: &[123],
     labels: &[&LABEL],
+    min_udp: 8,
+    ports_required: true,
     probe,
 };
 

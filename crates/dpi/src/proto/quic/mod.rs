@@ -21,6 +21,8 @@ pub static INSPECTOR: Inspector = Inspector {
     transports: UDP,
     ports: &[443, 80, 8443, 4433],
     labels: &[&LABEL],
+    min_udp: 7,
+    ports_required: false,
     probe,
 };
 

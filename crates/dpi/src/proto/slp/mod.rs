@@ -15,6 +15,8 @@ pub static INSPECTOR: Inspector = Inspector {
     transports: UDP,
     ports: &[427],
     labels: &[&LABEL],
+    min_udp: 12,
+    ports_required: false,
     probe,
 };
 

@@ -13,6 +13,8 @@ pub static INSPECTOR: Inspector = Inspector {
     transports: UDP,
     ports: &[1900],
     labels: &[&LABEL],
+    min_udp: 12,
+    ports_required: false,
     probe,
 };
 

@@ -15,6 +15,8 @@ pub static INSPECTOR: Inspector = Inspector {
     transports: TCP,
     ports: &[22, 2222],
     labels: &[&LABEL],
+    min_udp: 0,
+    ports_required: false,
     probe,
 };
 

@@ -13,6 +13,8 @@ pub static INSPECTOR: Inspector = Inspector {
     transports: UDP | TCP,
     ports: &[3478, 3479, 5349, 19302],
     labels: &[&LABEL, &crate::proto::dtls::LABEL],
+    min_udp: 20,
+    ports_required: false,
     probe,
 };
 

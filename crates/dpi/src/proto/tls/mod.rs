@@ -54,6 +54,8 @@ pub static INSPECTOR: Inspector = Inspector {
     transports: TCP,
     ports: &[443, 465, 563, 636, 853, 993, 995, 5061, 8443],
     labels: &[&LABEL, &IMAPS, &POPS, &SMTPS],
+    min_udp: 0,
+    ports_required: false,
     probe,
 };
 
