@@ -110,13 +110,14 @@ impl<const N: usize> Default for Buf<N> {
 impl<const N: usize> Buf<N> {
     /// Append bytes (what does not fit is lost, and `lost` says so).
     pub fn push(&mut self, s: &[u8]) {
-        for &c in s {
-            if self.n < N {
-                self.b[self.n] = c;
-                self.n += 1;
-            } else {
-                self.lost = true;
-            }
+        let room = N - self.n;
+        let k = s.len().min(room);
+        if k < s.len() {
+            self.lost = true;
+        }
+        if let (Some(dst), Some(src)) = (self.b.get_mut(self.n..self.n + k), s.get(..k)) {
+            dst.copy_from_slice(src);
+            self.n += k;
         }
     }
 

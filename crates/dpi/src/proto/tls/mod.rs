@@ -112,27 +112,22 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
             Probe::NotForUs
         };
     }
-    // The message may span records; gather its body from consecutive handshake records.
-    let mut body = Buf::<MAX_HELLO>::default();
-    let first = r.take((rlen as usize).saturating_sub(4).min(r.left())).unwrap_or(&[]);
-    body.push(first.get(..first.len().min(hlen as usize)).unwrap_or(&[]));
-    let mut guard = 0;
-    while body.len() < hlen as usize && guard < 16 {
-        guard += 1;
-        if (first.len() as u16) + 4 < rlen && guard == 1 {
-            break; // the first record itself is cut: wait for more bytes
+    // The message may span records; gather its body from consecutive handshake records (the
+    // common case, one record holding it all, is read in place).
+    let first = r
+        .take((rlen as usize).saturating_sub(4).min(r.left()))
+        .unwrap_or(&[]);
+    let whole = first.get(..hlen as usize);
+    let gathered: Buf<MAX_HELLO>;
+    let body: &[u8] = match whole {
+        Some(w) => w,
+        None if (first.len() as u16) + 4 >= rlen => {
+            gathered = gather(first, &mut r, hlen as usize);
+            gathered.as_bytes()
         }
-        match (r.u8(), r.u8(), r.u8(), r.u16()) {
-            (Some(22), Some(3), Some(_), Some(n)) => {
-                let part = r.take((n as usize).min(r.left())).unwrap_or(&[]);
-                body.push(part.get(..(hlen as usize - body.len()).min(part.len())).unwrap_or(&[]));
-                if part.len() < n as usize {
-                    break;
-                }
-            }
-            _ => break,
-        }
-    }
+        // The first record itself is cut: wait for more bytes.
+        None => first,
+    };
     let complete = body.len() >= hlen as usize;
     if want == 1 {
         if cx.state[0] & CH_DONE == 0 {
@@ -142,7 +137,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
                 cx.state[0] |= 4;
                 return Probe::Certain(tls_label(cx));
             }
-            if client_hello(body.as_bytes(), b't', cx.meta).is_none() {
+            if client_hello(body, b't', cx.meta).is_none() {
                 cx.malformed();
             }
             cx.state[0] |= CH_DONE;
@@ -154,12 +149,34 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
             cx.state[0] |= 4;
             return Probe::Certain(tls_label(cx));
         }
-        if server_hello(body.as_bytes(), cx.meta).is_none() {
+        if server_hello(body, cx.meta).is_none() {
             cx.malformed();
         }
         cx.state[0] |= SH_DONE;
     }
     more(cx)
+}
+
+/// A handshake message of `hlen` bytes whose start is `first`, continued in the handshake
+/// records that follow in `r`.
+fn gather(first: &[u8], r: &mut Rd<'_>, hlen: usize) -> Buf<MAX_HELLO> {
+    let mut body = Buf::<MAX_HELLO>::default();
+    body.push(first);
+    let mut guard = 0;
+    while body.len() < hlen && guard < 16 {
+        guard += 1;
+        match (r.u8(), r.u8(), r.u8(), r.u16()) {
+            (Some(22), Some(3), Some(_), Some(n)) => {
+                let part = r.take((n as usize).min(r.left())).unwrap_or(&[]);
+                body.push(part.get(..(hlen - body.len()).min(part.len())).unwrap_or(&[]));
+                if part.len() < n as usize {
+                    break;
+                }
+            }
+            _ => break,
+        }
+    }
+    body
 }
 
 fn more(cx: &mut Cx<'_>) -> Probe {
