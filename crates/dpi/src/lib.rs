@@ -174,8 +174,8 @@ pub struct Inspector {
     /// Ports the protocol is usually seen on: inspectors with a matching port are tried first.
     /// A hint only; the probe decides from the payload.
     pub ports: &'static [u16],
-    /// Every label its probe can answer with (checked by the property tests), the generic one
-    /// first: once chosen, a later answer with another label than the first replaces the flow's
+    /// Every label its probe can answer with (checked by the property tests; empty when they
+    /// come from a dictionary loaded at run time, as for `sig`), the generic one first: once chosen, a later answer with another label than the first replaces the flow's
     /// label (STUN, then DTLS); the first never replaces a finer one.
     pub labels: &'static [&'static Label],
     /// Shortest UDP payload the protocol can have: shorter datagrams (always whole messages)

@@ -203,7 +203,8 @@ proptest! {
             let mut cx = Cx { hints, data: &data, meta: &mut meta, state: &mut state, stash: None, more: false, incomplete: false, malformed: &mut bad };
             let r = (ins.probe)(&mut cx);
             if let Probe::Certain(l) = r {
-                prop_assert!(ins.labels.iter().any(|x| std::ptr::eq(*x, l)), "{} said {}", ins.name, l.master);
+                // (An empty list: labels come from a dictionary loaded at run time.)
+                prop_assert!(ins.labels.is_empty() || ins.labels.iter().any(|x| std::ptr::eq(*x, l)), "{} said {}", ins.name, l.master);
             }
             // On a first look (no state yet), the filters applied before a probe never hide a
             // packet it would claim.

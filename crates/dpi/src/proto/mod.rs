@@ -29,6 +29,7 @@ protocols! {
     dhcp,
     slp,
     ntp,
+    sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
 /// A label with the same application and master name.
