@@ -69,10 +69,24 @@ struct EngineArgs {
     /// Packets per batch.
     #[arg(long, default_value_t = 128)]
     batch: usize,
+    /// More byte signatures for payload inspection, in the format of crates/dpi/signatures.txt;
+    /// they are tried after the built-in ones.
+    #[arg(long, value_name = "FILE")]
+    signatures: Option<PathBuf>,
 }
 
 impl EngineArgs {
     fn config(&self) -> Result<EngineConfig, String> {
+        if let Some(p) = &self.signatures {
+            let user = std::fs::read_to_string(p)
+                .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+            // Checked alone first, so errors give the user's line numbers.
+            wirespeed_dpi::proto::sig::SigSet::parse(&user, 0)
+                .map_err(|e| format!("{}: {e}", p.display()))?;
+            let all = format!("{}\n{user}", wirespeed_dpi::proto::sig::BUILTIN);
+            wirespeed_dpi::proto::sig::install(&all)
+                .map_err(|e| format!("{}: {e}", p.display()))?;
+        }
         let secs = |s: f64, what: &str| {
             if s.is_finite() && s > 0.0 {
                 Ok((s * 1e9) as u64)
