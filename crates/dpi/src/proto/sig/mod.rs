@@ -58,6 +58,17 @@ pub struct SigSet {
     sigs: Vec<Sig>,
     /// (mask, length, key → signature indices), one per distinct mask and length.
     groups: Vec<(u64, usize, Table)>,
+    /// Length of the longest signature.
+    longest: usize,
+}
+
+/// A mask of the first `len` positions.
+fn low_bits(len: usize) -> u64 {
+    if len >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << len) - 1
+    }
 }
 
 /// splitmix64: the table's random words, fixed seed (results are reproducible).
@@ -79,10 +90,12 @@ impl SigSet {
                 *w = splitmix(&mut s);
             }
         }
+        let longest = sigs.iter().map(|s| s.bytes.len()).max().unwrap_or(0).min(WIDTH);
         let mut set = SigSet {
             z,
             sigs,
             groups: Vec::new(),
+            longest,
         };
         for (i, sig) in set.sigs.iter().enumerate() {
             let key = set.key(sig.mask, &sig.bytes);
@@ -159,13 +172,29 @@ impl SigSet {
     }
 
     /// The first signature (in file order) matching the start of `payload` on `transport`.
+    ///
+    /// The payload's words are XORed once into prefixes (`pre[k]` = XOR of the first `k`); a
+    /// group of length `len` then costs `pre[len]` XOR the words of its few wildcard positions,
+    /// whatever its length.
     pub fn find(&self, transport: u8, payload: &[u8]) -> Option<&Sig> {
+        let n = payload.len().min(self.longest);
+        let mut pre = [0u64; WIDTH + 1];
+        for (k, &c) in payload.iter().take(n).enumerate() {
+            pre[k + 1] = pre[k] ^ self.z[k][c as usize];
+        }
         let mut best: Option<u32> = None;
         for (mask, len, table) in &self.groups {
             if payload.len() < *len {
                 continue;
             }
-            let Some(ids) = table.get(&self.key(*mask, payload)) else {
+            let mut key = pre[*len];
+            let mut wild = !mask & low_bits(*len);
+            while wild != 0 {
+                let j = wild.trailing_zeros() as usize;
+                wild &= wild - 1;
+                key ^= pre[j + 1] ^ pre[j];
+            }
+            let Some(ids) = table.get(&key) else {
                 continue;
             };
             for &i in ids {
