@@ -68,9 +68,10 @@ fields! {
 }
 
 /// A flow's metadata: values of [`Field`]s packed in a fixed area of [`META_BYTES`] bytes
-/// (entries of field id, length, bytes). Values are valid UTF-8 without control characters
-/// (control characters, and every non-ASCII byte of a value that is not UTF-8, are stored as
-/// `?`; truncation cuts on a character boundary), so every value reads back as `&str`. The first value of a field
+/// (entries of field id, length, bytes). Values are valid UTF-8 without control characters,
+/// written as tshark displays such text: ASCII control characters as `\ooo` (octal), each
+/// invalid UTF-8 sequence as U+FFFD; truncation cuts between characters. Every value reads back
+/// as `&str`. The first value of a field
 /// stands; a value longer than its field's cap is truncated, and one that does not fit in the
 /// area is dropped; both are counted.
 #[derive(Clone)]
@@ -138,35 +139,63 @@ impl Meta {
         if v.is_empty() || self.get(f).is_some() {
             return;
         }
-        let cap = f.cap().min(255);
-        let mut n = v.len().min(cap);
-        let utf8 = std::str::from_utf8(v).is_ok();
-        if utf8 {
-            // Cut on a character boundary.
-            while n > 0 && n < v.len() && (v[n] & 0xc0) == 0x80 {
-                n -= 1;
-            }
-        }
         let at = self.len as usize;
-        if at + 2 + n > META_BYTES {
+        let room = f.cap().min(255).min(META_BYTES.saturating_sub(at + 2));
+        if room == 0 {
             self.truncated += 1;
             return;
         }
-        if n < v.len() {
+        // Written as tshark shows such text: valid UTF-8 kept, control characters as `\ooo`
+        // (octal), each invalid sequence as U+FFFD. Cut before a piece that does not fit.
+        let Some(dst) = self.buf.get_mut(at + 2..at + 2 + room) else {
+            return;
+        };
+        let mut n = 0usize;
+        let mut cut = false;
+        let mut put = |piece: &[u8], n: &mut usize| -> bool {
+            match dst.get_mut(*n..*n + piece.len()) {
+                Some(d) => {
+                    d.copy_from_slice(piece);
+                    *n += piece.len();
+                    true
+                }
+                None => false,
+            }
+        };
+        'outer: for chunk in v.utf8_chunks() {
+            for ch in chunk.valid().chars() {
+                let mut tmp = [0u8; 4];
+                let piece: &[u8] = if ch.is_control() && (ch as u32) < 0x80 {
+                    let c = ch as u8;
+                    tmp = [
+                        b'\\',
+                        b'0' + (c >> 6),
+                        b'0' + ((c >> 3) & 7),
+                        b'0' + (c & 7),
+                    ];
+                    &tmp
+                } else {
+                    ch.encode_utf8(&mut tmp).as_bytes()
+                };
+                if !put(piece, &mut n) {
+                    cut = true;
+                    break 'outer;
+                }
+            }
+            if !chunk.invalid().is_empty() && !put("\u{fffd}".as_bytes(), &mut n) {
+                cut = true;
+                break;
+            }
+        }
+        if cut {
             self.truncated += 1;
         }
-        if let Some(dst) = self.buf.get_mut(at..at + 2 + n) {
-            dst[0] = f as u8;
-            dst[1] = n as u8;
-            for (d, &s) in dst[2..].iter_mut().zip(v) {
-                *d = if (0x20..0x7f).contains(&s) || (utf8 && s >= 0x80) {
-                    s
-                } else {
-                    b'?'
-                };
-            }
-            self.len = (at + 2 + n) as u16;
+        if n == 0 {
+            return;
         }
+        self.buf[at] = f as u8;
+        self.buf[at + 1] = n as u8;
+        self.len = (at + 2 + n) as u16;
     }
 
     /// Set `f` to the decimal form of `n`.
@@ -220,8 +249,9 @@ mod tests {
         m.set(Field::HttpStatus, b"2000");
         assert_eq!(m.get(Field::HttpStatus), Some("200"));
         assert_eq!(m.truncated, 1);
-        m.set(Field::UserAgent, b"a\x00b\xffc");
-        assert_eq!(m.get(Field::UserAgent), Some("a?b?c"));
+        // tshark's way: dns-invalid-chars.pcap shows "www.allyourba\004\005\006arebelongto.cn".
+        m.set(Field::UserAgent, b"a\x04b\xffc");
+        assert_eq!(m.get(Field::UserAgent), Some("a\\004b\u{fffd}c"));
         m.set(Field::DnsQuery, "小佛專機".as_bytes());
         assert_eq!(m.get(Field::DnsQuery), Some("小佛專機"));
         // 255 bytes cut inside a 3-byte character: the whole character goes.
@@ -233,7 +263,7 @@ mod tests {
         m.replace(Field::Sni, b"b.org");
         assert_eq!(m.get(Field::Sni), Some("b.org"));
         assert_eq!(m.get(Field::DnsQtype), Some("28"));
-        assert_eq!(m.get(Field::UserAgent), Some("a?b?c"));
+        assert_eq!(m.get(Field::UserAgent), Some("a\\004b\u{fffd}c"));
     }
 
     #[test]

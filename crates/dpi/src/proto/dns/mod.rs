@@ -118,7 +118,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     let (Some(qtype), Some(class)) = (r.u16(), r.u16()) else {
         return fail(cx);
     };
-    if !matches!(class & 0x7fff, 1 | 3 | 4 | 254 | 255) || qtype == 0 {
+    if strict && (!matches!(class & 0x7fff, 1 | 3 | 4 | 254 | 255) || qtype == 0) {
         return fail(cx);
     }
     // The root name is written "<root>", as tshark does.
