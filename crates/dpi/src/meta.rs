@@ -165,19 +165,23 @@ impl Meta {
         'outer: for chunk in v.utf8_chunks() {
             for ch in chunk.valid().chars() {
                 let mut tmp = [0u8; 4];
-                let piece: &[u8] = if ch.is_control() && (ch as u32) < 0x80 {
-                    let c = ch as u8;
-                    tmp = [
-                        b'\\',
-                        b'0' + (c >> 6),
-                        b'0' + ((c >> 3) & 7),
-                        b'0' + (c & 7),
-                    ];
-                    &tmp
+                let bytes = ch.encode_utf8(&mut tmp).as_bytes();
+                let ok = if ch.is_control() {
+                    // C0, DEL and C1 controls: each byte as \ooo.
+                    let mut esc = [0u8; 8];
+                    for (k, &c) in bytes.iter().enumerate() {
+                        esc[4 * k..4 * k + 4].copy_from_slice(&[
+                            b'\\',
+                            b'0' + (c >> 6),
+                            b'0' + ((c >> 3) & 7),
+                            b'0' + (c & 7),
+                        ]);
+                    }
+                    put(&esc[..4 * bytes.len()], &mut n)
                 } else {
-                    ch.encode_utf8(&mut tmp).as_bytes()
+                    put(bytes, &mut n)
                 };
-                if !put(piece, &mut n) {
+                if !ok {
                     cut = true;
                     break 'outer;
                 }
@@ -252,6 +256,9 @@ mod tests {
         // tshark's way: dns-invalid-chars.pcap shows "www.allyourba\004\005\006arebelongto.cn".
         m.set(Field::UserAgent, b"a\x04b\xffc");
         assert_eq!(m.get(Field::UserAgent), Some("a\\004b\u{fffd}c"));
+        // A C1 control (U+0088, found by the fuzzer) is escaped byte by byte too.
+        m.set(Field::SshClient, "SSH-\u{88}".as_bytes());
+        assert_eq!(m.get(Field::SshClient), Some("SSH-\\302\\210"));
         m.set(Field::DnsQuery, "小佛專機".as_bytes());
         assert_eq!(m.get(Field::DnsQuery), Some("小佛專機"));
         // 255 bytes cut inside a 3-byte character: the whole character goes.
