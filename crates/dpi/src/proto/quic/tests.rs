@@ -69,3 +69,13 @@ fn reserved_version_initial_from_corpus() {
     assert_eq!(m.get(Field::QuicVersion), Some("Ver-Negotiation"));
     assert_eq!(m.get(Field::Sni), Some("quic.westus.cloudapp.azure.com"));
 }
+
+/// quic-mvfst-22.pcap: Facebook's mvfst version 0xfaceb001 protects Initials with draft 22's
+/// salt. tshark: SNI graph.facebook.com; nDPI: MVFST-22.
+#[test]
+fn mvfst_initial_from_corpus() {
+    let (r, m) = probe(&INSPECTOR, to_server(UDP, 443), &vector!("quic_mvfst22_initial"));
+    assert_eq!(r, Probe::Certain(&LABEL));
+    assert_eq!(m.get(Field::QuicVersion), Some("MVFST-22"));
+    assert_eq!(m.get(Field::Sni), Some("graph.facebook.com"));
+}
