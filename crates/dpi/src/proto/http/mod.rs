@@ -63,6 +63,12 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     match cx.hints.dir {
         Dir::ToServer => {
             if cx.state[0] & REQ_DONE != 0 {
+                if cx.state[1] == 2 && cx.meta.get(Field::Sni).is_none() {
+                    // Through a CONNECT tunnel: the TLS ClientHello's SNI, as tshark shows it.
+                    if crate::proto::tls::hello_in_record(d, cx.meta) == Some(false) {
+                        cx.incomplete();
+                    }
+                }
                 return more(cx);
             }
             if !METHODS.iter().any(|m| d.starts_with(m)) {
@@ -102,7 +108,8 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
 
 /// Certain; keep listening while the request or the status is missing.
 fn more(cx: &mut Cx<'_>) -> Probe {
-    if cx.state[0] & (REQ_DONE | STATUS_DONE) != REQ_DONE | STATUS_DONE {
+    let tunnel = cx.state[1] == 2 && cx.meta.get(Field::Sni).is_none();
+    if cx.state[0] & (REQ_DONE | STATUS_DONE) != REQ_DONE | STATUS_DONE || tunnel {
         cx.want_more();
     }
     Probe::Certain(match cx.state[1] {

@@ -448,6 +448,25 @@ pub fn client_hello(b: &[u8], proto: u8, meta: &mut Meta) -> Option<()> {
     Some(())
 }
 
+/// A ClientHello at the start of `d` inside one handshake record (TLS tunnelled through an HTTP
+/// CONNECT): fields written, Some(true) when parsed, Some(false) when cut short (more bytes
+/// needed), None when `d` is not one.
+pub fn hello_in_record(d: &[u8], meta: &mut Meta) -> Option<bool> {
+    let mut r = Rd::new(d);
+    let (ct, maj, _min, rlen) = (r.u8()?, r.u8()?, r.u8()?, r.u16()?);
+    if ct != 22 || maj != 3 {
+        return None;
+    }
+    let (ht, hlen) = (r.u8()?, r.u24()? as usize);
+    if ht != 1 || hlen > MAX_HELLO || hlen + 4 > rlen as usize {
+        return None;
+    }
+    match r.take(hlen) {
+        Some(body) => Some(client_hello(body, b't', meta).is_some()),
+        None => Some(false),
+    }
+}
+
 /// First 12 hex digits of SHA-256 ("000000000000" for nothing, as JA4 writes it).
 fn hash12(b: &[u8]) -> [u8; 12] {
     if b.is_empty() {
