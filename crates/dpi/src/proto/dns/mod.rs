@@ -103,7 +103,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     // Off the DNS ports the header must be plausible; on them a damaged one is still DNS.
     let strict = !(cx.hints.port(53) || mdns || cx.hints.port(5355));
     let odd = opcode > 5 || opcode == 3 || (z && !mdns);
-    if (strict && odd) || qd > 16 || an > 256 || ns > 256 || ar > 256 {
+    if (strict && odd) || qd > 256 || an > 256 || ns > 256 || ar > 256 {
         return fail(cx);
     }
     if qd == 0 && !(qr && an > 0) {
@@ -130,11 +130,10 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         t.num(u32::from(qtype));
         cx.meta.replace(Field::DnsQtype, t.as_bytes());
         cx.state[0] |= 4;
-    } else if cx.meta.get(Field::DnsQuery).is_none() {
+    } else if qd > 0 && cx.meta.get(Field::DnsQuery).is_none() {
+        // A response's question (an mDNS announcement has none: its answers are not queries).
         cx.set(Field::DnsQuery, qname);
-        if qd > 0 {
-            cx.meta.set_num(Field::DnsQtype, u32::from(qtype));
-        }
+        cx.meta.set_num(Field::DnsQtype, u32::from(qtype));
     }
     if qr {
         cx.meta.set_num(Field::DnsRcode, u32::from(flags & 0xf));

@@ -31,3 +31,17 @@ fn compression_loops_are_refused() {
     assert!(name(&m, 12, &mut out).is_none());
     assert_eq!(probe(&INSPECTOR, to_server(UDP, 53), &m).0, Probe::NotForUs);
 }
+
+/// iphone.pcap, frame 9: an mDNS query with 17 questions; tshark's first query name is
+/// _airport._tcp.local, type 12 (PTR).
+#[test]
+fn mdns_query_with_many_questions() {
+    let h = Hints {
+        client_port: 5353,
+        ..to_server(UDP, 5353)
+    };
+    let (r, m) = probe(&INSPECTOR, h, &vector!("mdns_query17"));
+    assert_eq!(r, Probe::Certain(&MDNS));
+    assert_eq!(m.get(Field::DnsQuery), Some("_airport._tcp.local"));
+    assert_eq!(m.get(Field::DnsQtype), Some("12"));
+}
