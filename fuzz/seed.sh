@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Seed the fuzz corpora from ../shared/corpus: whole capture files for `capture`, and single
-# frames (prefixed with the byte that selects their link type) for `decode`.
+# Seed the fuzz corpora from ../shared/corpus: whole capture files for `capture`, single
+# frames (prefixed with the byte that selects their link type) for `decode`, and the DPI test
+# payloads for `dpi`.
 #   fuzz/seed.sh && cargo +nightly fuzz run decode   (or: RUSTC_BOOTSTRAP=1 cargo fuzz run decode)
 set -euo pipefail
 cd "$(dirname "$0")"
@@ -38,4 +39,18 @@ for name in sorted(os.listdir(sys.argv[1])):
         seed = bytes([LINKS.index(lt)]) + f
         open('corpus/decode/' + hashlib.sha1(seed).hexdigest(), 'wb').write(seed)
 PY
-echo "seeded: $(ls corpus/capture | wc -l) captures, $(ls corpus/decode | wc -l) frames"
+# `dpi`: the payloads of the DPI tests (crates/dpi/vectors, cut from the same captures), each
+# behind the 4-byte header the target reads (flags: TCP, to the server; port index), over both
+# transports and every port of the target's list.
+mkdir -p corpus/dpi
+python3 - ../crates/dpi/vectors <<'PY'
+import os, sys, hashlib
+for name in sorted(os.listdir(sys.argv[1])):
+    hexs = ''.join(l.strip() for l in open(os.path.join(sys.argv[1], name)) if not l.startswith('#'))
+    payload = bytes.fromhex(hexs)
+    for flags in (0x03, 0x02):
+        for port in range(15):
+            seed = bytes([flags, port, 0xc3, 0x50]) + payload
+            open('corpus/dpi/' + hashlib.sha1(seed).hexdigest(), 'wb').write(seed)
+PY
+echo "seeded: $(ls corpus/capture | wc -l) captures, $(ls corpus/decode | wc -l) frames, $(ls corpus/dpi | wc -l) payloads"

@@ -101,10 +101,14 @@ pub struct ClassifierSet {
 }
 
 /// Classifiers that exist in this build, by their command-line names.
-pub const AVAILABLE: &[(&str, Method)] = &[("port", Method::Port), ("stats", Method::Stats)];
+pub const AVAILABLE: &[(&str, Method)] = &[
+    ("port", Method::Port),
+    ("stats", Method::Stats),
+    ("dpi", Method::Dpi),
+];
 
 /// Classifiers planned but not built yet: naming one is a clear error, not a silent no-op.
-pub const PLANNED: &[&str] = &["dpi", "host-cache", "dpt"];
+pub const PLANNED: &[&str] = &["host-cache", "dpt"];
 
 /// Error parsing a classifier list.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -251,7 +255,9 @@ mod tests {
         assert_eq!(ClassifierSet::parse("all").unwrap(), ClassifierSet::all());
         let e = ClassifierSet::parse("port,bogus").unwrap_err().to_string();
         assert!(e.contains("unknown classifier 'bogus'"), "{e}");
-        let e = ClassifierSet::parse("dpi").unwrap_err().to_string();
+        assert!(ClassifierSet::parse("dpi").unwrap().has(Method::Dpi));
+        assert!(ClassifierSet::parse("stats").unwrap().has(Method::Stats));
+        let e = ClassifierSet::parse("host-cache").unwrap_err().to_string();
         assert!(e.contains("not built yet"), "{e}");
     }
 

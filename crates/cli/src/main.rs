@@ -136,7 +136,7 @@ enum Format {
 
 #[derive(Args, Clone)]
 struct EngineArgs {
-    /// Classifiers to run, in any order: port (more to come: dpi, stats), "all" or "none".
+    /// Classifiers to run, in any order: port, dpi (more to come: stats), "all" or "none".
     #[arg(long, default_value = "all")]
     classifiers: String,
     /// Flow table capacity (flows held at once; memory is reserved for this many).
@@ -164,6 +164,10 @@ struct EngineArgs {
     /// Statistical model file for the `stats` classifier (default: the model built in).
     #[arg(long)]
     model: Option<PathBuf>,
+    /// More byte signatures for payload inspection, in the format of crates/dpi/signatures.txt;
+    /// they are tried after the built-in ones.
+    #[arg(long, value_name = "FILE")]
+    signatures: Option<PathBuf>,
 }
 
 impl EngineArgs {
@@ -173,6 +177,16 @@ impl EngineArgs {
 
     /// The configuration with these default idle timeouts (TCP, UDP, other), in seconds.
     fn config_with(&self, default_timeouts: [f64; 3]) -> Result<EngineConfig, String> {
+        if let Some(p) = &self.signatures {
+            let user = std::fs::read_to_string(p)
+                .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+            // Checked alone first, so errors give the user's line numbers.
+            wirespeed_dpi::proto::sig::SigSet::parse(&user, 0)
+                .map_err(|e| format!("{}: {e}", p.display()))?;
+            let all = format!("{}\n{user}", wirespeed_dpi::proto::sig::BUILTIN);
+            wirespeed_dpi::proto::sig::install(&all)
+                .map_err(|e| format!("{}: {e}", p.display()))?;
+        }
         let secs = |s: f64, what: &str| {
             if s.is_finite() && s > 0.0 {
                 Ok((s * 1e9) as u64)

@@ -9,6 +9,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod dpi;
 pub mod gen;
 pub mod parallel;
 pub mod rss;
@@ -17,6 +18,7 @@ mod summary;
 pub mod train;
 mod worker;
 
+pub use dpi::DPI_CONFIDENCE;
 pub use parallel::{DispatchStats, ParallelConfig, Pool};
 pub use summary::{AppStats, Counters, LabelHasher, Summary};
 pub use worker::{run_file, EngineConfig, FileOutcome, FlowExt, Worker};

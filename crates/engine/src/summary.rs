@@ -6,6 +6,7 @@ use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::io;
 use wirespeed_classify::Label;
+use wirespeed_dpi::{Dpi, DpiStats};
 use wirespeed_export::{FlowRecord, RecordSink};
 use wirespeed_flow::{EndReason, Flow, FragStats, TableStats};
 use wirespeed_wire::DropReason;
@@ -31,6 +32,8 @@ pub struct Counters {
     pub table: TableStats,
     /// Fragment-mapping events.
     pub frag: FragStats,
+    /// Payload-inspection events (reassembly caps included).
+    pub dpi: DpiStats,
 }
 
 impl Counters {
@@ -62,6 +65,7 @@ impl Counters {
         f.mapped += g.mapped;
         f.orphans += g.orphans;
         f.replaced += g.replaced;
+        self.dpi.add(&o.dpi);
     }
 }
 
@@ -126,7 +130,7 @@ impl<S: RecordSink> Output<S> {
     }
 
     /// Write the record of an ended flow. Sink errors are kept and reported after the batch.
-    pub(crate) fn emit(&mut self, f: &mut Flow<FlowExt>, why: EndReason) {
+    pub(crate) fn emit(&mut self, f: &mut Flow<FlowExt>, why: EndReason, dpi: &mut Dpi) {
         let c = f.client;
         let s = f.server();
         let (label, method, confidence, ttb_pkts, ttb_ns) = match &f.ext.verdict {
@@ -168,6 +172,7 @@ impl<S: RecordSink> Output<S> {
             stats_app,
             stats_class,
             stats_score,
+            meta: crate::dpi::meta(dpi, f.ext.dpi),
         };
         let e = self.apps.entry(label.app).or_insert([0; 3]);
         e[0] += 1;
@@ -179,6 +184,7 @@ impl<S: RecordSink> Output<S> {
                 self.error = Some(e);
             }
         }
+        dpi.release(&mut f.ext.dpi);
     }
 
     pub(crate) fn take_error(&mut self) -> io::Result<()> {
@@ -262,6 +268,20 @@ impl fmt::Display for Summary {
                 f,
                 "fragments: {} first, {} mapped to their flow, {} orphans, {} table replacements",
                 g.first, g.mapped, g.orphans, g.replaced
+            )?;
+        }
+        let d = &c.dpi;
+        if d.flows > 0 || d.no_context > 0 {
+            writeln!(
+                f,
+                "dpi: {} flows inspected, {} identified, {} ruled out, {} budget spent, {} without a context (pool full), {} packets, {} malformed fields, {} metadata truncated",
+                d.flows, d.identified, d.ruled_out, d.budget_spent, d.no_context, d.packets, d.malformed, d.meta_truncated
+            )?;
+            let r = &d.reasm;
+            writeln!(
+                f,
+                "reassembly: {} buffered messages, {} out-of-order segments, {} deliveries, {} duplicates, {} resyncs; caps hit: {} pool full, {} byte cap, {} segment cap",
+                r.started, r.out_of_order, r.delivered, r.duplicates, r.resync, r.pool_full, r.overflow, r.segments_full
             )?;
         }
         if c.capture_errors > 0 {

@@ -4,7 +4,8 @@ use crate::summary::{Counters, Output};
 use std::io;
 use std::path::Path;
 use wirespeed_capture::{CaptureError, CaptureFile, RawPacket};
-use wirespeed_classify::{Arbiter, ClassifierSet, Verdict};
+use wirespeed_classify::{Arbiter, ClassifierSet, Method, Verdict};
+use wirespeed_dpi::{Dpi, DpiConfig};
 use wirespeed_export::RecordSink;
 use wirespeed_flow::{
     EndReason, Flow, FlowConfig, FlowKey, FlowTable, FragKey, FragTable, Lookup, Side,
@@ -28,6 +29,8 @@ pub struct EngineConfig {
     pub frag_timeout_ns: u64,
     /// The statistical model (`stats` classifier); the shipped one by default.
     pub stats_model: Option<&'static wirespeed_stats::Loaded>,
+    /// Payload inspection: budget, context pool, reassembly buffers.
+    pub dpi: DpiConfig,
 }
 
 impl Default for EngineConfig {
@@ -40,6 +43,7 @@ impl Default for EngineConfig {
             frag_capacity: 4096,
             frag_timeout_ns: 30_000_000_000,
             stats_model: wirespeed_stats::default_model(),
+            dpi: DpiConfig::default(),
         }
     }
 }
@@ -53,6 +57,8 @@ pub struct FlowExt {
     pub early: wirespeed_stats::Early,
     /// The statistical model's verdict, kept even when another method decided.
     pub stats: wirespeed_stats::StatsResult,
+    /// Handle of the flow's payload-inspection context (0 none yet, `u32::MAX` done).
+    pub dpi: u32,
 }
 
 /// A packet decoded and keyed, waiting for its flow lookup (the batch's middle stage).
@@ -83,6 +89,7 @@ pub struct Worker<S: RecordSink> {
     table: FlowTable<FlowExt>,
     frag: FragTable,
     arbiter: Arbiter,
+    dpi: Dpi,
     pending: Vec<Pending>,
     out: Output<S>,
     counters: Counters,
@@ -98,6 +105,7 @@ impl<S: RecordSink> Worker<S> {
             table: FlowTable::new(cfg.flow),
             frag: FragTable::new(cfg.frag_capacity, cfg.frag_timeout_ns),
             arbiter: Arbiter::new(cfg.classifiers),
+            dpi: Dpi::new(cfg.dpi),
             pending: Vec::with_capacity(batch),
             out: Output::new(sink, with_source).with_stats(cfg.stats_model),
             counters: Counters::default(),
@@ -116,6 +124,7 @@ impl<S: RecordSink> Worker<S> {
         c.table = self.table.stats();
         c.frag = self.frag.stats();
         c.records = self.out.records;
+        c.dpi = self.dpi.stats();
         c
     }
 
@@ -137,6 +146,7 @@ impl<S: RecordSink> Worker<S> {
             table,
             frag,
             arbiter,
+            dpi,
             pending,
             out,
             counters: c,
@@ -209,11 +219,12 @@ impl<S: RecordSink> Worker<S> {
         }
         // Stage 3: look up or create each flow and update it.
         let model = cfg.stats_model;
-        let mut on_end = |f: &mut Flow<FlowExt>, why: EndReason| {
-            crate::stats::on_end(f, model, arbiter);
-            out.emit(f, why)
-        };
+        let use_dpi = arbiter.classifiers().has(Method::Dpi);
         for q in pending.iter() {
+            let mut on_end = |f: &mut Flow<FlowExt>, why: EndReason| {
+                crate::stats::on_end(f, model, arbiter);
+                out.emit(f, why, dpi)
+            };
             let r =
                 table.lookup_or_insert(&q.key, q.hash, q.side, q.ts, q.tcp.as_ref(), &mut on_end);
             let f = table.get_mut(r.slot());
@@ -230,10 +241,14 @@ impl<S: RecordSink> Worker<S> {
             let gap = q.ts.saturating_sub(f.last_ts);
             f.update(q.side, q.ts, q.len as u64, q.tcp.map(|t| t.flags));
             let off = q.payload_off as usize;
-            let _payload = batch[q.idx as usize]
+            let payload = batch[q.idx as usize]
                 .data
                 .get(off..off + q.payload_len as usize)
                 .unwrap_or(&[]);
+            if use_dpi {
+                let seq = q.tcp.map_or(0, |t| t.seq);
+                crate::dpi::inspect(dpi, arbiter, f, q.side, seq, q.ts, payload);
+            }
             crate::stats::on_packet(
                 f,
                 q.side != f.client,
@@ -249,7 +264,10 @@ impl<S: RecordSink> Worker<S> {
             }
         }
         // One small sweep step per batch (ΔT/M): no packet ever waits on a full scan.
-        table.gc_step(*now, &mut on_end);
+        table.gc_step(*now, &mut |f, why| {
+            crate::stats::on_end(f, model, arbiter);
+            out.emit(f, why, dpi)
+        });
         out.take_error()
     }
 
@@ -262,11 +280,11 @@ impl<S: RecordSink> Worker<S> {
 
     /// End every open flow (end of an input file, or shutdown) and write their records.
     pub fn flush(&mut self) -> io::Result<()> {
-        let out = &mut self.out;
+        let (out, dpi) = (&mut self.out, &mut self.dpi);
         let (model, arbiter) = (self.cfg.stats_model, &self.arbiter);
         let mut end = |f: &mut Flow<FlowExt>, why: EndReason| {
             crate::stats::on_end(f, model, arbiter);
-            out.emit(f, why)
+            out.emit(f, why, dpi)
         };
         // Flows already idle at the input's last time end as such, wherever the sweep was.
         self.table.expire_all(self.now, &mut end);
@@ -351,6 +369,8 @@ mod size_tests {
     /// can compare it with the method that won.
     #[test]
     fn flow_slot_stays_within_budget() {
+        // 136 -> 144: the DPI context handle (`FlowExt::dpi`, a u32 padded to 8). All payload
+        // state lives in the DPI pools; the slot keeps only the handle.
         assert_eq!(std::mem::size_of::<wirespeed_stats::Early>(), 40);
         assert!(std::mem::size_of::<wirespeed_flow::Flow<super::FlowExt>>() <= 184);
         assert!(std::mem::size_of::<Option<wirespeed_classify::Verdict>>() <= 32);

@@ -70,8 +70,13 @@ fn demo_flows_match_generator() {
         assert_eq!(r["s2c_pkts"], e.s2c.0, "{e:?} {r}");
         assert_eq!(r["s2c_bytes"], e.s2c.1, "{e:?} {r}");
         assert_eq!(r["app"], e.app, "label of {e:?}");
-        assert_eq!(r["method"], "port");
-        assert_eq!(r["ttb_pkts"], 1);
+        // The payload names HTTP, TLS, SSH, DNS, … (method "dpi", after the packets it took);
+        // flows whose payload says nothing keep the port guess, on their first packet.
+        match r["method"].as_str() {
+            Some("dpi") => assert!(r["ttb_pkts"].as_u64().unwrap() >= 1, "{r}"),
+            Some("port") => assert_eq!(r["ttb_pkts"], 1),
+            m => panic!("method {m:?} for {e:?}"),
+        }
     }
     // Every packet is accounted for: in a flow, or dropped under a named reason.
     let in_flows: u64 = expected.iter().map(|e| e.c2s.0 + e.s2c.0).sum();

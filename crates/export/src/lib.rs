@@ -68,7 +68,35 @@ pub struct FlowRecord<'a> {
     pub stats_class: &'a str,
     /// Confidence of the statistical verdict in [0, 1].
     pub stats_score: f32,
+    /// Payload metadata ("" = not seen), named by [`META_FIELDS`] in the same order.
+    pub meta: [&'a str; META_COUNT],
 }
+
+/// Number of payload metadata fields.
+pub const META_COUNT: usize = 18;
+
+/// Payload metadata fields (DPI), at the end of the record in this order. JSON lines carry a
+/// field only when it is set; CSV has every column.
+pub const META_FIELDS: [&str; META_COUNT] = [
+    "sni",
+    "alpn",
+    "tls_version",
+    "ja3c",
+    "ja4",
+    "http_method",
+    "http_host",
+    "url",
+    "user_agent",
+    "http_status",
+    "dns_query",
+    "dns_qtype",
+    "dns_rcode",
+    "quic_version",
+    "ssh_client",
+    "ssh_server",
+    "hassh",
+    "dhcp_host",
+];
 
 /// The record's fields in output order (CSV header). `source` and `pcap` come first and only when
 /// the writer was built with `with_source`.
@@ -114,6 +142,24 @@ pub const FIELDS: &[&str] = &[
     "stats_app",
     "stats_class",
     "stats_score",
+    "sni",
+    "alpn",
+    "tls_version",
+    "ja3c",
+    "ja4",
+    "http_method",
+    "http_host",
+    "url",
+    "user_agent",
+    "http_status",
+    "dns_query",
+    "dns_qtype",
+    "dns_rcode",
+    "quic_version",
+    "ssh_client",
+    "ssh_server",
+    "hassh",
+    "dhcp_host",
 ];
 
 /// The keyword of an IP protocol number, if it is one we name — the names nDPI prints, so records
@@ -376,6 +422,14 @@ impl<W: Write> RecordSink for JsonLinesWriter<W> {
         b.extend_from_slice(b",\"ttb_us\":");
         Fmt::int(b, r.ttb_us);
         early_fields(b, r, true, self.features);
+        for (k, v) in META_FIELDS.iter().zip(r.meta.iter()) {
+            if !v.is_empty() {
+                b.extend_from_slice(b",\"");
+                b.extend_from_slice(k.as_bytes());
+                b.extend_from_slice(b"\":");
+                json_str(b, v);
+            }
+        }
         b.extend_from_slice(b"}\n");
         if b.len() >= FLUSH_AT {
             self.out.write_all(b)?;
@@ -489,6 +543,10 @@ impl<W: Write> RecordSink for CsvWriter<W> {
         b.push(b',');
         Fmt::int(b, r.ttb_us);
         early_fields(b, r, false, self.features);
+        for v in r.meta.iter() {
+            b.push(b',');
+            csv_str(b, v);
+        }
         b.push(b'\n');
         if b.len() >= FLUSH_AT {
             self.out.write_all(b)?;
@@ -652,7 +710,42 @@ mod tests {
             stats_app: "TLS",
             stats_class: "WEB",
             stats_score: 0.5,
+            meta: [""; META_COUNT],
         }
+    }
+
+    /// A record with every metadata field set, one of them needing escapes.
+    fn rec_meta() -> FlowRecord<'static> {
+        let mut r = rec();
+        r.meta = ["x"; META_COUNT];
+        r.meta[0] = "a\"b,c";
+        r
+    }
+
+    #[test]
+    fn metadata_fields_close_the_record() {
+        assert!(FIELDS.ends_with(&META_FIELDS));
+        let mut w = JsonLinesWriter::new(Vec::new(), false);
+        w.write(&rec()).unwrap();
+        w.write(&rec_meta()).unwrap();
+        let out = String::from_utf8(w.into_inner().unwrap()).unwrap();
+        let mut lines = out.lines();
+        let plain: serde_json::Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+        assert!(
+            plain.get("sni").is_none(),
+            "unset metadata is left out of JSON"
+        );
+        let full: serde_json::Value = serde_json::from_str(lines.next().unwrap()).unwrap();
+        assert_eq!(full["sni"], "a\"b,c");
+        assert_eq!(full["dhcp_host"], "x");
+        let mut c = CsvWriter::new(Vec::new(), false);
+        c.write(&rec_meta()).unwrap();
+        let text = String::from_utf8(c.into_inner().unwrap()).unwrap();
+        let mut rd = csv::Reader::from_reader(text.as_bytes());
+        let row = rd.records().next().unwrap().unwrap();
+        // Without --features the CSV has every column but the early-flow features.
+        assert_eq!(row.len(), FIELDS.len() - FEATURE_FIELDS.len());
+        assert_eq!(&row[row.len() - META_COUNT], "a\"b,c");
     }
 
     #[test]
@@ -707,7 +800,9 @@ mod tests {
             ),
             "{row}"
         );
-        assert!(row.ends_with(",253,TLS,WEB,0.50"), "{row}");
+        // The statistical verdict, then the payload metadata (none set here) close the row.
+        let tail = format!(",253,TLS,WEB,0.50{}", ",".repeat(META_COUNT));
+        assert!(row.ends_with(&tail), "{row}");
         assert_eq!(row.split(',').count(), FIELDS.len() + 4, "{row}");
     }
 
@@ -716,7 +811,7 @@ mod tests {
     #[test]
     fn json_keys_follow_fields_in_order() {
         let mut w = JsonLinesWriter::new(Vec::new(), false).with_features(true);
-        w.write(&rec()).unwrap();
+        w.write(&rec_meta()).unwrap();
         let line = String::from_utf8(w.into_inner().unwrap()).unwrap();
         let mut at = 0;
         for f in FIELDS {
@@ -730,7 +825,7 @@ mod tests {
         assert_eq!(v.as_object().unwrap().len(), FIELDS.len());
         // Without features: every other field, still in order, and the CSV header agrees.
         let mut w = JsonLinesWriter::new(Vec::new(), false);
-        w.write(&rec()).unwrap();
+        w.write(&rec_meta()).unwrap();
         let line = String::from_utf8(w.into_inner().unwrap()).unwrap();
         let v: serde_json::Value = serde_json::from_str(line.trim_end()).unwrap();
         let keys: Vec<&String> = v.as_object().unwrap().keys().collect();

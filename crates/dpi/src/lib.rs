@@ -1,0 +1,723 @@
+//! Payload inspection (DPI): protocol inspectors over the first payload packets of a flow, the
+//! metadata operators look for (names, fingerprints), and bounded TCP reassembly.
+//!
+//! # How it fits
+//!
+//! The engine calls [`Dpi::inspect`] for every packet that carries payload, with the flow's
+//! `u32` handle (kept in the flow-table slot, 0 to start) and a [`Packet`] describing it. The
+//! first call takes an inspection context from a fixed pool; inspection runs until an inspector
+//! is [`Probe::Certain`], every inspector said [`Probe::NotForUs`], or the per-flow budget of
+//! payload packets ([`DpiConfig::budget`] per direction) is spent. The verdict is returned once,
+//! on the packet that decided it. The flow's [`Meta`] stays readable through [`Dpi::meta`] until
+//! the engine calls [`Dpi::release`] when the flow ends.
+//!
+//! # Memory is bounded by configuration, never by traffic
+//!
+//! * At most [`DpiConfig::contexts`] flows hold a context at once (each a fixed-size
+//!   [`Meta`] area of [`META_BYTES`] plus a few dozen bytes of state); when the pool is empty a
+//!   new flow is not inspected and [`DpiStats::no_context`] counts it. A context whose flow ended
+//!   inspection with no metadata is returned to the pool at once.
+//! * Metadata values are copied into the flow's [`Meta`] area, each truncated to its field's cap
+//!   ([`Field::cap`]), printable ASCII only (other bytes become `?`). Nothing is allocated per
+//!   packet.
+//! * TCP reassembly ([`reasm`]) uses at most [`DpiConfig::reasm_buffers`] buffers of
+//!   [`DpiConfig::reasm_bytes`] each, shared by all flows; every cap hit is counted.
+//!
+//! # Adding a protocol (one folder, one line)
+//!
+//! 1. Create `src/proto/<name>/mod.rs` with a `pub static INSPECTOR: Inspector` naming the
+//!    protocol, its transports ([`TCP`], [`UDP`] or both), the ports it is usually seen on (a hint
+//!    that orders the inspectors tried, never a verdict: the probe must check the payload), the
+//!    labels it can answer with, two cheap filters applied before the probe runs (`min_udp`,
+//!    `ports_required`; 0 and false when unsure), and its probe function
+//!    `fn(&mut Cx) -> Probe`. The probe reads `cx.data` (the payload, or the
+//!    in-order reassembled stream prefix for TCP when an earlier probe asked for more with
+//!    [`Cx::incomplete`]) and `cx.hints`, and answers:
+//!    * [`Probe::NotForUs`]: this flow is not the protocol; the inspector is not asked again.
+//!    * [`Probe::Unsure`]: could be; ask again with the next payload packet.
+//!    * [`Probe::Certain`]`(&LABEL)`: it is. Labels are `static` [`Label`]s in nDPI's vocabulary
+//!      (master name and category as `ndpiReader` prints them). Call [`Cx::want_more`] before
+//!      returning to keep receiving this flow's packets (only this inspector) to extract more
+//!      metadata, e.g. the server's answer; stop with a `Certain` without `want_more`.
+//!
+//!    It writes metadata with [`Cx::set`] (first value of a field wins), may keep up to
+//!    [`STATE_BYTES`] of its own state in `cx.state` once chosen, and counts malformed input with
+//!    [`Cx::malformed`]. Parsers never panic: use `.get()`, cap every loop. Put unit tests with
+//!    hex vectors from real captures (name the capture) in the same folder.
+//! 2. Add its module name to the `protocols!` list in `src/proto/mod.rs`. The order of that list
+//!    breaks ties between inspectors that both claim a packet (after the port hint).
+//!
+//! The fuzz target `dpi` and the property tests drive every registered inspector with arbitrary
+//! bytes and hints, so a new protocol is fuzzed without further work.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+mod meta;
+pub mod proto;
+pub mod reasm;
+pub mod util;
+
+pub use meta::{Field, Meta, META_BYTES};
+pub use wirespeed_classify::Label;
+
+use reasm::{ReasmPool, Stream};
+
+/// Transport bit for TCP in [`Inspector::transports`].
+pub const TCP: u8 = 1;
+/// Transport bit for UDP in [`Inspector::transports`].
+pub const UDP: u8 = 2;
+
+/// Bytes of private state an inspector may keep per flow once it has been chosen.
+pub const STATE_BYTES: usize = 16;
+
+/// Most inspectors the registry can hold (the per-flow "ruled out" set is a fixed bitmap).
+pub const MAX_INSPECTORS: usize = 128;
+
+/// What an inspector says about a flow after seeing a packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Probe {
+    /// Not this protocol: do not ask again for this flow.
+    NotForUs,
+    /// Could be; show me the next payload packet.
+    Unsure,
+    /// It is this protocol, with this label.
+    Certain(&'static Label),
+}
+
+/// Which way a packet goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dir {
+    /// From the client (the flow's initiator) to the server.
+    ToServer,
+    /// From the server to the client.
+    ToClient,
+}
+
+/// Cheap facts about the packet, for inspectors to choose and check by.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hints {
+    /// [`TCP`] or [`UDP`].
+    pub transport: u8,
+    /// The server's port.
+    pub server_port: u16,
+    /// The client's port.
+    pub client_port: u16,
+    /// Direction of this packet.
+    pub dir: Dir,
+    /// Payload packets seen before this one in this direction (0 for the first).
+    pub nth: u8,
+    /// The server address is a multicast or broadcast address (mDNS, SSDP, LLMNR, NetBIOS).
+    pub multicast: bool,
+}
+
+impl Hints {
+    /// True if either end uses `port`.
+    #[inline]
+    pub fn port(&self, port: u16) -> bool {
+        self.server_port == port || self.client_port == port
+    }
+}
+
+/// What a probe sees and may write.
+pub struct Cx<'a> {
+    /// Facts about this packet.
+    pub hints: Hints,
+    /// The payload (for TCP: the in-order stream bytes, possibly reassembled).
+    pub data: &'a [u8],
+    /// The flow's metadata area.
+    pub meta: &'a mut Meta,
+    /// Inspector-private state, kept once the inspector has been chosen (zeroed before).
+    pub state: &'a mut [u8; STATE_BYTES],
+    /// For UDP flows: a bounded buffer for data the inspector must gather across datagrams (a
+    /// QUIC ClientHello over two Initial packets). None for TCP, and when no buffer is free.
+    pub stash: Option<reasm::Stash<'a>>,
+    more: bool,
+    incomplete: bool,
+    malformed: &'a mut u64,
+}
+
+impl Cx<'_> {
+    /// With a [`Probe::Certain`]: keep feeding this flow's packets to this inspector (for
+    /// metadata), within the budget.
+    #[inline]
+    pub fn want_more(&mut self) {
+        self.more = true;
+    }
+
+    /// With a [`Probe::Unsure`]: the message is cut at the end of this TCP segment; buffer it
+    /// and show it again with the following in-order bytes appended (bounded reassembly).
+    #[inline]
+    pub fn incomplete(&mut self) {
+        self.incomplete = true;
+    }
+
+    /// Count a malformed field (the flow is not dropped; the count shows in the summary).
+    #[inline]
+    pub fn malformed(&mut self) {
+        *self.malformed += 1;
+    }
+
+    /// Write a metadata field (kept only if the field is still empty).
+    #[inline]
+    pub fn set(&mut self, f: Field, v: &[u8]) {
+        self.meta.set(f, v);
+    }
+}
+
+/// One protocol inspector, registered in [`proto::REGISTRY`].
+#[derive(Debug)]
+pub struct Inspector {
+    /// Short name (the module's), for reports.
+    pub name: &'static str,
+    /// Transports it applies to ([`TCP`] | [`UDP`] bits).
+    pub transports: u8,
+    /// Ports the protocol is usually seen on: inspectors with a matching port are tried first.
+    /// A hint only; the probe decides from the payload.
+    pub ports: &'static [u16],
+    /// Every label its probe can answer with (checked by the property tests; empty when they
+    /// come from a dictionary loaded at run time, as for `sig`), the generic one first: once chosen, a later answer with another label than the first replaces the flow's
+    /// label (STUN, then DTLS); the first never replaces a finer one.
+    pub labels: &'static [&'static Label],
+    /// Shortest UDP payload the protocol can have: shorter datagrams (always whole messages)
+    /// are ruled out without calling the probe. 0 when any length may do.
+    pub min_udp: u16,
+    /// The protocol is only ever claimed on one of `ports` (its header alone is too weak a
+    /// test): off those ports it is ruled out without calling the probe.
+    pub ports_required: bool,
+    /// The probe.
+    pub probe: fn(&mut Cx<'_>) -> Probe,
+}
+
+/// Sizes and budgets, all fixed at start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DpiConfig {
+    /// Payload packets inspected per direction before inspection stops.
+    pub budget: u8,
+    /// Flows inspected (or holding metadata) at once.
+    pub contexts: usize,
+    /// TCP reassembly buffers shared by all flows.
+    pub reasm_buffers: usize,
+    /// Bytes per reassembly buffer (the most of one direction's stream a probe can see at once).
+    pub reasm_bytes: usize,
+    /// Out-of-order segments remembered per buffer.
+    pub reasm_segments: usize,
+}
+
+impl Default for DpiConfig {
+    fn default() -> Self {
+        DpiConfig {
+            budget: 8,
+            contexts: 1 << 16,
+            reasm_buffers: 1024,
+            reasm_bytes: 16 * 1024,
+            reasm_segments: 8,
+        }
+    }
+}
+
+/// DPI events, every cap hit included.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DpiStats {
+    /// Flows given a context.
+    pub flows: u64,
+    /// Flows identified.
+    pub identified: u64,
+    /// Flows whose budget ran out unidentified.
+    pub budget_spent: u64,
+    /// Flows every inspector ruled out.
+    pub ruled_out: u64,
+    /// Flows not inspected because the context pool was empty.
+    pub no_context: u64,
+    /// Packets shown to inspectors.
+    pub packets: u64,
+    /// Malformed fields seen by inspectors.
+    pub malformed: u64,
+    /// Metadata values truncated to their cap, or dropped because the area was full.
+    pub meta_truncated: u64,
+    /// Reassembly events.
+    pub reasm: reasm::ReasmStats,
+}
+
+impl DpiStats {
+    /// Add another worker's counters.
+    pub fn add(&mut self, o: &DpiStats) {
+        self.flows += o.flows;
+        self.identified += o.identified;
+        self.budget_spent += o.budget_spent;
+        self.ruled_out += o.ruled_out;
+        self.no_context += o.no_context;
+        self.packets += o.packets;
+        self.malformed += o.malformed;
+        self.meta_truncated += o.meta_truncated;
+        self.reasm.add(&o.reasm);
+    }
+}
+
+/// A packet as the engine hands it over.
+#[derive(Clone, Copy, Debug)]
+pub struct Packet<'a> {
+    /// IP protocol number (6 TCP, 17 UDP; others are not inspected).
+    pub ip_proto: u8,
+    /// The server's port.
+    pub server_port: u16,
+    /// The client's port.
+    pub client_port: u16,
+    /// Sent by the client?
+    pub from_client: bool,
+    /// TCP sequence number (ignored for UDP).
+    pub seq: u32,
+    /// Server address is multicast or broadcast.
+    pub multicast: bool,
+    /// Transport payload.
+    pub payload: &'a [u8],
+}
+
+/// A flow handle with no context yet.
+pub const NO_HANDLE: u32 = 0;
+/// A flow handle whose inspection is over with nothing kept.
+pub const DONE: u32 = u32::MAX;
+/// Set in a handle whose inspection is over but whose context still holds metadata: later
+/// packets are turned away without touching the pool.
+const DONE_BIT: u32 = 1 << 31;
+
+/// Is inspection over for the flow with this handle (nothing more to do per packet)?
+#[inline]
+pub fn is_done(handle: u32) -> bool {
+    handle & DONE_BIT != 0
+}
+
+/// The pool slot of a handle that has one.
+#[inline]
+fn slot(handle: u32) -> Option<usize> {
+    match handle {
+        NO_HANDLE | DONE => None,
+        h => Some((h & !DONE_BIT) as usize - 1),
+    }
+}
+
+/// A set of registry indices.
+type Set = u128;
+
+/// Per-flow inspection context (pooled).
+struct Ctx {
+    ruled_out: Set,
+    chosen: u8,
+    label: Option<&'static Label>,
+    counted: bool,
+    done: bool,
+    pkts: [u8; 2],
+    state: [u8; STATE_BYTES],
+    stream: [Stream; 2],
+    meta: Meta,
+}
+
+impl Ctx {
+    fn new() -> Self {
+        Ctx {
+            ruled_out: 0,
+            chosen: 0,
+            label: None,
+            counted: false,
+            done: false,
+            pkts: [0; 2],
+            state: [0; STATE_BYTES],
+            stream: [Stream::default(); 2],
+            meta: Meta::default(),
+        }
+    }
+
+    fn reset(&mut self) {
+        self.ruled_out = 0;
+        self.chosen = 0;
+        self.label = None;
+        self.counted = false;
+        self.done = false;
+        self.pkts = [0; 2];
+        self.state = [0; STATE_BYTES];
+        self.stream = [Stream::default(); 2];
+        self.meta.clear();
+    }
+}
+
+/// The DPI engine of one worker: a context pool, reassembly buffers and counters.
+pub struct Dpi {
+    cfg: DpiConfig,
+    choice: Choice,
+    pool: Vec<Ctx>,
+    free: Vec<u32>,
+    reasm: ReasmPool,
+    stats: DpiStats,
+}
+
+impl Dpi {
+    /// A DPI engine with `cfg`'s sizes. Contexts are allocated as flows need them, up to
+    /// `cfg.contexts`, and reused.
+    pub fn new(cfg: DpiConfig) -> Self {
+        const { assert!(proto::REGISTRY.len() <= MAX_INSPECTORS) };
+        Dpi {
+            cfg,
+            choice: Choice::new(),
+            pool: Vec::new(),
+            free: Vec::new(),
+            reasm: ReasmPool::new(cfg.reasm_buffers, cfg.reasm_bytes, cfg.reasm_segments),
+            stats: DpiStats::default(),
+        }
+    }
+
+    /// Counters so far.
+    pub fn stats(&self) -> DpiStats {
+        let mut s = self.stats;
+        s.reasm = self.reasm.stats;
+        s
+    }
+
+    /// The metadata of the flow with `handle`, if it holds any.
+    pub fn meta(&self, handle: u32) -> Option<&Meta> {
+        self.pool.get(slot(handle)?).map(|c| &c.meta)
+    }
+
+    /// The flow ended: return its context (and buffers) to the pools.
+    pub fn release(&mut self, handle: &mut u32) {
+        let h = *handle;
+        *handle = DONE;
+        let Some(i) = slot(h) else {
+            return;
+        };
+        if let Some(c) = self.pool.get_mut(i) {
+            for s in c.stream.iter_mut() {
+                self.reasm.free(s);
+            }
+            c.reset();
+            self.free.push(i as u32 + 1);
+        }
+    }
+
+    /// Inspect one packet of the flow with `handle`. Returns the label on the packet that
+    /// identified the flow, and again if the chosen inspector later names it more finely (STUN,
+    /// then DTLS on the same flow): the newer label replaces the older.
+    pub fn inspect(&mut self, handle: &mut u32, p: &Packet<'_>) -> Option<&'static Label> {
+        if is_done(*handle) || p.payload.is_empty() {
+            return None;
+        }
+        let transport = match p.ip_proto {
+            6 => TCP,
+            17 => UDP,
+            _ => {
+                *handle = DONE;
+                return None;
+            }
+        };
+        if *handle == NO_HANDLE {
+            *handle = match self.free.pop() {
+                Some(h) => h,
+                None if self.pool.len() < self.cfg.contexts.min(DONE_BIT as usize - 1) => {
+                    self.pool.push(Ctx::new());
+                    self.pool.len() as u32
+                }
+                None => {
+                    self.stats.no_context += 1;
+                    *handle = DONE;
+                    return None;
+                }
+            };
+            self.stats.flows += 1;
+        }
+        let Some(ctx) = slot(*handle).and_then(|i| self.pool.get_mut(i)) else {
+            *handle = DONE;
+            return None;
+        };
+        if ctx.done {
+            return None;
+        }
+        let d = usize::from(!p.from_client);
+        let hints = Hints {
+            transport,
+            server_port: p.server_port,
+            client_port: p.client_port,
+            dir: if p.from_client {
+                Dir::ToServer
+            } else {
+                Dir::ToClient
+            },
+            nth: ctx.pkts[d],
+            multicast: p.multicast,
+        };
+        ctx.pkts[d] = ctx.pkts[d].saturating_add(1);
+        self.stats.packets += 1;
+        let before = ctx.meta.truncated;
+        let sel = self
+            .choice
+            .select(transport, p.server_port, p.client_port, p.payload.len());
+        let found = if transport == TCP {
+            // In-order bytes only; a segment that completes buffered data shows the whole.
+            match self.reasm.accept(&mut ctx.stream[d], p.seq, p.payload) {
+                reasm::Deliver::Nothing => None,
+                reasm::Deliver::Direct => {
+                    let (f, inc) =
+                        run(ctx, sel, &hints, p.payload, &mut self.stats.malformed, None);
+                    if inc {
+                        self.reasm.start(&mut ctx.stream[d], p.seq, p.payload);
+                    }
+                    f
+                }
+                reasm::Deliver::Buffered => {
+                    let (f, inc) = {
+                        let data = self.reasm.data(&ctx.stream[d]);
+                        run(ctx, sel, &hints, data, &mut self.stats.malformed, None)
+                    };
+                    if !inc {
+                        self.reasm.free(&mut ctx.stream[d]);
+                    }
+                    f
+                }
+            }
+        } else {
+            let pool = Some(&mut self.reasm);
+            run(ctx, sel, &hints, p.payload, &mut self.stats.malformed, pool).0
+        };
+        self.stats.meta_truncated += u64::from(ctx.meta.truncated.saturating_sub(before));
+        if ctx.done && ctx.chosen == 0 {
+            self.stats.ruled_out += 1;
+        }
+        if found.is_some() && !ctx.counted {
+            ctx.counted = true;
+            self.stats.identified += 1;
+        }
+        if !ctx.done && ctx.pkts[0] >= self.cfg.budget && ctx.pkts[1] >= self.cfg.budget {
+            ctx.done = true;
+            if ctx.chosen == 0 {
+                self.stats.budget_spent += 1;
+            }
+        }
+        if !ctx.done
+            && ctx.chosen == 0
+            && (ctx.pkts[0] >= self.cfg.budget.saturating_mul(2)
+                || ctx.pkts[1] >= self.cfg.budget.saturating_mul(2))
+        {
+            // One-way flows: twice the budget in one direction ends it too.
+            ctx.done = true;
+            self.stats.budget_spent += 1;
+        }
+        if ctx.done {
+            for s in ctx.stream.iter_mut() {
+                self.reasm.free(s);
+            }
+            if ctx.meta.is_empty() {
+                self.release(handle);
+                *handle = DONE;
+            } else {
+                *handle |= DONE_BIT;
+            }
+        }
+        found
+    }
+}
+
+/// Run every registered inspector once on `data` with `hints` and private `state`, calling
+/// `seen` with each answer and the metadata it wrote. For fuzzing and tests: it reaches every
+/// parser whatever the port, which [`Dpi::inspect`] does not promise.
+pub fn probe_each(
+    hints: Hints,
+    data: &[u8],
+    state: [u8; STATE_BYTES],
+    mut seen: impl FnMut(&Inspector, Probe, &Meta),
+) {
+    for ins in proto::REGISTRY {
+        let mut meta = Meta::default();
+        let mut st = state;
+        let mut bad = 0;
+        let mut cx = Cx {
+            hints,
+            data,
+            meta: &mut meta,
+            state: &mut st,
+            stash: None,
+            more: false,
+            incomplete: false,
+            malformed: &mut bad,
+        };
+        let r = (ins.probe)(&mut cx);
+        seen(ins, r, &meta);
+    }
+}
+
+/// Which inspectors a packet may go to: those of its transport, and those hinted by its ports.
+#[derive(Clone, Copy)]
+struct Select {
+    transport: Set,
+    hinted: Set,
+}
+
+/// Per-port sets of hinted inspectors and per-transport sets, computed once from the registry.
+struct Choice {
+    /// (port, inspectors naming it), sorted by port.
+    ports: Vec<(u16, Set)>,
+    tcp: Set,
+    udp: Set,
+    /// Inspectors that need one of their ports.
+    port_bound: Set,
+    /// (shortest UDP payload, inspector), longest first.
+    min_udp: Vec<(u16, Set)>,
+}
+
+impl Choice {
+    fn new() -> Self {
+        let mut ports: Vec<(u16, Set)> = Vec::new();
+        let (mut tcp, mut udp, mut port_bound) = (0, 0, 0);
+        let mut min_udp: Vec<(u16, Set)> = Vec::new();
+        for (i, ins) in proto::REGISTRY.iter().enumerate().take(MAX_INSPECTORS) {
+            if ins.transports & TCP != 0 {
+                tcp |= 1 << i;
+            }
+            if ins.transports & UDP != 0 {
+                udp |= 1 << i;
+            }
+            if ins.ports_required {
+                port_bound |= 1 << i;
+            }
+            if ins.min_udp > 0 {
+                min_udp.push((ins.min_udp, 1 << i));
+            }
+            for &p in ins.ports {
+                match ports.binary_search_by_key(&p, |e| e.0) {
+                    Ok(k) => ports[k].1 |= 1 << i,
+                    Err(k) => ports.insert(k, (p, 1 << i)),
+                }
+            }
+        }
+        min_udp.sort_by_key(|e| std::cmp::Reverse(e.0));
+        Choice {
+            ports,
+            tcp,
+            udp,
+            port_bound,
+            min_udp,
+        }
+    }
+
+    #[inline]
+    fn select(&self, transport: u8, a: u16, b: u16, len: usize) -> Select {
+        let hint = |p: u16| {
+            self.ports
+                .binary_search_by_key(&p, |e| e.0)
+                .map_or(0, |k| self.ports[k].1)
+        };
+        let hinted = hint(a) | hint(b);
+        let mut allowed = if transport == TCP { self.tcp } else { self.udp };
+        allowed &= hinted | !self.port_bound;
+        if transport == UDP {
+            // Datagrams too short for a protocol's fixed header.
+            let mut k = 0;
+            while k < self.min_udp.len() && usize::from(self.min_udp[k].0) > len {
+                allowed &= !self.min_udp[k].1;
+                k += 1;
+            }
+        }
+        Select {
+            transport: allowed,
+            hinted,
+        }
+    }
+}
+
+/// Show `data` to the chosen inspector, or to every candidate not yet ruled out (port-hinted
+/// ones first). Returns the label if identified now, and whether a probe asked for more bytes.
+fn run(
+    ctx: &mut Ctx,
+    sel: Select,
+    hints: &Hints,
+    data: &[u8],
+    malformed: &mut u64,
+    mut pool: Option<&mut ReasmPool>,
+) -> (Option<&'static Label>, bool) {
+    let d = usize::from(hints.dir == Dir::ToClient);
+    let reg = proto::REGISTRY;
+    if ctx.chosen != 0 {
+        let Some(ins) = reg.get(ctx.chosen as usize - 1) else {
+            ctx.done = true;
+            return (None, false);
+        };
+        let mut cx = Cx {
+            hints: *hints,
+            data,
+            meta: &mut ctx.meta,
+            state: &mut ctx.state,
+            stash: pool
+                .as_deref_mut()
+                .map(|p| reasm::Stash::new(p, &mut ctx.stream[d])),
+            more: false,
+            incomplete: false,
+            malformed,
+        };
+        let r = (ins.probe)(&mut cx);
+        let (more, inc) = (cx.more, cx.incomplete);
+        let mut refined = None;
+        match r {
+            Probe::Certain(l) => {
+                ctx.done = !more;
+                // A finer answer than before (STUN, then DTLS on the same flow): report it. The
+                // inspector's first label is its generic one and never replaces a finer one.
+                let generic = ins.labels.first().is_some_and(|g| std::ptr::eq(*g, l));
+                if !generic && ctx.label.is_some_and(|old| !std::ptr::eq(old, l)) {
+                    ctx.label = Some(l);
+                    refined = Some(l);
+                }
+            }
+            Probe::NotForUs => ctx.done = true,
+            Probe::Unsure => {}
+        }
+        return (refined, inc);
+    }
+    let mut incomplete = false;
+    let mut any_left = false;
+    // Port-hinted inspectors first, then the transport's others; each at most once.
+    let todo = sel.transport & !ctx.ruled_out;
+    for mut m in [todo & sel.hinted, todo & !sel.hinted] {
+        let mut guard = 0;
+        while m != 0 && guard < MAX_INSPECTORS {
+            guard += 1;
+            let i = m.trailing_zeros() as usize;
+            m &= m - 1;
+            let Some(ins) = reg.get(i) else { break };
+            let mut cx = Cx {
+                hints: *hints,
+                data,
+                meta: &mut ctx.meta,
+                state: &mut ctx.state,
+                stash: pool
+                    .as_deref_mut()
+                    .map(|p| reasm::Stash::new(p, &mut ctx.stream[d])),
+                more: false,
+                incomplete: false,
+                malformed,
+            };
+            let r = (ins.probe)(&mut cx);
+            let (more, inc) = (cx.more, cx.incomplete);
+            match r {
+                Probe::NotForUs => {
+                    ctx.ruled_out |= 1 << i;
+                    // A probe that ruled itself out must not leave state behind.
+                    ctx.state = [0; STATE_BYTES];
+                }
+                Probe::Unsure => {
+                    any_left = true;
+                    incomplete |= inc;
+                    ctx.state = [0; STATE_BYTES];
+                }
+                Probe::Certain(label) => {
+                    ctx.chosen = (i + 1) as u8;
+                    ctx.label = Some(label);
+                    ctx.done = !more;
+                    return (Some(label), inc && more);
+                }
+            }
+        }
+    }
+    if !any_left {
+        ctx.done = true;
+    }
+    (None, incomplete)
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,287 @@
+//! The fixed-size metadata area of a flow.
+
+/// Bytes of metadata a flow can hold (all fields together).
+pub const META_BYTES: usize = 640;
+
+macro_rules! fields {
+    ($($(#[$doc:meta])* $v:ident = $name:literal, $cap:literal;)*) => {
+        /// A metadata field. Its record name is [`Field::name`]; a value longer than
+        /// [`Field::cap`] bytes is truncated.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        #[repr(u8)]
+        pub enum Field { $($(#[$doc])* $v,)* }
+
+        impl Field {
+            /// Every field, in record order.
+            pub const ALL: &'static [Field] = &[$(Field::$v,)*];
+
+            /// The field's name in flow records.
+            pub fn name(self) -> &'static str {
+                match self { $(Field::$v => $name,)* }
+            }
+
+            /// Most bytes kept of a value.
+            pub fn cap(self) -> usize {
+                match self { $(Field::$v => $cap,)* }
+            }
+        }
+    };
+}
+
+fields! {
+    /// TLS or QUIC server name indication.
+    Sni = "sni", 255;
+    /// TLS ALPN: the client's offer (comma-separated) or, once seen, the server's choice.
+    Alpn = "alpn", 64;
+    /// TLS version: the server's choice when seen, else the client's highest ("TLSv1.3").
+    TlsVersion = "tls_version", 8;
+    /// JA3 client fingerprint (MD5, hex).
+    Ja3c = "ja3c", 32;
+    /// JA4 client fingerprint.
+    Ja4 = "ja4", 40;
+    /// HTTP request method.
+    HttpMethod = "http_method", 16;
+    /// HTTP Host header.
+    HttpHost = "http_host", 128;
+    /// HTTP URL as nDPI writes it: host and path.
+    Url = "url", 255;
+    /// HTTP User-Agent header.
+    UserAgent = "user_agent", 200;
+    /// HTTP response status code.
+    HttpStatus = "http_status", 3;
+    /// DNS (LLMNR, mDNS) first query name.
+    DnsQuery = "dns_query", 255;
+    /// DNS query type (number).
+    DnsQtype = "dns_qtype", 5;
+    /// DNS response code (number), from the first response.
+    DnsRcode = "dns_rcode", 2;
+    /// QUIC version as nDPI names it ("V-1", "Draft-29").
+    QuicVersion = "quic_version", 16;
+    /// SSH client banner.
+    SshClient = "ssh_client", 96;
+    /// SSH server banner.
+    SshServer = "ssh_server", 96;
+    /// HASSH client fingerprint (MD5, hex).
+    Hassh = "hassh", 32;
+    /// DHCP client host name (option 12).
+    DhcpHost = "dhcp_host", 64;
+}
+
+/// A flow's metadata: values of [`Field`]s packed in a fixed area of [`META_BYTES`] bytes
+/// (entries of field id, length, bytes). Values are valid UTF-8 without control characters,
+/// written as tshark displays such text: ASCII control characters as `\ooo` (octal), each
+/// invalid UTF-8 sequence as U+FFFD; truncation cuts between characters. Every value reads back
+/// as `&str`. The first value of a field
+/// stands; a value longer than its field's cap is truncated, and one that does not fit in the
+/// area is dropped; both are counted.
+#[derive(Clone)]
+pub struct Meta {
+    len: u16,
+    /// Values truncated or dropped so far.
+    pub(crate) truncated: u32,
+    buf: [u8; META_BYTES],
+}
+
+impl Default for Meta {
+    fn default() -> Self {
+        Meta {
+            len: 0,
+            truncated: 0,
+            buf: [0; META_BYTES],
+        }
+    }
+}
+
+impl std::fmt::Debug for Meta {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_map()
+            .entries(self.iter().map(|(k, v)| (k.name(), v)))
+            .finish()
+    }
+}
+
+impl Meta {
+    /// No values.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.len = 0;
+        self.truncated = 0;
+    }
+
+    /// Every value held, in the order written.
+    pub fn iter(&self) -> impl Iterator<Item = (Field, &str)> + '_ {
+        let mut at = 0usize;
+        let end = self.len as usize;
+        std::iter::from_fn(move || {
+            if at + 2 > end {
+                return None;
+            }
+            let id = *self.buf.get(at)?;
+            let n = *self.buf.get(at + 1)? as usize;
+            let v = self.buf.get(at + 2..at + 2 + n)?;
+            at += 2 + n;
+            let f = *Field::ALL.get(id as usize)?;
+            // Only valid UTF-8 is ever stored.
+            Some((f, std::str::from_utf8(v).unwrap_or("")))
+        })
+    }
+
+    /// The value of `f`, if set.
+    pub fn get(&self, f: Field) -> Option<&str> {
+        self.iter().find(|(k, _)| *k == f).map(|(_, v)| v)
+    }
+
+    /// Set `f` to `v` unless it is set already (see the type's rules).
+    pub fn set(&mut self, f: Field, v: &[u8]) {
+        if v.is_empty() || self.get(f).is_some() {
+            return;
+        }
+        let at = self.len as usize;
+        let room = f.cap().min(255).min(META_BYTES.saturating_sub(at + 2));
+        if room == 0 {
+            self.truncated += 1;
+            return;
+        }
+        // Written as tshark shows such text: valid UTF-8 kept, control characters as `\ooo`
+        // (octal), each invalid sequence as U+FFFD. Cut before a piece that does not fit.
+        let Some(dst) = self.buf.get_mut(at + 2..at + 2 + room) else {
+            return;
+        };
+        let mut n = 0usize;
+        let mut cut = false;
+        let mut put = |piece: &[u8], n: &mut usize| -> bool {
+            match dst.get_mut(*n..*n + piece.len()) {
+                Some(d) => {
+                    d.copy_from_slice(piece);
+                    *n += piece.len();
+                    true
+                }
+                None => false,
+            }
+        };
+        'outer: for chunk in v.utf8_chunks() {
+            for ch in chunk.valid().chars() {
+                let mut tmp = [0u8; 4];
+                let bytes = ch.encode_utf8(&mut tmp).as_bytes();
+                let ok = if ch.is_control() {
+                    // C0, DEL and C1 controls: each byte as \ooo.
+                    let mut esc = [0u8; 8];
+                    for (k, &c) in bytes.iter().enumerate() {
+                        esc[4 * k..4 * k + 4].copy_from_slice(&[
+                            b'\\',
+                            b'0' + (c >> 6),
+                            b'0' + ((c >> 3) & 7),
+                            b'0' + (c & 7),
+                        ]);
+                    }
+                    put(&esc[..4 * bytes.len()], &mut n)
+                } else {
+                    put(bytes, &mut n)
+                };
+                if !ok {
+                    cut = true;
+                    break 'outer;
+                }
+            }
+            if !chunk.invalid().is_empty() && !put("\u{fffd}".as_bytes(), &mut n) {
+                cut = true;
+                break;
+            }
+        }
+        if cut {
+            self.truncated += 1;
+        }
+        if n == 0 {
+            return;
+        }
+        self.buf[at] = f as u8;
+        self.buf[at + 1] = n as u8;
+        self.len = (at + 2 + n) as u16;
+    }
+
+    /// Set `f` to the decimal form of `n`.
+    pub fn set_num(&mut self, f: Field, n: u32) {
+        let mut b = [0u8; 10];
+        let mut i = b.len();
+        let mut x = n;
+        loop {
+            i -= 1;
+            b[i] = b'0' + (x % 10) as u8;
+            x /= 10;
+            if x == 0 || i == 0 {
+                break;
+            }
+        }
+        self.set(f, &b[i..]);
+    }
+
+    /// Replace `f`'s value (a later message can be more authoritative, e.g. the TLS version the
+    /// server chose over the client's offer).
+    pub fn replace(&mut self, f: Field, v: &[u8]) {
+        let mut at = 0usize;
+        let end = self.len as usize;
+        let mut guard = 0;
+        while at + 2 <= end && guard < META_BYTES {
+            guard += 1;
+            let n = self.buf.get(at + 1).copied().unwrap_or(0) as usize;
+            if self.buf.get(at) == Some(&(f as u8)) {
+                // Remove the entry: shift the rest down.
+                let next = (at + 2 + n).min(end);
+                self.buf.copy_within(next..end, at);
+                self.len = (end - (next - at)) as u16;
+                break;
+            }
+            at += 2 + n;
+        }
+        self.set(f, v);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn first_value_stands_and_caps_hold() {
+        let mut m = Meta::default();
+        m.set(Field::Sni, b"example.com");
+        m.set(Field::Sni, b"other.org");
+        assert_eq!(m.get(Field::Sni), Some("example.com"));
+        m.set(Field::HttpStatus, b"2000");
+        assert_eq!(m.get(Field::HttpStatus), Some("200"));
+        assert_eq!(m.truncated, 1);
+        // tshark's way: dns-invalid-chars.pcap shows "www.allyourba\004\005\006arebelongto.cn".
+        m.set(Field::UserAgent, b"a\x04b\xffc");
+        assert_eq!(m.get(Field::UserAgent), Some("a\\004b\u{fffd}c"));
+        // A C1 control (U+0088, found by the fuzzer) is escaped byte by byte too.
+        m.set(Field::SshClient, "SSH-\u{88}".as_bytes());
+        assert_eq!(m.get(Field::SshClient), Some("SSH-\\302\\210"));
+        m.set(Field::DnsQuery, "小佛專機".as_bytes());
+        assert_eq!(m.get(Field::DnsQuery), Some("小佛專機"));
+        // 255 bytes cut inside a 3-byte character: the whole character goes.
+        let long = "é".repeat(200);
+        m.set(Field::Url, long.as_bytes());
+        assert_eq!(m.get(Field::Url).map(str::len), Some(254));
+        m.set_num(Field::DnsQtype, 28);
+        assert_eq!(m.get(Field::DnsQtype), Some("28"));
+        m.replace(Field::Sni, b"b.org");
+        assert_eq!(m.get(Field::Sni), Some("b.org"));
+        assert_eq!(m.get(Field::DnsQtype), Some("28"));
+        assert_eq!(m.get(Field::UserAgent), Some("a\\004b\u{fffd}c"));
+    }
+
+    #[test]
+    fn area_never_overflows() {
+        let mut m = Meta::default();
+        let long = [b'x'; 300];
+        for f in Field::ALL {
+            m.set(*f, &long);
+        }
+        assert!(m.len as usize <= META_BYTES);
+        assert!(m.truncated > 0);
+        assert_eq!(m.get(Field::Sni).map(str::len), Some(255));
+    }
+}

@@ -1,0 +1,181 @@
+//! DNS, and the two protocols that share its format: LLMNR (port 5355) and mDNS (port 5353).
+//! Query name, type and (from the first response) response code. Over TCP, the two-byte
+//! length prefix is checked.
+
+use crate::meta::Field;
+use crate::proto::label;
+use crate::util::{starts_with_ci, Buf, Rd};
+use crate::{Cx, Inspector, Label, Probe, TCP, UDP};
+
+/// nDPI's DNS label.
+pub static DNS: Label = label("DNS", "Network");
+/// nDPI's LLMNR label.
+pub static LLMNR: Label = label("LLMNR", "Network");
+/// nDPI's mDNS label.
+pub static MDNS: Label = label("MDNS", "Network");
+/// nDPI's DNSCrypt label: the certificate query that starts a DNSCrypt session.
+pub static DNSCRYPT: Label = label("DNScrypt", "Network");
+/// nDPI's label for Avast's SecureDNS (DNSCrypt to Avast's resolvers).
+pub static AVAST_SECURE_DNS: Label = label("AVASTSecureDNS", "Network");
+
+/// The DNS / LLMNR / mDNS inspector.
+pub static INSPECTOR: Inspector = Inspector {
+    name: "dns",
+    transports: UDP | TCP,
+    ports: &[53, 5353, 5355],
+    labels: &[&DNS, &LLMNR, &MDNS, &DNSCRYPT, &AVAST_SECURE_DNS],
+    min_udp: 17,
+    ports_required: false,
+    probe,
+};
+
+/// Longest name kept (RFC 1035: 255 bytes on the wire).
+const MAX_NAME: usize = 255;
+
+/// Read a (possibly compressed) name at `at` of message `m` as dotted text into `out`.
+/// Returns the offset after the name in the original position, or None if malformed.
+pub fn name(m: &[u8], mut at: usize, out: &mut Buf<MAX_NAME>) -> Option<usize> {
+    let mut end = None;
+    let mut hops = 0;
+    let mut labels = 0;
+    loop {
+        let len = *m.get(at)? as usize;
+        match len & 0xc0 {
+            0x00 => {
+                if len == 0 {
+                    return Some(end.unwrap_or(at + 1));
+                }
+                labels += 1;
+                if labels > 127 {
+                    return None;
+                }
+                let l = m.get(at + 1..at + 1 + len)?;
+                if !out.is_empty() {
+                    out.push(b".");
+                }
+                out.push(l);
+                at += 1 + len;
+            }
+            0xc0 => {
+                let p = (len & 0x3f) << 8 | *m.get(at + 1)? as usize;
+                hops += 1;
+                // Pointers go backwards and their number is capped: no loops.
+                if hops > 16 || p >= at {
+                    return None;
+                }
+                end.get_or_insert(at + 2);
+                at = p;
+            }
+            _ => return None,
+        }
+    }
+}
+
+fn probe(cx: &mut Cx<'_>) -> Probe {
+    let mut d = cx.data;
+    if cx.hints.transport == TCP {
+        let Some(n) = d.get(..2).map(|b| u16::from_be_bytes([b[0], b[1]]) as usize) else {
+            return Probe::NotForUs;
+        };
+        d = d.get(2..).unwrap_or(&[]);
+        if n < 12 || n < d.len() {
+            return if cx.state[0] != 0 {
+                Probe::Certain(label_of(cx))
+            } else {
+                Probe::NotForUs
+            };
+        }
+    }
+    let mut r = Rd::new(d);
+    let (Some(_id), Some(flags), Some(qd), Some(an), Some(ns), Some(ar)) =
+        (r.u16(), r.u16(), r.u16(), r.u16(), r.u16(), r.u16())
+    else {
+        return if cx.state[0] != 0 {
+            Probe::Certain(label_of(cx))
+        } else {
+            Probe::NotForUs
+        };
+    };
+    let qr = flags >> 15 != 0;
+    let opcode = (flags >> 11) & 0xf;
+    let z = flags & 0x0040 != 0;
+    let mdns = cx.hints.port(5353);
+    // Off the DNS ports the header must be plausible; on them a damaged one is still DNS.
+    let strict = !(cx.hints.port(53) || mdns || cx.hints.port(5355));
+    let odd = opcode > 5 || opcode == 3 || (z && !mdns);
+    if (strict && odd) || qd > 256 || an > 256 || ns > 256 || ar > 256 {
+        return fail(cx);
+    }
+    if qd == 0 && !(qr && an > 0) {
+        return fail(cx);
+    }
+    let mut n = Buf::<MAX_NAME>::default();
+    let Some(after) = name(d, 12, &mut n) else {
+        cx.malformed();
+        return fail(cx);
+    };
+    let mut r = Rd::new(d.get(after..).unwrap_or(&[]));
+    let (Some(qtype), Some(class)) = (r.u16(), r.u16()) else {
+        return fail(cx);
+    };
+    if strict && (!matches!(class & 0x7fff, 1 | 3 | 4 | 254 | 255) || qtype == 0) {
+        return fail(cx);
+    }
+    // The root name is written "<root>", as tshark does.
+    let qname: &[u8] = if n.is_empty() { b"<root>" } else { n.as_bytes() };
+    if !qr && qd > 0 && cx.state[0] & 4 == 0 {
+        // A query's name is the flow's name, over one taken from a response seen first.
+        cx.meta.replace(Field::DnsQuery, qname);
+        let mut t = crate::util::Buf::<8>::default();
+        t.num(u32::from(qtype));
+        cx.meta.replace(Field::DnsQtype, t.as_bytes());
+        cx.state[0] |= 4;
+    } else if qd > 0 && cx.meta.get(Field::DnsQuery).is_none() {
+        // A response's question (an mDNS announcement has none: its answers are not queries).
+        cx.set(Field::DnsQuery, qname);
+        cx.meta.set_num(Field::DnsQtype, u32::from(qtype));
+    }
+    if qr {
+        cx.meta.set_num(Field::DnsRcode, u32::from(flags & 0xf));
+        cx.state[0] |= 2;
+    } else {
+        cx.state[0] |= 1;
+    }
+    let mut l = label_of(cx);
+    if starts_with_ci(n.as_bytes(), b"2.dnscrypt-cert.") {
+        l = &DNSCRYPT;
+    }
+    if ends_with_ci(n.as_bytes(), b"securedns.avast.com") {
+        l = &AVAST_SECURE_DNS;
+    }
+    // Keep listening until both a query (its name) and a response (its code) were seen.
+    if cx.state[0] & 6 != 6 {
+        cx.want_more();
+    }
+    Probe::Certain(l)
+}
+
+fn ends_with_ci(b: &[u8], p: &[u8]) -> bool {
+    b.len() >= p.len() && b[b.len() - p.len()..].eq_ignore_ascii_case(p)
+}
+
+fn fail(cx: &mut Cx<'_>) -> Probe {
+    if cx.state[0] != 0 {
+        Probe::Certain(label_of(cx))
+    } else {
+        Probe::NotForUs
+    }
+}
+
+fn label_of(cx: &Cx<'_>) -> &'static Label {
+    if cx.hints.port(5353) {
+        &MDNS
+    } else if cx.hints.port(5355) {
+        &LLMNR
+    } else {
+        &DNS
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,47 @@
+use super::*;
+use crate::tests::{probe, to_server, vector};
+use crate::Hints;
+
+/// dns.pcap, frame 2: tshark says query www.example.com, type 28 (AAAA).
+#[test]
+fn query_from_corpus() {
+    let (r, m) = probe(&INSPECTOR, to_server(UDP, 53), &vector!("dns_query"));
+    assert_eq!(r, Probe::Certain(&DNS));
+    assert_eq!(m.get(Field::DnsQuery), Some("www.example.com"));
+    assert_eq!(m.get(Field::DnsQtype), Some("28"));
+}
+
+#[test]
+fn llmnr_and_mdns_by_port() {
+    let v = vector!("dns_query");
+    assert_eq!(probe(&INSPECTOR, to_server(UDP, 5355), &v).0, Probe::Certain(&LLMNR));
+    let h = Hints {
+        client_port: 5353,
+        ..to_server(UDP, 5353)
+    };
+    assert_eq!(probe(&INSPECTOR, h, &v).0, Probe::Certain(&MDNS));
+}
+
+#[test]
+fn compression_loops_are_refused() {
+    // Header, then a name that points at itself.
+    let mut m = vec![0, 1, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0];
+    m.extend_from_slice(&[0xc0, 12, 0, 1, 0, 1]);
+    let mut out = Buf::default();
+    assert!(name(&m, 12, &mut out).is_none());
+    assert_eq!(probe(&INSPECTOR, to_server(UDP, 53), &m).0, Probe::NotForUs);
+}
+
+/// iphone.pcap, frame 9: an mDNS query with 17 questions; tshark's first query name is
+/// _airport._tcp.local, type 12 (PTR).
+#[test]
+fn mdns_query_with_many_questions() {
+    let h = Hints {
+        client_port: 5353,
+        ..to_server(UDP, 5353)
+    };
+    let (r, m) = probe(&INSPECTOR, h, &vector!("mdns_query17"));
+    assert_eq!(r, Probe::Certain(&MDNS));
+    assert_eq!(m.get(Field::DnsQuery), Some("_airport._tcp.local"));
+    assert_eq!(m.get(Field::DnsQtype), Some("12"));
+}

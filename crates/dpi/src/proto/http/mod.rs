@@ -1,0 +1,228 @@
+//! HTTP/1.x: request line and headers (method, Host, URL, User-Agent) from the client, status
+//! from the server. Parsed with `httparse`; a request cut across segments asks for reassembly.
+
+use crate::meta::Field;
+use crate::proto::label;
+use crate::{Cx, Dir, Inspector, Label, Probe, TCP};
+
+/// nDPI's HTTP label.
+pub static LABEL: Label = label("HTTP", "Web");
+
+/// nDPI's label for requests to a proxy (absolute URI).
+pub static PROXY: Label = label("HTTP_Proxy", "Web");
+/// nDPI's label for CONNECT tunnels.
+pub static CONNECT: Label = label("HTTP_Connect", "Web");
+
+/// The HTTP inspector.
+pub static INSPECTOR: Inspector = Inspector {
+    name: "http",
+    transports: TCP,
+    ports: &[80, 8080, 8000, 8008, 3128],
+    labels: &[&LABEL, &PROXY, &CONNECT],
+    min_udp: 0,
+    ports_required: false,
+    probe,
+};
+
+/// Request methods recognised at the start of a client's stream (RFC 9110 and WebDAV).
+const METHODS: &[&[u8]] = &[
+    b"GET ",
+    b"POST ",
+    b"HEAD ",
+    b"PUT ",
+    b"DELETE ",
+    b"OPTIONS ",
+    b"CONNECT ",
+    b"PATCH ",
+    b"TRACE ",
+    b"PROPFIND ",
+    b"PROPPATCH ",
+    b"MKCOL ",
+    b"COPY ",
+    b"MOVE ",
+    b"LOCK ",
+    b"UNLOCK ",
+    b"REPORT ",
+    b"SEARCH ",
+];
+
+const REQ_DONE: u8 = 1;
+const STATUS_DONE: u8 = 2;
+
+/// Parse a response status line "HTTP/1.x NNN".
+pub fn status(d: &[u8]) -> Option<u16> {
+    let s = d.get(..12)?;
+    if !s.starts_with(b"HTTP/1.") || s[8] != b' ' || !s[9..12].iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(s[9..12].iter().fold(0u16, |a, &c| a * 10 + u16::from(c - b'0')))
+}
+
+fn probe(cx: &mut Cx<'_>) -> Probe {
+    let d = cx.data;
+    match cx.hints.dir {
+        Dir::ToServer => {
+            if cx.state[0] & REQ_DONE != 0 {
+                if cx.state[1] == 2 && cx.meta.get(Field::Sni).is_none() {
+                    // Through a CONNECT tunnel: the TLS ClientHello's SNI, as tshark shows it.
+                    if crate::proto::tls::hello_in_record(d, cx.meta) == Some(false) {
+                        cx.incomplete();
+                    }
+                }
+                return more(cx);
+            }
+            if !METHODS.iter().any(|m| d.starts_with(m)) {
+                // Too short to tell: a method's prefix could still become one.
+                if d.len() < 10 && METHODS.iter().any(|m| m.starts_with(d)) {
+                    cx.incomplete();
+                    return Probe::Unsure;
+                }
+                return if cx.state[0] != 0 {
+                    more(cx)
+                } else {
+                    Probe::NotForUs
+                };
+            }
+            request(cx)
+        }
+        Dir::ToClient => match status(d) {
+            Some(code) => {
+                cx.meta.set_num(Field::HttpStatus, u32::from(code));
+                cx.state[0] |= STATUS_DONE;
+                if cx.state[0] & REQ_DONE == 0 {
+                    // The request was missed (capture started late): the response still says
+                    // HTTP.
+                    cx.state[0] |= REQ_DONE;
+                }
+                more(cx)
+            }
+            None if cx.state[0] != 0 => more(cx),
+            None if d.len() < 12 && b"HTTP/1.".starts_with(d.get(..d.len().min(7)).unwrap_or(&[])) => {
+                cx.incomplete();
+                Probe::Unsure
+            }
+            None => Probe::NotForUs,
+        },
+    }
+}
+
+/// Certain; keep listening while the request or the status is missing.
+fn more(cx: &mut Cx<'_>) -> Probe {
+    let tunnel = cx.state[1] == 2 && cx.meta.get(Field::Sni).is_none();
+    if cx.state[0] & (REQ_DONE | STATUS_DONE) != REQ_DONE | STATUS_DONE || tunnel {
+        cx.want_more();
+    }
+    Probe::Certain(match cx.state[1] {
+        1 => &PROXY,
+        2 => &CONNECT,
+        _ => &LABEL,
+    })
+}
+
+fn request(cx: &mut Cx<'_>) -> Probe {
+    let d = cx.data;
+    let mut hdrs = [httparse::EMPTY_HEADER; 48];
+    let mut req = httparse::Request::new(&mut hdrs);
+    let complete = match req.parse(d) {
+        Ok(httparse::Status::Complete(_)) => true,
+        Ok(httparse::Status::Partial) => false,
+        Err(_) => {
+            // A valid method and a version on the first line: HTTP with a malformed header.
+            let line = d.split(|&c| c == b'\n').next().unwrap_or(&[]);
+            if line.windows(7).any(|w| w == b" HTTP/1") {
+                cx.malformed();
+                lenient_headers(cx);
+                cx.state[0] |= REQ_DONE;
+                return more(cx);
+            }
+            return Probe::NotForUs;
+        }
+    };
+    let (Some(method), Some(path)) = (req.method, req.path) else {
+        // Request line not complete yet.
+        cx.incomplete();
+        return Probe::Unsure;
+    };
+    let mut host: &[u8] = &[];
+    let mut ua: &[u8] = &[];
+    for h in req.headers.iter().take_while(|h| !h.name.is_empty()) {
+        if h.name.eq_ignore_ascii_case("host") {
+            host = trim(h.value);
+        } else if h.name.eq_ignore_ascii_case("user-agent") {
+            ua = trim(h.value);
+        }
+    }
+    cx.set(Field::HttpMethod, method.as_bytes());
+    if cx.state[1] == 0 {
+        cx.state[1] = if method == "CONNECT" {
+            2
+        } else if path.starts_with("http://") {
+            1
+        } else {
+            3
+        };
+    }
+    cx.set(Field::HttpHost, host);
+    cx.set(Field::UserAgent, ua);
+    if !host.is_empty() || complete {
+        let mut url = crate::util::Buf::<255>::default();
+        if path.starts_with('/') {
+            url.push(host);
+        }
+        url.push(path.as_bytes());
+        cx.set(Field::Url, url.as_bytes());
+    }
+    if !complete && (host.is_empty() || ua.is_empty()) {
+        // Headers continue in the next segment: show me the whole request then.
+        cx.incomplete();
+        cx.want_more();
+        cx.state[0] |= 4;
+        return more(cx);
+    }
+    cx.state[0] |= REQ_DONE;
+    more(cx)
+}
+
+/// Request line and headers by hand, for requests `httparse` refuses (a bad byte in a header):
+/// nDPI still reads their Host and User-Agent.
+pub(crate) fn lenient_headers(cx: &mut Cx<'_>) {
+    let d = cx.data;
+    let mut lines = d.split(|&c| c == b'\n');
+    let first = lines.next().unwrap_or(&[]);
+    let mut parts = first.splitn(3, |&c| c == b' ');
+    let method = parts.next().unwrap_or(&[]);
+    let path = parts.next().unwrap_or(&[]);
+    cx.set(Field::HttpMethod, method);
+    let mut host: &[u8] = &[];
+    for line in lines.take(64) {
+        let line = trim(line);
+        if line.is_empty() {
+            break;
+        }
+        let Some(colon) = line.iter().position(|&c| c == b':') else {
+            continue;
+        };
+        let (name, value) = (trim(&line[..colon]), trim(&line[colon + 1..]));
+        if name.eq_ignore_ascii_case(b"host") {
+            host = value;
+            cx.set(Field::HttpHost, value);
+        } else if name.eq_ignore_ascii_case(b"user-agent") {
+            cx.set(Field::UserAgent, value);
+        }
+    }
+    let mut url = crate::util::Buf::<255>::default();
+    if path.starts_with(b"/") {
+        url.push(host);
+    }
+    url.push(path);
+    cx.set(Field::Url, url.as_bytes());
+}
+
+fn trim(v: &[u8]) -> &[u8] {
+    let s = v.iter().position(|c| !c.is_ascii_whitespace()).unwrap_or(v.len());
+    let e = v.iter().rposition(|c| !c.is_ascii_whitespace()).map_or(s, |e| e + 1);
+    v.get(s..e).unwrap_or(&[])
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,46 @@
+use super::*;
+use crate::tests::{probe, to_server, vector};
+use crate::Hints;
+
+/// 1kxun.pcap, frame 1150: a request; expected values from flows.csv (nDPI) and tshark.
+#[test]
+fn request_from_corpus() {
+    let (r, m) = probe(&INSPECTOR, to_server(TCP, 80), &vector!("http_request"));
+    assert_eq!(r, Probe::Certain(&LABEL));
+    assert_eq!(m.get(Field::HttpMethod), Some("GET"));
+    assert_eq!(m.get(Field::HttpHost), Some("mangaweb.1kxun.mobi"));
+    assert_eq!(
+        m.get(Field::UserAgent),
+        Some("Mozilla/5.0 (Linux; Android 11; sdk_gphone_x86 Build/RSR1.201013.001; wv) AppleWebKit/537.36 (KHTML, like Gecko) Version/4.0 Chrome/83.0.4103.106 Mobile Safari/537.36")
+    );
+    assert!(m
+        .get(Field::Url)
+        .unwrap()
+        .starts_with("mangaweb.1kxun.mobi/detail?id=27159&sytjdt&_in_app=kankan"));
+}
+
+/// 1kxun.pcap, frame 1151: first segment of the answer (tshark: code 200 on the reassembled
+/// response).
+#[test]
+fn response_from_corpus() {
+    let h = Hints {
+        dir: Dir::ToClient,
+        ..to_server(TCP, 80)
+    };
+    let (r, m) = probe(&INSPECTOR, h, &vector!("http_response"));
+    assert_eq!(r, Probe::Certain(&LABEL));
+    assert_eq!(m.get(Field::HttpStatus), Some("200"));
+}
+
+#[test]
+fn proxy_and_connect_and_not_http() {
+    let h = to_server(TCP, 3128);
+    let (r, _) = probe(&INSPECTOR, h, b"GET http://a.b/ HTTP/1.1\r\nHost: a.b\r\n\r\n");
+    assert_eq!(r, Probe::Certain(&PROXY));
+    let (r, _) = probe(&INSPECTOR, h, b"CONNECT a.b:443 HTTP/1.1\r\nHost: a.b\r\n\r\n");
+    assert_eq!(r, Probe::Certain(&CONNECT));
+    let (r, _) = probe(&INSPECTOR, h, b"GETTING STARTED\r\n");
+    assert_eq!(r, Probe::NotForUs);
+    let (r, _) = probe(&INSPECTOR, h, b"GE");
+    assert_eq!(r, Probe::Unsure);
+}

@@ -1,0 +1,42 @@
+//! The protocol inspectors, one folder each, and the registry that lists them.
+//!
+//! To add a protocol: create `<name>/mod.rs` with `pub static INSPECTOR: Inspector` (see the
+//! crate documentation for the contract) and add `<name>` to the list below. The list's order
+//! breaks ties between inspectors that both claim a packet, after the port hint: put specific
+//! protocols before generic ones (SSDP before HTTP-like text, LLMNR and mDNS are told apart
+//! inside `dns`).
+
+use crate::Inspector;
+
+macro_rules! protocols {
+    ($($m:ident),* $(,)?) => {
+        $(pub mod $m;)*
+        /// Every inspector, in tie-break order.
+        pub static REGISTRY: &[&Inspector] = &[$(&$m::INSPECTOR),*];
+    };
+}
+
+protocols! {
+    http,
+    tls,
+    ssh,
+    quic,
+    dtls,
+    dns,
+    stun,
+    ssdp,
+    netbios,
+    dhcp,
+    slp,
+    ntp,
+    sig, // byte signatures from a dictionary file: last, after the parsers
+}
+
+/// A label with the same application and master name.
+pub(crate) const fn label(master: &'static str, category: &'static str) -> crate::Label {
+    crate::Label {
+        app: master,
+        master,
+        category,
+    }
+}

@@ -1,0 +1,91 @@
+//! NetBIOS over TCP/IP (RFC 1002): the name service (UDP 137, a DNS-like header with a
+//! first-level-encoded 32-byte name), the datagram service (UDP 138) and the session service
+//! (TCP 139).
+
+use crate::proto::label;
+use crate::util::Rd;
+use crate::{Cx, Inspector, Label, Probe, TCP, UDP};
+
+/// nDPI's NetBIOS label.
+pub static LABEL: Label = label("NetBIOS", "System");
+
+/// The NetBIOS inspector.
+pub static INSPECTOR: Inspector = Inspector {
+    name: "netbios",
+    transports: UDP | TCP,
+    ports: &[137, 138, 139],
+    labels: &[&LABEL],
+    min_udp: 4,
+    ports_required: false,
+    probe,
+};
+
+/// A first-level-encoded NetBIOS name: length 32, then 32 bytes 'A'..='P'.
+fn encoded_name(b: &[u8]) -> bool {
+    b.first() == Some(&0x20)
+        && b.get(1..33)
+            .is_some_and(|n| n.iter().all(|c| (b'A'..=b'P').contains(c)))
+}
+
+fn probe(cx: &mut Cx<'_>) -> Probe {
+    let d = cx.data;
+    let ok = if cx.hints.transport == UDP {
+        name_service(d, cx.hints.port(137)) || datagram(d, cx.hints.port(138))
+    } else {
+        session(d)
+    };
+    if ok {
+        Probe::Certain(&LABEL)
+    } else {
+        Probe::NotForUs
+    }
+}
+
+/// On port 137 the name's bytes are not checked (damaged names are still NetBIOS, as nDPI
+/// says); elsewhere they must be first-level encoded.
+fn name_service(d: &[u8], port137: bool) -> bool {
+    let mut r = Rd::new(d);
+    let (Some(_), Some(flags), Some(qd), Some(an)) = (r.u16(), r.u16(), r.u16(), r.u16()) else {
+        return false;
+    };
+    let opcode = (flags >> 11) & 0xf;
+    matches!(opcode, 0 | 5 | 6 | 7 | 8) && u32::from(qd) + u32::from(an) >= 1 && qd <= 1 && an <= 1 && d.get(12..).is_some_and(|n| {
+            encoded_name(n) || (port137 && n.first() == Some(&0x20) && n.len() >= 33)
+        })
+}
+
+fn datagram(d: &[u8], port138: bool) -> bool {
+    let mut r = Rd::new(d);
+    let Some(t) = r.u8() else { return false };
+    match t {
+        // Direct unique, direct group, broadcast: header 14 bytes, then the encoded source name.
+        0x10..=0x12 => {
+            r.skip(9);
+            let Some(len) = r.u16() else { return false };
+            len as usize + 14 <= d.len() + 64 && d.get(14..).is_some_and(encoded_name)
+        }
+        // Error, query request, positive / negative query response.
+        0x13..=0x16 => port138 && d.len() >= 11 && d.len() <= 64,
+        _ => false,
+    }
+}
+
+fn session(d: &[u8]) -> bool {
+    let mut r = Rd::new(d);
+    let (Some(t), Some(f), Some(len)) = (r.u8(), r.u8(), r.u16()) else {
+        return false;
+    };
+    if f & 0xfe != 0 {
+        return false;
+    }
+    match t {
+        // Session request: called and calling names.
+        0x81 => len as usize + 4 == d.len() && d.get(4..).is_some_and(encoded_name),
+        0x82 | 0x85 => len == 0 && d.len() == 4,
+        0x83 => len == 1 && d.len() == 5,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests;

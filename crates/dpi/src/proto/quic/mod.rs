@@ -1,0 +1,459 @@
+//! QUIC: the version of any long-header packet, and from a client Initial of v1, v2 or drafts
+//! 27-34 (decrypted with the keys every observer can derive from the packet, RFC 9001 §5) the
+//! TLS ClientHello inside: SNI, ALPN, JA3/JA4. Google QUIC's Q0xx versions are recognised by
+//! their public header.
+
+use crate::meta::{Field, Meta};
+use crate::proto::label;
+use crate::reasm::Stash;
+use crate::util::{Buf, Rd};
+use crate::{Cx, Dir, Inspector, Label, Probe, STATE_BYTES, UDP};
+use aes::cipher::{BlockEncrypt, KeyInit};
+use aes_gcm::aead::AeadInPlace;
+use aes_gcm::Aes128Gcm;
+
+/// nDPI's QUIC label.
+pub static LABEL: Label = label("QUIC", "Web");
+
+/// The QUIC inspector.
+pub static INSPECTOR: Inspector = Inspector {
+    name: "quic",
+    transports: UDP,
+    ports: &[443, 80, 8443, 4433],
+    labels: &[&LABEL],
+    min_udp: 7,
+    ports_required: false,
+    probe,
+};
+
+const V1: u32 = 0x0000_0001;
+const V2: u32 = 0x6b33_43cf;
+
+/// nDPI's name for a QUIC version ("V-1", "Draft-29", "Q046"); None for unknown ones.
+pub fn version_name(v: u32, out: &mut Buf<16>) -> bool {
+    match v {
+        0 => out.push(b"Ver-Negotiation"),
+        V1 => out.push(b"V-1"),
+        V2 => out.push(b"V-2"),
+        0xff00_0000..=0xff00_00ff => {
+            out.push(b"Draft-");
+            out.num(v & 0xff);
+        }
+        0xfaceb001 => out.push(b"MVFST-22"),
+        0xfaceb002 => out.push(b"MVFST-27"),
+        0xfaceb00e => out.push(b"MVFST-EXP"),
+        _ => {
+            // Google QUIC: 'Q' or 'T' and three digits.
+            let b = v.to_be_bytes();
+            if (b[0] == b'Q' || b[0] == b'T') && b[1..].iter().all(u8::is_ascii_digit) {
+                out.push(&b);
+            } else {
+                return false;
+            }
+        }
+    }
+    true
+}
+
+/// The Initial salt of a version (RFC 9001 §5.2, RFC 9369 §3.3.1, drafts 23-34).
+fn salt(v: u32) -> Option<&'static [u8; 20]> {
+    const S_V1: [u8; 20] = [
+        0x38, 0x76, 0x2c, 0xf7, 0xf5, 0x59, 0x34, 0xb3, 0x4d, 0x17, 0x9a, 0xe6, 0xa4, 0xc8, 0x0c,
+        0xad, 0xcc, 0xbb, 0x7f, 0x0a,
+    ];
+    const S_V2: [u8; 20] = [
+        0x0d, 0xed, 0xe3, 0xde, 0xf7, 0x00, 0xa6, 0xdb, 0x81, 0x93, 0x81, 0xbe, 0x6e, 0x26, 0x9d,
+        0xcb, 0xf9, 0xbd, 0x2e, 0xd9,
+    ];
+    const S_D29: [u8; 20] = [
+        0xaf, 0xbf, 0xec, 0x28, 0x99, 0x93, 0xd2, 0x4c, 0x9e, 0x97, 0x86, 0xf1, 0x9c, 0x61, 0x11,
+        0xe0, 0x43, 0x90, 0xa8, 0x99,
+    ];
+    const S_D23: [u8; 20] = [
+        0xc3, 0xee, 0xf7, 0x12, 0xc7, 0x2e, 0xbb, 0x5a, 0x11, 0xa7, 0xd2, 0x43, 0x2b, 0xb4, 0x63,
+        0x65, 0xbe, 0xf9, 0xf5, 0x02,
+    ];
+    // Draft 22's salt; Facebook's mvfst uses it for its draft-22 version and draft 23's for the
+    // others (as Wireshark does).
+    const S_D22: [u8; 20] = [
+        0x7f, 0xbc, 0xdb, 0x0e, 0x7c, 0x66, 0xbb, 0xe9, 0x19, 0x3a, 0x96, 0xcd, 0x21, 0x51, 0x9e,
+        0xbd, 0x7a, 0x02, 0x64, 0x4a,
+    ];
+    match v {
+        V1 => Some(&S_V1),
+        0xfaceb001 | 0xff00_0016 => Some(&S_D22),
+        0xfaceb002 | 0xfaceb00e => Some(&S_D23),
+        V2 => Some(&S_V2),
+        0xff00_001d..=0xff00_0022 => Some(&S_D29),
+        0xff00_0017..=0xff00_001c => Some(&S_D23),
+        // Reserved versions that force negotiation: the interop runner's clients protect them
+        // with the draft-29 salt (tshark opens them so too; the v1 salt fails the AEAD check).
+        _ if v & 0x0f0f_0f0f == 0x0a0a_0a0a => Some(&S_D29),
+        _ => None,
+    }
+}
+
+/// HKDF-Expand-Label (RFC 8446 §7.1) with an empty context.
+fn expand_label(prk: &hkdf::Hkdf<sha2::Sha256>, label: &[u8], out: &mut [u8]) -> Option<()> {
+    let mut info = Buf::<64>::default();
+    info.push(&(out.len() as u16).to_be_bytes());
+    info.push(&[(6 + label.len()) as u8]);
+    info.push(b"tls13 ");
+    info.push(label);
+    info.push(&[0]);
+    prk.expand(info.as_bytes(), out).ok()
+}
+
+/// Client Initial keys: (key, iv, header-protection key).
+pub fn client_keys(version: u32, dcid: &[u8]) -> Option<([u8; 16], [u8; 12], [u8; 16])> {
+    let salt = salt(version)?;
+    let (_, initial) = hkdf::Hkdf::<sha2::Sha256>::extract(Some(salt), dcid);
+    let mut secret = [0u8; 32];
+    expand_label(&initial, b"client in", &mut secret)?;
+    let c = hkdf::Hkdf::<sha2::Sha256>::from_prk(&secret).ok()?;
+    let v2 = version == V2;
+    let (mut k, mut iv, mut hp) = ([0u8; 16], [0u8; 12], [0u8; 16]);
+    expand_label(&c, if v2 { b"quicv2 key" } else { b"quic key" }, &mut k)?;
+    expand_label(&c, if v2 { b"quicv2 iv" } else { b"quic iv" }, &mut iv)?;
+    expand_label(&c, if v2 { b"quicv2 hp" } else { b"quic hp" }, &mut hp)?;
+    Some((k, iv, hp))
+}
+
+/// A QUIC variable-length integer.
+fn varint(r: &mut Rd<'_>) -> Option<u64> {
+    let b0 = r.u8()?;
+    let n = 1usize << (b0 >> 6);
+    let mut v = u64::from(b0 & 0x3f);
+    for _ in 1..n {
+        v = (v << 8) | u64::from(r.u8()?);
+    }
+    Some(v)
+}
+
+/// Largest Initial we decrypt (Initials are padded to 1200 bytes; jumbo frames are rare).
+const MAX_PKT: usize = 4096;
+/// CRYPTO bytes gathered from one Initial.
+const MAX_CRYPTO: usize = 4096;
+
+fn probe(cx: &mut Cx<'_>) -> Probe {
+    if cx.state[0] != 0 {
+        // Chosen already: a later packet may name the version (after a reserved one) and a
+        // later client Initial may still carry the SNI.
+        let d = cx.data;
+        if d.first().is_some_and(|b| b & 0x80 != 0) {
+            let v = d.get(1..5).map_or(0, |v| u32::from_be_bytes([v[0], v[1], v[2], v[3]]));
+            let mut name = Buf::<16>::default();
+            if d.len() >= 7 && version_name(v, &mut name) {
+                if v != 0 && cx.meta.get(Field::QuicVersion) == Some("Ver-Negotiation") {
+                    // Negotiation done: the version in use names the flow.
+                    cx.meta.replace(Field::QuicVersion, name.as_bytes());
+                } else {
+                    cx.meta.set(Field::QuicVersion, name.as_bytes());
+                }
+            }
+        }
+        if cx.hints.dir == Dir::ToServer && cx.meta.get(Field::Ja4).is_none() {
+            let n = usize::from(cx.state[1]).min(STATE_BYTES - 2);
+            let mut first = [0u8; STATE_BYTES - 2];
+            first[..n].copy_from_slice(&cx.state[2..2 + n]);
+            let _ = initial(cx.data, cx.meta, cx.stash.as_mut(), &first[..n]);
+        }
+        return done(cx);
+    }
+    let d = cx.data;
+    let Some(&b0) = d.first() else {
+        return Probe::NotForUs;
+    };
+    if b0 & 0x80 == 0 {
+        return gquic_public(cx);
+    }
+    let mut r = Rd::new(d);
+    r.skip(1);
+    let Some(version) = r.u32() else {
+        return Probe::NotForUs;
+    };
+    let mut name = Buf::<16>::default();
+    let named = version_name(version, &mut name);
+    let google = matches!(version >> 24, 0x51 | 0x54) && named;
+    if google {
+        // Google QUIC Q046+: the connection-id lengths share one byte; Initials are not
+        // protected with the IETF keys.
+        if d.len() < 7 || b0 & 0x40 == 0 {
+            return Probe::NotForUs;
+        }
+        cx.meta.set(Field::QuicVersion, name.as_bytes());
+        cx.state[0] = 1;
+        return Probe::Certain(&LABEL);
+    }
+    let (Some(dcid), Some(scid)) = (r.vec8(), r.vec8()) else {
+        return Probe::NotForUs;
+    };
+    if dcid.len() > 20 || scid.len() > 20 {
+        return Probe::NotForUs;
+    }
+    // Reserved versions 0x?a?a?a?a force version negotiation (RFC 9000 §15): QUIC too, and
+    // named as nDPI does until a real version shows.
+    let reserved = version & 0x0f0f_0f0f == 0x0a0a_0a0a;
+    if !named && !reserved {
+        return Probe::NotForUs;
+    }
+    if reserved {
+        name.push(b"Ver-Negotiation");
+    }
+    if version != 0 && b0 & 0x40 == 0 {
+        // The fixed bit must be set.
+        return Probe::NotForUs;
+    }
+    cx.meta.set(Field::QuicVersion, name.as_bytes());
+    if cx.hints.dir == Dir::ToServer && salt(version).is_some() {
+        // Remember the first DCID (its keys protect later Initials too) when it fits.
+        if dcid.len() <= STATE_BYTES - 2 {
+            cx.state[1] = dcid.len() as u8;
+            cx.state[2..2 + dcid.len()].copy_from_slice(dcid);
+        }
+        match initial(d, cx.meta, cx.stash.as_mut(), &[]) {
+            Some(true) => {}
+            Some(false) => {}
+            None => cx.malformed(),
+        }
+    }
+    cx.state[0] = 1;
+    done(cx)
+}
+
+fn done(cx: &mut Cx<'_>) -> Probe {
+    if (cx.meta.get(Field::Ja4).is_none() || cx.meta.get(Field::QuicVersion).is_none())
+        && cx.hints.nth < 3
+    {
+        cx.want_more();
+    }
+    Probe::Certain(&LABEL)
+}
+
+/// Google QUIC before Q046: public flags with the version bit, 8-byte connection id, version.
+fn gquic_public(cx: &mut Cx<'_>) -> Probe {
+    let d = cx.data;
+    let Some(&flags) = d.first() else {
+        return Probe::NotForUs;
+    };
+    if flags & 0x01 == 0 || flags & 0x08 == 0 || flags & 0x80 != 0 {
+        return Probe::NotForUs;
+    }
+    let Some(v) = d.get(9..13) else {
+        return Probe::NotForUs;
+    };
+    if v[0] != b'Q' || !v[1..].iter().all(u8::is_ascii_digit) {
+        return Probe::NotForUs;
+    }
+    cx.meta.set(Field::QuicVersion, v);
+    if let Some(sni) = gquic_sni(d) {
+        cx.meta.set(Field::Sni, sni);
+    }
+    cx.state[0] = 1;
+    Probe::Certain(&LABEL)
+}
+
+/// The SNI tag of a gQUIC CHLO in clear text (Q0xx up to Q043).
+fn gquic_sni(d: &[u8]) -> Option<&[u8]> {
+    let at = d.windows(4).position(|w| w == b"CHLO")?;
+    let mut r = Rd::new(d.get(at + 4..)?);
+    let n = u16::from_le_bytes([r.u8()?, r.u8()?]) as usize;
+    r.skip(2)?;
+    let mut prev = 0usize;
+    let mut tags = [(0u32, 0usize, 0usize); 64];
+    let n = n.min(64);
+    for t in tags.iter_mut().take(n) {
+        let tag = r.take(4)?;
+        let end = u32::from_le_bytes([r.u8()?, r.u8()?, r.u8()?, r.u8()?]) as usize;
+        *t = (u32::from_be_bytes([tag[0], tag[1], tag[2], tag[3]]), prev, end);
+        prev = end;
+    }
+    let vals = r.rest();
+    let sni = u32::from_be_bytes(*b"SNI\0");
+    tags.iter()
+        .take(n)
+        .find(|t| t.0 == sni)
+        .and_then(|t| vals.get(t.1..t.2))
+}
+
+/// Remove header protection and decrypt the Initial whose header ends its token at `pn_off` and
+/// whose protected part is `len` bytes, with the keys of `key_dcid`. Returns the plaintext's
+/// length in `out`.
+fn open(
+    d: &[u8],
+    version: u32,
+    key_dcid: &[u8],
+    pn_off: usize,
+    len: usize,
+    out: &mut [u8; MAX_PKT],
+) -> Option<usize> {
+    let b0 = *d.first()?;
+    let (key, iv, hp) = client_keys(version, key_dcid)?;
+    // Header protection (RFC 9001 §5.4): AES-ECB of a 16-byte sample.
+    let sample = d.get(pn_off + 4..pn_off + 20)?;
+    let mut mask = aes::Block::clone_from_slice(sample);
+    aes::Aes128::new(&hp.into()).encrypt_block(&mut mask);
+    let first = b0 ^ (mask[0] & 0x0f);
+    let pn_len = usize::from(first & 3) + 1;
+    // The header is the AEAD's associated data; tokens make it long (164 bytes seen).
+    let mut hdr = [0u8; MAX_HDR];
+    let hlen = pn_off + pn_len;
+    if hlen > hdr.len() {
+        return None;
+    }
+    hdr[..hlen].copy_from_slice(d.get(..hlen)?);
+    hdr[0] = first;
+    let mut pn = 0u64;
+    for i in 0..pn_len {
+        hdr[pn_off + i] ^= mask[1 + i];
+        pn = (pn << 8) | u64::from(hdr[pn_off + i]);
+    }
+    let mut nonce = iv;
+    for (i, b) in pn.to_be_bytes().iter().enumerate() {
+        nonce[4 + i] ^= b;
+    }
+    let body = d.get(hlen..pn_off + len)?;
+    if body.len() < 16 {
+        return None;
+    }
+    let (ct, tag) = body.split_at(body.len() - 16);
+    let plain = out.get_mut(..ct.len())?;
+    plain.copy_from_slice(ct);
+    let aead = Aes128Gcm::new(&key.into());
+    aead.decrypt_in_place_detached(
+        aes_gcm::Nonce::from_slice(&nonce),
+        &hdr[..hlen],
+        plain,
+        aes_gcm::Tag::from_slice(tag),
+    )
+    .ok()?;
+    Some(ct.len())
+}
+
+/// Longest long header we authenticate (token included).
+const MAX_HDR: usize = 1024;
+
+/// Decrypt a client Initial and parse the ClientHello in its CRYPTO frames. Some(true) when the
+/// ClientHello was found, Some(false) when the packet is not an Initial we can open, None when
+/// it is malformed.
+///
+/// A ClientHello larger than one packet (post-quantum key shares make it so in Chrome) is
+/// gathered across Initials in `stash` when one is given.
+pub fn initial(
+    d: &[u8],
+    meta: &mut Meta,
+    stash: Option<&mut Stash<'_>>,
+    first_dcid: &[u8],
+) -> Option<bool> {
+    let mut r = Rd::new(d);
+    let b0 = r.u8()?;
+    let version = r.u32()?;
+    let typ = (b0 >> 4) & 3;
+    let is_initial = if version == V2 { typ == 1 } else { typ == 0 };
+    if !is_initial || b0 & 0x80 == 0 {
+        return Some(false);
+    }
+    let dcid = r.vec8()?;
+    r.vec8()?;
+    let tok = varint(&mut r)? as usize;
+    r.skip(tok)?;
+    let len = varint(&mut r)? as usize;
+    let pn_off = r.pos();
+    if !(20..=MAX_PKT).contains(&len) || pn_off + len > d.len() {
+        return None;
+    }
+    let mut buf = [0u8; MAX_PKT];
+    // Keys come from the DCID of the client's first Initial (RFC 9001 §5.2): a later Initial
+    // sent to the server's chosen connection id is still protected with them.
+    let n = match open(d, version, dcid, pn_off, len, &mut buf) {
+        Some(n) => n,
+        None if !first_dcid.is_empty() && first_dcid != dcid => {
+            open(d, version, first_dcid, pn_off, len, &mut buf)?
+        }
+        None => return None,
+    };
+    let plain = buf.get(..n)?;
+    // Frames: gather CRYPTO data by offset.
+    let mut crypto = [0u8; MAX_CRYPTO];
+    let mut ranges = [(0usize, 0usize); 32];
+    let mut nr = 0;
+    let mut f = Rd::new(plain);
+    let mut guard = 0;
+    while f.left() > 0 && guard < MAX_PKT {
+        guard += 1;
+        match varint(&mut f)? {
+            0x00 | 0x01 => {}
+            t @ (0x02 | 0x03) => {
+                // ACK: largest, delay, range count, first range, ranges, ECN counts (0x03).
+                for _ in 0..2 {
+                    varint(&mut f)?;
+                }
+                let ranges = varint(&mut f)?;
+                varint(&mut f)?;
+                if ranges > 256 {
+                    return None;
+                }
+                for _ in 0..2 * ranges + if t == 0x03 { 3 } else { 0 } {
+                    varint(&mut f)?;
+                }
+            }
+            0x06 => {
+                let off = varint(&mut f)? as usize;
+                let n = varint(&mut f)? as usize;
+                let data = f.take(n)?;
+                if off < MAX_CRYPTO && nr < ranges.len() {
+                    let m = n.min(MAX_CRYPTO - off);
+                    crypto[off..off + m].copy_from_slice(&data[..m]);
+                    ranges[nr] = (off, off + m);
+                    nr += 1;
+                }
+            }
+            0x1c | 0x1d => break,
+            _ => return None,
+        }
+    }
+    // Contiguous prefix from offset 0.
+    let mut have = 0usize;
+    for _ in 0..nr {
+        for &(a, b) in &ranges[..nr] {
+            if a <= have && b > have {
+                have = b;
+            }
+        }
+    }
+    let need = crypto
+        .get(1..4)
+        .map_or(usize::MAX, |l| 4 + (usize::from(l[0]) << 16 | usize::from(l[1]) << 8 | usize::from(l[2])));
+    if nr == 0 {
+        return Some(false);
+    }
+    if have >= need {
+        return hello(crypto.get(..have)?, meta);
+    }
+    // The hello continues in another Initial: gather this packet's pieces with the others'.
+    if let Some(st) = stash {
+        for &(a, b) in &ranges[..nr] {
+            st.put(a, crypto.get(a..b).unwrap_or(&[]));
+        }
+        let all = st.bytes();
+        if all.len() > have {
+            return hello(all, meta);
+        }
+    }
+    hello(crypto.get(..have)?, meta)
+}
+
+fn hello(c: &[u8], meta: &mut Meta) -> Option<bool> {
+    let mut r = Rd::new(c);
+    if r.u8()? != 1 {
+        return Some(false);
+    }
+    let n = r.u24()? as usize;
+    let body = r.rest();
+    let body = body.get(..n.min(body.len()))?;
+    crate::proto::tls::client_hello(body, b'q', meta)?;
+    Some(true)
+}
+
+#[cfg(test)]
+mod tests;

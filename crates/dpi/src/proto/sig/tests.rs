@@ -1,0 +1,129 @@
+use super::*;
+use crate::tests::{probe as run_probe, to_server, vector};
+use std::time::Instant;
+
+#[test]
+fn builtin_dictionary_parses() {
+    let s = SigSet::parse(BUILTIN, SEED).unwrap();
+    assert!(s.len() >= 10);
+    assert!(s.groups() <= s.len());
+}
+
+#[test]
+fn wildcards_order_and_transport() {
+    let s = SigSet::parse(
+        "A Web tcp \"AB\" ?? \"D\"\nB Web tcp \"AB\"\nC Web udp 41 42",
+        1,
+    )
+    .unwrap();
+    // Both A and B match "ABxD": the first in file order wins.
+    assert_eq!(s.find(TCP, b"ABxD..").unwrap().label.master, "A");
+    assert_eq!(s.find(TCP, b"ABxE").unwrap().label.master, "B");
+    assert_eq!(s.find(UDP, b"AB").unwrap().label.master, "C");
+    assert!(s.find(TCP, b"A").is_none());
+    for bad in [
+        "X Web tcp",
+        "X Web sctp 41",
+        "X Web tcp \"open",
+        "X Web tcp ??",
+        "X Web tcp 4g",
+    ] {
+        assert!(SigSet::parse(bad, 1).is_err(), "{bad}");
+    }
+}
+
+/// bittorrent.pcap and gnutella.pcap, first payload of each (tshark: BitTorrent handshake,
+/// "GNUTELLA CONNECT/0.6"); nDPI names both flows so.
+#[test]
+fn corpus_vectors() {
+    let (r, _) = run_probe(&INSPECTOR, to_server(TCP, 6881), &vector!("sig_bittorrent"));
+    assert!(matches!(r, Probe::Certain(l) if l.master == "BitTorrent"), "{r:?}");
+    let (r, _) = run_probe(&INSPECTOR, to_server(TCP, 6346), &vector!("sig_gnutella"));
+    assert!(matches!(r, Probe::Certain(l) if l.master == "Gnutella"), "{r:?}");
+}
+
+fn random_sigs(n: usize, len: usize, seed: u64, wild: bool) -> Vec<Sig> {
+    static L: Label = crate::proto::label("R", "Web");
+    let mut s = seed;
+    (0..n)
+        .map(|_| {
+            let bytes: Vec<u8> = (0..len).map(|_| splitmix(&mut s) as u8).collect();
+            let mut mask = if len == 64 { u64::MAX } else { (1u64 << len) - 1 };
+            if wild {
+                // One to three wildcards out of eight mask shapes: few groups.
+                mask &= !(0b101u64 << (splitmix(&mut s) % 8));
+            }
+            Sig {
+                label: &L,
+                transports: TCP,
+                bytes,
+                mask,
+            }
+        })
+        .collect()
+}
+
+/// The paper's Table II question: how often do encoded signatures collide when keys are cut to
+/// m bits? 1,000 random 16-byte signatures, 100 tables. Printed; the 64-bit keys used for
+/// matching must not collide at all here, and shorter keys must collide about as the birthday
+/// bound says (an independent check of the hash's randomness).
+#[test]
+fn collisions() {
+    let n = 1000usize;
+    println!("m  signatures sharing their m-bit key with another (1,000 × 16 bytes, 100 tables)");
+    for m in [10u32, 11, 12, 13, 14, 15, 16, 64] {
+        let mut shared = 0usize;
+        for run in 0..100u64 {
+            let set = SigSet::new(random_sigs(n, 16, 7 + run, false), 1000 + run);
+            let mut keys = set.keys();
+            let cut = if m == 64 { u64::MAX } else { (1u64 << m) - 1 };
+            for k in keys.iter_mut() {
+                *k &= cut;
+            }
+            let mut count: HashMap<u64, usize> = HashMap::new();
+            for k in &keys {
+                *count.entry(*k).or_default() += 1;
+            }
+            shared += keys.iter().filter(|k| count[k] > 1).count();
+        }
+        let p = shared as f64 / (100 * n) as f64;
+        // Birthday bound: P(a key is shared) = 1 - (1 - 2^-m)^(n-1).
+        let expect = 1.0 - (1.0 - 0.5f64.powi(m.min(63) as i32)).powi(n as i32 - 1);
+        println!("{m:>2} {p:.4} (uniform keys: {expect:.4})");
+        if m == 64 {
+            assert_eq!(shared, 0);
+        } else {
+            assert!((p - expect).abs() < 0.05 + expect * 0.1, "m={m}: {p} vs {expect}");
+        }
+    }
+}
+
+/// Matching cost for 10, 100 and 1,000 signatures (with wildcards), printed. Correctness is
+/// checked: every signature finds itself.
+#[test]
+fn throughput_by_dictionary_size() {
+    for n in [10usize, 100, 1000] {
+        let sigs = random_sigs(n, 16, 99, true);
+        let set = SigSet::new(sigs.clone(), 5);
+        for (i, s) in sigs.iter().enumerate() {
+            let hit = set.find(TCP, &s.bytes).expect("finds itself");
+            assert!(hit.bytes == s.bytes || i > 0, "sig {i}");
+        }
+        let mut s = 3u64;
+        let payloads: Vec<[u8; 64]> = (0..4096)
+            .map(|_| std::array::from_fn(|_| splitmix(&mut s) as u8))
+            .collect();
+        let t = Instant::now();
+        let mut hits = 0usize;
+        for _ in 0..25 {
+            for p in &payloads {
+                hits += usize::from(set.find(TCP, p).is_some());
+            }
+        }
+        let ns = t.elapsed().as_nanos() as f64 / (25.0 * payloads.len() as f64);
+        println!(
+            "{n:>5} signatures, {} mask groups: {ns:.0} ns per packet ({hits} hits on random data)",
+            set.groups()
+        );
+    }
+}

@@ -1,0 +1,518 @@
+//! TLS over TCP: the handshake's ClientHello (SNI, ALPN offer, highest version, JA3 and JA4
+//! client fingerprints) and ServerHello (chosen version and ALPN). A ClientHello cut across
+//! segments asks for reassembly. The ClientHello parser is shared with QUIC.
+
+use crate::meta::{Field, Meta};
+use crate::proto::label;
+use crate::util::{md5_hex, Buf, Rd};
+use crate::{Cx, Dir, Inspector, Label, Probe, TCP};
+use sha2::{Digest, Sha256};
+
+/// nDPI's TLS label.
+pub static LABEL: Label = label("TLS", "Web");
+
+/// nDPI's names for TLS on the mail ports (implicit TLS).
+pub static IMAPS: Label = label("IMAPS", "Email");
+/// POP3 over TLS.
+pub static POPS: Label = label("POPS", "Email");
+/// SMTP over TLS.
+pub static SMTPS: Label = label("SMTPS", "Email");
+
+/// The label for TLS on this flow's ports: nDPI names implicit-TLS mail by its port.
+fn tls_label(cx: &Cx<'_>) -> &'static Label {
+    match cx.hints.server_port {
+        993 => &IMAPS,
+        995 => &POPS,
+        465 => &SMTPS,
+        _ => &LABEL,
+    }
+}
+
+/// Whole TLS records other than handshakes (change cipher spec, alert, application data) that
+/// fill the segment exactly: a connection seen from the middle.
+fn records_only(d: &[u8]) -> bool {
+    let mut r = Rd::new(d);
+    let mut n = 0;
+    while r.left() > 0 && n < 64 {
+        let (Some(ct), Some(ver), Some(len)) = (r.u8(), r.u16(), r.u16()) else {
+            return false;
+        };
+        if !matches!(ct, 20 | 21 | 23) || !(0x0300..=0x0304).contains(&ver) || len == 0 {
+            return false;
+        }
+        if r.skip(len as usize).is_none() {
+            return false;
+        }
+        n += 1;
+    }
+    n > 0 && r.left() == 0
+}
+
+/// The TLS inspector.
+pub static INSPECTOR: Inspector = Inspector {
+    name: "tls",
+    transports: TCP,
+    ports: &[443, 465, 563, 636, 853, 993, 995, 5061, 8443],
+    labels: &[&LABEL, &IMAPS, &POPS, &SMTPS],
+    min_udp: 0,
+    ports_required: false,
+    probe,
+};
+
+const CH_DONE: u8 = 1;
+const SH_DONE: u8 = 2;
+
+/// Largest handshake message we wait for (a ClientHello with post-quantum key shares is ~2 KB).
+const MAX_HELLO: usize = 16 * 1024;
+
+fn probe(cx: &mut Cx<'_>) -> Probe {
+    let d = cx.data;
+    let mut r = Rd::new(d);
+    // Record header: handshake (22), version 3.x, length.
+    let (Some(ct), Some(maj), Some(min), Some(rlen)) = (r.u8(), r.u8(), r.u8(), r.u16()) else {
+        if cx.state[0] != 0 {
+            return more(cx);
+        }
+        if d.first() == Some(&22) && d.get(1).is_none_or(|&v| v == 3) {
+            cx.incomplete();
+            return Probe::Unsure;
+        }
+        return Probe::NotForUs;
+    };
+    if ct != 22 || maj != 3 || min > 4 || rlen == 0 || rlen as usize > 16384 + 2048 {
+        return if cx.state[0] != 0 {
+            more(cx)
+        } else if records_only(d) {
+            cx.state[0] = CH_DONE | SH_DONE;
+            Probe::Certain(tls_label(cx))
+        } else {
+            Probe::NotForUs
+        };
+    }
+    // Handshake header inside the record.
+    let (Some(ht), Some(hlen)) = (r.u8(), r.u24()) else {
+        cx.incomplete();
+        return Probe::Unsure;
+    };
+    let want = match (cx.hints.dir, ht) {
+        (Dir::ToServer, 1) | (Dir::ToClient, 2) => ht,
+        _ if cx.state[0] != 0 => return more(cx),
+        // A handshake record of another kind (renegotiation, mid-stream): TLS all the same.
+        (_, 0..=24) if hlen as usize <= MAX_HELLO => {
+            cx.state[0] = CH_DONE | SH_DONE;
+            return Probe::Certain(tls_label(cx));
+        }
+        _ => return Probe::NotForUs,
+    };
+    if hlen as usize > MAX_HELLO {
+        cx.malformed();
+        return if cx.state[0] != 0 {
+            more(cx)
+        } else {
+            Probe::NotForUs
+        };
+    }
+    // The message may span records; gather its body from consecutive handshake records (the
+    // common case, one record holding it all, is read in place).
+    let first = r
+        .take((rlen as usize).saturating_sub(4).min(r.left()))
+        .unwrap_or(&[]);
+    let whole = first.get(..hlen as usize);
+    let gathered: Buf<MAX_HELLO>;
+    let body: &[u8] = match whole {
+        Some(w) => w,
+        None if (first.len() as u16) + 4 >= rlen => {
+            gathered = gather(first, &mut r, hlen as usize);
+            gathered.as_bytes()
+        }
+        // The first record itself is cut: wait for more bytes.
+        None => first,
+    };
+    let complete = body.len() >= hlen as usize;
+    if want == 1 {
+        if cx.state[0] & CH_DONE == 0 {
+            if !complete {
+                cx.incomplete();
+                cx.want_more();
+                cx.state[0] |= 4;
+                return Probe::Certain(tls_label(cx));
+            }
+            if client_hello(body, b't', cx.meta).is_none() {
+                cx.malformed();
+            }
+            cx.state[0] |= CH_DONE;
+        }
+    } else if cx.state[0] & SH_DONE == 0 {
+        if !complete && body.len() < 40 {
+            cx.incomplete();
+            cx.want_more();
+            cx.state[0] |= 4;
+            return Probe::Certain(tls_label(cx));
+        }
+        if server_hello(body, cx.meta).is_none() {
+            cx.malformed();
+        }
+        cx.state[0] |= SH_DONE;
+    }
+    more(cx)
+}
+
+/// A handshake message of `hlen` bytes whose start is `first`, continued in the handshake
+/// records that follow in `r`.
+fn gather(first: &[u8], r: &mut Rd<'_>, hlen: usize) -> Buf<MAX_HELLO> {
+    let mut body = Buf::<MAX_HELLO>::default();
+    body.push(first);
+    let mut guard = 0;
+    while body.len() < hlen && guard < 16 {
+        guard += 1;
+        match (r.u8(), r.u8(), r.u8(), r.u16()) {
+            (Some(22), Some(3), Some(_), Some(n)) => {
+                let part = r.take((n as usize).min(r.left())).unwrap_or(&[]);
+                body.push(part.get(..(hlen - body.len()).min(part.len())).unwrap_or(&[]));
+                if part.len() < n as usize {
+                    break;
+                }
+            }
+            _ => break,
+        }
+    }
+    body
+}
+
+fn more(cx: &mut Cx<'_>) -> Probe {
+    if cx.state[0] & (CH_DONE | SH_DONE) != CH_DONE | SH_DONE {
+        cx.want_more();
+    }
+    Probe::Certain(tls_label(cx))
+}
+
+/// GREASE values (RFC 8701): 0x?a?a with both bytes equal.
+pub fn grease(v: u16) -> bool {
+    v & 0x0f0f == 0x0a0a && v >> 8 == v & 0xff
+}
+
+/// Version name as nDPI prints it.
+pub fn version_name(v: u16) -> &'static [u8] {
+    match v {
+        0x0304 => b"TLSv1.3",
+        0x0303 => b"TLSv1.2",
+        0x0302 => b"TLSv1.1",
+        0x0301 => b"TLSv1",
+        0x0300 => b"SSLv3",
+        0xfeff => b"DTLSv1.0",
+        0xfefd => b"DTLSv1.2",
+        0xfefc => b"DTLSv1.3",
+        _ => b"",
+    }
+}
+
+fn ja4_version(v: u16) -> &'static [u8; 2] {
+    match v {
+        0x0304 => b"13",
+        0x0303 => b"12",
+        0x0302 => b"11",
+        0x0301 => b"10",
+        0x0300 => b"s3",
+        0x0002 => b"s2",
+        0xfeff => b"d1",
+        0xfefd => b"d2",
+        0xfefc => b"d3",
+        _ => b"00",
+    }
+}
+
+const MAX_LIST: usize = 128;
+
+/// A fixed-capacity list of u16 values.
+struct List {
+    v: [u16; MAX_LIST],
+    n: usize,
+    lost: bool,
+}
+
+impl List {
+    fn new() -> Self {
+        List {
+            v: [0; MAX_LIST],
+            n: 0,
+            lost: false,
+        }
+    }
+    fn push(&mut self, x: u16) {
+        if self.n < MAX_LIST {
+            self.v[self.n] = x;
+            self.n += 1;
+        } else {
+            self.lost = true;
+        }
+    }
+    fn as_slice(&self) -> &[u16] {
+        &self.v[..self.n]
+    }
+}
+
+fn u16s(b: &[u8], out: &mut List, skip_grease: bool) {
+    for c in b.chunks_exact(2) {
+        let v = u16::from_be_bytes([c[0], c[1]]);
+        if !(skip_grease && grease(v)) {
+            out.push(v);
+        }
+    }
+}
+
+/// Parse a ClientHello body (after the 4-byte handshake header) and write SNI, ALPN, version,
+/// JA3 and JA4 (`proto` is JA4's first letter: `t` TCP, `q` QUIC). A body cut short still gives
+/// the fields found before the cut, but no fingerprints. None when the body is malformed.
+pub fn client_hello(b: &[u8], proto: u8, meta: &mut Meta) -> Option<()> {
+    let mut r = Rd::new(b);
+    let legacy = r.u16()?;
+    r.skip(32)?;
+    r.vec8()?; // session id
+    let cs = r.vec16()?;
+    let mut ciphers = List::new();
+    u16s(cs, &mut ciphers, true);
+    r.vec8()?; // compression
+    let mut exts = List::new();
+    let mut groups = List::new();
+    let mut points: &[u8] = &[];
+    let mut sigalgs = List::new();
+    let mut alpn_first: &[u8] = &[];
+    let mut best = 0u16;
+    let mut has_sni = false;
+    let mut sni_is_ip = false;
+    let mut cut = false;
+    if r.left() >= 2 {
+        let all = r.vec16();
+        let all = match all {
+            Some(a) => a,
+            None => {
+                cut = true;
+                r.rest().get(2..).unwrap_or(&[])
+            }
+        };
+        let mut e = Rd::new(all);
+        let mut guard = 0;
+        while e.left() >= 4 && guard < 512 {
+            guard += 1;
+            let typ = e.u16()?;
+            let Some(body) = e.vec16() else {
+                cut = true;
+                break;
+            };
+            if !grease(typ) {
+                exts.push(typ);
+            }
+            let mut x = Rd::new(body);
+            match typ {
+                0 => {
+                    has_sni = true;
+                    // server_name_list: type 0 host_name.
+                    let mut l = Rd::new(x.vec16().unwrap_or(&[]));
+                    if l.u8() == Some(0) {
+                        if let Some(name) = l.vec16() {
+                            meta.set(Field::Sni, name);
+                            // An address literal is not a domain name (RFC 6066 §3): JA4 says
+                            // 'i' for it, as nDPI does.
+                            sni_is_ip = name.iter().all(|c| c.is_ascii_digit() || *c == b'.')
+                                || name.contains(&b':');
+                        }
+                    }
+                }
+                10 => u16s(x.vec16().unwrap_or(&[]), &mut groups, true),
+                11 => points = x.vec8().unwrap_or(&[]),
+                13 => u16s(x.vec16().unwrap_or(&[]), &mut sigalgs, false),
+                16 => {
+                    let mut l = Rd::new(x.vec16().unwrap_or(&[]));
+                    let mut s = Buf::<64>::default();
+                    let mut g = 0;
+                    while l.left() > 0 && g < 32 {
+                        g += 1;
+                        let Some(p) = l.vec8() else { break };
+                        if alpn_first.is_empty() {
+                            alpn_first = p;
+                        }
+                        if !s.is_empty() {
+                            s.push(b",");
+                        }
+                        s.push(p);
+                    }
+                    meta.set(Field::Alpn, s.as_bytes());
+                }
+                43 => {
+                    let mut v = List::new();
+                    u16s(x.vec8().unwrap_or(&[]), &mut v, true);
+                    best = v.as_slice().iter().copied().max().unwrap_or(0);
+                }
+                _ => {}
+            }
+        }
+    }
+    let ver = if best != 0 { best } else { legacy };
+    if cut {
+        // supported_versions may lie in the part not seen yet: no version, no fingerprints.
+        return Some(());
+    }
+    meta.set(Field::TlsVersion, version_name(ver));
+    // JA3: version,ciphers,extensions,groups,point formats (decimal, '-' joined, no GREASE).
+    let mut ja3 = Buf::<2048>::default();
+    ja3.num(u32::from(legacy));
+    for (i, list) in [ciphers.as_slice(), exts.as_slice(), groups.as_slice()]
+        .iter()
+        .enumerate()
+    {
+        let _ = i;
+        ja3.push(b",");
+        for (k, v) in list.iter().enumerate() {
+            if k > 0 {
+                ja3.push(b"-");
+            }
+            ja3.num(u32::from(*v));
+        }
+    }
+    ja3.push(b",");
+    for (k, p) in points.iter().enumerate() {
+        if k > 0 {
+            ja3.push(b"-");
+        }
+        ja3.num(u32::from(*p));
+    }
+    if !ja3.lost && !ciphers.lost && !exts.lost && !groups.lost {
+        meta.set(Field::Ja3c, &md5_hex(ja3.as_bytes()));
+    }
+    // JA4 (FoxIO): t13d1516h2_<ciphers>_<extensions_sigalgs>.
+    let mut a = Buf::<40>::default();
+    a.push(&[proto]);
+    a.push(ja4_version(ver));
+    a.push(if has_sni && !sni_is_ip { b"d" } else { b"i" });
+    let two = |n: usize| -> [u8; 2] {
+        let n = n.min(99);
+        [b'0' + (n / 10) as u8, b'0' + (n % 10) as u8]
+    };
+    a.push(&two(ciphers.n));
+    a.push(&two(exts.n));
+    match (alpn_first.first(), alpn_first.last()) {
+        (Some(&f), Some(&l)) if f.is_ascii_alphanumeric() && l.is_ascii_alphanumeric() => {
+            a.push(&[f, l]);
+        }
+        (Some(&f), Some(&l)) => {
+            let mut h = [0u8; 2];
+            crate::util::hex(&[f], &mut h);
+            let mut k = [0u8; 2];
+            crate::util::hex(&[l], &mut k);
+            a.push(&[h[0], k[1]]);
+        }
+        _ => a.push(b"00"),
+    }
+    a.push(b"_");
+    let mut sorted = ciphers.v;
+    let cs = &mut sorted[..ciphers.n];
+    cs.sort_unstable();
+    let mut s = Buf::<1024>::default();
+    for (k, v) in cs.iter().enumerate() {
+        if k > 0 {
+            s.push(b",");
+        }
+        s.hex16(*v);
+    }
+    a.push(&hash12(s.as_bytes()));
+    a.push(b"_");
+    let mut sorted = exts.v;
+    let es = &mut sorted[..exts.n];
+    es.sort_unstable();
+    let mut s = Buf::<1536>::default();
+    let mut k = 0;
+    for v in es.iter().filter(|&&v| v != 0 && v != 16) {
+        if k > 0 {
+            s.push(b",");
+        }
+        k += 1;
+        s.hex16(*v);
+    }
+    if k == 0 {
+        a.push(b"000000000000");
+    } else {
+        if sigalgs.n > 0 {
+            s.push(b"_");
+            for (k, v) in sigalgs.as_slice().iter().enumerate() {
+                if k > 0 {
+                    s.push(b",");
+                }
+                s.hex16(*v);
+            }
+        }
+        a.push(&hash12(s.as_bytes()));
+    }
+    if !s.lost && !a.lost && !sigalgs.lost {
+        meta.set(Field::Ja4, a.as_bytes());
+    }
+    Some(())
+}
+
+/// A ClientHello at the start of `d` inside one handshake record (TLS tunnelled through an HTTP
+/// CONNECT): fields written, Some(true) when parsed, Some(false) when cut short (more bytes
+/// needed), None when `d` is not one.
+pub fn hello_in_record(d: &[u8], meta: &mut Meta) -> Option<bool> {
+    let mut r = Rd::new(d);
+    let (ct, maj, _min, rlen) = (r.u8()?, r.u8()?, r.u8()?, r.u16()?);
+    if ct != 22 || maj != 3 {
+        return None;
+    }
+    let (ht, hlen) = (r.u8()?, r.u24()? as usize);
+    if ht != 1 || hlen > MAX_HELLO || hlen + 4 > rlen as usize {
+        return None;
+    }
+    match r.take(hlen) {
+        Some(body) => Some(client_hello(body, b't', meta).is_some()),
+        None => Some(false),
+    }
+}
+
+/// First 12 hex digits of SHA-256 ("000000000000" for nothing, as JA4 writes it).
+fn hash12(b: &[u8]) -> [u8; 12] {
+    if b.is_empty() {
+        return *b"000000000000";
+    }
+    let d = Sha256::digest(b);
+    let mut o = [0u8; 12];
+    crate::util::hex(&d[..6], &mut o);
+    o
+}
+
+/// Parse a ServerHello body: the chosen version and ALPN replace the client's offer.
+pub fn server_hello(b: &[u8], meta: &mut Meta) -> Option<()> {
+    let mut r = Rd::new(b);
+    let legacy = r.u16()?;
+    r.skip(32)?;
+    r.vec8()?;
+    r.u16()?; // cipher
+    r.u8()?; // compression
+    let mut ver = legacy;
+    if let Some(all) = r.vec16() {
+        let mut e = Rd::new(all);
+        let mut guard = 0;
+        while e.left() >= 4 && guard < 64 {
+            guard += 1;
+            let typ = e.u16()?;
+            let body = e.vec16()?;
+            let mut x = Rd::new(body);
+            match typ {
+                43 => ver = x.u16().unwrap_or(ver),
+                16 => {
+                    let mut l = Rd::new(x.vec16().unwrap_or(&[]));
+                    if let Some(p) = l.vec8() {
+                        meta.replace(Field::Alpn, p);
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    let name = version_name(ver);
+    if !name.is_empty() {
+        meta.replace(Field::TlsVersion, name);
+    }
+    Some(())
+}
+
+#[cfg(test)]
+mod tests;

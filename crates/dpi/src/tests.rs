@@ -1,0 +1,272 @@
+//! Framework tests, shared helpers for the protocol tests, and property tests over every
+//! registered inspector.
+
+use super::*;
+use proptest::prelude::*;
+
+/// Bytes of a hex vector file under `vectors/` (lines starting with `#` name the capture).
+pub(crate) fn parse_hex(text: &str) -> Vec<u8> {
+    let hex: String = text
+        .lines()
+        .filter(|l| !l.starts_with('#'))
+        .collect::<String>()
+        .chars()
+        .filter(|c| c.is_ascii_hexdigit())
+        .collect();
+    (0..hex.len() / 2)
+        .map(|i| u8::from_str_radix(&hex[2 * i..2 * i + 2], 16).unwrap())
+        .collect()
+}
+
+/// A vector file by name, at compile time.
+macro_rules! vector {
+    ($name:literal) => {
+        $crate::tests::parse_hex(include_str!(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/vectors/",
+            $name,
+            ".hex"
+        )))
+    };
+}
+pub(crate) use vector;
+
+/// Hints for a packet from the client to `server_port`.
+pub(crate) fn to_server(transport: u8, server_port: u16) -> Hints {
+    Hints {
+        transport,
+        server_port,
+        client_port: 50000,
+        dir: Dir::ToServer,
+        nth: 0,
+        multicast: false,
+    }
+}
+
+/// Run one probe on `data`; returns its answer and the metadata it wrote.
+pub(crate) fn probe(ins: &Inspector, hints: Hints, data: &[u8]) -> (Probe, Meta) {
+    let mut meta = Meta::default();
+    let mut state = [0u8; STATE_BYTES];
+    let mut bad = 0u64;
+    let mut cx = Cx {
+        hints,
+        data,
+        meta: &mut meta,
+        state: &mut state,
+        stash: None,
+        more: false,
+        incomplete: false,
+        malformed: &mut bad,
+    };
+    let r = (ins.probe)(&mut cx);
+    (r, meta)
+}
+
+fn pkt(ip_proto: u8, server_port: u16, from_client: bool, seq: u32, payload: &[u8]) -> Packet<'_> {
+    Packet {
+        ip_proto,
+        server_port,
+        client_port: 50000,
+        from_client,
+        seq,
+        multicast: false,
+        payload,
+    }
+}
+
+#[test]
+fn registry_names_are_unique_and_fit_the_bitmap() {
+    let reg = proto::REGISTRY;
+    assert!(reg.len() <= MAX_INSPECTORS);
+    for (i, a) in reg.iter().enumerate() {
+        assert!(a.transports & (TCP | UDP) != 0, "{}", a.name);
+        for b in &reg[i + 1..] {
+            assert_ne!(a.name, b.name);
+        }
+    }
+}
+
+#[test]
+fn the_port_alone_decides_nothing() {
+    // Random bytes on port 80, 443, 53: no inspector claims them.
+    let mut d = Dpi::new(DpiConfig::default());
+    for port in [80u16, 443, 53, 22, 1900, 137, 123] {
+        for proto in [6u8, 17] {
+            let mut h = NO_HANDLE;
+            let junk = [0x5au8; 64];
+            assert_eq!(d.inspect(&mut h, &pkt(proto, port, true, 1, &junk)), None);
+        }
+    }
+}
+
+#[test]
+fn a_flow_is_identified_once_and_its_metadata_stays_until_release() {
+    let mut d = Dpi::new(DpiConfig::default());
+    let mut h = NO_HANDLE;
+    let req = b"GET /a HTTP/1.1\r\nHost: example.com\r\nUser-Agent: t\r\n\r\n";
+    let l = d.inspect(&mut h, &pkt(6, 8888, true, 100, req));
+    assert_eq!(l.map(|l| l.master), Some("HTTP"));
+    let resp = b"HTTP/1.1 404 Not Found\r\n\r\n";
+    assert_eq!(d.inspect(&mut h, &pkt(6, 8888, false, 7, resp)), None);
+    let m = d.meta(h).unwrap();
+    assert_eq!(m.get(Field::HttpHost), Some("example.com"));
+    assert_eq!(m.get(Field::Url), Some("example.com/a"));
+    assert_eq!(m.get(Field::HttpStatus), Some("404"));
+    d.release(&mut h);
+    assert_eq!(h, DONE);
+    assert_eq!(d.stats().identified, 1);
+}
+
+#[test]
+fn budget_ends_inspection_and_frees_the_context() {
+    let cfg = DpiConfig {
+        budget: 2,
+        ..DpiConfig::default()
+    };
+    let mut d = Dpi::new(cfg);
+    let mut h = NO_HANDLE;
+    // Unsure forever: a prefix of "SSH-" keeps the SSH probe asking for more.
+    for i in 0..10u32 {
+        d.inspect(&mut h, &pkt(6, 22, i % 2 == 0, i, b"S"));
+    }
+    assert_eq!(h, DONE);
+    assert_eq!(d.stats().budget_spent, 1);
+    assert!(d.stats().packets <= 4);
+    assert_eq!(d.free.len(), 1, "the context went back to the pool");
+}
+
+#[test]
+fn a_full_pool_is_counted_not_grown() {
+    let cfg = DpiConfig {
+        contexts: 2,
+        ..DpiConfig::default()
+    };
+    let mut d = Dpi::new(cfg);
+    let req = b"GET / HTTP/1.1\r\nHost: a\r\n\r\n";
+    let mut hs = [NO_HANDLE; 3];
+    for h in hs.iter_mut() {
+        d.inspect(h, &pkt(6, 80, true, 1, req));
+    }
+    assert_eq!(d.stats().no_context, 1);
+    assert_eq!(hs[2], DONE);
+    assert_eq!(d.pool.len(), 2);
+}
+
+/// A ClientHello cut in two TCP segments is identified with its SNI once whole (out-of-order
+/// holding is tested in `reasm`). Vector: tls_1.3_unidirectional_client.pcapng (see proto/tls).
+#[test]
+fn client_hello_over_two_segments_is_reassembled() {
+    let hello = vector!("tls_client_hello");
+    let mut d = Dpi::new(DpiConfig::default());
+    let mut h = NO_HANDLE;
+    let (a, b) = hello.split_at(100);
+    let l = d.inspect(&mut h, &pkt(6, 443, true, 1000, a));
+    assert_eq!(
+        l.map(|l| l.master),
+        Some("TLS"),
+        "a record header is enough to say TLS"
+    );
+    assert_eq!(d.meta(h).and_then(|m| m.get(Field::Sni)), None);
+    assert_eq!(d.inspect(&mut h, &pkt(6, 443, true, 1100, b)), None);
+    let m = d.meta(h).expect("metadata kept");
+    assert_eq!(m.get(Field::Sni), Some("www.google.com"));
+    assert_eq!(m.get(Field::Ja3c), Some("c67e9dc27d283f1f89b4ebb4b4670c21"));
+    assert_eq!(d.stats().reasm.started, 1);
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Every inspector, any bytes, any hints: no panic, and the metadata area stays valid.
+    #[test]
+    fn inspectors_never_panic(
+        data in proptest::collection::vec(any::<u8>(), 0..1600),
+        tcp in any::<bool>(),
+        sp in prop_oneof![Just(53u16), Just(80), Just(443), Just(5353), Just(137), Just(123), any::<u16>()],
+        cp in any::<u16>(),
+        up in any::<bool>(),
+        nth in 0u8..4,
+        st in any::<[u8; STATE_BYTES]>(),
+    ) {
+        for ins in proto::REGISTRY {
+            let hints = Hints {
+                transport: if tcp { TCP } else { UDP },
+                server_port: sp,
+                client_port: cp,
+                dir: if up { Dir::ToServer } else { Dir::ToClient },
+                nth,
+                multicast: false,
+            };
+            let mut meta = Meta::default();
+            let mut state = st;
+            let mut bad = 0;
+            let mut cx = Cx { hints, data: &data, meta: &mut meta, state: &mut state, stash: None, more: false, incomplete: false, malformed: &mut bad };
+            let r = (ins.probe)(&mut cx);
+            if let Probe::Certain(l) = r {
+                // (An empty list: labels come from a dictionary loaded at run time.)
+                prop_assert!(ins.labels.is_empty() || ins.labels.iter().any(|x| std::ptr::eq(*x, l)), "{} said {}", ins.name, l.master);
+            }
+            // On a first look (no state yet), the filters applied before a probe never hide a
+            // packet it would claim.
+            let (first, _) = probe(ins, hints, &data);
+            if let Probe::Certain(_) = first {
+                prop_assert!(tcp || data.len() >= usize::from(ins.min_udp), "{} below min_udp", ins.name);
+                prop_assert!(!ins.ports_required || ins.ports.iter().any(|&p| hints.port(p)), "{} off its ports", ins.name);
+            }
+            for (_, v) in meta.iter() {
+                prop_assert!(!v.chars().any(|c| c.is_control()));
+            }
+        }
+    }
+
+    /// Whole-engine: arbitrary packet sequences over a few flows never panic and never hold
+    /// more contexts or buffers than configured.
+    #[test]
+    fn engine_stays_bounded(
+        pkts in proptest::collection::vec(
+            (0usize..4, any::<bool>(), any::<u32>(), proptest::collection::vec(any::<u8>(), 0..300), any::<bool>()),
+            0..60),
+    ) {
+        let cfg = DpiConfig { contexts: 3, reasm_buffers: 2, reasm_bytes: 512, ..DpiConfig::default() };
+        let mut d = Dpi::new(cfg);
+        let mut hs = [NO_HANDLE; 4];
+        for (f, up, seq, data, tcp) in &pkts {
+            let p = Packet { ip_proto: if *tcp { 6 } else { 17 }, server_port: [80, 443, 53, 22][*f], client_port: 40000, from_client: *up, seq: *seq, multicast: false, payload: data };
+            let _ = d.inspect(&mut hs[*f], &p);
+            let _ = d.meta(hs[*f]).map(|m| m.iter().count());
+        }
+        prop_assert!(d.pool.len() <= 3);
+        prop_assert!(d.reasm.stats.pool_full < u64::MAX);
+        for h in hs.iter_mut() {
+            d.release(h);
+        }
+    }
+}
+
+/// A QUIC ClientHello over two Initial packets, the second sent to a new connection id but
+/// protected with the first's keys. quic_frags_different_dcid.pcapng frames 1 and 3; tshark: SNI
+/// cdnjs.cloudflare.com; nDPI's JA4 hashes 55b375c5d22e and 5a1f323ef56d.
+#[test]
+fn quic_client_hello_over_two_initials() {
+    let mut d = Dpi::new(DpiConfig::default());
+    let mut h = NO_HANDLE;
+    let one = vector!("quic_split_1");
+    let three = vector!("quic_split_3");
+    let p = |b| Packet {
+        ip_proto: 17,
+        server_port: 443,
+        client_port: 37229,
+        from_client: true,
+        seq: 0,
+        multicast: false,
+        payload: b,
+    };
+    assert_eq!(d.inspect(&mut h, &p(&one)).map(|l| l.master), Some("QUIC"));
+    assert_eq!(d.meta(h).and_then(|m| m.get(Field::Ja4)), None);
+    d.inspect(&mut h, &p(&three));
+    let m = d.meta(h).unwrap();
+    assert_eq!(m.get(Field::Sni), Some("cdnjs.cloudflare.com"));
+    let ja4 = m.get(Field::Ja4).unwrap();
+    assert!(ja4.ends_with("_55b375c5d22e_5a1f323ef56d"), "{ja4}");
+    assert_eq!(m.get(Field::TlsVersion), Some("TLSv1.3"));
+}

@@ -1,0 +1,175 @@
+//! Small helpers for parsers: a bounds-checked reader and hex output.
+
+/// A cursor over bytes whose reads return `None` past the end instead of panicking.
+#[derive(Clone, Copy, Debug)]
+pub struct Rd<'a> {
+    b: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Rd<'a> {
+    /// A reader at the start of `b`.
+    pub fn new(b: &'a [u8]) -> Self {
+        Rd { b, at: 0 }
+    }
+
+    /// Bytes left.
+    pub fn left(&self) -> usize {
+        self.b.len().saturating_sub(self.at)
+    }
+
+    /// Current offset.
+    pub fn pos(&self) -> usize {
+        self.at
+    }
+
+    /// The next `n` bytes.
+    pub fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let s = self.b.get(self.at..self.at.checked_add(n)?)?;
+        self.at += n;
+        Some(s)
+    }
+
+    /// Skip `n` bytes.
+    pub fn skip(&mut self, n: usize) -> Option<()> {
+        self.take(n).map(|_| ())
+    }
+
+    /// One byte.
+    pub fn u8(&mut self) -> Option<u8> {
+        self.take(1).map(|s| s[0])
+    }
+
+    /// Big-endian u16.
+    pub fn u16(&mut self) -> Option<u16> {
+        self.take(2).map(|s| u16::from_be_bytes([s[0], s[1]]))
+    }
+
+    /// Big-endian 24-bit.
+    pub fn u24(&mut self) -> Option<u32> {
+        self.take(3)
+            .map(|s| u32::from_be_bytes([0, s[0], s[1], s[2]]))
+    }
+
+    /// Big-endian u32.
+    pub fn u32(&mut self) -> Option<u32> {
+        self.take(4)
+            .map(|s| u32::from_be_bytes([s[0], s[1], s[2], s[3]]))
+    }
+
+    /// A block prefixed by a one-byte length.
+    pub fn vec8(&mut self) -> Option<&'a [u8]> {
+        let n = self.u8()? as usize;
+        self.take(n)
+    }
+
+    /// A block prefixed by a two-byte length.
+    pub fn vec16(&mut self) -> Option<&'a [u8]> {
+        let n = self.u16()? as usize;
+        self.take(n)
+    }
+
+    /// Everything left.
+    pub fn rest(&mut self) -> &'a [u8] {
+        let s = self.b.get(self.at..).unwrap_or(&[]);
+        self.at = self.b.len();
+        s
+    }
+}
+
+/// Lower-case hex of `b` into `out` (which must hold `2 * b.len()` bytes); returns the written
+/// part.
+pub fn hex<'o>(b: &[u8], out: &'o mut [u8]) -> &'o [u8] {
+    const H: &[u8; 16] = b"0123456789abcdef";
+    let n = b.len().min(out.len() / 2);
+    for (i, &x) in b.iter().take(n).enumerate() {
+        out[2 * i] = H[(x >> 4) as usize];
+        out[2 * i + 1] = H[(x & 15) as usize];
+    }
+    &out[..2 * n]
+}
+
+/// A small fixed-capacity byte string for building fingerprints without allocating.
+pub struct Buf<const N: usize> {
+    b: [u8; N],
+    n: usize,
+    /// Bytes that did not fit.
+    pub lost: bool,
+}
+
+impl<const N: usize> Default for Buf<N> {
+    fn default() -> Self {
+        Buf {
+            b: [0; N],
+            n: 0,
+            lost: false,
+        }
+    }
+}
+
+impl<const N: usize> Buf<N> {
+    /// Append bytes (what does not fit is lost, and `lost` says so).
+    pub fn push(&mut self, s: &[u8]) {
+        let room = N - self.n;
+        let k = s.len().min(room);
+        if k < s.len() {
+            self.lost = true;
+        }
+        if let (Some(dst), Some(src)) = (self.b.get_mut(self.n..self.n + k), s.get(..k)) {
+            dst.copy_from_slice(src);
+            self.n += k;
+        }
+    }
+
+    /// Append a number in decimal.
+    pub fn num(&mut self, v: u32) {
+        let mut t = [0u8; 10];
+        let mut i = t.len();
+        let mut x = v;
+        loop {
+            i -= 1;
+            t[i] = b'0' + (x % 10) as u8;
+            x /= 10;
+            if x == 0 || i == 0 {
+                break;
+            }
+        }
+        self.push(&t[i..]);
+    }
+
+    /// Append four lower-case hex digits.
+    pub fn hex16(&mut self, v: u16) {
+        let mut o = [0u8; 4];
+        hex(&v.to_be_bytes(), &mut o);
+        self.push(&o);
+    }
+
+    /// Bytes so far.
+    pub fn as_bytes(&self) -> &[u8] {
+        &self.b[..self.n]
+    }
+
+    /// Length so far.
+    pub fn len(&self) -> usize {
+        self.n
+    }
+
+    /// Nothing yet?
+    pub fn is_empty(&self) -> bool {
+        self.n == 0
+    }
+}
+
+/// Case-insensitive ASCII prefix test.
+pub fn starts_with_ci(b: &[u8], p: &[u8]) -> bool {
+    b.get(..p.len()).is_some_and(|h| h.eq_ignore_ascii_case(p))
+}
+
+/// MD5 of `b` as 32 lower-case hex digits.
+pub fn md5_hex(b: &[u8]) -> [u8; 32] {
+    use md5::{Digest, Md5};
+    let d = Md5::digest(b);
+    let mut o = [0u8; 32];
+    hex(&d, &mut o);
+    o
+}
