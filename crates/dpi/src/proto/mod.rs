@@ -29,7 +29,12 @@ protocols! {
     dhcp,
     slp,
     ntp,
+    // Added with the second batch of inspectors (issue 4).
+    gnutella,
 }
+
+#[cfg(test)]
+pub(crate) mod testkit;
 
 /// A label with the same application and master name.
 pub(crate) const fn label(master: &'static str, category: &'static str) -> crate::Label {
