@@ -31,6 +31,7 @@ protocols! {
     ntp,
     // Added with the second batch of inspectors (issue 4).
     gnutella,
+    bittorrent,
 }
 
 #[cfg(test)]
