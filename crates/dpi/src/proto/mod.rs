@@ -32,6 +32,10 @@ protocols! {
     // Added with the second batch of inspectors (issue 4).
     gnutella,
     bittorrent,
+    sd_rtn,
+    telegram,
+    raknet,
+    rtp,
 }
 
 #[cfg(test)]

@@ -1,0 +1,20 @@
+use super::*;
+use crate::proto::testkit::{classify, hex, probe as run};
+
+// raknet.pcap frame 17: open connection reply 1 (0x06).
+const REPLY1: &str = "0600ffff00fefefefefdfdfdfd12345678000591a536051df60005d4";
+
+#[test]
+fn corpus_vector() {
+    assert_eq!(classify(UDP, 60028, 60689, &[(false, &hex(REPLY1))]), Some("RakNet"));
+}
+
+#[test]
+fn magic_at_the_right_offset() {
+    let mut v = hex(REPLY1);
+    v[0] = 0x01; // a ping keeps the magic after its timestamp, not at byte 1
+    assert_eq!(run(&INSPECTOR, UDP, 19132, 4000, false, &v), Probe::NotForUs);
+    let mut w = hex(REPLY1);
+    w[5] = 0;
+    assert_eq!(run(&INSPECTOR, UDP, 19132, 4000, false, &w), Probe::NotForUs);
+}
