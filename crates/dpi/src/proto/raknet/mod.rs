@@ -1,6 +1,8 @@
 //! RakNet: unconnected (offline) messages carry a 16-byte magic (`00ffff00 fefefefe fdfdfdfd
 //! 12345678`) at an offset fixed by the message id: pings and pongs after their timestamp (and
-//! GUID), open-connection requests and replies right after the id.
+//! GUID), open-connection requests and replies right after the id. Connected datagrams (frame
+//! sets, ids 0x80-0x8d) are accepted when their frames, parsed by their reliability and bit
+//! lengths, fill the datagram exactly.
 
 use crate::proto::label;
 use crate::{Cx, Inspector, Label, Probe, UDP};
@@ -18,8 +20,51 @@ pub static INSPECTOR: Inspector = Inspector {
 
 const MAGIC: &[u8; 16] = b"\x00\xff\xff\x00\xfe\xfe\xfe\xfe\xfd\xfd\xfd\xfd\x12\x34\x56\x78";
 
+/// A frame set whose frames end exactly where the datagram does.
+fn is_frame_set(d: &[u8]) -> bool {
+    let mut at = 4; // id, 24-bit sequence number
+    for _ in 0..16 {
+        let (Some(&flags), Some(bits)) = (d.get(at), d.get(at + 1..at + 3)) else {
+            return false;
+        };
+        let len = usize::from(u16::from_be_bytes([bits[0], bits[1]])).div_ceil(8);
+        let rel = flags >> 5;
+        if len == 0 || flags & 0x0f != 0 {
+            return false;
+        }
+        at += 3;
+        if matches!(rel, 2 | 3 | 4 | 6 | 7) {
+            at += 3; // message index
+        }
+        if matches!(rel, 1 | 4) {
+            at += 3; // sequence index
+        }
+        if matches!(rel, 1 | 3 | 4 | 7) {
+            at += 4; // order index, channel
+        }
+        if flags & 0x10 != 0 {
+            at += 10; // split count, id, index
+        }
+        at += len;
+        if at == d.len() {
+            return true;
+        }
+        if at > d.len() {
+            return false;
+        }
+    }
+    false
+}
+
 fn probe(cx: &mut Cx<'_>) -> Probe {
     let d = cx.data;
+    if d.first().is_some_and(|&b| (0x80..=0x8d).contains(&b)) {
+        return if is_frame_set(d) {
+            Probe::Certain(&LABEL)
+        } else {
+            Probe::NotForUs
+        };
+    }
     let at = match d.first() {
         // Unconnected ping (and open-connections ping): id, time.
         Some(0x01 | 0x02) => 9,

@@ -9,6 +9,17 @@ fn corpus_vector() {
     assert_eq!(classify(UDP, 60028, 60689, &[(false, &hex(REPLY1))]), Some("RakNet"));
 }
 
+// raknet.pcap, flow 32953 -> 60021: a frame set with one reliable frame of 0x90 bits.
+const FRAMES: &str = "840000004000900000000900000000490f027c000000000015e93b00";
+
+#[test]
+fn frame_set_must_fill_the_datagram() {
+    assert_eq!(classify(UDP, 60021, 32953, &[(true, &hex(FRAMES))]), Some("RakNet"));
+    let mut v = hex(FRAMES);
+    v.push(0);
+    assert_eq!(run(&INSPECTOR, UDP, 60021, 32953, false, &v), Probe::NotForUs);
+}
+
 #[test]
 fn magic_at_the_right_offset() {
     let mut v = hex(REPLY1);

@@ -15,4 +15,7 @@ fn needs_the_ff_run() {
     v[20] = 0;
     assert_eq!(run(&INSPECTOR, UDP, 533, 4000, false, &v), Probe::NotForUs);
     assert_eq!(run(&INSPECTOR, UDP, 533, 4000, false, &[0xff; 40]), Probe::NotForUs);
+    // skinny.pcap, flow 32144 -> 17718: RTP (PCMU silence), 0xff from byte 12 on.
+    let rtp = hex("8080059c0002e0c0f6bf57dcffffffffffffffffffffffffffffffffffffffffffffffffffff");
+    assert_eq!(run(&INSPECTOR, UDP, 17718, 32144, false, &rtp), Probe::NotForUs);
 }
