@@ -35,6 +35,14 @@ protocols! {
     sd_rtn,
     telegram,
     raknet,
+    fix,
+    jabber,
+    whatsapp,
+    xiaomi,
+    kafka,
+    elasticsearch,
+    rtsp,
+    hp_virtgrp,
     rtp,
 }
 
