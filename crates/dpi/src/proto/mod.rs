@@ -43,6 +43,13 @@ protocols! {
     elasticsearch,
     rtsp,
     hp_virtgrp,
+    spotify,
+    can,
+    kcp,
+    nintendo,
+    riotgames,
+    crynetwork,
+    zug,
     rtp,
 }
 

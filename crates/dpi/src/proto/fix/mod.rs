@@ -1,5 +1,6 @@
 //! FIX (Financial Information eXchange) over TCP: every message starts with the tags
-//! `8=FIX.x.y` or `8=FIXT.1.1` (BeginString) then SOH and `9=` (BodyLength, digits).
+//! BeginString (`8=FIX.4.2`, `8=FIXT.1.1`, or a short private one such as `8=O`), BodyLength
+//! (`9=` and digits) and MsgType (`35=`), separated by SOH.
 
 use crate::proto::label;
 use crate::{Cx, Inspector, Label, Probe, TCP};
@@ -17,15 +18,22 @@ pub static INSPECTOR: Inspector = Inspector {
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
     let d = cx.data;
-    let Some(rest) = d.strip_prefix(b"8=FIX") else {
+    let Some(rest) = d.strip_prefix(b"8=") else {
         return Probe::NotForUs;
     };
-    // The version runs to the first SOH (a few bytes), then BodyLength in digits.
-    let Some(soh) = rest.iter().take(8).position(|&b| b == 1) else {
+    // The version runs to the first SOH (a few printable bytes).
+    let Some(soh) = rest.iter().take(12).position(|&b| b == 1) else {
         return Probe::NotForUs;
     };
-    let body = rest.get(soh + 1..).unwrap_or(&[]);
-    if body.starts_with(b"9=") && body.get(2).is_some_and(u8::is_ascii_digit) {
+    if soh == 0 || !rest.iter().take(soh).all(u8::is_ascii_graphic) {
+        return Probe::NotForUs;
+    }
+    let Some(body) = rest.get(soh + 1..).and_then(|b| b.strip_prefix(b"9=")) else {
+        return Probe::NotForUs;
+    };
+    let digits = body.iter().take(8).take_while(|b| b.is_ascii_digit()).count();
+    let after = body.get(digits..).unwrap_or(&[]);
+    if digits > 0 && after.starts_with(b"\x0135=") {
         Probe::Certain(&LABEL)
     } else {
         Probe::NotForUs
