@@ -50,6 +50,14 @@ protocols! {
     riotgames,
     crynetwork,
     zug,
+    ipsec,
+    openvpn,
+    kerberos,
+    wireguard,
+    dhcpv6,
+    radius,
+    zabbix,
+    sip,
     rtp,
 }
 
