@@ -58,6 +58,7 @@ protocols! {
     radius,
     zabbix,
     sip,
+    alicloud,
     rtp,
 }
 

@@ -2,7 +2,9 @@
 //! 12345678`) at an offset fixed by the message id: pings and pongs after their timestamp (and
 //! GUID), open-connection requests and replies right after the id. Connected datagrams (frame
 //! sets, ids 0x80-0x8d) are accepted when their frames, parsed by their reliability and bit
-//! lengths, fill the datagram exactly.
+//! lengths, fill the datagram exactly and the first frame holds one of RakNet's own connection
+//! messages (ping, pong, connection request and answers, disconnect): an RTP packet can fill a
+//! datagram by chance (false_positives.pcapng).
 
 use crate::proto::label;
 use crate::{Cx, Inspector, Label, Probe, UDP};
@@ -23,6 +25,7 @@ const MAGIC: &[u8; 16] = b"\x00\xff\xff\x00\xfe\xfe\xfe\xfe\xfd\xfd\xfd\xfd\x12\
 /// A frame set whose frames end exactly where the datagram does.
 fn is_frame_set(d: &[u8]) -> bool {
     let mut at = 4; // id, 24-bit sequence number
+    let mut first_body = None;
     for _ in 0..16 {
         let (Some(&flags), Some(bits)) = (d.get(at), d.get(at + 1..at + 3)) else {
             return false;
@@ -45,9 +48,12 @@ fn is_frame_set(d: &[u8]) -> bool {
         if flags & 0x10 != 0 {
             at += 10; // split count, id, index
         }
+        first_body.get_or_insert(at);
         at += len;
         if at == d.len() {
-            return true;
+            // Connected ping and pong, connection request, accepted, new incoming, disconnect.
+            let id = first_body.and_then(|b| d.get(b));
+            return matches!(id, Some(0x00 | 0x03 | 0x09 | 0x10 | 0x13 | 0x15));
         }
         if at > d.len() {
             return false;

@@ -18,6 +18,9 @@ fn frame_set_must_fill_the_datagram() {
     let mut v = hex(FRAMES);
     v.push(0);
     assert_eq!(run(&INSPECTOR, UDP, 60021, 32953, false, &v), Probe::NotForUs);
+    let mut w = hex(FRAMES);
+    w[10] = 0x42; // not one of RakNet's connection messages
+    assert_eq!(run(&INSPECTOR, UDP, 60021, 32953, false, &w), Probe::NotForUs);
 }
 
 #[test]
