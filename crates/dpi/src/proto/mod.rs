@@ -59,6 +59,14 @@ protocols! {
     zabbix,
     sip,
     alicloud,
+    smtp,
+    ftp,
+    pop3,
+    imap,
+    mqtt,
+    socks,
+    postgresql,
+    mongodb,
     rtp,
 }
 

@@ -1,0 +1,21 @@
+use super::*;
+use crate::proto::testkit::{classify, hex, probe as run};
+
+// ftp.pcap frames 4 and 6: "220 (vsFTPd 3.0.3)" and "USER anonymous".
+const GREETING: &str = "323230202876734654506420332e302e33290d0a";
+const USER: &str = "5553455220616e6f6e796d6f75730d0a";
+
+#[test]
+fn corpus_vectors() {
+    assert_eq!(classify(TCP, 21, 50694, &[(false, &hex(GREETING))]), Some("FTP_CONTROL"));
+    assert_eq!(
+        classify(TCP, 2121, 50694, &[(false, b"220 ready\r\n"), (true, &hex(USER))]),
+        Some("FTP_CONTROL")
+    );
+}
+
+#[test]
+fn others_refused() {
+    assert_eq!(run(&INSPECTOR, TCP, 110, 4000, false, &hex(USER)), Probe::NotForUs);
+    assert_eq!(run(&INSPECTOR, TCP, 21, 4000, true, b"220 x ESMTP\r\n"), Probe::NotForUs);
+}

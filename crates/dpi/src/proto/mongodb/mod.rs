@@ -1,0 +1,39 @@
+//! MongoDB wire protocol: a 16-byte little-endian header (message length, request id, response
+//! id, opcode) with a known opcode and a length that covers at least the segment.
+
+use crate::proto::label;
+use crate::{Cx, Inspector, Label, Probe, TCP};
+
+/// nDPI's MongoDB label.
+pub static LABEL: Label = label("MongoDB", "Database");
+
+/// The MongoDB inspector.
+pub static INSPECTOR: Inspector = Inspector {
+    name: "mongodb",
+    transports: TCP,
+    ports: &[27017],
+    probe,
+};
+
+fn le32(d: &[u8], at: usize) -> Option<u32> {
+    d.get(at..at + 4)
+        .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+fn probe(cx: &mut Cx<'_>) -> Probe {
+    let d = cx.data;
+    let (Some(len), Some(op)) = (le32(d, 0), le32(d, 12)) else {
+        return Probe::NotForUs;
+    };
+    // OP_REPLY, OP_UPDATE..OP_KILL_CURSORS, OP_COMPRESSED, OP_MSG.
+    let op_ok = matches!(op, 1 | 2001..=2007 | 2012 | 2013);
+    let len = len as usize;
+    if op_ok && len >= 16 && len <= 48 * 1024 * 1024 && len >= d.len() && d.len() > 16 {
+        Probe::Certain(&LABEL)
+    } else {
+        Probe::NotForUs
+    }
+}
+
+#[cfg(test)]
+mod tests;

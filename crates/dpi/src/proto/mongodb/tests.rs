@@ -1,0 +1,21 @@
+use super::*;
+use crate::proto::testkit::{classify, hex, probe as run};
+
+// mongodb.pcap frame 20 (first 32 of 269 bytes): OP_QUERY (2004) on "admin.$cmd".
+const QUERY: &str = "0d0100000000000000000000d40700000000000061646d696e2e24636d640000";
+
+#[test]
+fn corpus_vector() {
+    assert_eq!(classify(TCP, 27017, 51358, &[(true, &hex(QUERY))]), Some("MongoDB"));
+}
+
+#[test]
+fn opcode_and_length_checked() {
+    let mut v = hex(QUERY);
+    v[12] = 0x99;
+    assert_eq!(run(&INSPECTOR, TCP, 27017, 4000, false, &v), Probe::NotForUs);
+    let mut w = hex(QUERY);
+    w[0] = 0x10;
+    w[1] = 0; // 16 bytes cannot hold this segment
+    assert_eq!(run(&INSPECTOR, TCP, 27017, 4000, false, &w), Probe::NotForUs);
+}
