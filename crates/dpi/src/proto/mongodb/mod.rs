@@ -28,7 +28,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     // OP_REPLY, OP_UPDATE..OP_KILL_CURSORS, OP_COMPRESSED, OP_MSG.
     let op_ok = matches!(op, 1 | 2001..=2007 | 2012 | 2013);
     let len = len as usize;
-    if op_ok && len >= 16 && len <= 48 * 1024 * 1024 && len >= d.len() && d.len() > 16 {
+    if op_ok && (16..=48 * 1024 * 1024).contains(&len) && len >= d.len() && d.len() > 16 {
         Probe::Certain(&LABEL)
     } else {
         Probe::NotForUs
