@@ -67,6 +67,16 @@ protocols! {
     socks,
     postgresql,
     mongodb,
+    eaq,
+    oicq,
+    dropbox,
+    tuyalp,
+    bjnp,
+    tplink_shp,
+    ubntac2,
+    nat_pmp,
+    source_engine,
+    tocaboca,
     rtp,
 }
 
