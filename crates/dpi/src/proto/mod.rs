@@ -77,6 +77,16 @@ protocols! {
     nat_pmp,
     source_engine,
     tocaboca,
+    syslog,
+    rdp,
+    telnet,
+    mssql_tds,
+    iec60870,
+    teredo,
+    collectd,
+    rmcp,
+    h323,
+    viber,
     rtp,
 }
 

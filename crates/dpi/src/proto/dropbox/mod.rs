@@ -1,5 +1,5 @@
-//! Dropbox LAN sync: the discovery broadcast on UDP 17500 is a JSON object starting
-//! `{"version": [` that carries `"host_int"`; the LAN-sync bus messages on 17500 name
+//! Dropbox LAN sync: the discovery broadcast on UDP 17500 is a JSON object carrying both
+//! `"host_int"` and `"version"` (in either order); the LAN-sync bus messages on 17500 name
 //! `Bus17Cmd` near their start.
 
 use crate::proto::label;
@@ -23,7 +23,8 @@ fn find(h: &[u8], pat: &[u8]) -> bool {
 fn probe(cx: &mut Cx<'_>) -> Probe {
     let d = cx.data;
     let head = d.get(..d.len().min(256)).unwrap_or(&[]);
-    let discovery = d.starts_with(b"{\"version\": [") && find(head, b"\"host_int\"");
+    let discovery =
+        d.starts_with(b"{\"") && find(head, b"\"host_int\"") && find(head, b"\"version\"");
     let bus = cx.hints.port(17500) && find(d.get(..d.len().min(32)).unwrap_or(&[]), b"Bus17Cmd");
     if discovery || bus {
         Probe::Certain(&LABEL)

@@ -19,3 +19,11 @@ fn opcode_and_length_checked() {
     w[1] = 0; // 16 bytes cannot hold this segment
     assert_eq!(run(&INSPECTOR, TCP, 27017, 4000, false, &w), Probe::NotForUs);
 }
+
+#[test]
+fn whole_query() {
+    // mongodb.pcap frame 12: a whole 59-byte OP_QUERY ("abtest.$cmd", getnonce).
+    let v = hex("3b0000000000000000000000d4070000000000006162746573742e24636d640000000000ffffffff13000000106765746e6f6e6365000100000000");
+    assert_eq!(run(&INSPECTOR, TCP, 27017, 55582, false, &v), Probe::Certain(&LABEL));
+    assert_eq!(classify(TCP, 27017, 55582, &[(true, &v)]), Some("MongoDB"));
+}

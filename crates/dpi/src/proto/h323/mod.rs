@@ -1,0 +1,41 @@
+//! H.323 call signalling (H.225.0 over TCP): a TPKT header (version 3, length equal to the
+//! segment) carrying a Q.931 message (protocol discriminator 0x08, a call reference of at most
+//! two bytes, a known message type).
+
+use crate::proto::label;
+use crate::{Cx, Inspector, Label, Probe, TCP};
+
+/// nDPI's H323 label.
+pub static LABEL: Label = label("H323", "VoIP");
+
+/// The H.323 inspector.
+pub static INSPECTOR: Inspector = Inspector {
+    name: "h323",
+    transports: TCP,
+    ports: &[1720],
+    probe,
+};
+
+fn probe(cx: &mut Cx<'_>) -> Probe {
+    let d = cx.data;
+    let (Some(&[3, 0]), Some(l), Some(&0x08), Some(&crl)) =
+        (d.get(..2), d.get(2..4), d.get(4), d.get(5))
+    else {
+        return Probe::NotForUs;
+    };
+    let len = usize::from(u16::from_be_bytes([l[0], l[1]]));
+    let crl = usize::from(crl);
+    // Alerting, call proceeding, progress, setup, connect, release complete, facility,
+    // notify, status, information...
+    let msg_ok = d.get(6 + crl).is_some_and(|&m| {
+        matches!(m, 0x01 | 0x02 | 0x03 | 0x05 | 0x07 | 0x0f | 0x5a | 0x62 | 0x6e | 0x7d | 0x7b)
+    });
+    if len == d.len() && crl <= 2 && msg_ok {
+        Probe::Certain(&LABEL)
+    } else {
+        Probe::NotForUs
+    }
+}
+
+#[cfg(test)]
+mod tests;
