@@ -87,6 +87,15 @@ protocols! {
     rmcp,
     h323,
     viber,
+    roughtime,
+    mining,
+    monero,
+    syncthing,
+    tinc,
+    genshin,
+    rx,
+    dcerpc,
+    discord,
     rtp,
 }
 
