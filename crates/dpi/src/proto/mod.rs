@@ -96,6 +96,15 @@ protocols! {
     rx,
     dcerpc,
     discord,
+    hots,
+    activision,
+    epicgames,
+    lolwildrift,
+    wow,
+    nats,
+    ldap,
+    teamspeak,
+    softether,
     rtp,
 }
 
