@@ -10,6 +10,13 @@ fn corpus_vector() {
 }
 
 #[test]
+fn tls_port_look_alike() {
+    // mongo_false_positive.pcapng: a client segment whose header reads as an OP_REPLY.
+    let v = hex("4b450000020601550000039e010000008fe0a8cf6b86210100aa049ac38595885b26e5356c8a3d8194");
+    assert_eq!(run(&INSPECTOR, TCP, 443, 49542, false, &v), Probe::NotForUs);
+}
+
+#[test]
 fn opcode_and_length_checked() {
     let mut v = hex(QUERY);
     v[12] = 0x99;
