@@ -15,6 +15,14 @@ fn corpus_vectors() {
 }
 
 #[test]
+fn tcp_opening() {
+    // genshin-impact.pcap, flow 39686 -> 80: the client's 42-byte opening.
+    let o = hex("010000002a0700000000aec675e100004da6000000000000000000000000000000000000000062656a8d");
+    assert_eq!(classify(TCP, 80, 39686, &[(true, &o)]), Some("GenshinImpact"));
+    assert_eq!(run(&INSPECTOR, TCP, 80, 39686, false, &o[..41]), Probe::NotForUs);
+}
+
+#[test]
 fn constant_checked() {
     let mut v = hex(CONNECT);
     v[15] = 0;

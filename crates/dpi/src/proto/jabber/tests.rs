@@ -12,6 +12,14 @@ fn corpus_vectors() {
 }
 
 #[test]
+fn stanzas_mid_stream() {
+    // jabber.pcap, flow 57149: a presence stanza (start and end of it).
+    let p = b"<presence to='chat-with-tom@conference.cs-xmpp.lan/tom'><x/></presence>";
+    assert_eq!(classify(TCP, 5222, 57149, &[(true, p)]), Some("Jabber"));
+    assert_eq!(run(&INSPECTOR, TCP, 5222, 4000, false, b"<message>hi"), Probe::NotForUs);
+}
+
+#[test]
 fn other_xml_is_not_jabber() {
     assert_eq!(run(&INSPECTOR, TCP, 5222, 4000, false, &hex(DECL)), Probe::Unsure);
     assert_eq!(

@@ -32,10 +32,12 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
             || (user.len() == 8 && matches!(user.first(), Some(1..=3)) && user.get(2..4) == Some(&[8, 0]));
         len == d.len() && usize::from(li) + 5 == len && matches!(code, 0xe0 | 0xd0) && rdp_data
     } else {
-        // RDP-UDP SYN: snSourceAck -1, window sizes, flags with SYN (0x0001) set.
+        // RDP-UDP SYN: snSourceAck -1, receive window, flags with SYN (0x0001) set, then
+        // the SYN data (initial sequence number, MTUs of 1232 = 0x04d0).
         d.len() >= 1232
             && d.starts_with(&[0xff, 0xff, 0xff, 0xff])
-            && d.get(8..10).is_some_and(|f| f[1] & 1 == 1)
+            && d.get(6..8).is_some_and(|f| f[1] & 1 == 1)
+            && d.get(12..16) == Some(&[0x04, 0xd0, 0x04, 0xd0])
     };
     if ok {
         Probe::Certain(&LABEL)

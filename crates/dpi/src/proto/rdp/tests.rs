@@ -11,6 +11,10 @@ fn corpus_vector() {
     let mut u = hex("ffffffff00401801bbff568704d004d0");
     u.resize(1232, 0);
     assert_eq!(classify(UDP, 3389, 54759, &[(true, &u)]), Some("RDP"));
+    // rdp2.pcap, flow 60355: flags 0x1a01.
+    let mut u2 = hex("ffffffff00401a019fd6752b04d004d0");
+    u2.resize(1232, 0);
+    assert_eq!(classify(UDP, 3389, 60355, &[(true, &u2)]), Some("RDP"));
 }
 
 #[test]

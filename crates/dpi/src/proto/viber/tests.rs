@@ -10,6 +10,14 @@ fn corpus_vector() {
 }
 
 #[test]
+fn tcp_message() {
+    // viber.pcap, flow 41184 -> 5242: a 24-byte message.
+    let m = hex("180000000000fcff05800900000000000000000033000000");
+    assert_eq!(classify(TCP, 5242, 41184, &[(true, &m)]), Some("Viber"));
+    assert_eq!(run(&INSPECTOR, TCP, 5242, 41184, false, &m[..23]), Probe::NotForUs);
+}
+
+#[test]
 fn header_checked() {
     let mut v = hex(SETUP);
     v[4] = 6;
