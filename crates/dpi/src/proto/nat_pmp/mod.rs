@@ -19,10 +19,10 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     let d = cx.data;
     let ok = cx.hints.server_port == 5351
         && d.first() == Some(&0)
-        && match (d.get(1), d.len()) {
-            (Some(0), 2) | (Some(1 | 2), 12) | (Some(128), 12) | (Some(129 | 130), 16) => true,
-            _ => false,
-        };
+        && matches!(
+            (d.get(1), d.len()),
+            (Some(0), 2) | (Some(1 | 2), 12) | (Some(128), 12) | (Some(129 | 130), 16)
+        );
     if ok {
         Probe::Certain(&LABEL)
     } else {
