@@ -31,6 +31,11 @@ const METHODS: &[&[u8]] = &[
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
     let d = cx.data;
+    // Cheap test first: a status line or a known method (most payloads stop here).
+    let status_start = d.starts_with(b"RTSP/");
+    if !status_start && !METHODS.iter().any(|m| d.starts_with(m)) {
+        return Probe::NotForUs;
+    }
     let head = d.get(..d.len().min(1024)).unwrap_or(&[]);
     let line_end = head.windows(2).position(|w| w == b"\r\n");
     let Some(line) = line_end.and_then(|e| head.get(..e)) else {

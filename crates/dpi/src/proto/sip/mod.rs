@@ -45,6 +45,11 @@ fn header<'a>(head: &'a [u8], name: &[u8]) -> Option<&'a [u8]> {
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
     let d = cx.data;
+    // Cheap test first: a status line or a known method (most payloads stop here).
+    let status_start = d.starts_with(b"SIP/2.0 ");
+    if !status_start && !METHODS.iter().any(|m| d.starts_with(m)) {
+        return Probe::NotForUs;
+    }
     let head = d.get(..d.len().min(1500)).unwrap_or(&[]);
     let Some(line) = head
         .windows(2)
@@ -53,7 +58,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     else {
         return Probe::NotForUs;
     };
-    let status = line.starts_with(b"SIP/2.0 ") && line.get(8..11).is_some_and(|c| c.iter().all(u8::is_ascii_digit));
+    let status = status_start && line.get(8..11).is_some_and(|c| c.iter().all(u8::is_ascii_digit));
     let request = METHODS.iter().any(|m| line.starts_with(m))
         && line.ends_with(b" SIP/2.0")
         && (line.windows(5).any(|w| w.eq_ignore_ascii_case(b" sip:"))

@@ -18,6 +18,10 @@ pub static INSPECTOR: Inspector = Inspector {
 
 /// Does `c` decode to printable JSON text (up to its first 64 bytes)?
 fn decodes(c: &[u8]) -> bool {
+    // '{' under the first key: most payloads stop here.
+    if c.first() != Some(&(b'{' ^ 171)) {
+        return false;
+    }
     let mut key = 171u8;
     let mut plain = [0u8; 2];
     for (i, &b) in c.iter().take(64).enumerate() {
