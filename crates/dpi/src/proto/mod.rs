@@ -105,6 +105,18 @@ protocols! {
     ldap,
     teamspeak,
     softether,
+    bgp,
+    ajp,
+    amqp,
+    bfd,
+    ceph,
+    diameter,
+    ethernetip,
+    fastcgi,
+    git,
+    gtp,
+    hart_ip,
+    irc,
     rtp,
 }
 

@@ -36,7 +36,10 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
             let known = COMMANDS.iter().any(|c| {
                 d.get(..c.len()).is_some_and(|p| p.eq_ignore_ascii_case(c))
             });
-            if known && !cx.hints.port(110) {
+            // "USER name" has one argument (IRC's USER has four).
+            let one_arg = !d.starts_with(b"USER ")
+                || d.get(5..d.len() - 2).is_some_and(|a| !a.is_empty() && !a.contains(&b' '));
+            if known && one_arg && !cx.hints.port(110) {
                 Probe::Certain(&LABEL)
             } else {
                 Probe::NotForUs

@@ -17,5 +17,8 @@ fn corpus_vectors() {
 #[test]
 fn others_refused() {
     assert_eq!(run(&INSPECTOR, TCP, 110, 4000, false, &hex(USER)), Probe::NotForUs);
+    // irc.pcap frame 4: IRC's USER has four arguments.
+    let irc = b"USER xxxxx +iw xxxxx :Xxxxxx Xxxx\r\n";
+    assert_eq!(run(&INSPECTOR, TCP, 8000, 4000, false, irc), Probe::NotForUs);
     assert_eq!(run(&INSPECTOR, TCP, 21, 4000, true, b"220 x ESMTP\r\n"), Probe::NotForUs);
 }
