@@ -130,6 +130,9 @@ protocols! {
     someip,
     teamviewer,
     modbus,
+    smb,
+    snmp,
+    vnc,
     rtp,
 }
 
