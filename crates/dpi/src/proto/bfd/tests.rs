@@ -16,4 +16,6 @@ fn version_and_length() {
     assert_eq!(run(&INSPECTOR, UDP, 3784, 4000, false, &v), Probe::NotForUs);
     let w = hex(CTRL);
     assert_eq!(run(&INSPECTOR, UDP, 3784, 4000, false, &w[..23]), Probe::NotForUs);
+    // Off BFD's ports, the same bytes are not BFD.
+    assert_eq!(run(&INSPECTOR, UDP, 443, 4000, false, &w), Probe::NotForUs);
 }

@@ -7,10 +7,14 @@ const USER: &str = "5553455220616e6f6e796d6f75730d0a";
 
 #[test]
 fn corpus_vectors() {
-    assert_eq!(classify(TCP, 21, 50694, &[(false, &hex(GREETING))]), Some("FTP_CONTROL"));
+    let (g, u) = (hex(GREETING), hex(USER));
+    assert_eq!(classify(TCP, 21, 50694, &[(false, &g), (true, &u)]), Some("FTP_CONTROL"));
+    assert_eq!(run(&INSPECTOR, TCP, 21, 50694, true, &g), Probe::Unsure);
+    // ftp-start-tls.pcap: a greeting naming nothing, then "AUTH TLS": nDPI's FTPS.
+    let banner = b"220 \"Authorized users only.\"\r\n";
     assert_eq!(
-        classify(TCP, 2121, 50694, &[(false, b"220 ready\r\n"), (true, &hex(USER))]),
-        Some("FTP_CONTROL")
+        classify(TCP, 21, 62092, &[(false, banner), (true, b"AUTH TLS\r\n")]),
+        Some("FTPS")
     );
 }
 
