@@ -1,0 +1,82 @@
+//! BitTorrent: the peer handshake (`\x13BitTorrent protocol`) over TCP or inside uTP (BEP 29)
+//! data packets, Mainline DHT queries and answers (bencoded dictionaries, BEP 5) and local
+//! service discovery (`BT-SEARCH * HTTP/1.1`, BEP 14).
+
+use crate::proto::label;
+use crate::{Cx, Inspector, Label, Probe, TCP, UDP};
+
+/// nDPI's BitTorrent label.
+pub static LABEL: Label = label("BitTorrent", "Download");
+
+/// The BitTorrent inspector.
+pub static INSPECTOR: Inspector = Inspector {
+    name: "bittorrent",
+    transports: TCP | UDP,
+    ports: &[6881, 6771, 51413],
+    labels: &[&LABEL],
+    min_udp: 0,
+    ports_required: false,
+    probe,
+};
+
+const HANDSHAKE: &[u8] = b"\x13BitTorrent protocol";
+
+/// The uTP header's size before extensions.
+const UTP_HEADER: usize = 20;
+
+/// Offset of a uTP packet's payload (after the extension chain), if `d` is a uTP v1 packet.
+fn utp_payload(d: &[u8]) -> Option<usize> {
+    let (&tv, &ext) = (d.first()?, d.get(1)?);
+    if tv & 0x0f != 1 || tv >> 4 > 4 {
+        return None;
+    }
+    let mut next = ext;
+    let mut at = UTP_HEADER;
+    // Extensions are (next, length, bytes); a handful at most.
+    for _ in 0..4 {
+        if next == 0 {
+            return (at <= d.len()).then_some(at);
+        }
+        if next > 4 {
+            return None;
+        }
+        next = *d.get(at)?;
+        at += 2 + usize::from(*d.get(at + 1)?);
+    }
+    None
+}
+
+/// A bencoded DHT message: a dictionary whose first key is one KRPC starts with.
+fn is_dht(d: &[u8]) -> bool {
+    const STARTS: &[&[u8]] = &[b"d1:ad2:id20:", b"d1:rd2:id20:", b"d1:eli", b"d2:ip", b"d1:q"];
+    STARTS.iter().any(|s| d.starts_with(s)) && d.last() == Some(&b'e')
+}
+
+fn probe(cx: &mut Cx<'_>) -> Probe {
+    let d = cx.data;
+    if cx.hints.transport == TCP {
+        if d.starts_with(HANDSHAKE) {
+            return Probe::Certain(&LABEL);
+        }
+        return if !d.is_empty() && d.len() < HANDSHAKE.len() && HANDSHAKE.starts_with(d) {
+            Probe::Unsure
+        } else {
+            Probe::NotForUs
+        };
+    }
+    if is_dht(d) || d.starts_with(b"BT-SEARCH * HTTP/1.") {
+        return Probe::Certain(&LABEL);
+    }
+    match utp_payload(d) {
+        // A data packet carrying the peer handshake.
+        Some(at) if d.get(at..).is_some_and(|p| p.starts_with(HANDSHAKE)) => {
+            Probe::Certain(&LABEL)
+        }
+        // A SYN or state packet: the handshake comes with the first data packet.
+        Some(_) if cx.hints.nth < 4 => Probe::Unsure,
+        _ => Probe::NotForUs,
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,18 @@
+use super::*;
+use crate::proto::testkit::{classify, hex, probe as run};
+
+#[test]
+fn corpus_vector() {
+    // gtp_c.pcap frame 1: GTPv2-C Create Session Request (type 32), length 0xf3 (247 - 4);
+    // the first 24 bytes kept and zero-padded to the capture's size.
+    let mut v = hex("482000f3000000004b5462000100080089674511223344f5");
+    v.resize(247, 0);
+    assert_eq!(classify(UDP, 2123, 1024, &[(true, &v)]), Some("GTP"));
+}
+
+#[test]
+fn look_alike() {
+    // gtp_false_positive.pcapng frame 7 (first 16 bytes): "version 2" but a length of 2.
+    let v = hex("4601000002790300c800c58bbda67337");
+    assert_eq!(run(&INSPECTOR, UDP, 50140, 2123, true, &v), Probe::NotForUs);
+}
