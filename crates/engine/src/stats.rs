@@ -70,9 +70,12 @@ fn ask(f: &mut Flow<FlowExt>, m: &'static Loaded, arbiter: &Arbiter) {
                 ttb_ns: f.last_ts.saturating_sub(f.first_ts),
             };
             // A model knows only the classes it was trained on: it replaces another method's
-            // guess (the port table's) only when it is sure; with no verdict yet it always
-            // speaks. Its verdict stays in `stats_*` either way.
-            if conf >= TAKE_OVER || f.ext.verdict.is_none() {
+            // guess (the port table's, for transports with ports) only when it is sure; a label
+            // from the IP protocol number (ICMPv6, IGMP, ESP, …) is no guess and stays (the
+            // model relabelled 37 such corpus flows). With no verdict yet it always speaks.
+            // Its verdict stays in `stats_*` either way.
+            let guessed = matches!(f.key.proto, 6 | 17 | 132);
+            if f.ext.verdict.is_none() || (guessed && conf >= TAKE_OVER) {
                 arbiter.offer(&mut f.ext.verdict, v);
             }
         }

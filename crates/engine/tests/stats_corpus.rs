@@ -62,3 +62,65 @@ fn corpus_cross_validation_by_capture() {
     );
     assert!(wirespeed_stats::default_model().is_some());
 }
+
+/// The statistical model must not relabel flows whose label comes from the IP protocol number:
+/// before this was enforced, the shipped model turned ICMPv6 and IGMP flows of these captures
+/// into "ICMP" or "QUIC". nDPI's flows.csv is the reference for what those flows are.
+#[test]
+fn stats_keeps_labels_from_the_ip_protocol_number() {
+    let Some(dir) = corpus_dir() else {
+        eprintln!("SKIPPED: ../shared/corpus not found (set WIRESPEED_CORPUS to run this test)");
+        return;
+    };
+    let pcaps = [
+        "anyconnect-vpn.pcap",
+        "android.pcap",
+        "iphone.pcap",
+        "gnutella.pcap",
+    ];
+    let mut ours: Vec<(String, String, String)> = Vec::new(); // (pcap, l4, master)
+    for p in pcaps {
+        let mut w = wirespeed_engine::Worker::new(
+            EngineConfig::default(),
+            wirespeed_export::CsvWriter::new(Vec::new(), true),
+            true,
+        );
+        wirespeed_engine::run_file(&mut w, &dir.join("pcap").join(p), &mut |_, _| {}).unwrap();
+        let out = w.finish().unwrap().into_inner().unwrap();
+        let mut rd = csv::Reader::from_reader(out.as_slice());
+        let hdr = rd.headers().unwrap().clone();
+        let col = |n: &str| hdr.iter().position(|h| h == n).unwrap();
+        let (l4, master) = (col("l4"), col("master"));
+        for r in rd.records() {
+            let r = r.unwrap();
+            ours.push((p.to_string(), r[l4].to_string(), r[master].to_string()));
+        }
+    }
+    let mut rdr = csv::Reader::from_path(dir.join("flows.csv")).unwrap();
+    let mut checked = 0;
+    for row in rdr.deserialize::<std::collections::HashMap<String, String>>() {
+        let r = row.unwrap();
+        if !pcaps.contains(&r["pcap"].as_str()) || !matches!(r["l4"].as_str(), "ICMPV6" | "IGMP") {
+            continue;
+        }
+        checked += 1;
+        let want = &r["master"];
+        let n_ndpi = ours
+            .iter()
+            .filter(|(p, l4, _)| *p == r["pcap"] && *l4 == r["l4"])
+            .count();
+        let n_right = ours
+            .iter()
+            .filter(|(p, l4, m)| *p == r["pcap"] && *l4 == r["l4"] && m == want)
+            .count();
+        assert_eq!(
+            n_right, n_ndpi,
+            "{} {} flows not all {want}",
+            r["pcap"], r["l4"]
+        );
+    }
+    assert!(
+        checked >= 20,
+        "only {checked} ICMPv6/IGMP flows in flows.csv"
+    );
+}
