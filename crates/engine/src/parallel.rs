@@ -294,11 +294,9 @@ impl<S: RecordSink + Send> Pool<S> {
                     let o = &mut out[q];
                     o.0.push(*p);
                     o.1.push(now);
-                    if o.0.len() >= bs {
-                        if !send(q, now, &mut out, &rings, &back_rx, bs, stats) {
-                            alive = false;
-                            break;
-                        }
+                    if o.0.len() >= bs && !send(q, now, &mut out, &rings, &back_rx, bs, stats) {
+                        alive = false;
+                        break;
                     }
                 }
                 progress(reader.position(), total);
