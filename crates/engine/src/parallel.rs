@@ -230,7 +230,7 @@ impl<S: RecordSink + Send> Pool<S> {
         let mut reader = file.reader();
         let reader_cpu0 = thread_cpu_ns();
         std::thread::scope(|s| {
-            let (back_tx, back_rx) = unbounded::<Vec<RawPacket<'_>>>();
+            let (back_tx, back_rx) = unbounded::<(Vec<RawPacket<'_>>, Vec<u64>)>();
             let mut rings = Vec::with_capacity(n);
             let mut handles = Vec::with_capacity(n);
             for (i, w) in workers.iter_mut().enumerate() {
@@ -247,22 +247,22 @@ impl<S: RecordSink + Send> Pool<S> {
                     // Ends when the reader drops its end. After a sink error the worker keeps
                     // draining its ring so the reader never waits on it forever.
                     for Batch {
-                        clocks,
                         end,
                         mut pkts,
+                        mut clocks,
                     } in rx.iter()
                     {
-                        for (chunk, &now) in pkts.chunks(wbs).zip(clocks.iter()) {
-                            // The input's time at the chunk's last packet: never ahead of a
-                            // packet still to come (in a capture whose time does not go back).
-                            w.advance_clock(now);
+                        // Each packet comes with the input's clock at it: expiry is decided as
+                        // one worker reading the whole input would decide it.
+                        for (chunk, clk) in pkts.chunks(wbs).zip(clocks.chunks(wbs)) {
                             if res.is_ok() {
-                                res = w.process_batch(chunk);
+                                res = w.process_batch_clocked(chunk, clk);
                             }
                         }
                         w.advance_clock(end);
                         pkts.clear();
-                        let _ = back.send(pkts);
+                        clocks.clear();
+                        let _ = back.send((pkts, clocks));
                     }
                     if res.is_ok() {
                         res = w.flush();
@@ -272,18 +272,14 @@ impl<S: RecordSink + Send> Pool<S> {
             }
             drop(back_tx);
             let mut inb: Vec<RawPacket<'_>> = Vec::with_capacity(bs);
-            let mut out: Vec<Vec<RawPacket<'_>>> = (0..n).map(|_| Vec::with_capacity(bs)).collect();
+            let mut out: Vec<(Vec<RawPacket<'_>>, Vec<u64>)> = (0..n)
+                .map(|_| (Vec::with_capacity(bs), Vec::with_capacity(bs)))
+                .collect();
             let mut packets = 0u64;
             let mut error = None;
             let mut alive = true;
             // The input's clock: the latest time of a packet that counts in a flow.
             let mut now = 0u64;
-            // The clock as of each worker's latest packet: a batch carries the input's time at
-            // its last packet, as one worker would have it there.
-            let mut clocks = vec![[0u64; SEND_BATCHES]; n];
-            // Per worker: the worker batch being filled and the packets it still lacks (no
-            // division per packet: the profile showed two).
-            let mut fill = vec![(0usize, wbs); n];
             let reta = redirection_table(n);
             while alive {
                 inb.clear();
@@ -295,19 +291,12 @@ impl<S: RecordSink + Send> Pool<S> {
                         now = now.max(p.ts_ns);
                     }
                     stats.per_worker[q] += 1;
-                    out[q].push(*p);
-                    let f = &mut fill[q];
-                    clocks[q][f.0] = now;
-                    f.1 -= 1;
-                    if f.1 == 0 {
-                        *f = (f.0 + 1, wbs);
-                    }
-                    if out[q].len() >= bs {
-                        *f = (0, wbs);
-                        if !send(q, (clocks[q], now), &mut out, &rings, &back_rx, bs, stats) {
-                            alive = false;
-                            break;
-                        }
+                    let o = &mut out[q];
+                    o.0.push(*p);
+                    o.1.push(now);
+                    if o.0.len() >= bs && !send(q, now, &mut out, &rings, &back_rx, bs, stats) {
+                        alive = false;
+                        break;
                     }
                 }
                 progress(reader.position(), total);
@@ -323,9 +312,9 @@ impl<S: RecordSink + Send> Pool<S> {
             }
             // Every worker gets its last packets and the input's final time, before it ends the
             // file's flows.
-            for (q, c) in clocks.iter().enumerate() {
+            for q in 0..n {
                 if alive {
-                    alive = send(q, (*c, now), &mut out, &rings, &back_rx, bs, stats);
+                    alive = send(q, now, &mut out, &rings, &back_rx, bs, stats);
                 }
             }
             drop(rings);
@@ -360,19 +349,18 @@ fn redirection_table(n: usize) -> [u8; 128] {
 /// Send worker `q`'s batch, waiting while its ring is full (counted); false if the worker is gone.
 fn send<'a>(
     q: usize,
-    (clocks, end): ([u64; SEND_BATCHES], u64),
-    out: &mut [Vec<RawPacket<'a>>],
+    end: u64,
+    out: &mut [(Vec<RawPacket<'a>>, Vec<u64>)],
     rings: &[Sender<Batch<'a>>],
-    back: &Receiver<Vec<RawPacket<'a>>>,
+    back: &Receiver<(Vec<RawPacket<'a>>, Vec<u64>)>,
     bs: usize,
     stats: &mut DispatchStats,
 ) -> bool {
-    let fresh = back.try_recv().unwrap_or_else(|_| Vec::with_capacity(bs));
-    let b = Batch {
-        clocks,
-        end,
-        pkts: std::mem::replace(&mut out[q], fresh),
-    };
+    let fresh = back
+        .try_recv()
+        .unwrap_or_else(|_| (Vec::with_capacity(bs), Vec::with_capacity(bs)));
+    let (pkts, clocks) = std::mem::replace(&mut out[q], fresh);
+    let b = Batch { end, pkts, clocks };
     stats.batches += 1;
     match rings[q].try_send(b) {
         Ok(()) => true,
@@ -443,11 +431,12 @@ pub fn fast_hash(p: &RawPacket<'_>) -> Option<u32> {
 
 /// Packets for one worker, and the input's clock when they were sent.
 struct Batch<'a> {
-    /// The input's time at the last packet of each worker batch of `pkts`.
-    clocks: [u64; SEND_BATCHES],
     /// The input's time when the message was sent (its last packet's, or the input's end).
     end: u64,
     pkts: Vec<RawPacket<'a>>,
+    /// The input's clock at each packet of `pkts` (the latest time of a packet counted in a
+    /// flow so far, across all workers).
+    clocks: Vec<u64>,
 }
 
 /// The worker for `p` (its innermost flow's end-points under the symmetric hash), and whether the

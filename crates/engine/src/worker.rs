@@ -67,6 +67,8 @@ struct Pending {
     key: FlowKey,
     hash: u64,
     ts: u64,
+    /// The input's clock at this packet: the latest time of a packet counted in a flow so far.
+    clk: u64,
     len: u32,
     side: Side,
     tcp: Option<TcpInfo>,
@@ -141,6 +143,21 @@ impl<S: RecordSink> Worker<S> {
     /// Run one batch through the pipeline. Per-packet work allocates nothing and reads no clock:
     /// time is the capture timestamps.
     pub fn process_batch(&mut self, batch: &[RawPacket<'_>]) -> io::Result<()> {
+        self.run_batch(batch, None)
+    }
+
+    /// [`Worker::process_batch`] for a share of an input: `clocks[i]` is the input's clock at
+    /// `batch[i]` (the latest time of a packet counted in a flow so far, across all workers),
+    /// so flows expire exactly when one worker reading the whole input would end them.
+    pub fn process_batch_clocked(
+        &mut self,
+        batch: &[RawPacket<'_>],
+        clocks: &[u64],
+    ) -> io::Result<()> {
+        self.run_batch(batch, Some(clocks))
+    }
+
+    fn run_batch(&mut self, batch: &[RawPacket<'_>], clocks: Option<&[u64]>) -> io::Result<()> {
         let Worker {
             cfg,
             table,
@@ -196,10 +213,16 @@ impl<S: RecordSink> Worker<S> {
             let hash = key.hash();
             table.prefetch_index(hash);
             c.decoded += 1;
+            // One monotonic clock for every expiry decision (lookup and sweep alike).
+            let clk = clocks.and_then(|k| k.get(idx).copied()).unwrap_or(p.ts_ns);
+            if clk > *now {
+                *now = clk;
+            }
             pending.push(Pending {
                 key,
                 hash,
                 ts: p.ts_ns,
+                clk: *now,
                 len: p.data.len() as u32,
                 side,
                 tcp: d.tcp,
@@ -225,8 +248,15 @@ impl<S: RecordSink> Worker<S> {
                 crate::stats::on_end(f, model, arbiter);
                 out.emit(f, why, dpi)
             };
-            let r =
-                table.lookup_or_insert(&q.key, q.hash, q.side, q.ts, q.tcp.as_ref(), &mut on_end);
+            let r = table.lookup_or_insert(
+                &q.key,
+                q.hash,
+                q.side,
+                q.ts,
+                q.clk,
+                q.tcp.as_ref(),
+                &mut on_end,
+            );
             let f = table.get_mut(r.slot());
             if let Lookup::New(_) = r {
                 f.tunnel = q.tunnel;
@@ -259,9 +289,6 @@ impl<S: RecordSink> Worker<S> {
                 model,
                 arbiter,
             );
-            if q.ts > *now {
-                *now = q.ts;
-            }
         }
         // One small sweep step per batch (ΔT/M): no packet ever waits on a full scan.
         table.gc_step(*now, &mut |f, why| {
@@ -372,7 +399,10 @@ mod size_tests {
         // 136 -> 144: the DPI context handle (`FlowExt::dpi`, a u32 padded to 8). All payload
         // state lives in the DPI pools; the slot keeps only the handle.
         assert_eq!(std::mem::size_of::<wirespeed_stats::Early>(), 40);
-        assert!(std::mem::size_of::<wirespeed_flow::Flow<super::FlowExt>>() <= 184);
+        // 184 -> 192: `Flow::seen`, the input's clock at the flow's last packet, so expiry
+        // measures on one monotonic clock in captures whose time goes back (issue 5: records
+        // independent of batch size and workers); worst case measured within noise.
+        assert!(std::mem::size_of::<wirespeed_flow::Flow<super::FlowExt>>() <= 192);
         assert!(std::mem::size_of::<Option<wirespeed_classify::Verdict>>() <= 32);
     }
 }

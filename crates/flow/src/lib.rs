@@ -7,8 +7,9 @@
 //!   of new flows cannot exhaust memory.
 //! * Expiry runs on capture timestamps, never the wall clock, in small steps per batch
 //!   ([`FlowTable::gc_step`], DPDKStat's ΔT/M) so no packet waits on a full-table scan; a lookup
-//!   that finds an idle-expired or closed flow ends it first, so results do not depend on how far
-//!   the sweep got.
+//!   that finds an idle-expired or closed flow ends it first. Both judge at the same monotonic
+//!   clock (the input's latest time so far, not a packet's own time, which may go back), so
+//!   results do not depend on how far the sweep got.
 //! * [`FragTable`] maps later IP fragments to the ports of their first fragment (bounded).
 #![deny(missing_docs)]
 #![deny(unsafe_code)]

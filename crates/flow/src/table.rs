@@ -122,6 +122,11 @@ pub struct Flow<V> {
     pub first_ts: u64,
     /// Capture time of the latest packet (ns).
     pub last_ts: u64,
+    /// The input's clock at the latest packet (ns): the latest capture time seen so far then,
+    /// `last_ts` where time never goes back. Expiry measures from here, as ndpiReader measures
+    /// from a packet's time raised to the latest seen: a capture that jumps back in time (pieces
+    /// of several days spliced together) does not end each flow of an earlier piece at once.
+    seen: u64,
     /// Packets sent by each side.
     pub pkts: [u64; 2],
     /// Bytes sent by each side (as the caller counts them, e.g. captured frame length).
@@ -181,7 +186,7 @@ impl<V> Flow<V> {
     fn expiry(&self, now: u64, t: &Timeouts) -> Option<EndReason> {
         if self.close != CLOSE_NONE {
             // Closed flows linger `closed_ns` after their last packet.
-            if now.saturating_sub(self.last_ts) > t.closed_ns {
+            if now.saturating_sub(self.seen) > t.closed_ns {
                 return Some(if self.close == CLOSE_RST {
                     EndReason::Rst
                 } else {
@@ -195,7 +200,7 @@ impl<V> Flow<V> {
             ip_proto::UDP => t.udp_ns,
             _ => t.other_ns,
         };
-        (now.saturating_sub(self.last_ts) > idle).then_some(EndReason::Idle)
+        (now.saturating_sub(self.seen) > idle).then_some(EndReason::Idle)
     }
 
     fn close_reason(&self) -> EndReason {
@@ -329,13 +334,21 @@ impl<V: Default> FlowTable<V> {
     /// the old number stays in the flow), is ended through `on_end` first and a new one started
     /// in its place. A new flow
     /// in a full table evicts the stalest of a few flows near the sweep cursor.
+    ///
+    /// Expiry is judged at `now`, the input's clock at this packet (the latest capture time
+    /// seen so far, this packet's included, so never below `ts`), the same clock
+    /// [`FlowTable::gc_step`] is given: a flow the sweep ended is one this lookup would have
+    /// found expired too, so how far the sweep got cannot change the records, even in a capture
+    /// whose time goes back.
     #[inline]
+    #[allow(clippy::too_many_arguments)]
     pub fn lookup_or_insert(
         &mut self,
         key: &FlowKey,
         hash: u64,
         sender: Side,
         ts: u64,
+        now: u64,
         tcp: Option<&TcpInfo>,
         on_end: &mut impl FnMut(&mut Flow<V>, EndReason),
     ) -> Lookup {
@@ -351,7 +364,7 @@ impl<V: Default> FlowTable<V> {
                 let slot = (e as u32 - 1) as usize;
                 let f = &mut self.slots[slot];
                 if f.key == *key {
-                    let ended = match f.expiry(ts, &self.cfg.timeouts) {
+                    let ended = match f.expiry(now, &self.cfg.timeouts) {
                         Some(r) => Some(r),
                         None if f.is_closed()
                             && tcp.is_some_and(|t| {
@@ -366,17 +379,19 @@ impl<V: Default> FlowTable<V> {
                     if let Some(reason) = ended {
                         self.count_end(reason);
                         on_end(&mut self.slots[slot], reason);
-                        self.init_slot(slot, key, sender, ts, tcp);
+                        self.init_slot(slot, key, sender, ts, now, tcp);
                         self.stats.created += 1;
                         return Lookup::New(slot as u32);
                     }
+                    let f = &mut self.slots[slot];
+                    f.seen = f.seen.max(now);
                     return Lookup::Found(slot as u32);
                 }
             }
             i = (i + 1) & self.mask;
         }
         // Not found. Allocating may evict and so shift index entries: find the empty entry after.
-        let slot = self.alloc_slot(ts, on_end);
+        let slot = self.alloc_slot(now, on_end);
         let mut j = hash as usize & self.mask;
         for _ in 0..=self.mask {
             if self.index[j] == 0 {
@@ -385,7 +400,7 @@ impl<V: Default> FlowTable<V> {
             j = (j + 1) & self.mask;
         }
         self.index[j] = h32 << 32 | (slot as u64 + 1);
-        self.init_slot(slot, key, sender, ts, tcp);
+        self.init_slot(slot, key, sender, ts, now, tcp);
         self.live += 1;
         self.stats.created += 1;
         if self.live as u64 > self.stats.peak {
@@ -400,6 +415,7 @@ impl<V: Default> FlowTable<V> {
         key: &FlowKey,
         sender: Side,
         ts: u64,
+        now: u64,
         tcp: Option<&TcpInfo>,
     ) {
         // The client sent the SYN; a SYN-ACK's sender is the server; otherwise the first sender.
@@ -422,6 +438,7 @@ impl<V: Default> FlowTable<V> {
         f.syn_seq = syn_seq;
         f.first_ts = ts;
         f.last_ts = ts;
+        f.seen = now.max(ts);
         f.pkts = [0; 2];
         f.bytes = [0; 2];
         f.ext = V::default();
@@ -458,8 +475,8 @@ impl<V: Default> FlowTable<V> {
                 victim = s;
                 break;
             }
-            if f.last_ts < oldest {
-                oldest = f.last_ts;
+            if f.seen < oldest {
+                oldest = f.seen;
                 victim = s;
             }
         }
@@ -639,9 +656,15 @@ mod tests {
             seq,
             ..TcpInfo::default()
         });
-        let r = t.lookup_or_insert(&k.0, k.0.hash(), k.1, ts, info.as_ref(), &mut |f, why| {
-            ended.push((f.key, why, f.total_pkts()))
-        });
+        let r = t.lookup_or_insert(
+            &k.0,
+            k.0.hash(),
+            k.1,
+            ts,
+            ts,
+            info.as_ref(),
+            &mut |f, why| ended.push((f.key, why, f.total_pkts())),
+        );
         t.get_mut(r.slot()).update(k.1, ts, 64, tcp.map(|x| x.0));
         r
     }
@@ -683,6 +706,57 @@ mod tests {
         let mut flushed = vec![];
         t.flush(&mut |f, _| flushed.push(f.key));
         assert_eq!(flushed.len(), 100);
+    }
+
+    /// A capture spliced from pieces of different days: time jumps back by two days. Expiry
+    /// judges at the input's clock (the latest time so far) from the clock at a flow's last
+    /// packet, so a flow of the earlier piece lives on (hand count: its packets 1 s apart, the
+    /// UDP timeout 120 s), a flow idle for 130 s of the clock ends, and the sweep ends exactly
+    /// the flows a lookup would.
+    #[test]
+    fn time_going_back_judged_at_the_input_clock() {
+        let mut t = FlowTable::<u32>::new(FlowConfig {
+            capacity: 16,
+            timeouts: Timeouts {
+                tcp_ns: 300 * S,
+                udp_ns: 120 * S,
+                other_ns: 60 * S,
+                closed_ns: 10 * S,
+            },
+            ..FlowConfig::default()
+        });
+        let mut ended = vec![];
+        let mut at = |t: &mut FlowTable<u32>, k: &(FlowKey, Side), ts: u64, now: u64| {
+            t.lookup_or_insert(&k.0, k.0.hash(), k.1, ts, now, None, &mut |f, why| {
+                ended.push((f.key, why))
+            })
+        };
+        let (late, early) = (key(1, 1000), key(2, 1000));
+        let day2 = 3 * 86_400 * S;
+        assert!(matches!(at(&mut t, &late, day2, day2), Lookup::New(_)));
+        // Two days earlier, while the clock stands at day2 and then day2 + 20 s (another
+        // flow's packets): one flow, not one per packet.
+        let early0 = day2 - 2 * 86_400 * S;
+        assert!(matches!(at(&mut t, &early, early0, day2), Lookup::New(_)));
+        assert!(matches!(
+            at(&mut t, &early, early0 + S, day2 + 20 * S),
+            Lookup::Found(_)
+        ));
+        // At day2 + 130 s, `late` is idle (130 s > 120 s), `early` not (110 s).
+        let now = day2 + 130 * S;
+        let mut swept = vec![];
+        t.gc_step(now, &mut |f, why| swept.push((f.key, why)));
+        assert_eq!(swept, vec![(late.0, EndReason::Idle)]);
+        assert!(matches!(
+            at(&mut t, &early, early0 + 2 * S, now),
+            Lookup::Found(_)
+        ));
+        // 121 s of the clock later, its next packet finds it idle and starts a new flow.
+        assert!(matches!(
+            at(&mut t, &early, early0 + 3 * S, now + 121 * S),
+            Lookup::New(_)
+        ));
+        assert_eq!(ended, vec![(early.0, EndReason::Idle)]);
     }
 
     #[test]
@@ -777,7 +851,7 @@ mod tests {
             let k = key((x % 97) as u32, 1);
             ts += (x >> 40) % (3 * S);
             let mut gone = vec![];
-            let r = t.lookup_or_insert(&k.0, k.0.hash(), k.1, ts, None, &mut |f, _| {
+            let r = t.lookup_or_insert(&k.0, k.0.hash(), k.1, ts, ts, None, &mut |f, _| {
                 gone.push(f.key)
             });
             for g in &gone {
