@@ -12,6 +12,9 @@ macro_rules! fields {
         pub enum Field { $($(#[$doc])* $v,)* }
 
         impl Field {
+            /// Number of fields.
+            pub const COUNT: usize = [$(Field::$v,)*].len();
+
             /// Every field, in record order.
             pub const ALL: &'static [Field] = &[$(Field::$v,)*];
 
@@ -65,6 +68,8 @@ fields! {
     Hassh = "hassh", 32;
     /// DHCP client host name (option 12).
     DhcpHost = "dhcp_host", 64;
+    /// Payload search (`--match FILE`): numbers of the patterns found, see [`crate::matcher`].
+    Matches = "matches", 255;
 }
 
 /// A flow's metadata: values of [`Field`]s packed in a fixed area of [`META_BYTES`] bytes
@@ -132,6 +137,48 @@ impl Meta {
     /// The value of `f`, if set.
     pub fn get(&self, f: Field) -> Option<&str> {
         self.iter().find(|(k, _)| *k == f).map(|(_, v)| v)
+    }
+
+    /// Remove the value of `f`, if set (the later values move up).
+    pub(crate) fn remove(&mut self, f: Field) {
+        let end = self.len as usize;
+        let mut at = 0usize;
+        let mut guard = 0;
+        while at + 2 <= end && guard < META_BYTES {
+            guard += 1;
+            let (Some(&id), Some(&n)) = (self.buf.get(at), self.buf.get(at + 1)) else {
+                return;
+            };
+            let next = at + 2 + n as usize;
+            if id == f as u8 && next <= end {
+                self.buf.copy_within(next..end, at);
+                self.len -= (next - at) as u16;
+                return;
+            }
+            at = next;
+        }
+    }
+
+    /// Byte offset where the next value will be written (values from here on are new).
+    pub(crate) fn mark(&self) -> usize {
+        self.len as usize
+    }
+
+    /// The values written since `mark`, in the order written.
+    pub(crate) fn since(&self, mark: usize) -> impl Iterator<Item = (Field, &str)> + '_ {
+        let mut at = mark;
+        let end = self.len as usize;
+        std::iter::from_fn(move || {
+            if at + 2 > end {
+                return None;
+            }
+            let id = *self.buf.get(at)?;
+            let n = *self.buf.get(at + 1)? as usize;
+            let v = self.buf.get(at + 2..at + 2 + n)?;
+            at += 2 + n;
+            let f = *Field::ALL.get(id as usize)?;
+            Some((f, std::str::from_utf8(v).unwrap_or("")))
+        })
     }
 
     /// Set `f` to `v` unless it is set already (see the type's rules).
