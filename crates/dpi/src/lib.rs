@@ -376,8 +376,9 @@ impl Dpi {
         }
     }
 
-    /// Call `call` with each value of one of `fields` when an inspector sets it on a flow (once
-    /// per field and flow: the first value stands, as in the record). One subscriber per engine;
+    /// Call `call` with the value of one of `fields` when an inspector first sets it on a flow
+    /// (once per field and flow; a later replacement, as of a DNS name taken from a response
+    /// before the query showed, is not reported again). One subscriber per engine;
     /// a second call replaces the first. Without a subscriber this costs one branch a packet.
     pub fn subscribe(&mut self, fields: &[Field], call: impl FnMut(Field, &str) + Send + 'static) {
         const { assert!(Field::COUNT <= 64) };
@@ -469,7 +470,10 @@ impl Dpi {
         ctx.pkts[d] = ctx.pkts[d].saturating_add(1);
         self.stats.packets += 1;
         let before = ctx.meta.truncated;
-        let mark = ctx.meta.mark();
+        let had = match self.subscriber {
+            Some(_) => ctx.meta.present(),
+            None => 0,
+        };
         let sel = self
             .choice
             .select(transport, p.server_port, p.client_port, p.payload.len());
@@ -501,8 +505,9 @@ impl Dpi {
             run(ctx, sel, &hints, p.payload, &mut self.stats.malformed, pool).0
         };
         if let Some(sub) = &mut self.subscriber {
-            for (f, v) in ctx.meta.since(mark) {
-                if sub.fields & 1 << (f as u8) != 0 {
+            for (f, v) in ctx.meta.iter() {
+                let bit = 1 << (f as u8 & 63);
+                if sub.fields & bit != 0 && had & bit == 0 {
                     (sub.call)(f, v);
                 }
             }
@@ -514,9 +519,8 @@ impl Dpi {
             if ctx.matches != was {
                 let mut buf = [0u8; 255];
                 let n = matcher::format(ctx.matches, &mut buf);
-                ctx.meta.remove(Field::Matches);
                 ctx.meta
-                    .set(Field::Matches, buf.get(..n).unwrap_or_default());
+                    .replace(Field::Matches, buf.get(..n).unwrap_or_default());
             }
         }
         self.stats.meta_truncated += u64::from(ctx.meta.truncated.saturating_sub(before));

@@ -139,46 +139,9 @@ impl Meta {
         self.iter().find(|(k, _)| *k == f).map(|(_, v)| v)
     }
 
-    /// Remove the value of `f`, if set (the later values move up).
-    pub(crate) fn remove(&mut self, f: Field) {
-        let end = self.len as usize;
-        let mut at = 0usize;
-        let mut guard = 0;
-        while at + 2 <= end && guard < META_BYTES {
-            guard += 1;
-            let (Some(&id), Some(&n)) = (self.buf.get(at), self.buf.get(at + 1)) else {
-                return;
-            };
-            let next = at + 2 + n as usize;
-            if id == f as u8 && next <= end {
-                self.buf.copy_within(next..end, at);
-                self.len -= (next - at) as u16;
-                return;
-            }
-            at = next;
-        }
-    }
-
-    /// Byte offset where the next value will be written (values from here on are new).
-    pub(crate) fn mark(&self) -> usize {
-        self.len as usize
-    }
-
-    /// The values written since `mark`, in the order written.
-    pub(crate) fn since(&self, mark: usize) -> impl Iterator<Item = (Field, &str)> + '_ {
-        let mut at = mark;
-        let end = self.len as usize;
-        std::iter::from_fn(move || {
-            if at + 2 > end {
-                return None;
-            }
-            let id = *self.buf.get(at)?;
-            let n = *self.buf.get(at + 1)? as usize;
-            let v = self.buf.get(at + 2..at + 2 + n)?;
-            at += 2 + n;
-            let f = *Field::ALL.get(id as usize)?;
-            Some((f, std::str::from_utf8(v).unwrap_or("")))
-        })
+    /// The fields set, a bit per [`Field`] (by its number).
+    pub(crate) fn present(&self) -> u64 {
+        self.iter().fold(0, |m, (f, _)| m | 1 << (f as u8 & 63))
     }
 
     /// Set `f` to `v` unless it is set already (see the type's rules).
