@@ -44,7 +44,14 @@ fn tshark_truth(pcap: &std::path::Path) -> Option<(BTreeSet<String>, BTreeSet<St
     let out = Command::new("tshark")
         .arg("-r")
         .arg(pcap)
-        .args(["-Y", "tcp && http.request", "-T", "fields", "-E", "separator=|"])
+        .args([
+            "-Y",
+            "tcp && http.request",
+            "-T",
+            "fields",
+            "-E",
+            "separator=|",
+        ])
         .args([
             "-e",
             "tcp.stream",

@@ -17,6 +17,9 @@ use std::sync::OnceLock;
 /// Most patterns a file may hold.
 pub const MAX_PATTERNS: usize = 100_000;
 
+/// Pattern bytes (all patterns together) up to which a full DFA is built (at most ~16 MiB).
+const DFA_MAX_BYTES: usize = 16 * 1024;
+
 /// A pattern-file error, with the 1-based line it is on.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct PatternError {
@@ -120,8 +123,13 @@ impl Matcher {
 
     /// Compile byte patterns.
     pub fn from_patterns(pats: &[Vec<u8>]) -> Result<Matcher, String> {
+        // A full DFA is about twice as fast as the default for small sets, but its table grows
+        // with the total pattern bytes (states x byte classes x 4): only below a bound.
+        let total: usize = pats.iter().map(Vec::len).sum();
+        let kind = (total <= DFA_MAX_BYTES).then_some(aho_corasick::AhoCorasickKind::DFA);
         let ac = AhoCorasick::builder()
             .match_kind(aho_corasick::MatchKind::Standard)
+            .kind(kind)
             .build(pats)
             .map_err(|e| e.to_string())?;
         Ok(Matcher {
@@ -252,6 +260,54 @@ mod tests {
         let mut buf = [0; 255];
         let n = format(r, &mut buf);
         assert_eq!(&buf[..n], b"0 12 +2");
+    }
+
+    fn splitmix(s: &mut u64) -> u64 {
+        *s = s.wrapping_add(0x9E37_79B9_7F4A_7C15);
+        let mut z = *s;
+        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+        z ^ (z >> 31)
+    }
+
+    /// Search speed for 10, 100 and 1,000 random patterns (4 to 16 printable bytes) over
+    /// 1,400-byte printable payloads, printed in MB/s. Checked: a planted pattern is found.
+    #[test]
+    fn throughput_by_pattern_count() {
+        let mut s = 7u64;
+        let mut printable = |s: &mut u64| b' ' + (splitmix(s) % 95) as u8;
+        let payloads: Vec<Vec<u8>> = (0..256)
+            .map(|_| (0..1400).map(|_| printable(&mut s)).collect())
+            .collect();
+        for n in [10usize, 100, 1000] {
+            let pats: Vec<Vec<u8>> = (0..n)
+                .map(|_| {
+                    let len = 4 + (splitmix(&mut s) % 13) as usize;
+                    (0..len).map(|_| printable(&mut s)).collect()
+                })
+                .collect();
+            let m = Matcher::from_patterns(&pats).unwrap();
+            let mut planted = payloads[0].clone();
+            planted[100..100 + pats[3].len()].copy_from_slice(&pats[3]);
+            let mut r = Matches::default();
+            m.scan(&planted, &mut r);
+            assert!(r.mask & 1 << 3 != 0);
+            let t = std::time::Instant::now();
+            let mut bits = 0u32;
+            for _ in 0..20 {
+                for p in &payloads {
+                    let mut r = Matches::default();
+                    m.scan(p, &mut r);
+                    bits += r.mask.count_ones();
+                }
+            }
+            let secs = t.elapsed().as_secs_f64();
+            let mb = 20.0 * 256.0 * 1400.0 / 1e6;
+            println!(
+                "{n:>5} patterns: {:.0} MB/s ({bits} pattern hits on random text)",
+                mb / secs
+            );
+        }
     }
 
     proptest! {
