@@ -357,8 +357,11 @@ pub struct Dpi {
 /// A field subscription: the fields wanted (a bit per [`Field`]) and the callback.
 struct Subscriber {
     fields: u64,
-    call: Box<dyn FnMut(Field, &str) + Send>,
+    call: Box<FieldCallback>,
 }
+
+/// A field subscriber's callback: the field and its value.
+type FieldCallback = dyn FnMut(Field, &str) + Send;
 
 impl Dpi {
     /// A DPI engine with `cfg`'s sizes. Contexts are allocated as flows need them, up to

@@ -275,7 +275,7 @@ mod tests {
     #[test]
     fn throughput_by_pattern_count() {
         let mut s = 7u64;
-        let mut printable = |s: &mut u64| b' ' + (splitmix(s) % 95) as u8;
+        let printable = |s: &mut u64| b' ' + (splitmix(s) % 95) as u8;
         let payloads: Vec<Vec<u8>> = (0..256)
             .map(|_| (0..1400).map(|_| printable(&mut s)).collect())
             .collect();
