@@ -21,6 +21,13 @@ fuzz_target!(|data: &[u8]| {
         nth: head[0] >> 4,
         multicast: head[0] & 4 != 0,
     };
+    // Payload search: the bytes as a pattern file, and a fixed set searched by the engine below.
+    if let Ok(text) = std::str::from_utf8(rest) {
+        let _ = wirespeed_dpi::matcher::parse(text);
+    }
+    if wirespeed_dpi::matcher::get().is_none() {
+        let _ = wirespeed_dpi::matcher::install("GET /\nHost: \n\\x16\\x03\n\\x00\\x00\n");
+    }
     let mut state = [0u8; STATE_BYTES];
     for (s, b) in state.iter_mut().zip(rest.iter().rev()) {
         *s = *b;
@@ -34,6 +41,7 @@ fuzz_target!(|data: &[u8]| {
     // offsets, perturbed by the chunk's first byte so segments overlap and arrive out of order.
     let cfg = DpiConfig { contexts: 2, reasm_buffers: 1, reasm_bytes: 256, reasm_segments: 2, ..DpiConfig::default() };
     let mut dpi = Dpi::new(cfg);
+    dpi.subscribe(wirespeed_dpi::Field::ALL, |_, v| assert!(!v.chars().any(char::is_control)));
     let mut h = NO_HANDLE;
     let mut off = 0u32;
     for (i, chunk) in rest.split(|&b| b == 0xff).take(64).enumerate() {

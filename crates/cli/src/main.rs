@@ -168,6 +168,10 @@ struct EngineArgs {
     /// they are tried after the built-in ones.
     #[arg(long, value_name = "FILE")]
     signatures: Option<PathBuf>,
+    /// Payload search: a file of patterns, one a line (`#` comments, `\xNN` escapes; see
+    /// docs/SCHEMA.md, field `matches`), looked for in the packets inspected by `dpi`.
+    #[arg(long = "match", value_name = "FILE")]
+    match_file: Option<PathBuf>,
 }
 
 impl EngineArgs {
@@ -186,6 +190,11 @@ impl EngineArgs {
             let all = format!("{}\n{user}", wirespeed_dpi::proto::sig::BUILTIN);
             wirespeed_dpi::proto::sig::install(&all)
                 .map_err(|e| format!("{}: {e}", p.display()))?;
+        }
+        if let Some(p) = &self.match_file {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+            wirespeed_dpi::matcher::install(&text).map_err(|e| format!("{}: {e}", p.display()))?;
         }
         let secs = |s: f64, what: &str| {
             if s.is_finite() && s > 0.0 {

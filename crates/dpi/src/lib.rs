@@ -52,6 +52,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod matcher;
 mod meta;
 pub mod proto;
 pub mod reasm;
@@ -309,6 +310,7 @@ struct Ctx {
     state: [u8; STATE_BYTES],
     stream: [Stream; 2],
     meta: Meta,
+    matches: matcher::Matches,
 }
 
 impl Ctx {
@@ -323,6 +325,7 @@ impl Ctx {
             state: [0; STATE_BYTES],
             stream: [Stream::default(); 2],
             meta: Meta::default(),
+            matches: matcher::Matches::default(),
         }
     }
 
@@ -336,6 +339,7 @@ impl Ctx {
         self.state = [0; STATE_BYTES];
         self.stream = [Stream::default(); 2];
         self.meta.clear();
+        self.matches = matcher::Matches::default();
     }
 }
 
@@ -347,7 +351,17 @@ pub struct Dpi {
     free: Vec<u32>,
     reasm: ReasmPool,
     stats: DpiStats,
+    subscriber: Option<Subscriber>,
 }
+
+/// A field subscription: the fields wanted (a bit per [`Field`]) and the callback.
+struct Subscriber {
+    fields: u64,
+    call: Box<FieldCallback>,
+}
+
+/// A field subscriber's callback: the field and its value.
+type FieldCallback = dyn FnMut(Field, &str) + Send;
 
 impl Dpi {
     /// A DPI engine with `cfg`'s sizes. Contexts are allocated as flows need them, up to
@@ -361,7 +375,21 @@ impl Dpi {
             free: Vec::new(),
             reasm: ReasmPool::new(cfg.reasm_buffers, cfg.reasm_bytes, cfg.reasm_segments),
             stats: DpiStats::default(),
+            subscriber: None,
         }
+    }
+
+    /// Call `call` with the value of one of `fields` when an inspector first sets it on a flow
+    /// (once per field and flow; a later replacement, as of a DNS name taken from a response
+    /// before the query showed, is not reported again). One subscriber per engine;
+    /// a second call replaces the first. Without a subscriber this costs one branch a packet.
+    pub fn subscribe(&mut self, fields: &[Field], call: impl FnMut(Field, &str) + Send + 'static) {
+        const { assert!(Field::COUNT <= 64) };
+        let fields = fields.iter().fold(0u64, |m, f| m | 1 << (*f as u8));
+        self.subscriber = Some(Subscriber {
+            fields,
+            call: Box::new(call),
+        });
     }
 
     /// Counters so far.
@@ -445,6 +473,10 @@ impl Dpi {
         ctx.pkts[d] = ctx.pkts[d].saturating_add(1);
         self.stats.packets += 1;
         let before = ctx.meta.truncated;
+        let had = match self.subscriber {
+            Some(_) => ctx.meta.present(),
+            None => 0,
+        };
         let sel = self
             .choice
             .select(transport, p.server_port, p.client_port, p.payload.len());
@@ -475,6 +507,25 @@ impl Dpi {
             let pool = Some(&mut self.reasm);
             run(ctx, sel, &hints, p.payload, &mut self.stats.malformed, pool).0
         };
+        if let Some(sub) = &mut self.subscriber {
+            for (f, v) in ctx.meta.iter() {
+                let bit = 1 << (f as u8 & 63);
+                if sub.fields & bit != 0 && had & bit == 0 {
+                    (sub.call)(f, v);
+                }
+            }
+        }
+        if let Some(m) = matcher::get() {
+            // The packet as received (not the reassembled stream), while inspection lasts.
+            let was = ctx.matches;
+            m.scan(p.payload, &mut ctx.matches);
+            if ctx.matches != was {
+                let mut buf = [0u8; 255];
+                let n = matcher::format(ctx.matches, &mut buf);
+                ctx.meta
+                    .replace(Field::Matches, buf.get(..n).unwrap_or_default());
+            }
+        }
         self.stats.meta_truncated += u64::from(ctx.meta.truncated.saturating_sub(before));
         if ctx.done && ctx.chosen == 0 {
             self.stats.ruled_out += 1;

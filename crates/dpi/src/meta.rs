@@ -12,6 +12,9 @@ macro_rules! fields {
         pub enum Field { $($(#[$doc])* $v,)* }
 
         impl Field {
+            /// Number of fields.
+            pub const COUNT: usize = [$(Field::$v,)*].len();
+
             /// Every field, in record order.
             pub const ALL: &'static [Field] = &[$(Field::$v,)*];
 
@@ -65,6 +68,8 @@ fields! {
     Hassh = "hassh", 32;
     /// DHCP client host name (option 12).
     DhcpHost = "dhcp_host", 64;
+    /// Payload search (`--match FILE`): numbers of the patterns found, see [`crate::matcher`].
+    Matches = "matches", 255;
 }
 
 /// A flow's metadata: values of [`Field`]s packed in a fixed area of [`META_BYTES`] bytes
@@ -132,6 +137,11 @@ impl Meta {
     /// The value of `f`, if set.
     pub fn get(&self, f: Field) -> Option<&str> {
         self.iter().find(|(k, _)| *k == f).map(|(_, v)| v)
+    }
+
+    /// The fields set, a bit per [`Field`] (by its number).
+    pub(crate) fn present(&self) -> u64 {
+        self.iter().fold(0, |m, (f, _)| m | 1 << (f as u8 & 63))
     }
 
     /// Set `f` to `v` unless it is set already (see the type's rules).

@@ -270,3 +270,32 @@ fn quic_client_hello_over_two_initials() {
     assert!(ja4.ends_with("_55b375c5d22e_5a1f323ef56d"), "{ja4}");
     assert_eq!(m.get(Field::TlsVersion), Some("TLSv1.3"));
 }
+
+/// A field subscriber hears each subscribed field once, with the value the record holds; other
+/// fields are not reported. Expected values written by hand from the request bytes.
+#[test]
+fn a_subscriber_hears_the_url_and_the_dns_name() {
+    use std::sync::{Arc, Mutex};
+    let got: Arc<Mutex<Vec<(Field, String)>>> = Arc::default();
+    let mut d = Dpi::new(DpiConfig::default());
+    let g = got.clone();
+    d.subscribe(&[Field::Url, Field::DnsQuery], move |f, v| {
+        g.lock().unwrap().push((f, v.to_string()));
+    });
+    let mut h = NO_HANDLE;
+    let req = b"GET /a HTTP/1.1\r\nHost: example.com\r\nUser-Agent: t\r\n\r\n";
+    d.inspect(&mut h, &pkt(6, 8888, true, 100, req));
+    d.inspect(&mut h, &pkt(6, 8888, false, 7, b"HTTP/1.1 200 OK\r\n\r\n"));
+    // A DNS query for www.example.org, type A (RFC 1035 layout, built by hand).
+    let mut q = vec![0x12, 0x34, 1, 0, 0, 1, 0, 0, 0, 0, 0, 0];
+    q.extend_from_slice(b"\x03www\x07example\x03org\x00\x00\x01\x00\x01");
+    let mut h2 = NO_HANDLE;
+    d.inspect(&mut h2, &pkt(17, 53, true, 0, &q));
+    assert_eq!(
+        *got.lock().unwrap(),
+        vec![
+            (Field::Url, "example.com/a".to_string()),
+            (Field::DnsQuery, "www.example.org".to_string()),
+        ]
+    );
+}

@@ -73,7 +73,7 @@ pub struct FlowRecord<'a> {
 }
 
 /// Number of payload metadata fields.
-pub const META_COUNT: usize = 18;
+pub const META_COUNT: usize = 19;
 
 /// Payload metadata fields (DPI), at the end of the record in this order. JSON lines carry a
 /// field only when it is set; CSV has every column.
@@ -96,6 +96,7 @@ pub const META_FIELDS: [&str; META_COUNT] = [
     "ssh_server",
     "hassh",
     "dhcp_host",
+    "matches",
 ];
 
 /// The record's fields in output order (CSV header). `source` and `pcap` come first and only when
@@ -160,6 +161,7 @@ pub const FIELDS: &[&str] = &[
     "ssh_server",
     "hassh",
     "dhcp_host",
+    "matches",
 ];
 
 /// The keyword of an IP protocol number, if it is one we name — the names nDPI prints, so records
