@@ -45,3 +45,19 @@ fn mdns_query_with_many_questions() {
     assert_eq!(m.get(Field::DnsQuery), Some("_airport._tcp.local"));
     assert_eq!(m.get(Field::DnsQtype), Some("12"));
 }
+
+/// fuzz-2006-06-26-2594.pcap, frames 588 and 541: queries to port 53 whose question or answer
+/// count was damaged by fuzzing (34817, 18176); tshark still dissects the first question.
+#[test]
+fn damaged_counts_on_dns_port_keep_the_name() {
+    let (r, m) = probe(&INSPECTOR, to_server(UDP, 53), &vector!("dns_fuzz_qdcount"));
+    assert_eq!(r, Probe::Certain(&DNS));
+    assert_eq!(m.get(Field::DnsQuery), Some("_sip._udp.sip.cybescity.dk"));
+    let (r, m) = probe(&INSPECTOR, to_server(UDP, 53), &vector!("dns_fuzz_ancount"));
+    assert_eq!(r, Probe::Certain(&DNS));
+    assert_eq!(m.get(Field::DnsQuery), Some("_sip._udp.sip.cyhercity.dk"));
+    assert_eq!(m.get(Field::DnsQtype), Some("33"));
+    // Off the DNS ports such a header is not taken for DNS.
+    let v = vector!("dns_fuzz_qdcount");
+    assert_eq!(probe(&INSPECTOR, to_server(UDP, 4000), &v).0, Probe::NotForUs);
+}

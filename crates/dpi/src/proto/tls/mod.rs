@@ -65,8 +65,31 @@ const SH_DONE: u8 = 2;
 /// Largest handshake message we wait for (a ClientHello with post-quantum key shares is ~2 KB).
 const MAX_HELLO: usize = 16 * 1024;
 
+/// The bytes after a PROXY protocol header (v1 text line or v2 binary header, as HAProxy's
+/// spec defines them) that a load balancer puts before the client's first bytes; tshark
+/// dissects the TLS behind it. `None` when `d` does not start with one.
+fn after_proxy_header(d: &[u8]) -> Option<&[u8]> {
+    const V2: &[u8] = b"\r\n\r\n\0\r\nQUIT\n";
+    if d.starts_with(b"PROXY ") {
+        // v1: one line of at most 107 bytes, CRLF included.
+        let line = d.get(..107.min(d.len()))?;
+        let end = line.windows(2).position(|w| w == b"\r\n")?;
+        return d.get(end + 2..);
+    }
+    if d.starts_with(V2) {
+        let len = u16::from_be_bytes([*d.get(14)?, *d.get(15)?]) as usize;
+        return d.get(16 + len..);
+    }
+    None
+}
+
 fn probe(cx: &mut Cx<'_>) -> Probe {
-    let d = cx.data;
+    let mut d = cx.data;
+    if cx.state[0] == 0 && cx.hints.dir == Dir::ToServer {
+        if let Some(rest) = after_proxy_header(d) {
+            d = rest;
+        }
+    }
     let mut r = Rd::new(d);
     // Record header: handshake (22), version 3.x, length.
     let (Some(ct), Some(maj), Some(min), Some(rlen)) = (r.u8(), r.u8(), r.u8(), r.u16()) else {

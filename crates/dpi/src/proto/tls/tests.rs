@@ -39,3 +39,21 @@ fn a_cut_hello_asks_for_more_and_other_bytes_are_not_tls() {
     let (r, _) = probe(&INSPECTOR, to_server(TCP, 443), b"GET / HTTP/1.1\r\n\r\n");
     assert_eq!(r, Probe::NotForUs);
 }
+
+/// haproxy.pcap, frame 1: a PROXY protocol v1 line from a load balancer, then the ClientHello in
+/// the same segment; tshark's SNI is aaaaaaaaaaaaaaaa.xx.
+#[test]
+fn client_hello_after_proxy_v1_line() {
+    let v = vector!("tls_after_proxy_v1");
+    assert!(v.starts_with(b"PROXY TCP4 "));
+    let (r, m) = probe(&INSPECTOR, to_server(TCP, 443), &v);
+    assert_eq!(r, Probe::Certain(&LABEL));
+    assert_eq!(m.get(Field::Sni), Some("aaaaaaaaaaaaaaaa.xx"));
+    // A v1 line with no end is not skipped.
+    assert!(after_proxy_header(b"PROXY TCP4 1.2.3.4").is_none());
+    // v2: signature, version/command, family, 12 address bytes, then the payload.
+    let mut v2 = b"\r\n\r\n\0\r\nQUIT\n\x21\x11\x00\x0c".to_vec();
+    v2.extend_from_slice(&[0; 12]);
+    v2.push(22);
+    assert_eq!(after_proxy_header(&v2), Some(&[22u8][..]));
+}
