@@ -105,6 +105,23 @@ const RELEASE_STEP: usize = 32 << 20;
 /// from 0.72-0.94 s to 0.53-0.55 s (same machine, same minutes).
 const POPULATE_STEP: usize = 16 << 20;
 
+/// How far ahead of the reader its cache lines are prefetched (see `PacketReader::prefetch_ahead`).
+const PREFETCH_AHEAD: usize = 4096;
+
+/// Hint the CPU to bring the cache line holding `b` closer; never faults, never changes meaning.
+#[inline(always)]
+fn prefetch(b: &u8) {
+    #[cfg(target_arch = "x86_64")]
+    #[allow(unsafe_code)]
+    // SAFETY: prefetch is a hint; it cannot fault or change memory, and `b` is a valid reference.
+    unsafe {
+        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
+        _mm_prefetch::<_MM_HINT_T0>(b as *const u8 as *const i8);
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = b;
+}
+
 /// How far behind the reader pages are released: packets handed out but still queued for other
 /// threads (the multi-worker dispatcher's rings) are read from resident pages, not faulted back.
 const RELEASE_LAG: usize = 16 << 20;
@@ -385,6 +402,7 @@ impl CaptureFile {
             pending: None,
             released: 0,
             populated: 0,
+            prefetched: 0,
             done: false,
         }
     }
@@ -456,6 +474,8 @@ pub struct PacketReader<'a> {
     released: usize,
     /// Everything before this offset has been mapped ahead (see `Backing::populate`).
     populated: usize,
+    /// Every cache line before this offset has been prefetched (see [`PREFETCH_AHEAD`]).
+    prefetched: usize,
     /// End of file reached, or an error delivered.
     done: bool,
 }
@@ -500,6 +520,7 @@ impl<'a> PacketReader<'a> {
         }
         let mut n = 0;
         while n < max && !self.done {
+            self.prefetch_ahead();
             match self.next_packet() {
                 Ok(Some(p)) => {
                     batch.push(p);
@@ -516,6 +537,24 @@ impl<'a> PacketReader<'a> {
             }
         }
         Ok(n)
+    }
+
+    /// Prefetch every cache line up to [`PREFETCH_AHEAD`] bytes past the reader. A capture file
+    /// is a chain: the next record's offset is known only from the current record's length, so
+    /// without this every record header is a dependent miss to memory (~100 ns; on the corpus mix
+    /// 82% of the reader's samples sat on that one load). Streaming the lines ahead turns the
+    /// chain into independent loads the memory system overlaps.
+    #[inline]
+    fn prefetch_ahead(&mut self) {
+        let end = (self.pos + PREFETCH_AHEAD).min(self.bytes.len());
+        let mut at = self.prefetched.max(self.pos & !63);
+        while at < end {
+            if let Some(b) = self.bytes.get(at) {
+                prefetch(b);
+            }
+            at += 64;
+        }
+        self.prefetched = at;
     }
 
     /// Bytes of the file consumed so far (for progress bars): the offset just past the last

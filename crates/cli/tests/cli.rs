@@ -2,33 +2,16 @@
 //! an independent check of flows and counts against nDPI's own reader where it is installed.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::{Command, Output};
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_wirespeed"))
-}
-
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("wirespeed-cli-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
+mod common;
+use common::{bin, demo, temp};
 
 fn run(cmd: &mut Command) -> Output {
     let out = cmd.output().expect("run wirespeed");
     eprintln!("{}", String::from_utf8_lossy(&out.stderr));
     out
-}
-
-/// A fresh demo capture under a name of the caller's: tests run in parallel threads of one
-/// process, and a shared file would be rewritten (truncated) under another test's feet.
-fn demo(name: &str) -> PathBuf {
-    let p = temp(name);
-    assert!(run(bin().args(["gen", "demo", "-o"]).arg(&p))
-        .status
-        .success());
-    p
 }
 
 /// Rows of a CSV with a header line and no quoted commas, as maps.

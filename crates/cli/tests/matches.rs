@@ -6,25 +6,14 @@ use std::collections::{BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::process::Command;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_wirespeed"))
-}
-
-fn tmp(name: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("wirespeed-match-{}-{name}", std::process::id()))
-}
+mod common;
+use common::{bin, demo, temp as tmp};
 
 #[test]
 fn bad_escape_is_an_error_with_its_line() {
     let pats = tmp("bad.txt");
     std::fs::write(&pats, "# comment\nGET /\n\nab\\xZZ\n").unwrap();
-    let demo = tmp("demo.pcap");
-    assert!(bin()
-        .args(["gen", "demo", "-o"])
-        .arg(&demo)
-        .status()
-        .unwrap()
-        .success());
+    let demo = demo("demo.pcap");
     let out = bin()
         .args(["classify", "--match"])
         .arg(&pats)

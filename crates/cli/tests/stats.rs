@@ -2,25 +2,13 @@
 //! `wirespeed train` writes a model that `classify --model` uses.
 
 use std::path::PathBuf;
-use std::process::Command;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_wirespeed"))
-}
-
-fn tmp(name: &str) -> PathBuf {
-    std::env::temp_dir().join(format!("wirespeed-stats-{}-{name}", std::process::id()))
-}
+mod common;
+use common::{bin, demo, temp as tmp};
 
 #[test]
 fn corrupt_or_foreign_model_is_a_clear_error() {
-    let demo = tmp("demo.pcap");
-    assert!(bin()
-        .args(["gen", "demo", "-o"])
-        .arg(&demo)
-        .status()
-        .unwrap()
-        .success());
+    let demo = demo("demo.pcap");
     let bad = tmp("bad.wsm");
     std::fs::write(&bad, b"GIF89a not a model at all, just bytes").unwrap();
     let out = bin()

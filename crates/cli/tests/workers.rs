@@ -1,17 +1,9 @@
 //! `--workers`: the same records whatever the number of workers, one CSV header, counters merged.
 
 use std::path::PathBuf;
-use std::process::Command;
 
-fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_wirespeed"))
-}
-
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("wirespeed-workers-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    dir.join(name)
-}
+mod common;
+use common::{bin, temp};
 
 /// The lines of standard output, and standard error.
 fn classify(args: &[&str], file: &PathBuf) -> (Vec<String>, String) {

@@ -1,0 +1,32 @@
+//! Helpers shared by the command-line tests: the binary, a per-process scratch folder, and a
+//! freshly generated demo capture. Each test binary uses only some of them.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// The `wirespeed` binary cargo built for these tests.
+pub fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_wirespeed"))
+}
+
+/// A path in this process's own scratch folder (tests of one binary share it; tests of different
+/// binaries, run in parallel by cargo, do not).
+pub fn temp(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("wirespeed-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir.join(name)
+}
+
+/// A fresh demo capture under a name of the caller's: tests run in parallel threads of one
+/// process, and a shared file would be rewritten (truncated) under another test's feet.
+pub fn demo(name: &str) -> PathBuf {
+    let p = temp(name);
+    let out = bin().args(["gen", "demo", "-o"]).arg(&p).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    p
+}
