@@ -200,11 +200,12 @@ pub struct NaiveBayes {
     pub params: NbParams,
     classes: usize,
     /// First row of each scoring slot: the [`SPLT_CAP`] size positions, then the port. Slots the
-    /// model does not use point at an all-zero row (with `used` 0), so every classification adds
-    /// the same [`MAX_FEATURES`] rows: no loop bound or branch that depends on the model.
+    /// model does not use point at an all-zero row (their bin is 0: sizes past P are "absent",
+    /// the port bin is masked with `port_used`), so every classification adds the same
+    /// [`MAX_FEATURES`] rows: no loop bound or branch that depends on the model.
     base: [usize; MAX_FEATURES],
-    /// All ones for a slot the model uses, 0 otherwise (the bin is masked with it).
-    used: [usize; MAX_FEATURES],
+    /// All ones when the model scores the port, else 0.
+    port_used: usize,
     /// Blocks of [`BLOCK`] classes in a row: ⌈classes / BLOCK⌉.
     blocks: usize,
     /// `table[(offsets[f] + bin) * blocks + b].0[j]` = round(SCALE · ln P(bin | class, f)) of
@@ -217,8 +218,9 @@ pub struct NaiveBayes {
     positions: usize,
     /// The bin (+1) of every size, by direction and magnitude: `size_bin[d << 11 | min(|s|,
     /// 2047)]`, d = 1 for server→client; `size_bin[ABSENT]` = 0, the "absent" bin. One load per
-    /// position instead of a clamp and a division.
-    size_bin: Vec<u16>,
+    /// position instead of a clamp and a division; a power-of-two length, so that a masked
+    /// index needs no bounds check.
+    size_bin: Box<[u16; 2 * ABSENT]>,
     /// [`posterior`] of every margin 0..len (1.0 from there on): no `exp` per flow.
     conf: Vec<f32>,
 }
@@ -317,14 +319,9 @@ impl NaiveBayes {
             *r = Row([0; BLOCK]);
         }
         let mut base = [rows; MAX_FEATURES];
-        let mut used = [0usize; MAX_FEATURES];
-        for f in 0..psz {
-            base[f] = offsets[f];
-            used[f] = !0;
-        }
+        base[..psz].copy_from_slice(&offsets[..psz]);
         if p.port {
             base[SPLT_CAP] = offsets[psz];
-            used[SPLT_CAP] = !0;
         }
         for f in 0..nf {
             let nb = p.bins_of(f) as usize;
@@ -346,7 +343,7 @@ impl NaiveBayes {
             prior[cl / BLOCK].0[cl % BLOCK] = lp.clamp(PRIOR_MIN, 0.0) as i16;
         }
         let w = p.bin_width.max(1) as i32;
-        let mut size_bin = vec![0u16; ABSENT + 1];
+        let mut size_bin = Box::new([0u16; 2 * ABSENT]);
         for (i, b) in size_bin.iter_mut().take(ABSENT).enumerate() {
             let a = (i & 2047) as i32;
             let s = if i >> 11 != 0 { -a } else { a };
@@ -361,7 +358,7 @@ impl NaiveBayes {
             params: *p,
             classes: k,
             base,
-            used,
+            port_used: if p.port { !0 } else { 0 },
             blocks,
             table,
             prior,
@@ -412,7 +409,7 @@ impl NaiveBayes {
         let mut bins = [0usize; MAX_FEATURES];
         for (f, b) in bins.iter_mut().take(SPLT_CAP).enumerate() {
             let at = if f < k { key[f] } else { ABSENT };
-            *b = self.size_bin.get(at).copied().unwrap_or(0) as usize;
+            *b = self.size_bin[at & (2 * ABSENT - 1)] as usize;
         }
         let t = match l4 {
             6 => 0,
@@ -427,10 +424,10 @@ impl NaiveBayes {
         } else {
             port - q * (PORT_BUCKETS as u64 - 1)
         };
-        bins[SPLT_CAP] = t * PORT_BUCKETS as usize + b as usize;
+        bins[SPLT_CAP] = (t * PORT_BUCKETS as usize + b as usize) & self.port_used;
         let mut out = [0usize; MAX_FEATURES];
         for f in 0..MAX_FEATURES {
-            out[f] = self.base[f] + (bins[f] & self.used[f]);
+            out[f] = self.base[f] + bins[f];
         }
         out
     }
@@ -460,10 +457,19 @@ impl NaiveBayes {
             let (at, m, m2) = argmax2(&acc);
             return (at as u16, m as i32, wide(m2));
         }
+        self.score_blocks(&rows)
+    }
+
+    /// [`NaiveBayes::score`] for more than [`BLOCK`] classes: block by block, best and
+    /// runner-up carried across blocks (kept out of line: the one-block path stays small).
+    #[inline(never)]
+    fn score_blocks(&self, rows: &[usize; MAX_FEATURES]) -> (u16, i32, i32) {
+        const FAIL: (u16, i32, i32) = (0, i32::MIN, i32::MIN);
+        let wide = |m2: i16| if m2 == PAD { i32::MIN } else { m2 as i32 };
         let (mut best, mut bs, mut second) = (0usize, i32::MIN, i32::MIN);
         for (b, prior) in self.prior.iter().enumerate() {
             let mut acc = prior.0;
-            for &r in &rows {
+            for &r in rows {
                 let Some(row) = self.table.get(r * self.blocks + b) else {
                     return FAIL;
                 };
