@@ -190,10 +190,11 @@ fn posterior(margin: i32) -> f32 {
 /// The scoring tables, built at load from the counts of a model file.
 ///
 /// Layout: one row per (feature, bin) holding the log-probabilities of all classes side by side,
-/// padded to whole blocks of [`BLOCK`] i16 (`table[(offsets[f] + bin) · blocks + block]`). A
-/// classification reads P+1 rows of 32 contiguous bytes (one per feature, each inside one cache
-/// line) and adds them lane by lane into 16 i16 accumulators (two SSE2 registers, saturating
-/// adds), then takes the arg-max of the lanes. Sums are exact: see [`PAD`].
+/// padded to whole blocks of [`BLOCK`] i16 (row `(first row of the feature + bin) · blocks +
+/// block`). A classification reads six rows of 32 contiguous bytes (the size positions and the
+/// port; unused ones read a row of zeros), each inside one cache line, and adds them lane by lane
+/// into 16 i16 accumulators (two SSE2 registers, saturating adds), then takes the arg-max of the
+/// lanes. Sums are exact: a real class never reaches the saturation floor.
 #[derive(Clone, Debug)]
 pub struct NaiveBayes {
     /// Parameters.
@@ -208,7 +209,7 @@ pub struct NaiveBayes {
     port_used: usize,
     /// Blocks of [`BLOCK`] classes in a row: ⌈classes / BLOCK⌉.
     blocks: usize,
-    /// `table[(offsets[f] + bin) * blocks + b].0[j]` = round(SCALE · ln P(bin | class, f)) of
+    /// `table[(base[f] + bin) * blocks + b].0[j]` = round(SCALE · ln P(bin | class, f)) of
     /// class `b·BLOCK + j`; padding classes are [`PAD`].
     table: Vec<Row>,
     /// round(SCALE · ln π_c), one row per block, padding classes [`PAD`].
