@@ -14,7 +14,7 @@ pub const SIZE_CLAMP: i32 = 1535;
 pub const PORT_BUCKETS: u32 = 4096;
 /// Log-probabilities are stored as round(SCALE · ln p).
 pub const SCALE: f32 = 64.0;
-/// Classes scored at once (accumulators on the stack; rows are padded to a multiple).
+/// Classes scored at once: i16 lanes of one table row (rows are padded to whole blocks).
 pub const BLOCK: usize = 16;
 /// Most features (size positions + port).
 pub const MAX_FEATURES: usize = SPLT_CAP + 1;
@@ -160,21 +160,177 @@ impl NbCounts {
     }
 }
 
-/// The scoring tables.
+/// One row of the scoring table: the log-probabilities of [`BLOCK`] classes for one bin, 32 bytes
+/// aligned to 32 so that a row never straddles a cache line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C, align(32))]
+struct Row([i16; BLOCK]);
+
+/// Score of a padding class, and the floor of every accumulator (i16 adds saturate).
+const PAD: i16 = i16::MIN;
+/// Lowest log-probability stored (fixed point).
+const LP_MIN: f32 = -4000.0;
+/// Lowest log prior stored (fixed point; reached only past e^125 training flows).
+const PRIOR_MIN: f32 = -8000.0;
+// A real class sums at least PRIOR_MIN + MAX_FEATURES · LP_MIN, which must stay above PAD: then
+// i16 accumulators never saturate for a real class and every sum is the exact integer.
+const _: () = assert!(PRIOR_MIN as i32 + MAX_FEATURES as i32 * LP_MIN as i32 > PAD as i32);
+/// Index of the "absent" entry of the size-to-bin table.
+const ABSENT: usize = 4096;
+/// Largest score margin the confidence looks at (fixed point): the runner-up is taken as at
+/// least this far below the best.
+const MARGIN_CAP: i32 = 4000;
+
+/// The posterior of the best class against the runner-up, from their score margin.
+fn posterior(margin: i32) -> f32 {
+    let d = margin as f32 / SCALE;
+    1.0 / (1.0 + (-d).exp())
+}
+
+/// The scoring tables, built at load from the counts of a model file.
+///
+/// Layout: one row per (feature, bin) holding the log-probabilities of all classes side by side,
+/// padded to whole blocks of [`BLOCK`] i16 (row `(first row of the feature + bin) · blocks +
+/// block`). A classification reads six rows of 32 contiguous bytes (the size positions and the
+/// port; unused ones read a row of zeros), each inside one cache line, and adds them lane by lane
+/// into 16 i16 accumulators (two SSE2 registers, saturating adds), then takes the arg-max of the
+/// lanes. Sums are exact: a real class never reaches the saturation floor.
 #[derive(Clone, Debug)]
 pub struct NaiveBayes {
     /// Parameters.
     pub params: NbParams,
     classes: usize,
-    /// Row offset of each feature's first bin.
-    offsets: [usize; MAX_FEATURES + 1],
-    /// Row length: `classes` rounded up to [`BLOCK`] (the padding never wins).
-    stride: usize,
-    /// `table[(offset[f] + bin) * stride + class]` = round(SCALE · ln P(bin | class, f)).
-    table: Vec<i16>,
-    /// round(SCALE · ln π_c), padded to `stride`.
-    prior: Vec<i32>,
+    /// First row of each scoring slot: the [`SPLT_CAP`] size positions, then the port. Slots the
+    /// model does not use point at an all-zero row (their bin is 0: sizes past P are "absent",
+    /// the port bin is masked with `port_used`), so every classification adds the same
+    /// [`MAX_FEATURES`] rows: no loop bound or branch that depends on the model.
+    base: [usize; MAX_FEATURES],
+    /// All ones when the model scores the port, else 0.
+    port_used: usize,
+    /// Blocks of [`BLOCK`] classes in a row: ⌈classes / BLOCK⌉.
+    blocks: usize,
+    /// `table[(base[f] + bin) * blocks + b].0[j]` = round(SCALE · ln P(bin | class, f)) of
+    /// class `b·BLOCK + j`; padding classes are [`PAD`].
+    table: Vec<Row>,
+    /// round(SCALE · ln π_c), one row per block, padding classes [`PAD`].
+    prior: Vec<Row>,
     threshold: i32,
+    /// Size positions scored (≤ [`SPLT_CAP`]).
+    positions: usize,
+    /// The bin (+1) of every size, by direction and magnitude: `size_bin[d << 11 | min(|s|,
+    /// 2047)]`, d = 1 for server→client; `size_bin[ABSENT]` = 0, the "absent" bin. One load per
+    /// position instead of a clamp and a division; a power-of-two length, so that a masked
+    /// index needs no bounds check.
+    size_bin: Box<[u16; 2 * ABSENT]>,
+    /// [`posterior`] of every margin 0..len (1.0 from there on): no `exp` per flow.
+    conf: Vec<f32>,
+}
+
+/// Largest lane, as a tree of element-wise maxima (16 → 8 → 4 → 2 → 1), which vectorises.
+#[inline(always)]
+fn hmax(mut x: [i16; BLOCK]) -> i16 {
+    let mut w = BLOCK / 2;
+    while w > 0 {
+        for j in 0..w {
+            x[j] = x[j].max(x[j + w]);
+        }
+        w /= 2;
+    }
+    x[0]
+}
+
+/// Arg-max of a block: (first lane with the maximum, maximum, best of the other lanes — equal to
+/// the maximum when two lanes tie). Written as element-wise masks and tree reductions so that it
+/// compiles to SSE2 compares, masks and maxima (no branch, no scalar loop over the lanes).
+#[inline(always)]
+#[cfg_attr(target_arch = "x86_64", allow(dead_code))]
+fn argmax2_portable(a: &[i16; BLOCK]) -> (usize, i16, i16) {
+    let m = hmax(*a);
+    let mut eq = [0i16; BLOCK];
+    for j in 0..BLOCK {
+        eq[j] = -((a[j] == m) as i16);
+    }
+    let mut rest = [0i16; BLOCK];
+    for j in 0..BLOCK {
+        rest[j] = (a[j] & !eq[j]) | (eq[j] & PAD);
+    }
+    let mut mask = 0u32;
+    for (j, &e) in eq.iter().enumerate() {
+        mask |= ((e as u16 as u32) >> 15) << j;
+    }
+    let r = hmax(rest);
+    let m2 = if mask & mask.wrapping_sub(1) != 0 {
+        m
+    } else {
+        r
+    };
+    (mask.trailing_zeros() as usize % BLOCK, m, m2)
+}
+
+/// Arg-max of a block, as [`argmax2_portable`] (a test checks they agree). On x86_64 it is
+/// written with SSE2 intrinsics: the compiler's vectoriser turns the portable form into a mix of
+/// vector and scalar code that changes with small edits, this one is 20-odd instructions.
+#[cfg(not(target_arch = "x86_64"))]
+#[inline(always)]
+fn argmax2(a: &[i16; BLOCK]) -> (usize, i16, i16) {
+    argmax2_portable(a)
+}
+
+/// See the other target's `argmax2`.
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+#[allow(unsafe_code)]
+fn argmax2(a: &[i16; BLOCK]) -> (usize, i16, i16) {
+    // SAFETY: SSE2 is part of every x86_64 target (the baseline), so the target feature the
+    // function enables is always present; it reads only the 32 bytes of `a`.
+    unsafe { sse2::argmax2(a) }
+}
+
+/// SSE2 (x86_64 baseline) arg-max of 16 i16 lanes. The only `unsafe` of the crate: calling a
+/// `#[target_feature]` function and loading two unaligned vectors from a `&[i16; 16]`.
+#[cfg(target_arch = "x86_64")]
+#[allow(unsafe_code)]
+mod sse2 {
+    use core::arch::x86_64::*;
+
+    /// Every lane = the maximum of the 8 lanes.
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    unsafe fn hmax8(v: __m128i) -> __m128i {
+        let v = _mm_max_epi16(v, _mm_shuffle_epi32::<0b01_00_11_10>(v));
+        let v = _mm_max_epi16(v, _mm_shuffle_epi32::<0b10_11_00_01>(v));
+        _mm_max_epi16(
+            v,
+            _mm_shufflelo_epi16::<0b10_11_00_01>(_mm_shufflehi_epi16::<0b10_11_00_01>(v)),
+        )
+    }
+
+    /// (first lane with the maximum, maximum, best of the other lanes).
+    #[inline]
+    #[target_feature(enable = "sse2")]
+    pub(super) unsafe fn argmax2(a: &[i16; 16]) -> (usize, i16, i16) {
+        let p = a.as_ptr().cast::<__m128i>();
+        let lo = _mm_loadu_si128(p);
+        let hi = _mm_loadu_si128(p.add(1));
+        let m = hmax8(_mm_max_epi16(lo, hi));
+        let el = _mm_cmpeq_epi16(lo, m);
+        let eh = _mm_cmpeq_epi16(hi, m);
+        let mask = _mm_movemask_epi8(_mm_packs_epi16(el, eh)) as u32;
+        // The maximal lanes become i16::MIN (min with 0x8000), the others stay (min with 0x7fff).
+        let k = _mm_set1_epi16(0x7fff);
+        let rest = _mm_max_epi16(
+            _mm_min_epi16(lo, _mm_xor_si128(el, k)),
+            _mm_min_epi16(hi, _mm_xor_si128(eh, k)),
+        );
+        let top = _mm_cvtsi128_si32(m) as i16;
+        let r = _mm_cvtsi128_si32(hmax8(rest)) as i16;
+        let m2 = if mask & mask.wrapping_sub(1) != 0 {
+            top
+        } else {
+            r
+        };
+        ((mask.trailing_zeros() as usize) & 15, top, m2)
+    }
 }
 
 impl NaiveBayes {
@@ -224,8 +380,17 @@ impl NaiveBayes {
                 }
             }
         }
-        let stride = k.div_ceil(BLOCK) * BLOCK;
-        let mut table = vec![-4000i16; rows * stride];
+        let blocks = k.div_ceil(BLOCK);
+        // One more row of zeros at the end: what unused slots add.
+        let mut table = vec![Row([PAD; BLOCK]); (rows + 1) * blocks];
+        for r in &mut table[rows * blocks..] {
+            *r = Row([0; BLOCK]);
+        }
+        let mut base = [rows; MAX_FEATURES];
+        base[..psz].copy_from_slice(&offsets[..psz]);
+        if p.port {
+            base[SPLT_CAP] = offsets[psz];
+        }
         for f in 0..nf {
             let nb = p.bins_of(f) as usize;
             for cl in 0..k {
@@ -233,28 +398,42 @@ impl NaiveBayes {
                 let den = tot + p.alpha * nb as f32;
                 for b in 0..nb {
                     let lp = ((cnt[(offsets[f] + b) * k + cl] + p.alpha) / den).ln() * SCALE;
-                    table[(offsets[f] + b) * stride + cl] = lp.round().clamp(-4000.0, 0.0) as i16;
+                    table[(offsets[f] + b) * blocks + cl / BLOCK].0[cl % BLOCK] =
+                        lp.round().clamp(LP_MIN, 0.0) as i16;
                 }
             }
         }
         let total: u64 = c.class_n.iter().map(|&n| n as u64).sum();
-        let prior = (0..stride)
-            .map(|cl| {
-                if cl >= k {
-                    return -1_000_000;
-                }
-                let n = c.class_n.get(cl).copied().unwrap_or(0) as f32 + 1.0;
-                ((n / (total as f32 + k as f32)).ln() * SCALE).round() as i32
-            })
-            .collect();
+        let mut prior = vec![Row([PAD; BLOCK]); blocks];
+        for cl in 0..k {
+            let n = c.class_n.get(cl).copied().unwrap_or(0) as f32 + 1.0;
+            let lp = ((n / (total as f32 + k as f32)).ln() * SCALE).round();
+            prior[cl / BLOCK].0[cl % BLOCK] = lp.clamp(PRIOR_MIN, 0.0) as i16;
+        }
+        let w = p.bin_width.max(1) as i32;
+        let mut size_bin = Box::new([0u16; 2 * ABSENT]);
+        for (i, b) in size_bin.iter_mut().take(ABSENT).enumerate() {
+            let a = (i & 2047) as i32;
+            let s = if i >> 11 != 0 { -a } else { a };
+            // As NbParams::bins.
+            *b = ((s.clamp(-SIZE_CLAMP - 1, SIZE_CLAMP) + SIZE_CLAMP + 1) / w + 1) as u16;
+        }
+        let mut conf: Vec<f32> = (0..=MARGIN_CAP).map(posterior).collect();
+        while conf.last() == Some(&1.0) {
+            conf.pop();
+        }
         NaiveBayes {
             params: *p,
             classes: k,
-            offsets,
-            stride,
+            base,
+            port_used: if p.port { !0 } else { 0 },
+            blocks,
             table,
             prior,
             threshold: c.threshold,
+            positions: psz,
+            size_bin,
+            conf,
         }
     }
 
@@ -263,42 +442,115 @@ impl NaiveBayes {
         self.classes
     }
 
-    /// Score every class; returns (best class, best score, second-best score). Integer adds
-    /// only, in blocks of [`BLOCK`] classes on the stack (rows are padded to whole blocks, so
-    /// the loops have fixed lengths and vectorise); no allocation.
+    /// The table row (in rows of all blocks: × `blocks` for the index) of every scoring slot of
+    /// a flow (see `base`). The same bins as
+    /// [`NbParams::bins`] (a test checks it), computed without branching on the packets: fixed
+    /// loops over the slot's [`SPLT_CAP`] packets, masks instead of conditions, a multiply for
+    /// the bin.
+    #[inline(always)]
+    fn rows(&self, e: &Early, l4: u8, server_port: u16) -> [usize; MAX_FEATURES] {
+        let n = e.len().min(self.positions);
+        // Each packet's index into `size_bin`: direction and saturated magnitude.
+        let hdr = if self.params.mode == SizeMode::Ip {
+            0xff
+        } else {
+            0
+        };
+        let mut key = [0usize; SPLT_CAP];
+        for (i, k) in key.iter_mut().enumerate() {
+            let a = (e.payload[i] as usize + (e.hdr[i] as usize & hdr)).min(2047);
+            *k = ((e.s2c as usize) >> i & 1) << 11 | a;
+        }
+        let k = if self.params.mode == SizeMode::Data {
+            // Only the packets with payload count, compacted.
+            let mut t = [0usize; 8];
+            let mut k = 0usize;
+            for (i, &v) in key.iter().enumerate() {
+                t[k & 7] = v;
+                k += (i < n && e.payload[i] != 0) as usize;
+            }
+            key.copy_from_slice(&t[..SPLT_CAP]);
+            k
+        } else {
+            n
+        };
+        let mut bins = [0usize; MAX_FEATURES];
+        for (f, b) in bins.iter_mut().take(SPLT_CAP).enumerate() {
+            let at = if f < k { key[f] } else { ABSENT };
+            *b = self.size_bin[at & (2 * ABSENT - 1)] as usize;
+        }
+        let t = match l4 {
+            6 => 0,
+            17 => 1,
+            _ => 2,
+        };
+        // server_port % 4095 by a multiply (exact for 16-bit ports; a test checks every port).
+        let port = server_port as u64;
+        let q = (port * 1_048_833) >> 32;
+        let b = if server_port >= 49152 {
+            PORT_BUCKETS as u64 - 1
+        } else {
+            port - q * (PORT_BUCKETS as u64 - 1)
+        };
+        bins[SPLT_CAP] = (t * PORT_BUCKETS as usize + b as usize) & self.port_used;
+        let mut out = [0usize; MAX_FEATURES];
+        for f in 0..MAX_FEATURES {
+            out[f] = self.base[f] + bins[f];
+        }
+        out
+    }
+
+    /// Score every class; returns (best class, best score, second-best score; i32::MIN when
+    /// there is no other class). P+1 row additions in i16 lanes and one arg-max per block of
+    /// [`BLOCK`] classes; no allocation.
     #[inline]
     pub fn score(&self, e: &Early, l4: u8, server_port: u16) -> (u16, i32, i32) {
-        let mut bins = [0u32; MAX_FEATURES];
-        let nf = self.params.bins(e, l4, server_port, &mut bins);
-        let st = self.stride;
-        let mut starts = [0usize; MAX_FEATURES];
-        for f in 0..nf {
-            starts[f] = (self.offsets[f] + bins[f] as usize) * st;
-            if starts[f] + st > self.table.len() {
-                return (0, i32::MIN, i32::MIN);
-            }
-        }
-        let (mut best, mut bs, mut second) = (0usize, i32::MIN, i32::MIN);
-        for base in (0..st).step_by(BLOCK) {
-            let Some(p) = self.prior.get(base..base + BLOCK) else {
-                break;
+        let rows = self.rows(e, l4, server_port);
+        const FAIL: (u16, i32, i32) = (0, i32::MIN, i32::MIN);
+        let wide = |m2: i16| if m2 == PAD { i32::MIN } else { m2 as i32 };
+        if self.blocks == 1 {
+            // Up to 16 classes (the shipped model): one block, no bookkeeping across blocks.
+            let Some(prior) = self.prior.first() else {
+                return FAIL;
             };
-            let mut acc = [0i32; BLOCK];
-            acc.copy_from_slice(p);
-            for &s0 in &starts[..nf] {
-                let row = &self.table[s0 + base..s0 + base + BLOCK];
-                for j in 0..BLOCK {
-                    acc[j] += row[j] as i32;
+            let mut acc = prior.0;
+            for &r in &rows {
+                let Some(row) = self.table.get(r) else {
+                    return FAIL;
+                };
+                for (a, &v) in acc.iter_mut().zip(row.0.iter()) {
+                    *a = a.saturating_add(v);
                 }
             }
-            let m = acc.iter().copied().max().unwrap_or(i32::MIN);
-            let at = acc.iter().position(|&v| v == m).unwrap_or(0);
-            acc[at] = i32::MIN;
-            let m2 = acc.iter().copied().max().unwrap_or(i32::MIN);
+            let (at, m, m2) = argmax2(&acc);
+            return (at as u16, m as i32, wide(m2));
+        }
+        self.score_blocks(&rows)
+    }
+
+    /// [`NaiveBayes::score`] for more than [`BLOCK`] classes: block by block, best and
+    /// runner-up carried across blocks (kept out of line: the one-block path stays small).
+    #[inline(never)]
+    fn score_blocks(&self, rows: &[usize; MAX_FEATURES]) -> (u16, i32, i32) {
+        const FAIL: (u16, i32, i32) = (0, i32::MIN, i32::MIN);
+        let wide = |m2: i16| if m2 == PAD { i32::MIN } else { m2 as i32 };
+        let (mut best, mut bs, mut second) = (0usize, i32::MIN, i32::MIN);
+        for (b, prior) in self.prior.iter().enumerate() {
+            let mut acc = prior.0;
+            for &r in rows {
+                let Some(row) = self.table.get(r * self.blocks + b) else {
+                    return FAIL;
+                };
+                for (a, &v) in acc.iter_mut().zip(row.0.iter()) {
+                    *a = a.saturating_add(v);
+                }
+            }
+            let (at, m, m2) = argmax2(&acc);
+            let (m, m2) = (m as i32, wide(m2));
             if m > bs {
                 second = bs.max(m2);
                 bs = m;
-                best = base + at;
+                best = b * BLOCK + at;
             } else {
                 second = second.max(m);
             }
@@ -313,9 +565,9 @@ impl NaiveBayes {
         if s < self.threshold || s == i32::MIN {
             return None;
         }
-        // Posterior of the best against the runner-up only (an upper bound): one exp per flow.
-        let d = (s - s2.max(s - 4000)) as f32 / SCALE;
-        Some((c, 1.0 / (1.0 + (-d).exp())))
+        // Posterior of the best against the runner-up only (an upper bound), from a table.
+        let margin = s - s2.max(s - MARGIN_CAP);
+        Some((c, self.conf.get(margin as usize).copied().unwrap_or(1.0)))
     }
 }
 
@@ -396,5 +648,185 @@ mod tests {
         let smooth = NaiveBayes::from_counts(&c1);
         assert!(smooth.score(&near, 6, 80).1 > sharp.score(&near, 6, 80).1);
         assert!(smooth.score(&a, 6, 80).1 < sharp.score(&a, 6, 80).1);
+    }
+
+    /// The rows a flow's features select, by the training path's [`NbParams::bins`] and the
+    /// file-order offsets: what [`NaiveBayes::rows`] must reproduce, slot by slot.
+    fn reference_rows(nb: &NaiveBayes, e: &Early, l4: u8, port: u16) -> [usize; MAX_FEATURES] {
+        let mut bins = [0u32; MAX_FEATURES];
+        let nf = nb.params.bins(e, l4, port, &mut bins);
+        let p = nb.positions;
+        let zero = nb.table.len() / nb.blocks - 1;
+        let mut out = [zero; MAX_FEATURES];
+        let mut offset = 0;
+        for (f, &b) in bins.iter().enumerate().take(nf) {
+            let slot = if f < p { f } else { SPLT_CAP };
+            out[slot] = offset + b as usize;
+            offset += nb.params.bins_of(f) as usize;
+        }
+        out
+    }
+
+    /// Plain scoring: i32 sums class by class from the reference rows, first maximum wins,
+    /// runner-up = best of the other classes (what the i16-lane code must equal exactly).
+    fn reference_score(nb: &NaiveBayes, e: &Early, l4: u8, port: u16) -> (u16, i32, i32) {
+        let rows = reference_rows(nb, e, l4, port);
+        let mut s: Vec<i32> = (0..nb.classes)
+            .map(|c| {
+                let mut v = nb.prior[c / BLOCK].0[c % BLOCK] as i32;
+                for &r in &rows {
+                    v += nb.table[r * nb.blocks + c / BLOCK].0[c % BLOCK] as i32;
+                }
+                v
+            })
+            .collect();
+        let mut best = 0;
+        for c in 1..s.len() {
+            if s[c] > s[best] {
+                best = c;
+            }
+        }
+        let top = s[best];
+        s.remove(best);
+        (best as u16, top, s.into_iter().max().unwrap_or(i32::MIN))
+    }
+
+    fn model(
+        classes: usize,
+        params: NbParams,
+        flows: &[(Early, u8, u16)],
+        labels: &[u16],
+    ) -> NaiveBayes {
+        let data = flows
+            .iter()
+            .zip(labels)
+            .map(|((e, l4, p), &c)| (e, *l4, *p, c % classes as u16));
+        NaiveBayes::from_counts(&NbCounts::train(params, classes, data))
+    }
+
+    #[test]
+    fn size_and_port_bins_match_the_training_path() {
+        for mode in [SizeMode::Ip, SizeMode::Payload, SizeMode::Data] {
+            for bin_width in [1u16, 3, 32, 100, 1536] {
+                let params = NbParams {
+                    mode,
+                    positions: 5,
+                    bin_width,
+                    ..NbParams::default()
+                };
+                let nb = model(2, params, &[], &[]);
+                for pl in (0..=2100u32).chain([4095, 65535]) {
+                    for s2c in [false, true] {
+                        // The size under test at every position, after a packet without payload.
+                        let mut e = Early::default();
+                        e.push(!s2c, 40, 0, 0, 0);
+                        for _ in 1..SPLT_CAP {
+                            e.push(s2c, 40 + pl.min(65000) as u16, pl, 0, 0);
+                        }
+                        assert_eq!(
+                            nb.rows(&e, 6, 80),
+                            reference_rows(&nb, &e, 6, 80),
+                            "{mode:?} width {bin_width} payload {pl} s2c {s2c}"
+                        );
+                    }
+                }
+            }
+        }
+        let nb = model(2, NbParams::default(), &[], &[]);
+        let e = flow(&[100, -200]);
+        for port in 0..=u16::MAX {
+            for l4 in [6, 17, 1] {
+                assert_eq!(nb.rows(&e, l4, port), reference_rows(&nb, &e, l4, port));
+            }
+        }
+    }
+
+    fn any_flow() -> impl Strategy<Value = (Early, u8, u16)> {
+        (
+            proptest::collection::vec((any::<bool>(), 0u32..3000, any::<u8>()), 0..7),
+            prop_oneof![Just(6u8), Just(17), Just(1)],
+            prop_oneof![0u16..1024, any::<u16>()],
+        )
+            .prop_map(|(pk, l4, port)| {
+                let mut e = Early::default();
+                for (s2c, pl, h) in pk {
+                    // Sizes beyond the clamp, and empty packets, included.
+                    let pl = if h == 255 { 65535 } else { pl * (h as u32 & 1) };
+                    e.push(s2c, (pl + h as u32).min(65535) as u16, pl, 0, 0);
+                }
+                (e, l4, port)
+            })
+    }
+
+    use proptest::prelude::*;
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(48))]
+
+        /// The fast path (size table, i16 lanes, unused slots on the zero row, arg-max by
+        /// masks, one or several blocks) gives exactly the plain i32 scores, winner and
+        /// runner-up, for any model shape and any flow.
+        #[test]
+        fn scores_equal_the_plain_reference(
+            classes in 1usize..40,
+            mode in prop_oneof![Just(SizeMode::Ip), Just(SizeMode::Payload), Just(SizeMode::Data)],
+            positions in 1u8..=5,
+            bin_width in prop_oneof![Just(1u16), Just(7), Just(32), Just(1536)],
+            port in any::<bool>(),
+            sigma in prop_oneof![Just(0.0f32), Just(1.0)],
+            train in proptest::collection::vec((any_flow(), any::<u16>()), 1..60),
+            test in proptest::collection::vec(any_flow(), 1..40),
+        ) {
+            let params = NbParams { mode, positions, bin_width, port, sigma, alpha: 0.01 };
+            let (flows, labels): (Vec<_>, Vec<_>) = train.into_iter().unzip();
+            let nb = model(classes, params, &flows, &labels);
+            for (e, l4, p) in test.iter().chain(flows.iter()) {
+                let e = e.truncated(positions as usize);
+                prop_assert_eq!(nb.score(&e, *l4, *p), reference_score(&nb, &e, *l4, *p));
+            }
+        }
+    }
+
+    proptest! {
+        /// The arg-max the target uses (SSE2 on x86_64) and the portable one agree, and both
+        /// equal a plain scan: first maximal lane, maximum, best of the other lanes. Narrow
+        /// values make ties common.
+        #[test]
+        fn argmax_paths_agree(
+            wide in proptest::array::uniform16(any::<i16>()),
+            narrow in proptest::array::uniform16(-3i16..=0),
+        ) {
+            for a in [wide, narrow, [PAD; BLOCK], [0; BLOCK]] {
+                let at = (0..BLOCK).fold(0, |b, j| if a[j] > a[b] { j } else { b });
+                let m2 = (0..BLOCK).filter(|&j| j != at).map(|j| a[j]).max().unwrap_or(PAD);
+                let want = (at, a[at], m2);
+                prop_assert_eq!(argmax2(&a), want);
+                prop_assert_eq!(argmax2_portable(&a), want);
+            }
+        }
+    }
+
+    #[test]
+    fn ties_go_to_the_first_class_and_leave_no_margin() {
+        // Two classes with identical training data score the same on every flow.
+        let a = flow(&[100, -300]);
+        let nb = model(
+            3,
+            NbParams::default(),
+            &[(a, 6, 443), (a, 6, 443), (flow(&[-50]), 17, 53)],
+            &[1, 2, 0],
+        );
+        let (c, s, s2) = nb.score(&a, 6, 443);
+        assert_eq!((c, s), (1, s2));
+        assert_eq!(nb.classify(&a, 6, 443), Some((1, 0.5)));
+    }
+
+    #[test]
+    fn confidence_table_is_the_posterior() {
+        let nb = model(2, NbParams::default(), &[], &[]);
+        for m in 0..=MARGIN_CAP {
+            let want = 1.0 / (1.0 + (-(m as f32 / SCALE)).exp());
+            assert_eq!(nb.conf.get(m as usize).copied().unwrap_or(1.0), want, "{m}");
+        }
     }
 }
