@@ -52,11 +52,13 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod ber;
 pub mod matcher;
 mod meta;
 pub mod proto;
 pub mod reasm;
 pub mod util;
+pub mod x509;
 
 pub use meta::{Field, Meta, META_BYTES};
 pub use wirespeed_classify::Label;
