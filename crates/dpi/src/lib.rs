@@ -599,6 +599,9 @@ pub fn probe_each(
 struct Select {
     transport: Set,
     hinted: Set,
+    /// Left out of this datagram only, as too short for their header: still candidates for
+    /// the flow's later datagrams (a first datagram cut short ends nothing).
+    short: Set,
 }
 
 /// Per-port sets of hinted inspectors and per-transport sets, computed once from the registry.
@@ -658,10 +661,12 @@ impl Choice {
         let hinted = hint(a) | hint(b);
         let mut allowed = if transport == TCP { self.tcp } else { self.udp };
         allowed &= hinted | !self.port_bound;
+        let mut short = 0;
         if transport == UDP {
             // Datagrams too short for a protocol's fixed header.
             let mut k = 0;
             while k < self.min_udp.len() && usize::from(self.min_udp[k].0) > len {
+                short |= allowed & self.min_udp[k].1;
                 allowed &= !self.min_udp[k].1;
                 k += 1;
             }
@@ -669,6 +674,7 @@ impl Choice {
         Select {
             transport: allowed,
             hinted,
+            short,
         }
     }
 }
@@ -766,7 +772,7 @@ fn run(
             }
         }
     }
-    if !any_left {
+    if !any_left && sel.short & !ctx.ruled_out == 0 {
         ctx.done = true;
     }
     (None, incomplete)

@@ -29,7 +29,25 @@ fn compression_loops_are_refused() {
     m.extend_from_slice(&[0xc0, 12, 0, 1, 0, 1]);
     let mut out = Buf::default();
     assert!(name(&m, 12, &mut out).is_none());
-    assert_eq!(probe(&INSPECTOR, to_server(UDP, 53), &m).0, Probe::NotForUs);
+    // Off the DNS ports that is not DNS; on them the flow's next message decides (a damaged
+    // question does not rule DNS out), and the damage is counted.
+    assert_eq!(probe(&INSPECTOR, to_server(UDP, 4000), &m).0, Probe::NotForUs);
+    assert_eq!(probe(&INSPECTOR, to_server(UDP, 53), &m).0, Probe::Unsure);
+}
+
+/// fuzz-2006-06-26-2594.pcap, client port 2754: the first query's IP header says 37 bytes, so
+/// 9 bytes of DNS reach us (tshark: "Bad length value 60 > IP payload length"); the next, frame
+/// 273, is whole. The short one must not end inspection: tshark's query name is that of 273.
+#[test]
+fn a_cut_first_datagram_ends_nothing() {
+    let cut = crate::tests::parse_hex("7dcf01000001000000");
+    let whole = crate::tests::parse_hex(
+        "7dcf01000001000000000000045f736970045f756470037369700963796265726369577902646b0000210001",
+    );
+    let flow: &[(bool, &[u8])] = &[(true, &cut), (true, &whole)];
+    let (l, v) = crate::proto::testkit::classify_meta(UDP, 53, 2754, flow, Some(Field::DnsQuery));
+    assert_eq!(l, Some("DNS"));
+    assert_eq!(v.as_deref(), Some("_sip._udp.sip.cyberciWy.dk"));
 }
 
 /// iphone.pcap, frame 9: an mDNS query with 17 questions; tshark's first query name is
