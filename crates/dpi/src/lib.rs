@@ -679,6 +679,31 @@ impl Choice {
     }
 }
 
+/// Run `ins`'s probe on `data` with the flow's metadata, state and (UDP) stash for direction
+/// `d`: its answer, and whether it asked for more packets and for more bytes.
+fn call(
+    ins: &Inspector,
+    ctx: &mut Ctx,
+    d: usize,
+    hints: &Hints,
+    data: &[u8],
+    malformed: &mut u64,
+    pool: Option<&mut ReasmPool>,
+) -> (Probe, bool, bool) {
+    let mut cx = Cx {
+        hints: *hints,
+        data,
+        meta: &mut ctx.meta,
+        state: &mut ctx.state,
+        stash: pool.map(|p| reasm::Stash::new(p, &mut ctx.stream[d])),
+        more: false,
+        incomplete: false,
+        malformed,
+    };
+    let r = (ins.probe)(&mut cx);
+    (r, cx.more, cx.incomplete)
+}
+
 /// Show `data` to the chosen inspector, or to every candidate not yet ruled out (port-hinted
 /// ones first). Returns the label if identified now, and whether a probe asked for more bytes.
 fn run(
@@ -696,20 +721,7 @@ fn run(
             ctx.done = true;
             return (None, false);
         };
-        let mut cx = Cx {
-            hints: *hints,
-            data,
-            meta: &mut ctx.meta,
-            state: &mut ctx.state,
-            stash: pool
-                .as_deref_mut()
-                .map(|p| reasm::Stash::new(p, &mut ctx.stream[d])),
-            more: false,
-            incomplete: false,
-            malformed,
-        };
-        let r = (ins.probe)(&mut cx);
-        let (more, inc) = (cx.more, cx.incomplete);
+        let (r, more, inc) = call(ins, ctx, d, hints, data, malformed, pool);
         let mut refined = None;
         match r {
             Probe::Certain(l) => {
@@ -738,20 +750,7 @@ fn run(
             let i = m.trailing_zeros() as usize;
             m &= m - 1;
             let Some(ins) = reg.get(i) else { break };
-            let mut cx = Cx {
-                hints: *hints,
-                data,
-                meta: &mut ctx.meta,
-                state: &mut ctx.state,
-                stash: pool
-                    .as_deref_mut()
-                    .map(|p| reasm::Stash::new(p, &mut ctx.stream[d])),
-                more: false,
-                incomplete: false,
-                malformed,
-            };
-            let r = (ins.probe)(&mut cx);
-            let (more, inc) = (cx.more, cx.incomplete);
+            let (r, more, inc) = call(ins, ctx, d, hints, data, malformed, pool.as_deref_mut());
             match r {
                 Probe::NotForUs => {
                     ctx.ruled_out |= 1 << i;

@@ -316,7 +316,11 @@ fn server_certificate_names_over_two_segments_and_the_cap() {
     d.inspect(&mut h, &pkt(6, 443, true, 1, &hello));
     d.inspect(&mut h, &pkt(6, 443, false, 5000, a));
     let m = d.meta(h).expect("metadata kept");
-    assert_eq!(m.get(Field::TlsVersion), Some("TLSv1.2"), "ServerHello read");
+    assert_eq!(
+        m.get(Field::TlsVersion),
+        Some("TLSv1.2"),
+        "ServerHello read"
+    );
     assert_eq!(m.get(Field::TlsCertSubject), None);
     d.inspect(&mut h, &pkt(6, 443, false, 5300, b));
     let m = d.meta(h).expect("metadata kept");

@@ -168,7 +168,9 @@ fn write_atv<const N: usize>(atv: &[u8], out: &mut Buf<N>) -> bool {
         _ => {
             // The whole value TLV in hex (RFC 4514 §2.4).
             out.push(b"#");
-            let enc = rest.get(..rest.len().saturating_sub(after.len())).unwrap_or(&[]);
+            let enc = rest
+                .get(..rest.len().saturating_sub(after.len()))
+                .unwrap_or(&[]);
             for &b in enc.iter().take(N) {
                 let mut h = [0u8; 2];
                 out.push(crate::util::hex(&[b], &mut h));

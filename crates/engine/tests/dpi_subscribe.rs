@@ -54,9 +54,14 @@ fn subscribers_hear_what_tshark_dissects() {
             false,
         );
         let h = heard.clone();
-        w.subscribe(&[Field::Url, Field::SmtpRcpt, Field::DnsQuery], move |f, v| {
-            h.lock().unwrap().push((f.name().to_string(), v.to_string()));
-        });
+        w.subscribe(
+            &[Field::Url, Field::SmtpRcpt, Field::DnsQuery],
+            move |f, v| {
+                h.lock()
+                    .unwrap()
+                    .push((f.name().to_string(), v.to_string()));
+            },
+        );
         run_file(&mut w, &dir.join("pcap").join(pcap), &mut |_, _| {}).unwrap();
         w.finish().unwrap();
         for (f, v) in heard.lock().unwrap().drain(..) {

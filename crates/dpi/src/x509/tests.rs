@@ -48,7 +48,10 @@ fn names_agree_with_tshark() {
         "CN=Microsoft Secure Server Authority,DC=redmond,DC=corp,DC=microsoft,DC=com"
     );
     let s = text(subject);
-    assert!(s.starts_with("CN=*.vo.msecnd.net,CN=*.manage.microsoft.com,"), "{s}");
+    assert!(
+        s.starts_with("CN=*.vo.msecnd.net,CN=*.manage.microsoft.com,"),
+        "{s}"
+    );
     assert_eq!(s.matches(',').count(), 45, "46 RDNs");
 }
 
@@ -80,7 +83,10 @@ fn oids_and_escapes() {
     assert!(write_oid(&[0x81, 0x34, 0x03], &mut b));
     assert_eq!(b.as_bytes(), b"2.100.3");
     let mut b = Buf::<64>::default();
-    assert!(write_oid(&[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x09, 0x02], &mut b));
+    assert!(write_oid(
+        &[0x2a, 0x86, 0x48, 0x86, 0xf7, 0x0d, 0x01, 0x09, 0x02],
+        &mut b
+    ));
     assert_eq!(b.as_bytes(), b"1.2.840.113549.1.9.2");
     assert!(!write_oid(&[0x2a, 0x86], &mut Buf::<64>::default()));
     // RDN { C = "é" (BMPString) }, then RDN { CN = "a,b" (UTF8String) + 2.5.4.5 = "#1" }:
@@ -92,7 +98,9 @@ fn oids_and_escapes() {
     ];
     assert_eq!(text(&name2), "CN=a\\,b+2.5.4.5=\\#1,C=é");
     // A value of another type: # and the hex of its encoding (an INTEGER 5).
-    let odd = [0x31, 0x0a, 0x30, 0x08, 0x06, 0x03, 0x55, 0x04, 0x03, 0x02, 0x01, 0x05];
+    let odd = [
+        0x31, 0x0a, 0x30, 0x08, 0x06, 0x03, 0x55, 0x04, 0x03, 0x02, 0x01, 0x05,
+    ];
     assert_eq!(text(&odd), "CN=#020105");
     // Not an RDN.
     assert!(!write_name(&[0x30, 0x00], &mut Buf::<64>::default()));
