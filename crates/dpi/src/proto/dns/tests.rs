@@ -79,3 +79,21 @@ fn damaged_counts_on_dns_port_keep_the_name() {
     let v = vector!("dns_fuzz_qdcount");
     assert_eq!(probe(&INSPECTOR, to_server(UDP, 4000), &v).0, Probe::NotForUs);
 }
+
+/// fuzz-2006-06-26-2594.pcap, frame 450 (client port 2791): the third label's length byte 0x73
+/// is an RFC 2673 extended label of unknown type; tshark's query name is
+/// "<Unknown extended label>".
+#[test]
+fn unknown_extended_label_as_tshark_writes_it() {
+    let q = crate::tests::parse_hex(
+        "82eb01000001000000000000045f736970045f756470037369257300796265726369aaaaaaaaaaaaaaaaaaaa",
+    );
+    let (l, v) =
+        crate::proto::testkit::classify_meta(UDP, 53, 2791, &[(true, &q)], Some(Field::DnsQuery));
+    assert_eq!(l, Some("DNS"));
+    assert_eq!(v.as_deref(), Some("<Unknown extended label>"));
+    // A bit-string label (0x41) or the reserved 0x80 type is not this case.
+    assert!(!unknown_extended(&[0x41, 0x08, 0xff], 0));
+    assert!(!unknown_extended(&[0x80, 0], 0));
+    assert!(unknown_extended(&[1, b'a', 0x42], 0));
+}
