@@ -115,9 +115,10 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     let mut n = Buf::<MAX_NAME>::default();
     let Some(after) = name(d, 12, &mut n) else {
         cx.malformed();
-        if !strict && unknown_extended(d, 12) {
+        if !strict && !odd && !huge && unknown_extended(d, 12) {
             // tshark writes such a name "<Unknown extended label>" (and nothing of it), a fixed
-            // text like its "<root>": so do we, on the DNS ports, until a readable query shows.
+            // text like its "<root>": so do we, on the DNS ports and under a plausible header
+            // (not for encrypted bytes on them: DNSCrypt on 5353), until a readable query shows.
             cx.set(Field::DnsQuery, b"<Unknown extended label>");
             cx.state[0] |= if qr { 2 } else { 1 };
             if cx.state[0] & 6 != 6 {
