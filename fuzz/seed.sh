@@ -53,4 +53,10 @@ for name in sorted(os.listdir(sys.argv[1])):
             seed = bytes([flags, port, 0xc3, 0x50]) + payload
             open('corpus/dpi/' + hashlib.sha1(seed).hexdigest(), 'wb').write(seed)
 PY
-echo "seeded: $(ls corpus/capture | wc -l) captures, $(ls corpus/decode | wc -l) frames, $(ls corpus/dpi | wc -l) payloads"
+# `x509`: the certificates of the X.509 tests (emotet.pcap, tls-rdn-extract.pcap).
+mkdir -p corpus/x509
+for f in ../crates/dpi/src/x509/*.hex; do
+    python3 -c 'import sys; sys.stdout.buffer.write(bytes.fromhex(open(sys.argv[1]).read().strip()))' "$f" \
+        > "corpus/x509/$(basename "$f" .hex)"
+done
+echo "seeded: $(ls corpus/capture | wc -l) captures, $(ls corpus/decode | wc -l) frames, $(ls corpus/dpi | wc -l) payloads, $(ls corpus/x509 | wc -l) certificates"

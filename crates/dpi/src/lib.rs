@@ -52,11 +52,13 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod ber;
 pub mod matcher;
 mod meta;
 pub mod proto;
 pub mod reasm;
 pub mod util;
+pub mod x509;
 
 pub use meta::{Field, Meta, META_BYTES};
 pub use wirespeed_classify::Label;
@@ -597,6 +599,9 @@ pub fn probe_each(
 struct Select {
     transport: Set,
     hinted: Set,
+    /// Left out of this datagram only, as too short for their header: still candidates for
+    /// the flow's later datagrams (a first datagram cut short ends nothing).
+    short: Set,
 }
 
 /// Per-port sets of hinted inspectors and per-transport sets, computed once from the registry.
@@ -656,10 +661,12 @@ impl Choice {
         let hinted = hint(a) | hint(b);
         let mut allowed = if transport == TCP { self.tcp } else { self.udp };
         allowed &= hinted | !self.port_bound;
+        let mut short = 0;
         if transport == UDP {
             // Datagrams too short for a protocol's fixed header.
             let mut k = 0;
             while k < self.min_udp.len() && usize::from(self.min_udp[k].0) > len {
+                short |= allowed & self.min_udp[k].1;
                 allowed &= !self.min_udp[k].1;
                 k += 1;
             }
@@ -667,8 +674,34 @@ impl Choice {
         Select {
             transport: allowed,
             hinted,
+            short,
         }
     }
+}
+
+/// Run `ins`'s probe on `data` with the flow's metadata, state and (UDP) stash for direction
+/// `d`: its answer, and whether it asked for more packets and for more bytes.
+fn call(
+    ins: &Inspector,
+    ctx: &mut Ctx,
+    d: usize,
+    hints: &Hints,
+    data: &[u8],
+    malformed: &mut u64,
+    pool: Option<&mut ReasmPool>,
+) -> (Probe, bool, bool) {
+    let mut cx = Cx {
+        hints: *hints,
+        data,
+        meta: &mut ctx.meta,
+        state: &mut ctx.state,
+        stash: pool.map(|p| reasm::Stash::new(p, &mut ctx.stream[d])),
+        more: false,
+        incomplete: false,
+        malformed,
+    };
+    let r = (ins.probe)(&mut cx);
+    (r, cx.more, cx.incomplete)
 }
 
 /// Show `data` to the chosen inspector, or to every candidate not yet ruled out (port-hinted
@@ -688,20 +721,7 @@ fn run(
             ctx.done = true;
             return (None, false);
         };
-        let mut cx = Cx {
-            hints: *hints,
-            data,
-            meta: &mut ctx.meta,
-            state: &mut ctx.state,
-            stash: pool
-                .as_deref_mut()
-                .map(|p| reasm::Stash::new(p, &mut ctx.stream[d])),
-            more: false,
-            incomplete: false,
-            malformed,
-        };
-        let r = (ins.probe)(&mut cx);
-        let (more, inc) = (cx.more, cx.incomplete);
+        let (r, more, inc) = call(ins, ctx, d, hints, data, malformed, pool);
         let mut refined = None;
         match r {
             Probe::Certain(l) => {
@@ -730,20 +750,7 @@ fn run(
             let i = m.trailing_zeros() as usize;
             m &= m - 1;
             let Some(ins) = reg.get(i) else { break };
-            let mut cx = Cx {
-                hints: *hints,
-                data,
-                meta: &mut ctx.meta,
-                state: &mut ctx.state,
-                stash: pool
-                    .as_deref_mut()
-                    .map(|p| reasm::Stash::new(p, &mut ctx.stream[d])),
-                more: false,
-                incomplete: false,
-                malformed,
-            };
-            let r = (ins.probe)(&mut cx);
-            let (more, inc) = (cx.more, cx.incomplete);
+            let (r, more, inc) = call(ins, ctx, d, hints, data, malformed, pool.as_deref_mut());
             match r {
                 Probe::NotForUs => {
                     ctx.ruled_out |= 1 << i;
@@ -764,7 +771,7 @@ fn run(
             }
         }
     }
-    if !any_left {
+    if !any_left && sel.short & !ctx.ruled_out == 0 {
         ctx.done = true;
     }
     (None, incomplete)

@@ -1,7 +1,7 @@
 //! The fixed-size metadata area of a flow.
 
 /// Bytes of metadata a flow can hold (all fields together).
-pub const META_BYTES: usize = 640;
+pub const META_BYTES: usize = 768;
 
 macro_rules! fields {
     ($($(#[$doc:meta])* $v:ident = $name:literal, $cap:literal;)*) => {
@@ -70,6 +70,14 @@ fields! {
     DhcpHost = "dhcp_host", 64;
     /// Payload search (`--match FILE`): numbers of the patterns found, see [`crate::matcher`].
     Matches = "matches", 255;
+    /// Subject of the server's certificate (TLS up to 1.2, DTLS), RFC 4514 text.
+    TlsCertSubject = "tls_cert_subject", 255;
+    /// Issuer of the server's certificate, RFC 4514 text.
+    TlsCertIssuer = "tls_cert_issuer", 255;
+    /// SMTP envelope sender (`MAIL FROM:` address).
+    SmtpFrom = "smtp_from", 128;
+    /// SMTP envelope recipient (first `RCPT TO:` address).
+    SmtpRcpt = "smtp_rcpt", 128;
 }
 
 /// A flow's metadata: values of [`Field`]s packed in a fixed area of [`META_BYTES`] bytes

@@ -299,3 +299,77 @@ fn a_subscriber_hears_the_url_and_the_dns_name() {
         ]
     );
 }
+
+/// The server certificate's names (http_ipv6.pcap, frame 94: a warning alert, the ServerHello
+/// and the Certificate's start, cut here in two segments before the subject ends). Expected:
+/// tshark -V on the capture, the first certificate's rdnSequence items (id-at-commonName=
+/// shop.ntop.org, id-at-organizationalUnitName=PositiveSSL, id-at-organizationalUnitName=Domain
+/// Control Validated; the issuer's COMODO RSA Domain Validation Secure Server CA, COMODO CA
+/// Limited, Salford, Greater Manchester, GB), in RFC 4514 order.
+#[test]
+fn server_certificate_names_over_two_segments_and_the_cap() {
+    let flight = vector!("tls_server_flight_94");
+    let hello = vector!("tls_client_hello");
+    let (a, b) = flight.split_at(300);
+    let mut d = Dpi::new(DpiConfig::default());
+    let mut h = NO_HANDLE;
+    d.inspect(&mut h, &pkt(6, 443, true, 1, &hello));
+    d.inspect(&mut h, &pkt(6, 443, false, 5000, a));
+    let m = d.meta(h).expect("metadata kept");
+    assert_eq!(
+        m.get(Field::TlsVersion),
+        Some("TLSv1.2"),
+        "ServerHello read"
+    );
+    assert_eq!(m.get(Field::TlsCertSubject), None);
+    d.inspect(&mut h, &pkt(6, 443, false, 5300, b));
+    let m = d.meta(h).expect("metadata kept");
+    assert_eq!(
+        m.get(Field::TlsCertSubject),
+        Some("CN=shop.ntop.org,OU=PositiveSSL,OU=Domain Control Validated")
+    );
+    assert_eq!(
+        m.get(Field::TlsCertIssuer),
+        Some(
+            "CN=COMODO RSA Domain Validation Secure Server CA,O=COMODO CA Limited,L=Salford,\
+             ST=Greater Manchester,C=GB"
+        )
+    );
+    assert_eq!(d.stats().reasm.caps_hit(), 0);
+    // The same with reassembly buffers too small for the names: counted, the fields stay empty.
+    let mut d = Dpi::new(DpiConfig {
+        reasm_bytes: 256,
+        ..DpiConfig::default()
+    });
+    let mut h = NO_HANDLE;
+    d.inspect(&mut h, &pkt(6, 443, true, 1, &hello));
+    d.inspect(&mut h, &pkt(6, 443, false, 5000, a));
+    d.inspect(&mut h, &pkt(6, 443, false, 5300, b));
+    let m = d.meta(h).expect("metadata kept");
+    assert_eq!(m.get(Field::TlsCertSubject), None);
+    assert!(d.stats().reasm.overflow > 0);
+}
+
+/// DTLS: the server's Certificate in fragments of 140 and 231 bytes within one datagram
+/// (dtls_certificate_fragments.pcap, frame 23), gathered in the flow's stash. Expected: tshark
+/// on the capture (subject id-at-commonName=*.discord.gg; issuer Sectigo RSA Domain Validation
+/// Secure Server CA, Sectigo Limited, Salford, Greater Manchester, GB).
+#[test]
+fn dtls_certificate_from_fragments() {
+    let flight = vector!("dtls_server_flight_23");
+    let hello = vector!("dtls_client_hello");
+    let mut d = Dpi::new(DpiConfig::default());
+    let mut h = NO_HANDLE;
+    let l = d.inspect(&mut h, &pkt(17, 50001, true, 0, &hello));
+    assert_eq!(l.map(|l| l.master), Some("DTLS"));
+    d.inspect(&mut h, &pkt(17, 50001, false, 0, &flight));
+    let m = d.meta(h).expect("metadata kept");
+    assert_eq!(m.get(Field::TlsCertSubject), Some("CN=*.discord.gg"));
+    assert_eq!(
+        m.get(Field::TlsCertIssuer),
+        Some(
+            "CN=Sectigo RSA Domain Validation Secure Server CA,O=Sectigo Limited,L=Salford,\
+             ST=Greater Manchester,C=GB"
+        )
+    );
+}

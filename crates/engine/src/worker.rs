@@ -135,6 +135,16 @@ impl<S: RecordSink> Worker<S> {
         &self.out.apps
     }
 
+    /// Call `call` with the value of one of `fields` when payload inspection first extracts it
+    /// on a flow (HTTP URL, SMTP recipient, DNS name, …): [`wirespeed_dpi::Dpi::subscribe`].
+    pub fn subscribe(
+        &mut self,
+        fields: &[wirespeed_dpi::Field],
+        call: impl FnMut(wirespeed_dpi::Field, &str) + Send + 'static,
+    ) {
+        self.dpi.subscribe(fields, call);
+    }
+
     /// Records from now on carry `path` as their source (and its base name as `pcap`).
     pub fn set_source(&mut self, path: &str) {
         self.out.set_source(path);

@@ -73,7 +73,7 @@ pub struct FlowRecord<'a> {
 }
 
 /// Number of payload metadata fields.
-pub const META_COUNT: usize = 19;
+pub const META_COUNT: usize = 23;
 
 /// Payload metadata fields (DPI), at the end of the record in this order. JSON lines carry a
 /// field only when it is set; CSV has every column.
@@ -97,6 +97,10 @@ pub const META_FIELDS: [&str; META_COUNT] = [
     "hassh",
     "dhcp_host",
     "matches",
+    "tls_cert_subject",
+    "tls_cert_issuer",
+    "smtp_from",
+    "smtp_rcpt",
 ];
 
 /// The record's fields in output order (CSV header). `source` and `pcap` come first and only when
@@ -162,6 +166,10 @@ pub const FIELDS: &[&str] = &[
     "hassh",
     "dhcp_host",
     "matches",
+    "tls_cert_subject",
+    "tls_cert_issuer",
+    "smtp_from",
+    "smtp_rcpt",
 ];
 
 /// The keyword of an IP protocol number, if it is one we name — the names nDPI prints, so records

@@ -115,6 +115,22 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     let mut n = Buf::<MAX_NAME>::default();
     let Some(after) = name(d, 12, &mut n) else {
         cx.malformed();
+        if !strict && !odd && !huge && unknown_extended(d, 12) {
+            // tshark writes such a name "<Unknown extended label>" (and nothing of it), a fixed
+            // text like its "<root>": so do we, on the DNS ports and under a plausible header
+            // (not for encrypted bytes on them: DNSCrypt on 5353), until a readable query shows.
+            cx.set(Field::DnsQuery, b"<Unknown extended label>");
+            cx.state[0] |= if qr { 2 } else { 1 };
+            if cx.state[0] & 6 != 6 {
+                cx.want_more();
+            }
+            return Probe::Certain(label_of(cx));
+        }
+        // On the DNS ports a damaged question (fuzz-2006-06-26-2594.pcap) rules nothing out:
+        // the flow's next message is read as tshark reads it.
+        if !strict && cx.state[0] == 0 {
+            return Probe::Unsure;
+        }
         return fail(cx);
     };
     let mut r = Rd::new(d.get(after..).unwrap_or(&[]));
@@ -156,6 +172,41 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         cx.want_more();
     }
     Probe::Certain(l)
+}
+
+/// Does the name at `at` of `m` reach an RFC 2673 extended label of a type other than a bit
+/// string (a first byte of 0x40 to 0x7f, not 0x41) before any other damage? Pointers are
+/// followed as in [`name`].
+fn unknown_extended(m: &[u8], mut at: usize) -> bool {
+    let (mut hops, mut labels) = (0, 0);
+    loop {
+        let Some(&len) = m.get(at) else {
+            return false;
+        };
+        match len & 0xc0 {
+            0x00 => {
+                labels += 1;
+                let len = usize::from(len);
+                if len == 0 || labels > 127 || m.get(at + 1..at + 1 + len).is_none() {
+                    return false;
+                }
+                at += 1 + len;
+            }
+            0x40 => return len != 0x41,
+            0xc0 => {
+                let Some(&lo) = m.get(at + 1) else {
+                    return false;
+                };
+                let p = usize::from(len & 0x3f) << 8 | usize::from(lo);
+                hops += 1;
+                if hops > 16 || p >= at {
+                    return false;
+                }
+                at = p;
+            }
+            _ => return false,
+        }
+    }
 }
 
 fn ends_with_ci(b: &[u8], p: &[u8]) -> bool {

@@ -1,9 +1,12 @@
 //! DTLS (RFC 6347, RFC 9147): a record header with a DTLS version and a length that matches the
-//! datagram (or the first of several records in it).
+//! datagram (or the first of several records in it). Then, up to DTLS 1.2, the server's
+//! certificate names ([`handshake`]): its Certificate message, often in fragments over several
+//! datagrams, is gathered in the flow's bounded stash by fragment offset.
 
 use crate::proto::label;
+use crate::proto::tls::{certificate, sh_parse, Step};
 use crate::util::Rd;
-use crate::{Cx, Inspector, Label, Probe, UDP};
+use crate::{Cx, Dir, Inspector, Label, Probe, UDP};
 
 /// nDPI's DTLS label.
 pub static LABEL: Label = label("DTLS", "Web");
@@ -21,10 +24,124 @@ pub static INSPECTOR: Inspector = Inspector {
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
     if is_dtls(cx.data) {
-        Probe::Certain(&LABEL)
+        handshake(cx)
+    } else if cx.state[1] != 0 {
+        // Chosen already: a datagram of something else on the flow.
+        more(cx)
     } else {
         Probe::NotForUs
     }
+}
+
+/// `state[1]`: the certificate was read, or will not be seen in clear.
+const CERT_DONE: u8 = 1;
+/// `state[1]`: the flow is DTLS (set on the first record).
+const SEEN: u8 = 2;
+
+fn more(cx: &mut Cx<'_>) -> Probe {
+    if cx.state[1] & CERT_DONE == 0 {
+        cx.want_more();
+    }
+    Probe::Certain(&LABEL)
+}
+
+/// The DTLS records of a datagram: read the server's certificate names (issuer, subject) and
+/// answer DTLS, asking for more datagrams until they are read. Keeps its state in `state[1]`
+/// and `state[2]` (`state[0]` is the caller's: STUN calls this once DTLS follows it).
+pub fn handshake(cx: &mut Cx<'_>) -> Probe {
+    cx.state[1] |= SEEN;
+    if cx.state[1] & CERT_DONE == 0 {
+        match server_cert(cx) {
+            Step::More => {}
+            Step::Done => cx.state[1] |= CERT_DONE,
+            Step::Bad => {
+                cx.malformed();
+                cx.state[1] |= CERT_DONE;
+            }
+        }
+    }
+    more(cx)
+}
+
+/// Walk the datagram's records and handshake fragments for the server's Certificate. The
+/// server is the side that sent the ServerHello (`state[2]`: its direction + 1).
+fn server_cert(cx: &mut Cx<'_>) -> Step {
+    let dir = if cx.hints.dir == Dir::ToServer { 1 } else { 2 };
+    let mut r = Rd::new(cx.data);
+    let mut guard = 0;
+    while r.left() >= 13 && guard < 16 {
+        guard += 1;
+        let (Some(ct), Some(_), Some(epoch)) = (r.u8(), r.u16(), r.u16()) else {
+            break;
+        };
+        let (Some(_), Some(len)) = (r.skip(6), r.u16()) else {
+            break;
+        };
+        let Some(rec) = r.take(len as usize) else {
+            break;
+        };
+        if cx.state[2] == dir && (ct != 22 || epoch != 0) {
+            // ChangeCipherSpec or encrypted records from the server: no certificate came.
+            return Step::Done;
+        }
+        if ct != 22 || epoch != 0 {
+            continue;
+        }
+        let mut h = Rd::new(rec);
+        let mut g = 0;
+        while h.left() >= 12 && g < 16 {
+            g += 1;
+            let (Some(t), Some(mlen), Some(_), Some(off), Some(flen)) =
+                (h.u8(), h.u24(), h.u16(), h.u24(), h.u24())
+            else {
+                break;
+            };
+            let Some(frag) = h.take(flen as usize) else {
+                break;
+            };
+            let (off, mlen) = (off as usize, mlen as usize);
+            match t {
+                2 => {
+                    cx.state[2] = dir;
+                    // DTLS 1.3 encrypts the certificate.
+                    if off == 0 && sh_parse(frag).is_some_and(|(v, _)| v == 0xfefc) {
+                        return Step::Done;
+                    }
+                }
+                11 if cx.state[2] == dir => {
+                    let whole = off == 0 && frag.len() >= mlen;
+                    if whole {
+                        return certificate(frag, true, Step::More, cx.meta);
+                    }
+                    // Gather the fragments by offset in the stash (bounded, counted).
+                    let Some(st) = cx.stash.as_mut() else {
+                        // No buffer: only a first fragment that holds the names will do.
+                        if off != 0 {
+                            continue;
+                        }
+                        return match certificate(frag, false, Step::Bad, cx.meta) {
+                            Step::Bad => Step::Done,
+                            s => s,
+                        };
+                    };
+                    if !st.put(off, frag) && off == 0 {
+                        return Step::Done;
+                    }
+                    let body = st.bytes();
+                    let have = body.len().min(mlen);
+                    let body = body.get(..have).unwrap_or(&[]);
+                    match certificate(body, have >= mlen, Step::More, cx.meta) {
+                        // The next fragment may be in this datagram.
+                        Step::More => continue,
+                        s => return s,
+                    }
+                }
+                12..=14 if cx.state[2] == dir => return Step::Done,
+                _ => {}
+            }
+        }
+    }
+    Step::More
 }
 
 /// Does `d` start with a whole DTLS record (and is followed by nothing or another record)?

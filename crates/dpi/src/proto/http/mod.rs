@@ -166,7 +166,9 @@ fn request(cx: &mut Cx<'_>) -> Probe {
     cx.set(Field::UserAgent, ua);
     if !host.is_empty() || complete {
         let mut url = crate::util::Buf::<255>::default();
-        if path.starts_with('/') {
+        // Origin form, and the asterisk form of OPTIONS and SSDP's M-SEARCH (as tshark joins
+        // them): host then path.
+        if path.starts_with('/') || path == "*" {
             url.push(host);
         }
         url.push(path.as_bytes());
@@ -211,7 +213,7 @@ pub(crate) fn lenient_headers(cx: &mut Cx<'_>) {
         }
     }
     let mut url = crate::util::Buf::<255>::default();
-    if path.starts_with(b"/") {
+    if path.starts_with(b"/") || path == b"*" {
         url.push(host);
     }
     url.push(path);

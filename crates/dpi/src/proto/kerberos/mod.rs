@@ -19,21 +19,10 @@ pub static INSPECTOR: Inspector = Inspector {
     probe,
 };
 
-/// A DER length at `d[at..]`: (value, bytes used).
+/// A length at `d[at..]` ([`crate::ber::len`]): (value, bytes used), at most 3 length octets
+/// (a TCP message is read from a prefix: a longer length is no Kerberos message we can see).
 fn der_len(d: &[u8], at: usize) -> Option<(usize, usize)> {
-    let b = *d.get(at)?;
-    if b < 0x80 {
-        return Some((usize::from(b), 1));
-    }
-    let n = usize::from(b & 0x7f);
-    if n == 0 || n > 3 {
-        return None;
-    }
-    let mut v = 0usize;
-    for i in 0..n {
-        v = (v << 8) | usize::from(*d.get(at + 1 + i)?);
-    }
-    Some((v, 1 + n))
+    crate::ber::len(d, at).filter(|&(_, n)| n <= 4)
 }
 
 /// Is `d` the start of a Kerberos message of `total` bytes (`d` may be a prefix over TCP)?

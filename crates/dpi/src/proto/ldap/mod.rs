@@ -19,28 +19,12 @@ pub static INSPECTOR: Inspector = Inspector {
     probe,
 };
 
-/// A BER length at `d[at..]`: (value, bytes used).
-fn ber_len(d: &[u8], at: usize) -> Option<(usize, usize)> {
-    let b = *d.get(at)?;
-    if b < 0x80 {
-        return Some((usize::from(b), 1));
-    }
-    let n = usize::from(b & 0x7f);
-    if n == 0 || n > 4 {
-        return None;
-    }
-    let mut v = 0usize;
-    for i in 0..n {
-        v = (v << 8) | usize::from(*d.get(at + 1 + i)?);
-    }
-    Some((v, 1 + n))
-}
 
 fn is_ldap(d: &[u8]) -> Option<bool> {
     if *d.first()? != 0x30 {
         return Some(false);
     }
-    let (len, n) = ber_len(d, 1)?;
+    let (len, n) = crate::ber::len(d, 1)?;
     let body = 1 + n;
     if body + len != d.len() || *d.get(body)? != 0x02 {
         return Some(false);
@@ -53,7 +37,7 @@ fn is_ldap(d: &[u8]) -> Option<bool> {
     let op = *d.get(op_at)?;
     // [APPLICATION 0..25], constructed or primitive (unbind, delete, abandon).
     let app = op & 0xc0 == 0x40 && (op & 0x1f) <= 25;
-    let (oplen, m) = ber_len(d, op_at + 1)?;
+    let (oplen, m) = crate::ber::len(d, op_at + 1)?;
     Some(app && op_at + 1 + m + oplen <= d.len())
 }
 

@@ -1,7 +1,11 @@
 //! SMTP (RFC 5321): the server's `220` greeting naming (E)SMTP, or the client's `EHLO` /
 //! `HELO`. A `220` greeting that names neither SMTP nor FTP waits for the client's command.
+//! Then the envelope: the addresses of the client's first `MAIL FROM:` and `RCPT TO:` commands,
+//! read until the first recipient, `DATA`, `BDAT`, `STARTTLS` or `QUIT` (or the budget).
 
+use crate::meta::Field;
 use crate::proto::label;
+use crate::util::starts_with_ci;
 use crate::{Cx, Dir, Inspector, Label, Probe, TCP};
 
 /// nDPI's SMTP label.
@@ -35,11 +39,15 @@ pub(crate) fn reply(d: &[u8], code: &[u8; 3]) -> bool {
 }
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
+    if cx.state[0] != 0 {
+        return envelope(cx);
+    }
     let d = cx.data;
     match cx.hints.dir {
         Dir::ToClient if cx.hints.nth == 0 && reply(d, b"220") => {
             if line_has(d, b"SMTP") {
-                Probe::Certain(&LABEL)
+                cx.state[0] = 1;
+                envelope(cx)
             } else if line_has(d, b"FTP") {
                 Probe::NotForUs
             } else {
@@ -51,12 +59,68 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
             if (cmd.eq_ignore_ascii_case(b"EHLO ") || cmd.eq_ignore_ascii_case(b"HELO "))
                 && d.ends_with(b"\r\n")
             {
-                Probe::Certain(&LABEL)
+                cx.state[0] = 1;
+                envelope(cx)
             } else {
                 Probe::NotForUs
             }
         }
         _ => Probe::NotForUs,
+    }
+}
+
+/// Most command lines read per segment.
+const MAX_LINES: usize = 32;
+
+/// Read the client's envelope commands in this segment (whole lines only) and ask for more
+/// until the first recipient or the end of the envelope.
+fn envelope(cx: &mut Cx<'_>) -> Probe {
+    let mut done = false;
+    if cx.hints.dir == Dir::ToServer {
+        let mut rest = cx.data;
+        let mut n = 0;
+        while let Some(nl) = rest.iter().position(|&b| b == b'\n') {
+            if n >= MAX_LINES {
+                break;
+            }
+            n += 1;
+            let line = rest.get(..nl).unwrap_or(&[]);
+            rest = rest.get(nl + 1..).unwrap_or(&[]);
+            if starts_with_ci(line, b"MAIL FROM:") {
+                cx.set(Field::SmtpFrom, address(line.get(10..).unwrap_or(&[])));
+            } else if starts_with_ci(line, b"RCPT TO:") {
+                cx.set(Field::SmtpRcpt, address(line.get(8..).unwrap_or(&[])));
+                done = true;
+            } else if [&b"DATA"[..], b"BDAT", b"STARTTLS", b"QUIT"]
+                .iter()
+                .any(|c| starts_with_ci(line, c))
+            {
+                done = true;
+            }
+        }
+    }
+    if !done {
+        cx.want_more();
+    }
+    Probe::Certain(&LABEL)
+}
+
+/// The address of a `MAIL FROM:` / `RCPT TO:` argument (RFC 5321 §4.1.2): between `<` and `>`
+/// (empty for the null path `<>`), or the first word when the brackets are missing.
+pub(crate) fn address(arg: &[u8]) -> &[u8] {
+    let a = arg.trim_ascii_start();
+    match a.strip_prefix(b"<") {
+        Some(inner) => {
+            let end = inner.iter().position(|&b| b == b'>').unwrap_or(inner.len());
+            inner.get(..end).unwrap_or(&[]).trim_ascii_end()
+        }
+        None => {
+            let end = a
+                .iter()
+                .position(|&b| b == b' ' || b == b'\r')
+                .unwrap_or(a.len());
+            a.get(..end).unwrap_or(&[])
+        }
     }
 }
 

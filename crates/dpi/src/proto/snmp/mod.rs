@@ -19,28 +19,12 @@ pub static INSPECTOR: Inspector = Inspector {
     probe,
 };
 
-/// A BER length at `d[at..]`: (value, bytes used).
-fn ber_len(d: &[u8], at: usize) -> Option<(usize, usize)> {
-    let b = *d.get(at)?;
-    if b < 0x80 {
-        return Some((usize::from(b), 1));
-    }
-    let n = usize::from(b & 0x7f);
-    if n == 0 || n > 3 {
-        return None;
-    }
-    let mut v = 0usize;
-    for i in 0..n {
-        v = (v << 8) | usize::from(*d.get(at + 1 + i)?);
-    }
-    Some((v, 1 + n))
-}
 
 fn is_snmp(d: &[u8]) -> Option<bool> {
     if *d.first()? != 0x30 {
         return Some(false);
     }
-    let (len, n) = ber_len(d, 1)?;
+    let (len, n) = crate::ber::len(d, 1)?;
     let at = 1 + n;
     // version: INTEGER, one byte
     if at + len != d.len() || d.get(at..at + 2)? != [0x02, 0x01] {
@@ -53,7 +37,7 @@ fn is_snmp(d: &[u8]) -> Option<bool> {
             if *d.get(next)? != 0x04 {
                 return Some(false);
             }
-            let (clen, m) = ber_len(d, next + 1)?;
+            let (clen, m) = crate::ber::len(d, next + 1)?;
             let c_at = next + 1 + m;
             let community = d.get(c_at..c_at + clen)?;
             community.iter().all(|&b| b.is_ascii_graphic() || b == b' ')

@@ -53,7 +53,8 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         // After STUN, WebRTC media sets up DTLS on the same 5-tuple: nDPI names the flow
         // DTLS then.
         if !tcp && crate::proto::dtls::is_dtls(cx.data) {
-            return Probe::Certain(&crate::proto::dtls::LABEL);
+            // Its server certificate too, while the budget lasts.
+            return crate::proto::dtls::handshake(cx);
         }
         cx.want_more();
         return Probe::Certain(&LABEL);

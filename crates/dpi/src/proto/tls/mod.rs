@@ -61,6 +61,10 @@ pub static INSPECTOR: Inspector = Inspector {
 
 const CH_DONE: u8 = 1;
 const SH_DONE: u8 = 2;
+/// The server's certificate names were read, or will never be seen in clear.
+const CERT_DONE: u8 = 8;
+/// Everything this inspector looks for.
+const ALL: u8 = CH_DONE | SH_DONE | CERT_DONE;
 
 /// Largest handshake message we wait for (a ClientHello with post-quantum key shares is ~2 KB).
 const MAX_HELLO: usize = 16 * 1024;
@@ -83,12 +87,31 @@ fn after_proxy_header(d: &[u8]) -> Option<&[u8]> {
     None
 }
 
+/// The bytes after whole warning alerts that fill no segment alone and precede the server's
+/// first handshake record (an "unrecognized name" warning before the ServerHello,
+/// http_ipv6.pcap); `d` itself otherwise.
+fn after_alerts(d: &[u8]) -> &[u8] {
+    let mut d = d;
+    let mut guard = 0;
+    while guard < 4 && d.len() > 7 && d.first() == Some(&21) && d.get(1) == Some(&3) {
+        guard += 1;
+        if d.get(3..5) != Some(&[0, 2]) || d.get(5) != Some(&1) {
+            break;
+        }
+        d = d.get(7..).unwrap_or(&[]);
+    }
+    d
+}
+
 fn probe(cx: &mut Cx<'_>) -> Probe {
     let mut d = cx.data;
     if cx.state[0] == 0 && cx.hints.dir == Dir::ToServer {
         if let Some(rest) = after_proxy_header(d) {
             d = rest;
         }
+    }
+    if cx.hints.dir == Dir::ToClient {
+        d = after_alerts(d);
     }
     let mut r = Rd::new(d);
     // Record header: handshake (22), version 3.x, length.
@@ -106,7 +129,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         return if cx.state[0] != 0 {
             more(cx)
         } else if records_only(d) {
-            cx.state[0] = CH_DONE | SH_DONE;
+            cx.state[0] = ALL;
             Probe::Certain(tls_label(cx))
         } else {
             Probe::NotForUs
@@ -119,10 +142,13 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     };
     let want = match (cx.hints.dir, ht) {
         (Dir::ToServer, 1) | (Dir::ToClient, 2) => ht,
+        // A ServerHello from the side that spoke first: the capture began after the
+        // ClientHello (riot.pcapng); read the server's half all the same.
+        (Dir::ToServer, 2) if cx.state[0] == 0 => ht,
         _ if cx.state[0] != 0 => return more(cx),
         // A handshake record of another kind (renegotiation, mid-stream): TLS all the same.
         (_, 0..=24) if hlen as usize <= MAX_HELLO => {
-            cx.state[0] = CH_DONE | SH_DONE;
+            cx.state[0] = ALL;
             return Probe::Certain(tls_label(cx));
         }
         _ => return Probe::NotForUs,
@@ -177,7 +203,114 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         }
         cx.state[0] |= SH_DONE;
     }
+    if want == 2 && cx.state[0] & CERT_DONE == 0 {
+        match server_cert(d, cx.meta) {
+            Step::More => {
+                cx.incomplete();
+                cx.want_more();
+                return Probe::Certain(tls_label(cx));
+            }
+            Step::Done => {}
+            Step::Bad => cx.malformed(),
+        }
+        cx.state[0] |= CERT_DONE;
+    }
     more(cx)
+}
+
+/// Where reading the server's certificate stands.
+#[derive(Debug, PartialEq, Eq)]
+pub(crate) enum Step {
+    /// Names written, or none will be seen in clear (TLS 1.3, a resumed session, no
+    /// Certificate message).
+    Done,
+    /// The bytes end before the names do: show the stream again with the next segment.
+    More,
+    /// Malformed, or the names lie beyond the reassembly cap (counted as malformed).
+    Bad,
+}
+
+/// Read the issuer and subject of the first certificate of the server's Certificate message
+/// from `d`, the server's stream from its first record (the ServerHello's), and write them.
+fn server_cert(d: &[u8], meta: &mut Meta) -> Step {
+    // The handshake bytes of the handshake records at the start of the stream (messages may
+    // span records).
+    let mut hs = Buf::<MAX_HELLO>::default();
+    let mut r = Rd::new(d);
+    // A record of another type follows: the handshake in clear is over.
+    let mut end = false;
+    let mut guard = 0;
+    while r.left() > 0 && guard < 64 {
+        guard += 1;
+        let (Some(ct), Some(_), Some(n)) = (r.u8(), r.u16(), r.u16()) else {
+            break;
+        };
+        if ct != 22 {
+            end = true;
+            break;
+        }
+        let part = r.take((n as usize).min(r.left())).unwrap_or(&[]);
+        hs.push(part);
+        if part.len() < n as usize || hs.lost {
+            break;
+        }
+    }
+    let cut = if hs.lost { Step::Bad } else { Step::More };
+    let mut m = Rd::new(hs.as_bytes());
+    let mut guard = 0;
+    while guard < 32 {
+        guard += 1;
+        let (Some(t), Some(n)) = (m.u8(), m.u24()) else {
+            return if end || m.left() > 0 { Step::Done } else { cut };
+        };
+        let body = m.take((n as usize).min(m.left())).unwrap_or(&[]);
+        let whole = body.len() == n as usize;
+        match t {
+            // ServerHello: TLS 1.3 encrypts the certificate.
+            2 if whole && sh_parse(body).is_some_and(|(v, _)| v == 0x0304) => return Step::Done,
+            11 => return certificate(body, whole, cut, meta),
+            // ServerKeyExchange, CertificateRequest, ServerHelloDone, Finished: no certificate
+            // came first.
+            12..=14 | 20 => return Step::Done,
+            _ => {}
+        }
+        if !whole {
+            return if end { Step::Bad } else { cut };
+        }
+    }
+    Step::Done
+}
+
+/// The body of a Certificate message (`whole` or a prefix): names of its first certificate.
+pub(crate) fn certificate(body: &[u8], whole: bool, cut: Step, meta: &mut Meta) -> Step {
+    let mut r = Rd::new(body);
+    let (Some(list), Some(n)) = (r.u24(), r.u24()) else {
+        return if whole { Step::Done } else { cut };
+    };
+    if list == 0 || n == 0 {
+        return Step::Done;
+    }
+    let cert = r.take((n as usize).min(r.left())).unwrap_or(&[]);
+    match crate::x509::names(cert) {
+        crate::x509::Names::Found { issuer, subject } => {
+            let mut ok = true;
+            for (f, name) in [(Field::TlsCertSubject, subject), (Field::TlsCertIssuer, issuer)] {
+                let mut s = Buf::<512>::default();
+                if crate::x509::write_name(name, &mut s) {
+                    meta.set(f, s.as_bytes());
+                } else {
+                    ok = false;
+                }
+            }
+            if ok {
+                Step::Done
+            } else {
+                Step::Bad
+            }
+        }
+        crate::x509::Names::Short if cert.len() < n as usize && !whole => cut,
+        _ => Step::Bad,
+    }
 }
 
 /// A handshake message of `hlen` bytes whose start is `first`, continued in the handshake
@@ -203,7 +336,7 @@ fn gather(first: &[u8], r: &mut Rd<'_>, hlen: usize) -> Buf<MAX_HELLO> {
 }
 
 fn more(cx: &mut Cx<'_>) -> Probe {
-    if cx.state[0] & (CH_DONE | SH_DONE) != CH_DONE | SH_DONE {
+    if cx.state[0] & ALL != ALL {
         cx.want_more();
     }
     Probe::Certain(tls_label(cx))
@@ -501,8 +634,9 @@ fn hash12(b: &[u8]) -> [u8; 12] {
     o
 }
 
-/// Parse a ServerHello body: the chosen version and ALPN replace the client's offer.
-pub fn server_hello(b: &[u8], meta: &mut Meta) -> Option<()> {
+/// A ServerHello body's chosen version (supported_versions over the legacy field) and ALPN
+/// choice (empty when none).
+pub(crate) fn sh_parse(b: &[u8]) -> Option<(u16, &[u8])> {
     let mut r = Rd::new(b);
     let legacy = r.u16()?;
     r.skip(32)?;
@@ -510,6 +644,7 @@ pub fn server_hello(b: &[u8], meta: &mut Meta) -> Option<()> {
     r.u16()?; // cipher
     r.u8()?; // compression
     let mut ver = legacy;
+    let mut alpn: &[u8] = &[];
     if let Some(all) = r.vec16() {
         let mut e = Rd::new(all);
         let mut guard = 0;
@@ -523,12 +658,21 @@ pub fn server_hello(b: &[u8], meta: &mut Meta) -> Option<()> {
                 16 => {
                     let mut l = Rd::new(x.vec16().unwrap_or(&[]));
                     if let Some(p) = l.vec8() {
-                        meta.replace(Field::Alpn, p);
+                        alpn = p;
                     }
                 }
                 _ => {}
             }
         }
+    }
+    Some((ver, alpn))
+}
+
+/// Parse a ServerHello body: the chosen version and ALPN replace the client's offer.
+pub fn server_hello(b: &[u8], meta: &mut Meta) -> Option<()> {
+    let (ver, alpn) = sh_parse(b)?;
+    if !alpn.is_empty() {
+        meta.replace(Field::Alpn, alpn);
     }
     let name = version_name(ver);
     if !name.is_empty() {
