@@ -385,7 +385,21 @@ impl CaptureFile {
             pending: None,
             released: 0,
             populated: 0,
+            release: true,
             done: false,
+        }
+    }
+
+    /// Give back to the kernel the mapped pages that every reader of a shared scan is done
+    /// with: `slowest` is the position of the slowest [`PacketReader::shared`] reader (the
+    /// file's pages stay in the page cache, see [`PacketReader::next_batch`]). Pages are released
+    /// in steps of 32 MiB, 16 MiB behind `slowest`; `released` is the caller's record of how far
+    /// that has gone (start it at 0).
+    pub fn release_behind(&self, released: &mut usize, slowest: usize) {
+        if slowest >= *released + RELEASE_LAG + RELEASE_STEP {
+            let to = slowest - RELEASE_LAG;
+            self.data.release(*released, to);
+            *released = to & !(4096 - 1);
         }
     }
 }
@@ -456,6 +470,8 @@ pub struct PacketReader<'a> {
     released: usize,
     /// Everything before this offset has been mapped ahead (see `Backing::populate`).
     populated: usize,
+    /// Release pages behind this reader (false when several readers scan one file).
+    release: bool,
     /// End of file reached, or an error delivered.
     done: bool,
 }
@@ -480,6 +496,20 @@ impl<'a> PacketReader<'a> {
         batch: &mut Vec<RawPacket<'a>>,
         max: usize,
     ) -> Result<usize, CaptureError> {
+        self.next_batch_where(batch, max, |_| true)
+    }
+
+    /// [`PacketReader::next_batch`] that reads up to `max` packets but appends only those
+    /// `keep` accepts (each is shown to `keep` once, in order); returns how many were read.
+    /// For workers that scan the same file and each keep their own packets: the others are
+    /// never copied.
+    #[inline]
+    pub fn next_batch_where(
+        &mut self,
+        batch: &mut Vec<RawPacket<'a>>,
+        max: usize,
+        mut keep: impl FnMut(&RawPacket<'a>) -> bool,
+    ) -> Result<usize, CaptureError> {
         if max == 0 {
             return Ok(0);
         }
@@ -487,7 +517,7 @@ impl<'a> PacketReader<'a> {
             return Err(e);
         }
         // The previous batch has been processed: its bytes need not stay resident.
-        if self.pos >= self.released + RELEASE_LAG + RELEASE_STEP {
+        if self.release && self.pos >= self.released + RELEASE_LAG + RELEASE_STEP {
             let to = self.pos - RELEASE_LAG;
             self.file.data.release(self.released, to);
             self.released = to & !(4096 - 1);
@@ -502,7 +532,9 @@ impl<'a> PacketReader<'a> {
         while n < max && !self.done {
             match self.next_packet() {
                 Ok(Some(p)) => {
-                    batch.push(p);
+                    if keep(&p) {
+                        batch.push(p);
+                    }
                     n += 1;
                 }
                 Ok(None) => self.done = true,
@@ -516,6 +548,14 @@ impl<'a> PacketReader<'a> {
             }
         }
         Ok(n)
+    }
+
+    /// This reader as one of several scanning the same file at once (one per worker thread):
+    /// it releases no pages behind itself, since the others may still be reading them; the
+    /// caller releases what all are done with by [`CaptureFile::release_behind`].
+    pub fn shared(mut self) -> Self {
+        self.release = false;
+        self
     }
 
     /// Bytes of the file consumed so far (for progress bars): the offset just past the last
