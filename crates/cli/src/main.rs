@@ -615,10 +615,11 @@ fn shared_sink(
 fn print_dispatch(d: &DispatchStats) {
     if !d.reader_thread {
         eprintln!(
-            "dispatch: {} workers, each scanning the file, packets per worker {:?}, {} later \
-             fragments sent by their first fragment's ports",
+            "dispatch: {} workers, each scanning the file, packets per worker {:?}, waited {} \
+             times for the slowest worker, {} later fragments sent by their first fragment's ports",
             d.per_worker.len(),
             d.per_worker,
+            d.ahead_waits,
             d.frags_mapped
         );
     } else {

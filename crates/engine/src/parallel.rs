@@ -45,9 +45,11 @@ pub struct ParallelConfig {
     pub workers: usize,
     /// Pin worker `i` to core `i mod cores`.
     pub pin: bool,
-    /// Size of the buffer between the reader and the workers, MiB, counted as packet slots of
+    /// With a reader thread: size of the buffer between the reader and the workers, MiB, counted as packet slots of
     /// [`SLOT_BYTES`] (what a copied full-size frame takes): `buffer_mb × 2^20 / SLOT_BYTES`
-    /// packets in flight at most, shared equally among the workers' rings.
+    /// packets in flight at most, shared equally among the workers' rings. Without one: how far
+    /// (MiB of the file) a worker may run ahead of the slowest, which bounds the file's pages
+    /// mapped at once.
     pub buffer_mb: usize,
     /// Capture files: a reader thread dispatches the packets to the workers through rings (as
     /// live capture must). Off by default: every worker scans the file itself and processes
@@ -86,6 +88,9 @@ pub struct DispatchStats {
     pub ring_batches: usize,
     /// Times the reader found a worker's ring full and waited (capture files never drop).
     pub ring_full_waits: u64,
+    /// Without a reader thread: times a worker waited for the slowest to come within
+    /// `buffer_mb` of it.
+    pub ahead_waits: u64,
     /// Packets dropped between the reader and the workers (always 0 for capture files).
     pub dropped: u64,
     /// Later fragments sent to their flow's worker by the ports of their first fragment.
@@ -117,6 +122,8 @@ pub struct Pool<S: RecordSink + Send> {
     /// Packets per worker batch (the engine's batch size).
     batch: usize,
     pin: bool,
+    /// Bytes of the file a scanning worker may run ahead of the slowest.
+    ahead: usize,
     stats: DispatchStats,
     capture_errors: u64,
 }
@@ -161,6 +168,7 @@ impl<S: RecordSink + Send> Pool<S> {
             decode: cfg.decode,
             batch,
             pin: par.pin,
+            ahead: par.buffer_mb.saturating_mul(1 << 20).max(1 << 20),
             stats: DispatchStats {
                 per_worker: vec![0; n],
                 worker_cpu_ns: vec![0; n],
@@ -265,6 +273,7 @@ impl<S: RecordSink + Send> Pool<S> {
             reta: &reta,
             dcfg: &self.decode,
             batch: self.batch,
+            ahead: self.ahead,
             pos: &(0..n).map(|_| AtomicUsize::new(0)).collect::<Vec<_>>(),
         };
         let (Some((w0, ws)), Some((f0, fs))) =
@@ -317,6 +326,7 @@ impl<S: RecordSink + Send> Pool<S> {
         for (i, sh) in shares.into_iter().enumerate() {
             stats.per_worker[i] += sh.own;
             stats.batches += sh.batches;
+            stats.ahead_waits += sh.ahead_waits;
             stats.worker_cpu_ns[i] += sh.cpu_ns;
             if i == 0 {
                 // Every worker scanned the same packets: worker 0's view of them is the whole.
@@ -494,6 +504,8 @@ struct Scan<'f> {
     dcfg: &'f DecodeConfig,
     /// Packets per worker batch.
     batch: usize,
+    /// Bytes a worker may run ahead of the slowest.
+    ahead: usize,
     /// Each worker's position in the file (worker 0 releases the pages all have passed).
     pos: &'f [AtomicUsize],
 }
@@ -508,6 +520,7 @@ struct Share {
     /// Packets of its own.
     own: u64,
     batches: u64,
+    ahead_waits: u64,
     frags_mapped: u64,
     undecoded: u64,
     cpu_ns: u64,
@@ -521,6 +534,7 @@ impl Default for Share {
             error: None,
             own: 0,
             batches: 0,
+            ahead_waits: 0,
             frags_mapped: 0,
             undecoded: 0,
             cpu_ns: 0,
@@ -575,10 +589,18 @@ impl Scan<'_> {
             }
             let at = reader.position() as usize;
             self.pos[me].store(at, Ordering::Relaxed);
+            let slowest = || self.pos.iter().map(|p| p.load(Ordering::Relaxed)).min();
             if me == 0 {
-                let slowest = self.pos.iter().map(|p| p.load(Ordering::Relaxed)).min();
                 self.file
-                    .release_behind(&mut released, slowest.unwrap_or(0));
+                    .release_behind(&mut released, slowest().unwrap_or(0));
+            }
+            // Bounded memory: the file's pages between the slowest worker and the fastest stay
+            // mapped. A worker too far ahead waits (rarely: they share the work evenly).
+            let mut waits = 0u32;
+            while at > slowest().unwrap_or(0).saturating_add(self.ahead) && waits < 100_000 {
+                out.ahead_waits += 1;
+                waits += 1;
+                std::thread::sleep(std::time::Duration::from_micros(50));
             }
             progress(at as u64, total);
             match r {
@@ -651,7 +673,7 @@ fn send<'a>(
 /// other frame, and for any frame the full decoder might reject or key otherwise: those take the
 /// full decoder. The reader then spends a few loads per packet, not a whole decode (the profile
 /// of the worst case showed the full decode as the largest part of the reader).
-#[inline]
+#[inline(always)]
 pub fn fast_hash(p: &RawPacket<'_>) -> Option<u32> {
     const ETH: usize = 14;
     if p.link != LinkType::ETHERNET.0 {
@@ -716,7 +738,7 @@ struct Batch<'a> {
 /// The worker for `p` (its innermost flow's end-points under the symmetric hash), and whether the
 /// packet will count in a flow (and so moves the clock, as in a single worker). Packets that do
 /// not decode go to worker 0, which counts why.
-#[inline]
+#[inline(always)]
 fn pick(
     p: &RawPacket<'_>,
     reta: &[u8; 128],
@@ -724,9 +746,22 @@ fn pick(
     frag: &mut FragTable,
     stats: &mut DispatchStats,
 ) -> (usize, bool) {
-    if let Some(h) = fast_hash(p) {
-        return (usize::from(reta[h as usize & 127]), true);
+    match fast_hash(p) {
+        Some(h) => (usize::from(reta[h as usize & 127]), true),
+        None => pick_decoded(p, reta, cfg, frag, stats),
     }
+}
+
+/// [`pick`] for the frames the fast path leaves: the full decoder, and fragments mapped to their
+/// first fragment's ports.
+#[inline(never)]
+fn pick_decoded(
+    p: &RawPacket<'_>,
+    reta: &[u8; 128],
+    cfg: &DecodeConfig,
+    frag: &mut FragTable,
+    stats: &mut DispatchStats,
+) -> (usize, bool) {
     let d = match decode(LinkType(p.link), p.data, cfg) {
         Ok(d) => d,
         Err(_) => {
