@@ -6,9 +6,10 @@
 //! never copied). A file cannot drop packets, so nothing needs to decouple reading from
 //! processing; every worker sees every packet, so each computes the same input clock and the
 //! records are those of one worker by construction; and the workers never wait on each other.
-//! On two cores this beat a reader thread on the worst case (see BENCHMARKS.md): the reader's
-//! per-packet handoff (a 48-byte reference and a clock pushed, sent, popped) cost more than
-//! each worker skipping the others' packets.
+//! On two cores and the worst case (see BENCHMARKS.md) reading every record twice costs about
+//! what the reader thread's per-packet handoff did (a 48-byte reference and a clock pushed,
+//! sent, popped, and read again from another core's cache), but no thread waits on another and
+//! no third thread competes for the cores.
 //!
 //! With [`ParallelConfig::reader_thread`] the calling thread reads the capture in batches, decodes each packet just far enough to know
 //! its flow's end-points, and picks a worker with the symmetric Toeplitz hash ([`crate::rss`]), so
