@@ -496,19 +496,17 @@ impl<'a> PacketReader<'a> {
         batch: &mut Vec<RawPacket<'a>>,
         max: usize,
     ) -> Result<usize, CaptureError> {
-        self.next_batch_where(batch, max, |_| true)
+        self.next_batch_visit(max, |p| batch.push(p))
     }
 
-    /// [`PacketReader::next_batch`] that reads up to `max` packets but appends only those
-    /// `keep` accepts (each is shown to `keep` once, in order); returns how many were read.
-    /// For workers that scan the same file and each keep their own packets: the others are
-    /// never copied.
+    /// [`PacketReader::next_batch`] that hands each of up to `max` packets to `visit`, in order,
+    /// instead of appending it to a batch; returns how many were read (same semantics). For
+    /// workers that scan the same file and each keep only their own packets.
     #[inline]
-    pub fn next_batch_where(
+    pub fn next_batch_visit(
         &mut self,
-        batch: &mut Vec<RawPacket<'a>>,
         max: usize,
-        mut keep: impl FnMut(&RawPacket<'a>) -> bool,
+        mut visit: impl FnMut(RawPacket<'a>),
     ) -> Result<usize, CaptureError> {
         if max == 0 {
             return Ok(0);
@@ -532,9 +530,7 @@ impl<'a> PacketReader<'a> {
         while n < max && !self.done {
             match self.next_packet() {
                 Ok(Some(p)) => {
-                    if keep(&p) {
-                        batch.push(p);
-                    }
+                    visit(p);
                     n += 1;
                 }
                 Ok(None) => self.done = true,

@@ -556,34 +556,43 @@ impl Scan<'_> {
         let bs = self.batch;
         let total = self.file.len();
         let mut reader = self.file.reader().shared();
-        let mut mine: Vec<RawPacket<'_>> = Vec::with_capacity(bs * 2);
-        let mut clocks: Vec<u64> = Vec::with_capacity(bs * 2);
+        // This worker's packets and the input's clock at each. Below `bs` between reads, and one
+        // read adds at most `bs`: 2 × `bs` slots never overflow. Every packet is written to the
+        // next free slot and the count moves on only for this worker's own: no branch on a
+        // 50/50 (or 1-in-N) outcome per packet.
+        let empty = RawPacket {
+            ts_ns: 0,
+            wire_len: 0,
+            link: 0,
+            iface: 0,
+            data: &[],
+        };
+        let mut mine: Vec<RawPacket<'_>> = vec![empty; bs * 2];
+        let mut clocks: Vec<u64> = vec![0; bs * 2];
+        let mut len = 0usize;
         let mut st = DispatchStats::default();
         let mut out = Share::default();
         let (mut now, mut released) = (0u64, 0usize);
         loop {
             // Read one batch's worth of packets (of all workers), keeping this worker's own.
-            let r = reader.next_batch_where(&mut mine, bs, |p| {
-                let (q, in_flow) = pick(p, self.reta, self.dcfg, frag, &mut st);
-                if in_flow {
-                    now = now.max(p.ts_ns);
+            let r = reader.next_batch_visit(bs, |p| {
+                let (q, in_flow) = pick(&p, self.reta, self.dcfg, frag, &mut st);
+                now = if in_flow { now.max(p.ts_ns) } else { now };
+                if let (Some(m), Some(c)) = (mine.get_mut(len), clocks.get_mut(len)) {
+                    *m = p;
+                    *c = now;
+                    len += usize::from(q == me);
                 }
-                let own = q == me;
-                if own {
-                    clocks.push(now);
-                }
-                own
             });
             if let Ok(k) = r {
                 out.packets += k as u64;
             }
-            if mine.len() >= bs {
-                out.own += mine.len() as u64;
+            if len >= bs {
+                out.own += len as u64;
                 out.batches += 1;
-                out.res = w.process_batch_clocked(&mine, &clocks);
+                out.res = w.process_batch_clocked(&mine[..len], &clocks[..len]);
                 w.advance_clock(now);
-                mine.clear();
-                clocks.clear();
+                len = 0;
                 if out.res.is_err() {
                     break;
                 }
@@ -616,10 +625,10 @@ impl Scan<'_> {
         // Done with the file: hold back no one's page releases.
         self.pos[me].store(usize::MAX, Ordering::Relaxed);
         if out.res.is_ok() {
-            out.own += mine.len() as u64;
-            if !mine.is_empty() {
+            out.own += len as u64;
+            if len > 0 {
                 out.batches += 1;
-                out.res = w.process_batch_clocked(&mine, &clocks);
+                out.res = w.process_batch_clocked(&mine[..len], &clocks[..len]);
             }
             // The input's final time, before the file's flows end.
             w.advance_clock(now);
