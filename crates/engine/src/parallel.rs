@@ -11,13 +11,14 @@
 //! sent, popped, and read again from another core's cache), but no thread waits on another and
 //! no third thread competes for the cores.
 //!
-//! With [`ParallelConfig::reader_thread`] the calling thread reads the capture in batches, decodes each packet just far enough to know
-//! its flow's end-points, and picks a worker with the symmetric Toeplitz hash ([`crate::rss`]), so
-//! both directions of a flow meet in one worker. Packets travel by reference into the mapped file
-//! (the mapping outlives the scoped worker threads, so nothing is copied), gathered into
-//! per-worker batches that cross bounded single-producer/single-consumer channels. Emptied
-//! batches come back on a return channel and are reused, so steady-state reading allocates
-//! nothing. Each worker owns its [`Worker`]: flow table, fragment table, classifiers, sink.
+//! With [`ParallelConfig::reader_thread`] the calling thread reads the capture in batches,
+//! decodes each packet just far enough to know its flow's end-points, and picks a worker with the
+//! symmetric Toeplitz hash ([`crate::rss`]), so both directions of a flow meet in one worker.
+//! Packets travel by reference into the mapped file (the mapping outlives the scoped worker
+//! threads, so nothing is copied), gathered into per-worker batches that cross bounded
+//! single-producer/single-consumer channels. Emptied batches come back on a return channel and
+//! are reused, so steady-state reading allocates nothing. Each worker owns its [`Worker`]: flow
+//! table, fragment table, classifiers, sink.
 //!
 //! A capture file must not lose packets, so the reader waits when a worker's ring is full (the
 //! waits are counted); nothing is dropped between reader and workers.
@@ -25,7 +26,9 @@
 //! Fragments: later IP fragments carry no ports, so hashing them like their flow needs the first
 //! fragment's ports. The reader keeps its own [`FragTable`] (the same one the workers use) and
 //! hashes every fragment on its datagram's full tuple; a later fragment whose first fragment was
-//! not seen hashes on its addresses alone, and its worker counts it as an orphan.
+//! not seen hashes on its addresses alone, and its worker counts it as an orphan. Without a reader
+//! thread every worker keeps its own copy of that table, fed every packet, so all reach the same
+//! decisions.
 
 use crate::rss;
 use crate::worker::{EngineConfig, FileOutcome, Worker};
@@ -46,11 +49,11 @@ pub struct ParallelConfig {
     pub workers: usize,
     /// Pin worker `i` to core `i mod cores`.
     pub pin: bool,
-    /// With a reader thread: size of the buffer between the reader and the workers, MiB, counted as packet slots of
-    /// [`SLOT_BYTES`] (what a copied full-size frame takes): `buffer_mb × 2^20 / SLOT_BYTES`
-    /// packets in flight at most, shared equally among the workers' rings. Without one: how far
-    /// (MiB of the file) a worker may run ahead of the slowest, which bounds the file's pages
-    /// mapped at once.
+    /// With a reader thread: size of the buffer between the reader and the workers, MiB,
+    /// counted as packet slots of [`SLOT_BYTES`] (what a copied full-size frame takes):
+    /// `buffer_mb × 2^20 / SLOT_BYTES` packets in flight at most, shared equally among the
+    /// workers' rings. Without one: how far (MiB of the file) a worker may run ahead of the
+    /// slowest, which bounds the file's pages mapped at once.
     pub buffer_mb: usize,
     /// Capture files: a reader thread dispatches the packets to the workers through rings (as
     /// live capture must). Off by default: every worker scans the file itself and processes
