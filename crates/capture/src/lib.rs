@@ -403,7 +403,21 @@ impl CaptureFile {
             released: 0,
             populated: 0,
             prefetched: 0,
+            release: true,
             done: false,
+        }
+    }
+
+    /// Give back to the kernel the mapped pages that every reader of a shared scan is done
+    /// with: `slowest` is the position of the slowest [`PacketReader::shared`] reader (the
+    /// file's pages stay in the page cache, see [`PacketReader::next_batch`]). Pages are released
+    /// in steps of 32 MiB, 16 MiB behind `slowest`; `released` is the caller's record of how far
+    /// that has gone (start it at 0).
+    pub fn release_behind(&self, released: &mut usize, slowest: usize) {
+        if slowest >= *released + RELEASE_LAG + RELEASE_STEP {
+            let to = slowest - RELEASE_LAG;
+            self.data.release(*released, to);
+            *released = to & !(4096 - 1);
         }
     }
 }
@@ -476,6 +490,8 @@ pub struct PacketReader<'a> {
     populated: usize,
     /// Every cache line before this offset has been prefetched (see [`PREFETCH_AHEAD`]).
     prefetched: usize,
+    /// Release pages behind this reader (false when several readers scan one file).
+    release: bool,
     /// End of file reached, or an error delivered.
     done: bool,
 }
@@ -500,6 +516,18 @@ impl<'a> PacketReader<'a> {
         batch: &mut Vec<RawPacket<'a>>,
         max: usize,
     ) -> Result<usize, CaptureError> {
+        self.next_batch_visit(max, |p| batch.push(p))
+    }
+
+    /// [`PacketReader::next_batch`] that hands each of up to `max` packets to `visit`, in order,
+    /// instead of appending it to a batch; returns how many were read (same semantics). For
+    /// workers that scan the same file and each keep only their own packets.
+    #[inline]
+    pub fn next_batch_visit(
+        &mut self,
+        max: usize,
+        mut visit: impl FnMut(RawPacket<'a>),
+    ) -> Result<usize, CaptureError> {
         if max == 0 {
             return Ok(0);
         }
@@ -507,7 +535,7 @@ impl<'a> PacketReader<'a> {
             return Err(e);
         }
         // The previous batch has been processed: its bytes need not stay resident.
-        if self.pos >= self.released + RELEASE_LAG + RELEASE_STEP {
+        if self.release && self.pos >= self.released + RELEASE_LAG + RELEASE_STEP {
             let to = self.pos - RELEASE_LAG;
             self.file.data.release(self.released, to);
             self.released = to & !(4096 - 1);
@@ -523,7 +551,7 @@ impl<'a> PacketReader<'a> {
             self.prefetch_ahead();
             match self.next_packet() {
                 Ok(Some(p)) => {
-                    batch.push(p);
+                    visit(p);
                     n += 1;
                 }
                 Ok(None) => self.done = true,
@@ -555,6 +583,14 @@ impl<'a> PacketReader<'a> {
             at += 64;
         }
         self.prefetched = at;
+    }
+
+    /// This reader as one of several scanning the same file at once (one per worker thread):
+    /// it releases no pages behind itself, since the others may still be reading them; the
+    /// caller releases what all are done with by [`CaptureFile::release_behind`].
+    pub fn shared(mut self) -> Self {
+        self.release = false;
+        self
     }
 
     /// Bytes of the file consumed so far (for progress bars): the offset just past the last

@@ -260,6 +260,10 @@ struct ParallelArgs {
     /// Buffer between the reader and the workers, MiB (counted as 2 KiB packet slots).
     #[arg(long, default_value_t = 64)]
     buffer_mb: usize,
+    /// Capture files: feed the workers from a reader thread through the buffer, as live
+    /// capture does, instead of every worker scanning the file itself (the default).
+    #[arg(long)]
+    reader_thread: bool,
 }
 
 impl ParallelArgs {
@@ -276,6 +280,7 @@ impl ParallelArgs {
             workers,
             pin: self.pin,
             buffer_mb: self.buffer_mb,
+            reader_thread: self.reader_thread,
         })
     }
 }
@@ -608,7 +613,17 @@ fn shared_sink(
 }
 
 fn print_dispatch(d: &DispatchStats) {
-    eprintln!(
+    if !d.reader_thread {
+        eprintln!(
+            "dispatch: {} workers, each scanning the file, packets per worker {:?}, waited {} \
+             times for the slowest worker, {} later fragments sent by their first fragment's ports",
+            d.per_worker.len(),
+            d.per_worker,
+            d.ahead_waits,
+            d.frags_mapped
+        );
+    } else {
+        eprintln!(
         "dispatch: {} workers, packets per worker {:?}, rings of {} batches, reader waited on a \
          full ring {} times, {} dropped between reader and workers, {} later fragments sent by \
          their first fragment's ports",
@@ -619,16 +634,24 @@ fn print_dispatch(d: &DispatchStats) {
         d.dropped,
         d.frags_mapped
     );
+    }
     let ms: Vec<String> = d
         .worker_cpu_ns
         .iter()
         .map(|&ns| format!("{:.3}", ns as f64 / 1e9))
         .collect();
-    eprintln!(
-        "cpu time: reader {:.3} s, workers [{}] s",
-        d.reader_cpu_ns as f64 / 1e9,
-        ms.join(", ")
-    );
+    if d.reader_thread {
+        eprintln!(
+            "cpu time: reader {:.3} s, workers [{}] s",
+            d.reader_cpu_ns as f64 / 1e9,
+            ms.join(", ")
+        );
+    } else {
+        eprintln!(
+            "cpu time: no reader thread (each worker scans the file), workers [{}] s",
+            ms.join(", ")
+        );
+    }
 }
 
 fn gen_cmd(a: GenArgs) -> Result<ExitCode, String> {

@@ -53,10 +53,24 @@ fn csv_with_three_workers_has_one_header_and_the_same_rows() {
             .collect::<Vec<_>>()
     };
     assert_eq!(totals(&err1), totals(&err3));
-    assert!(err3.contains("dispatch: 3 workers"), "{err3}");
     assert!(
-        err3.contains("0 dropped between reader and workers"),
+        err3.contains("dispatch: 3 workers, each scanning the file"),
         "{err3}"
+    );
+    // The same through a reader thread, which drops nothing from a file.
+    let (r, err_r) = classify(
+        &["--format", "csv", "--workers", "2", "--reader-thread"],
+        &p,
+    );
+    let mut c = r[1..].to_vec();
+    c.sort();
+    assert_eq!(r[0], one[0]);
+    assert_eq!(a, c);
+    assert_eq!(totals(&err1), totals(&err_r));
+    assert!(err_r.contains("dispatch: 2 workers"), "{err_r}");
+    assert!(
+        err_r.contains("0 dropped between reader and workers"),
+        "{err_r}"
     );
 }
 

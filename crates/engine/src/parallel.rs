@@ -1,13 +1,24 @@
-//! Several shared-nothing workers fed by one reader (seed 000's dispatcher, DPDKStat's
+//! Several shared-nothing workers over one capture file (seed 000's dispatcher, DPDKStat's
 //! decoupled acquisition).
 //!
-//! The calling thread reads the capture in batches, decodes each packet just far enough to know
-//! its flow's end-points, and picks a worker with the symmetric Toeplitz hash ([`crate::rss`]), so
-//! both directions of a flow meet in one worker. Packets travel by reference into the mapped file
-//! (the mapping outlives the scoped worker threads, so nothing is copied), gathered into
-//! per-worker batches that cross bounded single-producer/single-consumer channels. Emptied
-//! batches come back on a return channel and are reused, so steady-state reading allocates
-//! nothing. Each worker owns its [`Worker`]: flow table, fragment table, classifiers, sink.
+//! By default there is no reader thread: every worker scans the whole mapped file, picks each
+//! packet's worker as described below, and runs only its own packets (the others are looked at,
+//! never copied). A file cannot drop packets, so nothing needs to decouple reading from
+//! processing; every worker sees every packet, so each computes the same input clock and the
+//! records are those of one worker by construction; and the workers never wait on each other.
+//! On two cores and the worst case (see BENCHMARKS.md) reading every record twice costs about
+//! what the reader thread's per-packet handoff did (a 48-byte reference and a clock pushed,
+//! sent, popped, and read again from another core's cache), but no thread waits on another and
+//! no third thread competes for the cores.
+//!
+//! With [`ParallelConfig::reader_thread`] the calling thread reads the capture in batches,
+//! decodes each packet just far enough to know its flow's end-points, and picks a worker with the
+//! symmetric Toeplitz hash ([`crate::rss`]), so both directions of a flow meet in one worker.
+//! Packets travel by reference into the mapped file (the mapping outlives the scoped worker
+//! threads, so nothing is copied), gathered into per-worker batches that cross bounded
+//! single-producer/single-consumer channels. Emptied batches come back on a return channel and
+//! are reused, so steady-state reading allocates nothing. Each worker owns its [`Worker`]: flow
+//! table, fragment table, classifiers, sink.
 //!
 //! A capture file must not lose packets, so the reader waits when a worker's ring is full (the
 //! waits are counted); nothing is dropped between reader and workers.
@@ -15,7 +26,9 @@
 //! Fragments: later IP fragments carry no ports, so hashing them like their flow needs the first
 //! fragment's ports. The reader keeps its own [`FragTable`] (the same one the workers use) and
 //! hashes every fragment on its datagram's full tuple; a later fragment whose first fragment was
-//! not seen hashes on its addresses alone, and its worker counts it as an orphan.
+//! not seen hashes on its addresses alone, and its worker counts it as an orphan. Without a reader
+//! thread every worker keeps its own copy of that table, fed every packet, so all reach the same
+//! decisions.
 
 use crate::rss;
 use crate::worker::{EngineConfig, FileOutcome, Worker};
@@ -23,6 +36,7 @@ use crate::{AppStats, Counters};
 use crossbeam_channel::{bounded, unbounded, Receiver, Sender, TrySendError};
 use std::io;
 use std::path::Path;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use wirespeed_capture::{CaptureFile, RawPacket};
 use wirespeed_export::RecordSink;
 use wirespeed_flow::{FragKey, FragTable};
@@ -35,10 +49,16 @@ pub struct ParallelConfig {
     pub workers: usize,
     /// Pin worker `i` to core `i mod cores`.
     pub pin: bool,
-    /// Size of the buffer between the reader and the workers, MiB, counted as packet slots of
-    /// [`SLOT_BYTES`] (what a copied full-size frame takes): `buffer_mb × 2^20 / SLOT_BYTES`
-    /// packets in flight at most, shared equally among the workers' rings.
+    /// With a reader thread: size of the buffer between the reader and the workers, MiB,
+    /// counted as packet slots of [`SLOT_BYTES`] (what a copied full-size frame takes):
+    /// `buffer_mb × 2^20 / SLOT_BYTES` packets in flight at most, shared equally among the
+    /// workers' rings. Without one: how far (MiB of the file) a worker may run ahead of the
+    /// slowest, which bounds the file's pages mapped at once.
     pub buffer_mb: usize,
+    /// Capture files: a reader thread dispatches the packets to the workers through rings (as
+    /// live capture must). Off by default: every worker scans the file itself and processes
+    /// its own packets, see [`Pool::run_file`].
+    pub reader_thread: bool,
 }
 
 impl Default for ParallelConfig {
@@ -47,6 +67,7 @@ impl Default for ParallelConfig {
             workers: std::thread::available_parallelism().map_or(1, |n| n.get().min(128)),
             pin: false,
             buffer_mb: 64,
+            reader_thread: false,
         }
     }
 }
@@ -60,6 +81,9 @@ pub const SLOT_BYTES: usize = 2048;
 /// What the dispatcher did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DispatchStats {
+    /// Capture files went through a reader thread (false: every worker scanned the file and
+    /// the ring fields stay 0).
+    pub reader_thread: bool,
     /// Packets sent to each worker.
     pub per_worker: Vec<u64>,
     /// Batches sent.
@@ -68,6 +92,9 @@ pub struct DispatchStats {
     pub ring_batches: usize,
     /// Times the reader found a worker's ring full and waited (capture files never drop).
     pub ring_full_waits: u64,
+    /// Without a reader thread: times a worker waited for the slowest to come within
+    /// `buffer_mb` of it.
+    pub ahead_waits: u64,
     /// Packets dropped between the reader and the workers (always 0 for capture files).
     pub dropped: u64,
     /// Later fragments sent to their flow's worker by the ports of their first fragment.
@@ -92,11 +119,15 @@ fn thread_cpu_ns() -> u64 {
 /// A reader and `N` workers with one record sink each.
 pub struct Pool<S: RecordSink + Send> {
     workers: Vec<Worker<S>>,
-    frag: FragTable,
+    /// The dispatcher's fragment tables: the reader thread's, or one per worker that scans.
+    frags: Vec<FragTable>,
+    reader_thread: bool,
     decode: DecodeConfig,
     /// Packets per worker batch (the engine's batch size).
     batch: usize,
     pin: bool,
+    /// Bytes of the file a scanning worker may run ahead of the slowest.
+    ahead: usize,
     stats: DispatchStats,
     capture_errors: u64,
 }
@@ -134,14 +165,19 @@ impl<S: RecordSink + Send> Pool<S> {
             workers: (0..n)
                 .map(|i| Worker::new(wc, sink(i), with_source))
                 .collect(),
-            frag: FragTable::new(cfg.frag_capacity, cfg.frag_timeout_ns),
+            frags: (0..if par.reader_thread { 1 } else { n })
+                .map(|_| FragTable::new(cfg.frag_capacity, cfg.frag_timeout_ns))
+                .collect(),
+            reader_thread: par.reader_thread,
             decode: cfg.decode,
             batch,
             pin: par.pin,
+            ahead: par.buffer_mb.saturating_mul(1 << 20).max(1 << 20),
             stats: DispatchStats {
                 per_worker: vec![0; n],
                 worker_cpu_ns: vec![0; n],
                 ring_batches: ring,
+                reader_thread: par.reader_thread,
                 ..DispatchStats::default()
             },
             capture_errors: 0,
@@ -190,7 +226,133 @@ impl<S: RecordSink + Send> Pool<S> {
     /// Feed the capture file at `path` through the workers, then end its flows (each file is its
     /// own capture, as in [`crate::run_file`]). A damaged file processes every packet before the
     /// damage and reports the error in the outcome; a sink error is returned as `Err`.
+    ///
+    /// Unless [`ParallelConfig::reader_thread`] is set, there is no reader thread: every worker
+    /// scans the whole (mapped) file, picks each packet's worker with the same cheap hash, and
+    /// processes only its own. A file cannot lose packets, so nothing needs to be decoupled from
+    /// it; every worker computes the same input clock from the same packets, so the records are
+    /// those of one worker by construction. Worker 0 runs on the calling thread (pinned to the
+    /// first core with [`ParallelConfig::pin`]), which also reports progress.
     pub fn run_file(
+        &mut self,
+        path: &Path,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> io::Result<FileOutcome> {
+        if self.reader_thread {
+            self.run_file_reader(path, progress)
+        } else {
+            self.run_file_scan(path, progress)
+        }
+    }
+
+    /// [`Pool::run_file`] with every worker scanning the file.
+    fn run_file_scan(
+        &mut self,
+        path: &Path,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> io::Result<FileOutcome> {
+        let file = match CaptureFile::open(path) {
+            Ok(f) => f,
+            Err(e) => {
+                self.capture_errors += 1;
+                return Ok(FileOutcome {
+                    packets: 0,
+                    error: Some(e),
+                });
+            }
+        };
+        let src = path.to_string_lossy();
+        for w in &mut self.workers {
+            w.set_source(&src);
+        }
+        let n = self.workers.len();
+        let cores = if self.pin {
+            core_affinity::get_core_ids().unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        let reta = redirection_table(n);
+        let job = Scan {
+            file: &file,
+            reta: &reta,
+            dcfg: &self.decode,
+            batch: self.batch,
+            ahead: self.ahead,
+            pos: &(0..n).map(|_| AtomicUsize::new(0)).collect::<Vec<_>>(),
+        };
+        let (Some((w0, ws)), Some((f0, fs))) =
+            (self.workers.split_first_mut(), self.frags.split_first_mut())
+        else {
+            return Ok(FileOutcome {
+                packets: 0,
+                error: None,
+            });
+        };
+        let shares = std::thread::scope(|s| {
+            let handles: Vec<_> = ws
+                .iter_mut()
+                .zip(fs.iter_mut())
+                .enumerate()
+                .map(|(i, (w, fr))| {
+                    let core = (!cores.is_empty()).then(|| cores[(i + 1) % cores.len()]);
+                    s.spawn(move || {
+                        if let Some(c) = core {
+                            core_affinity::set_for_current(c);
+                        }
+                        let cpu0 = thread_cpu_ns();
+                        let mut sh = job.share(i + 1, w, fr, &mut |_, _| {});
+                        sh.cpu_ns = thread_cpu_ns().saturating_sub(cpu0);
+                        sh
+                    })
+                })
+                .collect();
+            if let Some(&c) = cores.first() {
+                core_affinity::set_for_current(c);
+            }
+            let cpu0 = thread_cpu_ns();
+            let mut sh0 = job.share(0, w0, f0, progress);
+            sh0.cpu_ns = thread_cpu_ns().saturating_sub(cpu0);
+            let mut all = vec![sh0];
+            for h in handles {
+                all.push(h.join().unwrap_or_else(|_| Share {
+                    res: Err(io::Error::other("a worker thread panicked")),
+                    ..Share::default()
+                }));
+            }
+            all
+        });
+        let stats = &mut self.stats;
+        let mut res = Ok(());
+        let mut outcome = FileOutcome {
+            packets: 0,
+            error: None,
+        };
+        for (i, sh) in shares.into_iter().enumerate() {
+            stats.per_worker[i] += sh.own;
+            stats.batches += sh.batches;
+            stats.ahead_waits += sh.ahead_waits;
+            stats.worker_cpu_ns[i] += sh.cpu_ns;
+            if i == 0 {
+                // Every worker scanned the same packets: worker 0's view of them is the whole.
+                stats.frags_mapped += sh.frags_mapped;
+                stats.undecoded += sh.undecoded;
+                self.capture_errors += u64::from(sh.error.is_some());
+                outcome = FileOutcome {
+                    packets: sh.packets,
+                    error: sh.error,
+                };
+            }
+            if res.is_ok() {
+                res = sh.res;
+            }
+        }
+        res?;
+        progress(file.len(), file.len());
+        Ok(outcome)
+    }
+
+    /// [`Pool::run_file`] with a reader thread dispatching to the workers.
+    fn run_file_reader(
         &mut self,
         path: &Path,
         progress: &mut dyn FnMut(u64, u64),
@@ -211,13 +373,15 @@ impl<S: RecordSink + Send> Pool<S> {
         }
         let Pool {
             workers,
-            frag,
+            frags,
             decode: dcfg,
             batch: bs,
             pin,
             stats,
             capture_errors,
+            ..
         } = self;
+        let frag = &mut frags[0];
         let (wbs, n) = (*bs, workers.len());
         // The reader sends a few worker batches at once: fewer wake-ups of a waiting worker.
         let bs = wbs * SEND_BATCHES;
@@ -336,6 +500,151 @@ impl<S: RecordSink + Send> Pool<S> {
     }
 }
 
+/// What every worker of a scan shares: the file, the dispatch, and how far each has read.
+#[derive(Clone, Copy)]
+struct Scan<'f> {
+    file: &'f CaptureFile,
+    reta: &'f [u8; 128],
+    dcfg: &'f DecodeConfig,
+    /// Packets per worker batch.
+    batch: usize,
+    /// Bytes a worker may run ahead of the slowest.
+    ahead: usize,
+    /// Each worker's position in the file (worker 0 releases the pages all have passed).
+    pos: &'f [AtomicUsize],
+}
+
+/// What one worker of a scan did.
+#[derive(Debug)]
+struct Share {
+    res: io::Result<()>,
+    /// Packets read (every worker reads all).
+    packets: u64,
+    error: Option<wirespeed_capture::CaptureError>,
+    /// Packets of its own.
+    own: u64,
+    batches: u64,
+    ahead_waits: u64,
+    frags_mapped: u64,
+    undecoded: u64,
+    cpu_ns: u64,
+}
+
+impl Default for Share {
+    fn default() -> Self {
+        Share {
+            res: Ok(()),
+            packets: 0,
+            error: None,
+            own: 0,
+            batches: 0,
+            ahead_waits: 0,
+            frags_mapped: 0,
+            undecoded: 0,
+            cpu_ns: 0,
+        }
+    }
+}
+
+impl Scan<'_> {
+    /// Worker `me`'s pass over the whole file: pick every packet's worker, run its own through
+    /// `w` with the input's clock, then end the file's flows.
+    fn share<S: RecordSink>(
+        &self,
+        me: usize,
+        w: &mut Worker<S>,
+        frag: &mut FragTable,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> Share {
+        let bs = self.batch;
+        let total = self.file.len();
+        let mut reader = self.file.reader().shared();
+        // This worker's packets and the input's clock at each. Below `bs` between reads, and one
+        // read adds at most `bs`: 2 × `bs` slots never overflow. Every packet is written to the
+        // next free slot and the count moves on only for this worker's own: no branch on a
+        // 50/50 (or 1-in-N) outcome per packet.
+        let empty = RawPacket {
+            ts_ns: 0,
+            wire_len: 0,
+            link: 0,
+            iface: 0,
+            data: &[],
+        };
+        let mut mine: Vec<RawPacket<'_>> = vec![empty; bs * 2];
+        let mut clocks: Vec<u64> = vec![0; bs * 2];
+        let mut len = 0usize;
+        let mut st = DispatchStats::default();
+        let mut out = Share::default();
+        let (mut now, mut released) = (0u64, 0usize);
+        loop {
+            // Read one batch's worth of packets (of all workers), keeping this worker's own.
+            let r = reader.next_batch_visit(bs, |p| {
+                let (q, in_flow) = pick(&p, self.reta, self.dcfg, frag, &mut st);
+                now = if in_flow { now.max(p.ts_ns) } else { now };
+                if let (Some(m), Some(c)) = (mine.get_mut(len), clocks.get_mut(len)) {
+                    *m = p;
+                    *c = now;
+                    len += usize::from(q == me);
+                }
+            });
+            if let Ok(k) = r {
+                out.packets += k as u64;
+            }
+            if len >= bs {
+                out.own += len as u64;
+                out.batches += 1;
+                out.res = w.process_batch_clocked(&mine[..len], &clocks[..len]);
+                w.advance_clock(now);
+                len = 0;
+                if out.res.is_err() {
+                    break;
+                }
+            }
+            let at = reader.position() as usize;
+            self.pos[me].store(at, Ordering::Relaxed);
+            let slowest = || self.pos.iter().map(|p| p.load(Ordering::Relaxed)).min();
+            if me == 0 {
+                self.file
+                    .release_behind(&mut released, slowest().unwrap_or(0));
+            }
+            // Bounded memory: the file's pages between the slowest worker and the fastest stay
+            // mapped. A worker too far ahead waits (rarely: they share the work evenly).
+            let mut waits = 0u32;
+            while at > slowest().unwrap_or(0).saturating_add(self.ahead) && waits < 100_000 {
+                out.ahead_waits += 1;
+                waits += 1;
+                std::thread::sleep(std::time::Duration::from_micros(50));
+            }
+            progress(at as u64, total);
+            match r {
+                Ok(0) => break,
+                Ok(_) => {}
+                Err(e) => {
+                    out.error = Some(e);
+                    break;
+                }
+            }
+        }
+        // Done with the file: hold back no one's page releases.
+        self.pos[me].store(usize::MAX, Ordering::Relaxed);
+        if out.res.is_ok() {
+            out.own += len as u64;
+            if len > 0 {
+                out.batches += 1;
+                out.res = w.process_batch_clocked(&mine[..len], &clocks[..len]);
+            }
+            // The input's final time, before the file's flows end.
+            w.advance_clock(now);
+            if out.res.is_ok() {
+                out.res = w.flush();
+            }
+        }
+        out.frags_mapped = st.frags_mapped;
+        out.undecoded = st.undecoded;
+        out
+    }
+}
+
 /// A NIC's 128-entry redirection table filled round-robin over `n` workers: entry `i` is
 /// [`rss::queue`]`(i, n)`, looked up instead of dividing per packet.
 fn redirection_table(n: usize) -> [u8; 128] {
@@ -377,7 +686,7 @@ fn send<'a>(
 /// other frame, and for any frame the full decoder might reject or key otherwise: those take the
 /// full decoder. The reader then spends a few loads per packet, not a whole decode (the profile
 /// of the worst case showed the full decode as the largest part of the reader).
-#[inline]
+#[inline(always)]
 pub fn fast_hash(p: &RawPacket<'_>) -> Option<u32> {
     const ETH: usize = 14;
     if p.link != LinkType::ETHERNET.0 {
@@ -442,7 +751,7 @@ struct Batch<'a> {
 /// The worker for `p` (its innermost flow's end-points under the symmetric hash), and whether the
 /// packet will count in a flow (and so moves the clock, as in a single worker). Packets that do
 /// not decode go to worker 0, which counts why.
-#[inline]
+#[inline(always)]
 fn pick(
     p: &RawPacket<'_>,
     reta: &[u8; 128],
@@ -450,9 +759,22 @@ fn pick(
     frag: &mut FragTable,
     stats: &mut DispatchStats,
 ) -> (usize, bool) {
-    if let Some(h) = fast_hash(p) {
-        return (usize::from(reta[h as usize & 127]), true);
+    match fast_hash(p) {
+        Some(h) => (usize::from(reta[h as usize & 127]), true),
+        None => pick_decoded(p, reta, cfg, frag, stats),
     }
+}
+
+/// [`pick`] for the frames the fast path leaves: the full decoder, and fragments mapped to their
+/// first fragment's ports.
+#[inline(never)]
+fn pick_decoded(
+    p: &RawPacket<'_>,
+    reta: &[u8; 128],
+    cfg: &DecodeConfig,
+    frag: &mut FragTable,
+    stats: &mut DispatchStats,
+) -> (usize, bool) {
     let d = match decode(LinkType(p.link), p.data, cfg) {
         Ok(d) => d,
         Err(_) => {

@@ -90,7 +90,7 @@ const fn const_window(pos: usize) -> u32 {
 }
 
 /// XOR of the big-endian 16-bit words of `b` (an even-length address).
-#[inline]
+#[inline(always)]
 fn fold(b: &[u8]) -> u16 {
     let mut x = 0u16;
     for w in b.chunks_exact(2) {
@@ -102,8 +102,9 @@ fn fold(b: &[u8]) -> u16 {
 /// The Toeplitz hash under [`SYMMETRIC_KEY`] of `src | dst | src_port | dst_port` (ports
 /// omitted when `ports` is `None`), as a NIC computes it for RSS; `src` and `dst` are 4-byte IPv4
 /// or 16-byte IPv6 addresses. Equal to `toeplitz(&SYMMETRIC_KEY, input)` and the same when source
-/// and destination are swapped.
-#[inline]
+/// and destination are swapped. Always inlined: a dispatcher hashes every packet, and with
+/// fixed-size addresses the folds unroll into a few loads.
+#[inline(always)]
 pub fn symmetric(src: &[u8], dst: &[u8], ports: Option<(u16, u16)>) -> u32 {
     let mut x = fold(src) ^ fold(dst);
     if let Some((s, d)) = ports {

@@ -58,11 +58,12 @@ fn one(files: &[PathBuf], cfg: EngineConfig) -> Run {
     }
 }
 
-fn pool(files: &[PathBuf], cfg: EngineConfig, workers: usize) -> Run {
+fn pool(files: &[PathBuf], cfg: EngineConfig, workers: usize, reader_thread: bool) -> Run {
     let par = ParallelConfig {
         workers,
         pin: false,
         buffer_mb: 1,
+        reader_thread,
     };
     let mut p = Pool::new(cfg, par, |_| JsonLinesWriter::new(Vec::new(), true), true);
     for f in files {
@@ -116,9 +117,14 @@ fn check_same(files: &[PathBuf], cfg: EngineConfig, what: &str) {
     b7.batch_size = 7;
     let runs = [
         ("1 worker, batch 1", one(files, b1)),
-        ("2 workers", pool(files, cfg, 2)),
-        ("3 workers", pool(files, cfg, 3)),
-        ("2 workers, batch 7", pool(files, b7, 2)),
+        ("2 workers", pool(files, cfg, 2, false)),
+        ("3 workers", pool(files, cfg, 3, false)),
+        ("2 workers, batch 7", pool(files, b7, 2, false)),
+        ("2 workers, reader thread", pool(files, cfg, 2, true)),
+        (
+            "3 workers, reader thread, batch 7",
+            pool(files, b7, 3, true),
+        ),
     ];
     for (n, r) in runs {
         assert_eq!(r.lines.len(), base.lines.len(), "{what}: {n}");
@@ -133,7 +139,8 @@ fn check_same(files: &[PathBuf], cfg: EngineConfig, what: &str) {
         assert_eq!(r.apps, base.apps, "{what}: {n}");
     }
     eprintln!(
-        "{what}: {} records, the same with 1, 2 and 3 workers and batches of 1, 7 and {}",
+        "{what}: {} records, the same with 1, 2 and 3 workers (scanning the file or fed by a \
+         reader thread) and batches of 1, 7 and {}",
         base.lines.len(),
         cfg.batch_size
     );
@@ -213,20 +220,26 @@ fn worst_case_records_do_not_depend_on_workers_and_spread() {
         EngineConfig::default(),
         "worst case",
     );
-    // Both workers get a fair share of the packets (5 per flow).
-    let mut pl = Pool::new(
-        EngineConfig::default(),
-        ParallelConfig {
-            workers: 2,
-            pin: true,
-            buffer_mb: 1,
-        },
-        |_| wirespeed_export::NullSink::default(),
-        false,
-    );
-    pl.run_file(&p, &mut |_, _| {}).unwrap();
-    let d = pl.dispatch_stats().clone();
-    assert!(d.per_worker.iter().all(|&n| n > 45_000), "{d:?}");
-    let sinks = pl.finish().unwrap();
-    assert_eq!(sinks.iter().map(|s| s.records).sum::<u64>(), 20_000);
+    // Both workers get a fair share of the packets (5 per flow), pinned, with or without a
+    // reader thread.
+    for reader_thread in [false, true] {
+        let mut pl = Pool::new(
+            EngineConfig::default(),
+            ParallelConfig {
+                workers: 2,
+                pin: true,
+                buffer_mb: 1,
+                reader_thread,
+            },
+            |_| wirespeed_export::NullSink::default(),
+            false,
+        );
+        let out = pl.run_file(&p, &mut |_, _| {}).unwrap();
+        assert_eq!(out.packets, 100_000);
+        let d = pl.dispatch_stats().clone();
+        assert!(d.per_worker.iter().all(|&n| n > 45_000), "{d:?}");
+        assert_eq!(d.per_worker.iter().sum::<u64>(), 100_000, "{d:?}");
+        let sinks = pl.finish().unwrap();
+        assert_eq!(sinks.iter().map(|s| s.records).sum::<u64>(), 20_000);
+    }
 }
