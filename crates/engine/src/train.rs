@@ -319,8 +319,8 @@ pub fn train(cases: &[(&Sample, u16)], classes: &[ClassInfo], o: &TrainOpts) -> 
 pub struct CvResult {
     /// The report over labelled flows.
     pub report: Report,
-    /// Every sample's held-out prediction (None = abstained).
-    pub predictions: Vec<Option<u16>>,
+    /// Every sample's held-out prediction and its posterior probability (None = abstained).
+    pub predictions: Vec<Option<(u16, f32)>>,
     /// Tree sizes per fold (C4.5).
     pub tree_sizes: Vec<usize>,
 }
@@ -367,10 +367,10 @@ pub fn cross_validate(
             if fold[i] != f {
                 continue;
             }
-            let p = m.classify(&s.early, s.l4, s.server_port).map(|r| r.0);
+            let p = m.classify(&s.early, s.l4, s.server_port);
             predictions[i] = p;
             if let Some(&t) = truth.get(&(s as *const Sample)) {
-                report.add(t, p);
+                report.add(t, p.map(|r| r.0));
             }
         }
     }
@@ -407,14 +407,20 @@ pub fn case_folds(samples: &[Sample], lab: &Labelled<'_>, k: usize, seed: u64) -
         .collect()
 }
 
-/// Held-out predictions as a CSV the scorers read (`stats_app` column).
-pub fn predictions_csv(samples: &[Sample], pred: &[Option<u16>], classes: &[ClassInfo]) -> String {
-    let mut s = String::from("pcap,l4,src_ip,src_port,dst_ip,dst_port,stats_app\n");
+/// Held-out predictions as a CSV the scorers read (`stats_app` column), with the posterior
+/// probability in `stats_score` (empty when the model abstained), so a threshold can be studied.
+pub fn predictions_csv(
+    samples: &[Sample],
+    pred: &[Option<(u16, f32)>],
+    classes: &[ClassInfo],
+) -> String {
+    let mut s = String::from("pcap,l4,src_ip,src_port,dst_ip,dst_port,stats_app,stats_score\n");
     for (x, p) in samples.iter().zip(pred) {
         let app = p
-            .and_then(|c| classes.get(c as usize))
+            .and_then(|(c, _)| classes.get(c as usize))
             .map(|c| c.app.as_str())
             .unwrap_or("Unknown");
+        let score = p.map(|(_, v)| format!("{v:.3}")).unwrap_or_default();
         let pcap = &x.id.0;
         let q = if pcap.contains([',', '"']) {
             format!("\"{}\"", pcap.replace('"', "\"\""))
@@ -422,7 +428,7 @@ pub fn predictions_csv(samples: &[Sample], pred: &[Option<u16>], classes: &[Clas
             pcap.clone()
         };
         s.push_str(&format!(
-            "{q},{},{},{},{},{},{app}\n",
+            "{q},{},{},{},{},{},{app},{score}\n",
             x.id.1, x.ends[0].0, x.ends[0].1, x.ends[1].0, x.ends[1].1
         ));
     }

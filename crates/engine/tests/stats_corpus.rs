@@ -124,3 +124,36 @@ fn stats_keeps_labels_from_the_ip_protocol_number() {
         "only {checked} ICMPv6/IGMP flows in flows.csv"
     );
 }
+
+/// A SYN scan is no application: nDPI leaves all 1,844 flows of `synscan.pcap` unknown. The model
+/// scores such flows (one or two bare segments) at about 0.77, where its prior decides; before
+/// the model needed `ALONE` confidence to label a flow on its own, it named 1,834 of them.
+#[test]
+fn a_syn_scan_is_not_labelled_by_the_model() {
+    let Some(dir) = corpus_dir() else {
+        eprintln!("SKIPPED: ../shared/corpus not found (set WIRESPEED_CORPUS to run this test)");
+        return;
+    };
+    let mut w = wirespeed_engine::Worker::new(
+        EngineConfig::default(),
+        wirespeed_export::CsvWriter::new(Vec::new(), false),
+        false,
+    );
+    let pcap = dir.join("pcap").join("synscan.pcap");
+    wirespeed_engine::run_file(&mut w, &pcap, &mut |_, _| {}).unwrap();
+    let out = w.finish().unwrap().into_inner().unwrap();
+    let mut rd = csv::Reader::from_reader(out.as_slice());
+    let method = rd.headers().unwrap().iter().position(|h| h == "method");
+    let method = method.unwrap();
+    let (mut flows, mut by_stats) = (0, 0);
+    for r in rd.records() {
+        flows += 1;
+        by_stats += usize::from(&r.unwrap()[method] == "stats");
+    }
+    eprintln!("synscan.pcap: {by_stats} of {flows} flows labelled by the model");
+    assert!(flows > 1_800, "{flows} flows");
+    assert!(
+        by_stats * 10 < flows,
+        "{by_stats} of {flows} flows labelled by the model"
+    );
+}
