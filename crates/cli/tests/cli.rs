@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 
 mod common;
-use common::{bin, demo, temp};
+use common::{bin, demo, temp, worst_case};
 
 fn run(cmd: &mut Command) -> Output {
     let out = cmd.output().expect("run wirespeed");
@@ -201,21 +201,7 @@ fn flows_and_counts_agree_with_ndpi_reader() {
 /// its summary: unique flows and IP packets.
 #[test]
 fn worst_case_flow_count_agrees_with_ndpi_reader() {
-    let wc = temp("wc.pcap");
-    let gen = bin()
-        .args([
-            "gen",
-            "worst-case",
-            "--flows",
-            "3000",
-            "--window",
-            "500",
-            "-o",
-        ])
-        .arg(&wc)
-        .output()
-        .unwrap();
-    assert!(gen.status.success());
+    let wc = worst_case("wc.pcap", 3000, 500);
     let Ok(n) = Command::new("ndpiReader")
         .args(["-v", "1", "-i"])
         .arg(&wc)

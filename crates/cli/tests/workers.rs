@@ -3,7 +3,7 @@
 use std::path::PathBuf;
 
 mod common;
-use common::{bin, temp};
+use common::{bin, temp, worst_case};
 
 /// The lines of standard output, and standard error.
 fn classify(args: &[&str], file: &PathBuf) -> (Vec<String>, String) {
@@ -16,21 +16,7 @@ fn classify(args: &[&str], file: &PathBuf) -> (Vec<String>, String) {
 
 #[test]
 fn csv_with_three_workers_has_one_header_and_the_same_rows() {
-    let p = temp("wc.pcap");
-    let g = bin()
-        .args([
-            "gen",
-            "worst-case",
-            "--flows",
-            "3000",
-            "--window",
-            "512",
-            "-o",
-        ])
-        .arg(&p)
-        .output()
-        .unwrap();
-    assert!(g.status.success());
+    let p = worst_case("wc.pcap", 3000, 512);
     let (one, err1) = classify(&["--format", "csv", "--workers", "1"], &p);
     let (three, err3) = classify(&["--format", "csv", "--workers", "3", "--pin"], &p);
     assert_eq!(one.len(), 3001);

@@ -122,10 +122,10 @@ impl<const N: usize> Buf<N> {
     }
 
     /// Append a number in decimal.
-    pub fn num(&mut self, v: u32) {
-        let mut t = [0u8; 10];
+    pub fn num(&mut self, v: impl Into<u64>) {
+        let mut t = [0u8; 20];
         let mut i = t.len();
-        let mut x = v;
+        let mut x: u64 = v.into();
         loop {
             i -= 1;
             t[i] = b'0' + (x % 10) as u8;

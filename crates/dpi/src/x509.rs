@@ -225,36 +225,21 @@ pub fn write_oid<const N: usize>(oid: &[u8], out: &mut Buf<N>) -> bool {
         }
         if first {
             let (a, rest) = match v {
-                0..=39 => (0, v),
+                0..=39 => (0u8, v),
                 40..=79 => (1, v - 40),
                 _ => (2, v - 80),
             };
             out.num(a);
             out.push(b".");
-            num64(rest, out);
+            out.num(rest);
             first = false;
         } else {
             out.push(b".");
-            num64(v, out);
+            out.num(v);
         }
         v = 0;
     }
     true
-}
-
-fn num64<const N: usize>(v: u64, out: &mut Buf<N>) {
-    let mut t = [0u8; 20];
-    let mut i = t.len();
-    let mut x = v;
-    loop {
-        i -= 1;
-        t[i] = b'0' + (x % 10) as u8;
-        x /= 10;
-        if x == 0 || i == 0 {
-            break;
-        }
-    }
-    out.push(&t[i..]);
 }
 
 #[cfg(test)]

@@ -238,19 +238,6 @@ impl<S: RecordSink + Send> Pool<S> {
         path: &Path,
         progress: &mut dyn FnMut(u64, u64),
     ) -> io::Result<FileOutcome> {
-        if self.reader_thread {
-            self.run_file_reader(path, progress)
-        } else {
-            self.run_file_scan(path, progress)
-        }
-    }
-
-    /// [`Pool::run_file`] with every worker scanning the file.
-    fn run_file_scan(
-        &mut self,
-        path: &Path,
-        progress: &mut dyn FnMut(u64, u64),
-    ) -> io::Result<FileOutcome> {
         let file = match CaptureFile::open(path) {
             Ok(f) => f,
             Err(e) => {
@@ -265,6 +252,19 @@ impl<S: RecordSink + Send> Pool<S> {
         for w in &mut self.workers {
             w.set_source(&src);
         }
+        if self.reader_thread {
+            self.run_file_reader(&file, progress)
+        } else {
+            self.run_file_scan(&file, progress)
+        }
+    }
+
+    /// [`Pool::run_file`] with every worker scanning the file.
+    fn run_file_scan(
+        &mut self,
+        file: &CaptureFile,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> io::Result<FileOutcome> {
         let n = self.workers.len();
         let cores = if self.pin {
             core_affinity::get_core_ids().unwrap_or_default()
@@ -273,7 +273,7 @@ impl<S: RecordSink + Send> Pool<S> {
         };
         let reta = redirection_table(n);
         let job = Scan {
-            file: &file,
+            file,
             reta: &reta,
             dcfg: &self.decode,
             batch: self.batch,
@@ -354,23 +354,9 @@ impl<S: RecordSink + Send> Pool<S> {
     /// [`Pool::run_file`] with a reader thread dispatching to the workers.
     fn run_file_reader(
         &mut self,
-        path: &Path,
+        file: &CaptureFile,
         progress: &mut dyn FnMut(u64, u64),
     ) -> io::Result<FileOutcome> {
-        let file = match CaptureFile::open(path) {
-            Ok(f) => f,
-            Err(e) => {
-                self.capture_errors += 1;
-                return Ok(FileOutcome {
-                    packets: 0,
-                    error: Some(e),
-                });
-            }
-        };
-        let src = path.to_string_lossy();
-        for w in &mut self.workers {
-            w.set_source(&src);
-        }
         let Pool {
             workers,
             frags,

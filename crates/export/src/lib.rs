@@ -75,17 +75,26 @@ pub struct FlowRecord<'a> {
 /// Number of payload metadata fields.
 pub const META_COUNT: usize = 23;
 
-/// Defines [`META_FIELDS`] and [`FIELDS`] from one list of each kind, so the metadata names are
-/// written once: `FIELDS` is the core fields followed by the metadata fields.
+/// Defines [`FEATURE_FIELDS`], [`META_FIELDS`] and [`FIELDS`] from one list of each part, so
+/// every name is written once: `FIELDS` is the core fields, the early-flow features, the
+/// statistical verdict's fields and the metadata fields, in that order.
 macro_rules! record_fields {
-    (core: [$($core:literal),* $(,)?], meta: [$($meta:literal),* $(,)?] $(,)?) => {
+    (
+        core: [$($core:literal),* $(,)?],
+        features: [$($feat:literal),* $(,)?],
+        stats: [$($stats:literal),* $(,)?],
+        meta: [$($meta:literal),* $(,)?] $(,)?
+    ) => {
+        /// Fields written only with `with_features(true)`.
+        pub const FEATURE_FIELDS: &[&str] = &[$($feat),*];
+
         /// Payload metadata fields (DPI), at the end of the record in this order. JSON lines
         /// carry a field only when it is set; CSV has every column.
         pub const META_FIELDS: [&str; META_COUNT] = [$($meta),*];
 
         /// The record's fields in output order (CSV header). `source` and `pcap` come first
         /// and only when the writer was built with `with_source`.
-        pub const FIELDS: &[&str] = &[$($core,)* $($meta),*];
+        pub const FIELDS: &[&str] = &[$($core,)* $($feat,)* $($stats,)* $($meta),*];
     };
 }
 
@@ -113,6 +122,8 @@ record_fields! {
         "confidence",
         "ttb_pkts",
         "ttb_us",
+    ],
+    features: [
         "splt_ip",
         "splt_payload",
         "splt_iat_us",
@@ -129,6 +140,8 @@ record_fields! {
         "atoz_var_ip_s2c",
         "atoz_rtt_samples_c2s",
         "atoz_l4",
+    ],
+    stats: [
         "stats_app",
         "stats_class",
         "stats_score",
@@ -640,26 +653,6 @@ fn feature_fields(b: &mut Vec<u8>, r: &FlowRecord<'_>, json: bool) {
         }
     }
 }
-
-/// Fields written only with `with_features(true)`.
-pub const FEATURE_FIELDS: &[&str] = &[
-    "splt_ip",
-    "splt_payload",
-    "splt_iat_us",
-    "splt_flags",
-    "atoz_server_port",
-    "atoz_init_win_c2s",
-    "atoz_init_win_s2c",
-    "atoz_push_pkts_c2s",
-    "atoz_push_pkts_s2c",
-    "atoz_avg_seg_s2c",
-    "atoz_min_seg_c2s",
-    "atoz_data_pkts_c2s",
-    "atoz_med_ip_c2s",
-    "atoz_var_ip_s2c",
-    "atoz_rtt_samples_c2s",
-    "atoz_l4",
-];
 
 #[cold]
 fn format_proto(m: &str, a: &str) -> String {

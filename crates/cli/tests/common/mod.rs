@@ -30,3 +30,28 @@ pub fn demo(name: &str) -> PathBuf {
     );
     p
 }
+
+/// A fresh worst-case capture (`gen worst-case`) of `flows` flows, `window` interleaved.
+pub fn worst_case(name: &str, flows: u32, window: u32) -> PathBuf {
+    let p = temp(name);
+    let (flows, window) = (flows.to_string(), window.to_string());
+    let out = bin()
+        .args([
+            "gen",
+            "worst-case",
+            "--flows",
+            &flows,
+            "--window",
+            &window,
+            "-o",
+        ])
+        .arg(&p)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    p
+}
