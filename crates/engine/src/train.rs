@@ -126,6 +126,9 @@ pub struct LabelRow {
     pub master: String,
     /// nDPI category.
     pub category: String,
+    /// nDPI's app equals the master (e.g. `STUN`, not `STUN.AdultContent`): the category is the
+    /// master's own, not the sub-application's.
+    pub plain: bool,
 }
 
 /// DPI labels of a flows.csv-shaped file, by flow identity.
@@ -146,6 +149,7 @@ pub fn read_labels(text: &str) -> Result<HashMap<FlowId, LabelRow>, String> {
         col("confidence")?,
     );
     let cat = t.col("category");
+    let app = t.col("app");
     let mut m = HashMap::new();
     for r in &t.rows {
         let g = |i: usize| r.get(i).map(String::as_str).unwrap_or("");
@@ -157,9 +161,11 @@ pub fn read_labels(text: &str) -> Result<HashMap<FlowId, LabelRow>, String> {
             continue;
         }
         let id = flow_id(g(pc), g(l4), (g(si), g(sp)), (g(di), g(dp)));
+        let plain = app.is_some_and(|a| g(a) == master);
         m.entry(id).or_insert(LabelRow {
             master,
             category: cat.map(|c| g(c).to_string()).unwrap_or_default(),
+            plain,
         });
     }
     Ok(m)
@@ -211,23 +217,31 @@ pub fn label<'a>(
     labels: &HashMap<FlowId, LabelRow>,
     min_class: usize,
 ) -> Labelled<'a> {
-    let mut count: BTreeMap<String, (usize, String)> = BTreeMap::new();
+    // Per master: flows, and votes for its category. A flow whose app is the master itself
+    // (`STUN`) speaks for the master's category; one with a sub-application (`STUN.AdultContent`)
+    // carries that application's category, so it only counts when no plain flow exists.
+    type Votes = BTreeMap<(bool, String), usize>;
+    let mut count: BTreeMap<String, (usize, Votes)> = BTreeMap::new();
     let mut hits = Vec::new();
     for s in samples {
         if let Some(l) = labels.get(&s.id) {
-            let e = count
-                .entry(l.master.clone())
-                .or_insert((0, l.category.clone()));
+            let e = count.entry(l.master.clone()).or_default();
             e.0 += 1;
+            *e.1.entry((l.plain, l.category.clone())).or_default() += 1;
             hits.push((s, l.master.clone()));
         }
     }
     let classes: Vec<ClassInfo> = count
         .iter()
         .filter(|(_, (n, _))| *n >= min_class)
-        .map(|(m, (_, c))| ClassInfo {
+        .map(|(m, (_, votes))| ClassInfo {
             app: m.clone(),
-            category: c.clone(),
+            // Plain flows first, then the most votes, then the first name (deterministic).
+            category: votes
+                .iter()
+                .max_by(|a, b| (a.0 .0, a.1).cmp(&(b.0 .0, b.1)).then(b.0 .1.cmp(&a.0 .1)))
+                .map(|((_, c), _)| c.clone())
+                .unwrap_or_default(),
         })
         .collect();
     let index: HashMap<&str, u16> = classes

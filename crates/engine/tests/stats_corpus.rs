@@ -36,6 +36,29 @@ fn corpus_cross_validation_by_capture() {
         lab.cases.len()
     );
     assert_eq!(lab.classes.len(), 16);
+    // Each class carries the category nDPI gives the master protocol itself: the category of
+    // flows.csv rows whose app is the master (STUN -> Network), not of a sub-application's rows
+    // (STUN.AdultContent -> AdultContent, which the model once wrote on every STUN verdict).
+    let csv = wirespeed_stats::csv::Table::parse(
+        &std::fs::read_to_string(dir.join("flows.csv")).unwrap(),
+    );
+    let (app, cat) = (csv.col("app").unwrap(), csv.col("category").unwrap());
+    for c in &lab.classes {
+        let own: std::collections::BTreeSet<&str> = csv
+            .rows
+            .iter()
+            .filter(|r| r.get(app) == Some(&c.app))
+            .filter_map(|r| r.get(cat).map(String::as_str))
+            .collect();
+        if own.len() == 1 {
+            assert!(
+                own.contains(c.category.as_str()),
+                "{}: category {} but nDPI says {own:?}",
+                c.app,
+                c.category
+            );
+        }
+    }
     for (nb, floor) in [(true, 0.45), (false, 0.35)] {
         let o = TrainOpts {
             nb,
