@@ -136,7 +136,7 @@ enum Format {
 
 #[derive(Args, Clone)]
 struct EngineArgs {
-    /// Classifiers to run, in any order: port, dpi (more to come: stats), "all" or "none".
+    /// Classifiers to run, in any order, comma-separated: port, dpi, stats, "all" or "none".
     #[arg(long, default_value = "all")]
     classifiers: String,
     /// Flow table capacity (flows held at once; memory is reserved for this many).
