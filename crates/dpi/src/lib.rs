@@ -279,6 +279,9 @@ pub struct Packet<'a> {
 pub const NO_HANDLE: u32 = 0;
 /// A flow handle whose inspection is over with nothing kept.
 pub const DONE: u32 = u32::MAX;
+/// A flow handle whose inspection is over because every candidate inspector saw its payload and
+/// said [`Probe::NotForUs`], with nothing kept: see [`Dpi::ruled_out`].
+pub const RULED_OUT: u32 = DONE_BIT;
 /// Set in a handle whose inspection is over but whose context still holds metadata: later
 /// packets are turned away without touching the pool.
 const DONE_BIT: u32 = 1 << 31;
@@ -293,7 +296,7 @@ pub fn is_done(handle: u32) -> bool {
 #[inline]
 fn slot(handle: u32) -> Option<usize> {
     match handle {
-        NO_HANDLE | DONE => None,
+        NO_HANDLE | DONE | RULED_OUT => None,
         h => Some((h & !DONE_BIT) as usize - 1),
     }
 }
@@ -304,6 +307,8 @@ type Set = u128;
 /// Per-flow inspection context (pooled).
 struct Ctx {
     ruled_out: Set,
+    /// Every candidate said `NotForUs` (inspection ended by exclusion, not by the budget).
+    excluded: bool,
     chosen: u8,
     label: Option<&'static Label>,
     counted: bool,
@@ -319,6 +324,7 @@ impl Ctx {
     fn new() -> Self {
         Ctx {
             ruled_out: 0,
+            excluded: false,
             chosen: 0,
             label: None,
             counted: false,
@@ -333,6 +339,7 @@ impl Ctx {
 
     fn reset(&mut self) {
         self.ruled_out = 0;
+        self.excluded = false;
         self.chosen = 0;
         self.label = None;
         self.counted = false;
@@ -404,6 +411,18 @@ impl Dpi {
     /// The metadata of the flow with `handle`, if it holds any.
     pub fn meta(&self, handle: u32) -> Option<&Meta> {
         self.pool.get(slot(handle)?).map(|c| &c.meta)
+    }
+
+    /// Did inspection of the flow with this handle end because every inspector that could speak
+    /// for it saw its payload and ruled itself out? Then no protocol this engine knows by payload
+    /// is the flow's, and a guess from elsewhere (the statistical model) must not name one.
+    /// False while inspection goes on, when it identified the flow, when it stopped at the
+    /// per-flow budget with inspectors still unsure, and when it never started.
+    pub fn ruled_out(&self, handle: u32) -> bool {
+        handle == RULED_OUT
+            || slot(handle)
+                .and_then(|i| self.pool.get(i))
+                .is_some_and(|c| c.excluded && c.chosen == 0)
     }
 
     /// The flow ended: return its context (and buffers) to the pools.
@@ -556,8 +575,9 @@ impl Dpi {
                 self.reasm.free(s);
             }
             if ctx.meta.is_empty() {
+                let excluded = ctx.excluded && ctx.chosen == 0;
                 self.release(handle);
-                *handle = DONE;
+                *handle = if excluded { RULED_OUT } else { DONE };
             } else {
                 *handle |= DONE_BIT;
             }
@@ -773,6 +793,7 @@ fn run(
     }
     if !any_left && sel.short & !ctx.ruled_out == 0 {
         ctx.done = true;
+        ctx.excluded = true;
     }
     (None, incomplete)
 }

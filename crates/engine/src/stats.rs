@@ -25,7 +25,9 @@ pub(crate) const TAKE_OVER: f32 = 0.9;
 pub(crate) const ALONE: f32 = 0.8;
 
 /// Per packet, after the flow's counters are updated: record the packet among the first ones
-/// and ask the model when the flow reaches its P-th packet. No allocation.
+/// and ask the model when the flow reaches its P-th packet. No allocation. `ruled_out`: the
+/// payload inspectors saw the flow and every one said it is not its protocol
+/// ([`wirespeed_dpi::Dpi::ruled_out`]).
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn on_packet(
@@ -37,6 +39,7 @@ pub(crate) fn on_packet(
     gap_ns: u64,
     model: Option<&'static Loaded>,
     arbiter: &Arbiter,
+    ruled_out: bool,
 ) {
     f.ext.early.push(s2c, ip_len, payload_len, flags, gap_ns);
     if let Some(m) = model {
@@ -44,26 +47,31 @@ pub(crate) fn on_packet(
             && f.total_pkts() >= m.model.positions as u64
             && arbiter.classifiers().has(Method::Stats)
         {
-            ask(f, m, arbiter);
+            ask(f, m, arbiter, ruled_out);
         }
     }
 }
 
 /// When a flow ends before reaching P packets, ask the model with what there is.
 #[inline]
-pub(crate) fn on_end(f: &mut Flow<FlowExt>, model: Option<&'static Loaded>, arbiter: &Arbiter) {
+pub(crate) fn on_end(
+    f: &mut Flow<FlowExt>,
+    model: Option<&'static Loaded>,
+    arbiter: &Arbiter,
+    ruled_out: bool,
+) {
     if let Some(m) = model {
         if f.ext.stats.class == NOT_ASKED
             && !f.ext.early.is_empty()
             && arbiter.classifiers().has(Method::Stats)
         {
-            ask(f, m, arbiter);
+            ask(f, m, arbiter, ruled_out);
         }
     }
 }
 
 #[inline]
-fn ask(f: &mut Flow<FlowExt>, m: &'static Loaded, arbiter: &Arbiter) {
+fn ask(f: &mut Flow<FlowExt>, m: &'static Loaded, arbiter: &Arbiter, ruled_out: bool) {
     let port = f.key.port[f.server().index()];
     match m.model.classify(&f.ext.early, f.key.proto, port) {
         Some((c, conf)) if (c as usize) < m.labels.len() => {
@@ -82,9 +90,13 @@ fn ask(f: &mut Flow<FlowExt>, m: &'static Loaded, arbiter: &Arbiter) {
             // guess (the port table's, for transports with ports) only when it is sure; a label
             // from the IP protocol number (ICMPv6, IGMP, ESP, …) is no guess and stays (the
             // model relabelled 37 such corpus flows). With no verdict yet it speaks when it is
-            // fairly sure (`ALONE`). Its verdict stays in `stats_*` either way.
+            // fairly sure (`ALONE`). Its classes are all protocols the payload inspectors know,
+            // so when those saw the payload and ruled every protocol out, the model's guess
+            // contradicts them and is not offered. Its verdict stays in `stats_*` either way.
             let guessed = matches!(f.key.proto, 6 | 17 | 132);
-            if (f.ext.verdict.is_none() && conf >= ALONE) || (guessed && conf >= TAKE_OVER) {
+            if !ruled_out
+                && ((f.ext.verdict.is_none() && conf >= ALONE) || (guessed && conf >= TAKE_OVER))
+            {
                 arbiter.offer(&mut f.ext.verdict, v);
             }
         }

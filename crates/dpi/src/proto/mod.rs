@@ -23,6 +23,7 @@ protocols! {
     quic,
     dtls,
     dns,
+    dnscrypt,
     stun,
     ssdp,
     netbios,
