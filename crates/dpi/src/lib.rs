@@ -74,7 +74,7 @@ pub const UDP: u8 = 2;
 pub const STATE_BYTES: usize = 16;
 
 /// Most inspectors the registry can hold (the per-flow "ruled out" set is a fixed bitmap).
-pub const MAX_INSPECTORS: usize = 128;
+pub const MAX_INSPECTORS: usize = 256;
 
 /// What an inspector says about a flow after seeing a packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -301,8 +301,80 @@ fn slot(handle: u32) -> Option<usize> {
     }
 }
 
-/// A set of registry indices.
-type Set = u128;
+/// A set of registry indices below [`MAX_INSPECTORS`]: a fixed 256-bit map (no allocation, a
+/// copy is four words).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+struct Set([u64; 4]);
+
+impl Set {
+    const EMPTY: Set = Set([0; 4]);
+
+    /// The set holding only `i` (empty when `i` is out of range).
+    #[inline]
+    fn one(i: usize) -> Set {
+        let mut s = Set::EMPTY;
+        if let Some(w) = s.0.get_mut(i / 64) {
+            *w = 1 << (i % 64);
+        }
+        s
+    }
+
+    #[inline]
+    fn is_empty(self) -> bool {
+        self.0 == [0; 4]
+    }
+
+    /// Remove and return the lowest index.
+    #[inline]
+    fn pop(&mut self) -> Option<usize> {
+        for (k, w) in self.0.iter_mut().enumerate() {
+            if *w != 0 {
+                let i = w.trailing_zeros() as usize;
+                *w &= *w - 1;
+                return Some(k * 64 + i);
+            }
+        }
+        None
+    }
+}
+
+impl std::ops::BitOr for Set {
+    type Output = Set;
+    #[inline]
+    fn bitor(self, o: Set) -> Set {
+        Set(std::array::from_fn(|k| self.0[k] | o.0[k]))
+    }
+}
+
+impl std::ops::BitAnd for Set {
+    type Output = Set;
+    #[inline]
+    fn bitand(self, o: Set) -> Set {
+        Set(std::array::from_fn(|k| self.0[k] & o.0[k]))
+    }
+}
+
+impl std::ops::Not for Set {
+    type Output = Set;
+    #[inline]
+    fn not(self) -> Set {
+        Set(self.0.map(|w| !w))
+    }
+}
+
+impl std::ops::BitOrAssign for Set {
+    #[inline]
+    fn bitor_assign(&mut self, o: Set) {
+        *self = *self | o;
+    }
+}
+
+impl std::ops::BitAndAssign for Set {
+    #[inline]
+    fn bitand_assign(&mut self, o: Set) {
+        *self = *self & o;
+    }
+}
 
 /// Per-flow inspection context (pooled).
 struct Ctx {
@@ -323,7 +395,7 @@ struct Ctx {
 impl Ctx {
     fn new() -> Self {
         Ctx {
-            ruled_out: 0,
+            ruled_out: Set::EMPTY,
             excluded: false,
             chosen: 0,
             label: None,
@@ -338,7 +410,7 @@ impl Ctx {
     }
 
     fn reset(&mut self) {
-        self.ruled_out = 0;
+        self.ruled_out = Set::EMPTY;
         self.excluded = false;
         self.chosen = 0;
         self.label = None;
@@ -639,25 +711,25 @@ struct Choice {
 impl Choice {
     fn new() -> Self {
         let mut ports: Vec<(u16, Set)> = Vec::new();
-        let (mut tcp, mut udp, mut port_bound) = (0, 0, 0);
+        let (mut tcp, mut udp, mut port_bound) = (Set::EMPTY, Set::EMPTY, Set::EMPTY);
         let mut min_udp: Vec<(u16, Set)> = Vec::new();
         for (i, ins) in proto::REGISTRY.iter().enumerate().take(MAX_INSPECTORS) {
             if ins.transports & TCP != 0 {
-                tcp |= 1 << i;
+                tcp |= Set::one(i);
             }
             if ins.transports & UDP != 0 {
-                udp |= 1 << i;
+                udp |= Set::one(i);
             }
             if ins.ports_required {
-                port_bound |= 1 << i;
+                port_bound |= Set::one(i);
             }
             if ins.min_udp > 0 {
-                min_udp.push((ins.min_udp, 1 << i));
+                min_udp.push((ins.min_udp, Set::one(i)));
             }
             for &p in ins.ports {
                 match ports.binary_search_by_key(&p, |e| e.0) {
-                    Ok(k) => ports[k].1 |= 1 << i,
-                    Err(k) => ports.insert(k, (p, 1 << i)),
+                    Ok(k) => ports[k].1 |= Set::one(i),
+                    Err(k) => ports.insert(k, (p, Set::one(i))),
                 }
             }
         }
@@ -676,12 +748,12 @@ impl Choice {
         let hint = |p: u16| {
             self.ports
                 .binary_search_by_key(&p, |e| e.0)
-                .map_or(0, |k| self.ports[k].1)
+                .map_or(Set::EMPTY, |k| self.ports[k].1)
         };
         let hinted = hint(a) | hint(b);
         let mut allowed = if transport == TCP { self.tcp } else { self.udp };
         allowed &= hinted | !self.port_bound;
-        let mut short = 0;
+        let mut short = Set::EMPTY;
         if transport == UDP {
             // Datagrams too short for a protocol's fixed header.
             let mut k = 0;
@@ -765,15 +837,14 @@ fn run(
     let todo = sel.transport & !ctx.ruled_out;
     for mut m in [todo & sel.hinted, todo & !sel.hinted] {
         let mut guard = 0;
-        while m != 0 && guard < MAX_INSPECTORS {
+        while !m.is_empty() && guard < MAX_INSPECTORS {
             guard += 1;
-            let i = m.trailing_zeros() as usize;
-            m &= m - 1;
+            let Some(i) = m.pop() else { break };
             let Some(ins) = reg.get(i) else { break };
             let (r, more, inc) = call(ins, ctx, d, hints, data, malformed, pool.as_deref_mut());
             match r {
                 Probe::NotForUs => {
-                    ctx.ruled_out |= 1 << i;
+                    ctx.ruled_out |= Set::one(i);
                     // A probe that ruled itself out must not leave state behind.
                     ctx.state = [0; STATE_BYTES];
                 }
@@ -791,7 +862,7 @@ fn run(
             }
         }
     }
-    if !any_left && sel.short & !ctx.ruled_out == 0 {
+    if !any_left && (sel.short & !ctx.ruled_out).is_empty() {
         ctx.done = true;
         ctx.excluded = true;
     }

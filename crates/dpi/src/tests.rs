@@ -373,3 +373,24 @@ fn dtls_certificate_from_fragments() {
         )
     );
 }
+
+/// The registry set spans four words: indices on both sides of each word boundary survive the
+/// set operations and come out lowest first.
+#[test]
+fn inspector_sets_cross_word_boundaries() {
+    let idx = [0, 63, 64, 127, 128, 200, 255];
+    let mut s = Set::EMPTY;
+    for i in idx {
+        s |= Set::one(i);
+    }
+    assert_eq!(Set::one(256), Set::EMPTY);
+    let odd = Set::one(63) | Set::one(128);
+    let mut rest = s & !odd;
+    let mut out = Vec::new();
+    while let Some(i) = rest.pop() {
+        out.push(i);
+    }
+    assert_eq!(out, [0, 64, 127, 200, 255]);
+    assert!(rest.is_empty());
+    assert_eq!(s & odd, odd);
+}
