@@ -40,7 +40,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use wirespeed_capture::{CaptureFile, RawPacket};
 use wirespeed_export::RecordSink;
 use wirespeed_flow::{FragKey, FragTable};
-use wirespeed_wire::{decode, ip_proto, DecodeConfig, LinkType, GTPU_PORT, VXLAN_PORT};
+use wirespeed_wire::{
+    decode, ip_proto, DecodeConfig, LinkType, CAPWAP_DATA_PORT, GTPU_PORT, VXLAN_PORT,
+};
 
 /// How the work is spread.
 #[derive(Clone, Copy, Debug)]
@@ -714,7 +716,12 @@ pub fn fast_hash(p: &RawPacket<'_>) -> Option<u32> {
                 u16::from_be_bytes([h[0], h[1]]),
                 u16::from_be_bytes([h[2], h[3]]),
             );
-            if d == VXLAN_PORT || s == GTPU_PORT || d == GTPU_PORT {
+            if d == VXLAN_PORT
+                || s == GTPU_PORT
+                || d == GTPU_PORT
+                || s == CAPWAP_DATA_PORT
+                || d == CAPWAP_DATA_PORT
+            {
                 return None;
             }
             (s, d)

@@ -23,7 +23,7 @@ mod tunnel;
 
 pub use ip::MAX_IPV6_EXT;
 pub use link::{MAX_MPLS_LABELS, MAX_PSEUDOWIRES, MAX_VLAN_TAGS};
-pub use tunnel::{GTPU_PORT, MAX_GTP_EXT, MAX_TUNNEL_DEPTH, VXLAN_PORT};
+pub use tunnel::{CAPWAP_DATA_PORT, GTPU_PORT, MAX_GTP_EXT, MAX_TUNNEL_DEPTH, VXLAN_PORT};
 
 /// A capture link type (the pcap `LINKTYPE_*` / DLT numbers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -61,7 +61,8 @@ impl LinkType {
 /// Which options change how frames are decoded.
 #[derive(Clone, Copy, Debug)]
 pub struct DecodeConfig {
-    /// Decode GRE, VXLAN (UDP 4789), GTP-U (UDP 2152) and IP-in-IP, so the flow is the inner one.
+    /// Decode GRE, VXLAN (UDP 4789), GTP-U (UDP 2152), CAPWAP data (UDP 5247) and IP-in-IP, so
+    /// the flow is the inner one.
     pub decode_tunnels: bool,
 }
 
@@ -87,6 +88,9 @@ pub enum Tunnel {
     GtpU,
     /// IPv4 or IPv6 carried directly in IPv4 or IPv6 (protocols 4 and 41).
     IpInIp,
+    /// CAPWAP data channel (RFC 5415, UDP 5247): 802.3 frames, or 802.11 data frames (RFC 5416)
+    /// from a wireless access point to its controller.
+    Capwap,
 }
 
 impl Tunnel {
@@ -98,6 +102,7 @@ impl Tunnel {
             Tunnel::Vxlan => "VXLAN",
             Tunnel::GtpU => "GTP-U",
             Tunnel::IpInIp => "IP-in-IP",
+            Tunnel::Capwap => "CAPWAP",
         }
     }
 }

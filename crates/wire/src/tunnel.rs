@@ -1,4 +1,4 @@
-//! Tunnels: GRE (versions 0 and 1), VXLAN, GTP-U and IP in IP. Each returns the inner flow, or
+//! Tunnels: GRE (versions 0 and 1), VXLAN, GTP-U, CAPWAP data and IP in IP. Each returns the inner flow, or
 //! `None` when the outer packet should stand as the flow (tunnels off, nesting cap reached,
 //! not this tunnel after all, or an inner packet that does not decode). Only a GRE header cut
 //! short is an error.
@@ -17,6 +17,8 @@ pub const MAX_GTP_EXT: usize = 8;
 pub const VXLAN_PORT: u16 = 4789;
 /// UDP port of GTP-U (either side).
 pub const GTPU_PORT: u16 = 2152;
+/// UDP port of the CAPWAP data channel (RFC 5415 §15.1; either side).
+pub const CAPWAP_DATA_PORT: u16 = 5247;
 
 /// GRE header (RFC 2784, keys and sequence numbers of RFC 2890; version 1 of RFC 2637).
 mod gre {
@@ -57,6 +59,52 @@ mod vxlan {
     pub const HDR: usize = 8;
 }
 
+/// CAPWAP header (RFC 5415 §4.3): preamble, then HLEN (5 bits, in 4-byte words, optional
+/// fields included), RID (5), WBID (5), the T F L W M K flags and 3 reserved bits.
+mod capwap {
+    pub const PREAMBLE: usize = 0;
+    pub const HLEN_BYTE: usize = 1;
+    pub const HLEN_SHIFT: u8 = 3;
+    pub const WBID_BYTE: usize = 2;
+    pub const WBID_SHIFT: u8 = 1;
+    pub const WBID_MASK: u8 = 0x1f;
+    /// WBID of IEEE 802.11 (RFC 5416).
+    pub const WBID_80211: u8 = 1;
+    /// T (in the WBID byte): the payload is in the binding's native format, not 802.3.
+    pub const T: u8 = 0x01;
+    pub const FLAGS_BYTE: usize = 3;
+    /// F: a fragment; K: a keep-alive (no payload).
+    pub const F: u8 = 0x80;
+    pub const K: u8 = 0x08;
+    /// The fixed part: preamble and the 3 bytes above, then fragment id and offset.
+    pub const MIN_HDR: usize = 8;
+    pub const WORD: usize = 4;
+}
+
+/// IEEE 802.11 data frame header (IEEE 802.11-2020 §9.3.2.1) and the LLC/SNAP header after it.
+mod wifi {
+    pub const FC0: usize = 0;
+    pub const FC1: usize = 1;
+    /// Frame control byte 0: type in bits 2-3 (2 = data), subtype in bits 4-7.
+    pub const TYPE_MASK: u8 = 0x0c;
+    pub const TYPE_DATA: u8 = 0x08;
+    /// Subtype bit 2: no frame body (Null, QoS Null, CF-Ack/Poll without data).
+    pub const NO_DATA: u8 = 0x40;
+    /// Subtype bit 3: QoS data, a 2-byte QoS control field follows the addresses.
+    pub const QOS: u8 = 0x80;
+    /// Frame control byte 1: To DS and From DS both set add a fourth address.
+    pub const DS_MASK: u8 = 0x03;
+    /// +HTC/Order: with QoS, a 4-byte HT control field.
+    pub const ORDER: u8 = 0x80;
+    pub const HDR: usize = 24;
+    pub const QOS_CTRL: usize = 2;
+    pub const ADDR4: usize = 6;
+    pub const HT_CTRL: usize = 4;
+    /// LLC/SNAP: DSAP AA, SSAP AA, control 03, OUI 00 00 00, then the ethertype.
+    pub const SNAP: [u8; 6] = [0xaa, 0xaa, 0x03, 0x00, 0x00, 0x00];
+    pub const SNAP_LEN: usize = 8;
+}
+
 /// GTPv1-U header (3GPP TS 29.281).
 mod gtp {
     pub const FLAGS: usize = 0;
@@ -75,7 +123,7 @@ mod gtp {
     pub const EXT_UNIT: usize = 4;
 }
 
-/// VXLAN or GTP-U inside a UDP datagram whose payload starts at `at`.
+/// VXLAN, GTP-U or CAPWAP data inside a UDP datagram whose payload starts at `at`.
 #[inline]
 pub(crate) fn over_udp<'a>(
     f: &'a [u8],
@@ -88,6 +136,8 @@ pub(crate) fn over_udp<'a>(
         vxlan(f, at, ctx)
     } else if sport == GTPU_PORT || dport == GTPU_PORT {
         gtpu(f, at, ctx)
+    } else if sport == CAPWAP_DATA_PORT || dport == CAPWAP_DATA_PORT {
+        capwap_data(f, at, ctx)
     } else {
         None
     }
@@ -112,6 +162,59 @@ fn vxlan<'a>(f: &'a [u8], at: usize, ctx: &mut Ctx) -> Option<Decoded<'a>> {
         return None;
     }
     ctx.tunnel(Tunnel::Vxlan, |ctx| ethernet(f, at + vxlan::HDR, ctx))
+}
+
+/// CAPWAP data (RFC 5415 §4.4.2): an 802.3 frame, or an 802.11 data frame with an LLC/SNAP
+/// header (RFC 5416). Keep-alives, fragments, DTLS-encrypted data and 802.11 frames without a
+/// body stay the outer flow, as ndpiReader leaves them. The 802.11 Protected flag is not
+/// trusted: access points set it on frames they decrypted (capwap_data.pcapng), and the SNAP
+/// header decides.
+fn capwap_data<'a>(f: &'a [u8], at: usize, ctx: &mut Ctx) -> Option<Decoded<'a>> {
+    let h = chunk::<{ capwap::MIN_HDR }>(f, at)?;
+    if h8(h, capwap::PREAMBLE) != 0 || h8(h, capwap::FLAGS_BYTE) & (capwap::F | capwap::K) != 0 {
+        return None;
+    }
+    let hlen = usize::from(h8(h, capwap::HLEN_BYTE) >> capwap::HLEN_SHIFT) * capwap::WORD;
+    if hlen < capwap::MIN_HDR {
+        return None;
+    }
+    let off = at + hlen;
+    let wb = h8(h, capwap::WBID_BYTE);
+    if wb & capwap::T == 0 {
+        return ctx.tunnel(Tunnel::Capwap, |ctx| ethernet(f, off, ctx));
+    }
+    if (wb >> capwap::WBID_SHIFT) & capwap::WBID_MASK != capwap::WBID_80211 {
+        return None;
+    }
+    // Some access points (Cisco's; capwap_data.pcapng) send the two frame-control bytes
+    // swapped, which tshark undoes with its "swap frame control" option: take the order in
+    // which the type reads "data". The SNAP header below still has to match.
+    let (a, b) = (u8_at(f, off + wifi::FC0)?, u8_at(f, off + wifi::FC1)?);
+    let (fc0, fc1) = if a & wifi::TYPE_MASK == wifi::TYPE_DATA {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    if fc0 & wifi::TYPE_MASK != wifi::TYPE_DATA || fc0 & wifi::NO_DATA != 0 {
+        return None;
+    }
+    let mut body = off + wifi::HDR;
+    if fc1 & wifi::DS_MASK == wifi::DS_MASK {
+        body += wifi::ADDR4;
+    }
+    if fc0 & wifi::QOS != 0 {
+        body += wifi::QOS_CTRL;
+        if fc1 & wifi::ORDER != 0 {
+            body += wifi::HT_CTRL;
+        }
+    }
+    if f.get(body..body + wifi::SNAP.len())? != wifi::SNAP {
+        return None;
+    }
+    let et = u16::from_be_bytes([u8_at(f, body + 6)?, u8_at(f, body + 7)?]);
+    ctx.tunnel(Tunnel::Capwap, |ctx| {
+        ether_payload(f, body + wifi::SNAP_LEN, et, ctx)
+    })
 }
 
 /// GTP-U v1 G-PDU: the inner IP packet after the header and its extension headers.

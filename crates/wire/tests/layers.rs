@@ -972,6 +972,123 @@ fn gtp_u() {
     }
 }
 
+/// A CAPWAP data header (RFC 5415 §4.3) of `words` 4-byte words (optional fields zero-filled):
+/// WBID 1 (802.11) with the T flag when `native`, `flags` as the fourth byte (F 0x80, W 0x20,
+/// K 0x08), then `body`.
+fn capwap(words: u8, native: bool, flags: u8, body: &[u8]) -> Vec<u8> {
+    let mut v = vec![0, words << 3, if native { 0x03 } else { 0x00 }, flags];
+    v.resize(usize::from(words) * 4, 0);
+    v.extend_from_slice(body);
+    v
+}
+
+/// An 802.11 data frame (IEEE 802.11-2020 §9.3.2.1) to the DS: frame control `fc` (its two bytes
+/// swapped when `swap`), duration, three addresses and sequence control, a QoS control field for
+/// QoS subtypes, then LLC/SNAP and `ip`.
+fn wifi(fc: [u8; 2], swap: bool, ip: &[u8]) -> Vec<u8> {
+    let mut v = if swap {
+        vec![fc[1], fc[0]]
+    } else {
+        fc.to_vec()
+    };
+    v.extend_from_slice(&[0; 22]);
+    if fc[0] & 0x80 != 0 {
+        v.extend_from_slice(&[0, 0]);
+    }
+    v.extend_from_slice(&[0xaa, 0xaa, 0x03, 0, 0, 0, 0x08, 0x00]);
+    v.extend_from_slice(ip);
+    v
+}
+
+#[test]
+fn capwap_data() {
+    let data = [0x08, 0x01];
+    let qos = [0x88, 0x01];
+    // 802.3 payload (T clear); a QoS data frame behind a 16-byte header (W: wireless info); a
+    // data frame whose frame-control bytes come swapped, from the controller's port.
+    let d = ok(
+        LinkType::ETHERNET,
+        &outer4(
+            17,
+            &udp(12380, 5247, &capwap(2, false, 0, &eth(ET_IPV4, &tcp4()))),
+        ),
+    );
+    is_tcp4(&d, 18 + 20 + 8 + 8 + 14);
+    assert_eq!((d.tunnel, d.vlan), (Tunnel::Capwap, 5));
+    let d = ok(
+        LinkType::ETHERNET,
+        &outer4(
+            17,
+            &udp(
+                12380,
+                5247,
+                &capwap(4, true, 0x20, &wifi(qos, false, &tcp4())),
+            ),
+        ),
+    );
+    is_tcp4(&d, 18 + 20 + 8 + 16 + 26 + 8);
+    let d = ok(
+        LinkType::ETHERNET,
+        &outer4(
+            17,
+            &udp(
+                5247,
+                12380,
+                &capwap(4, true, 0x20, &wifi(data, true, &tcp4())),
+            ),
+        ),
+    );
+    is_tcp4(&d, 18 + 20 + 8 + 16 + 24 + 8);
+    assert_eq!(d.tunnel, Tunnel::Capwap);
+    // The outer flow stands: a keep-alive, a fragment, DTLS (preamble type 1), a header shorter
+    // than its fixed part, a management frame, a Null data frame, a body that is not SNAP, and
+    // any of them on another port.
+    let mut dtls = capwap(2, false, 0, &eth(ET_IPV4, &tcp4()));
+    dtls[0] = 0x01;
+    let mut not_snap = wifi(data, false, &tcp4());
+    not_snap[24] = 0xab;
+    for c in [
+        capwap(2, false, 0x08, &eth(ET_IPV4, &tcp4())),
+        capwap(2, false, 0x80, &eth(ET_IPV4, &tcp4())),
+        dtls,
+        capwap(1, false, 0, &eth(ET_IPV4, &tcp4())),
+        capwap(2, true, 0, &wifi([0x80, 0x00], false, &tcp4())),
+        capwap(2, true, 0, &wifi([0x48, 0x01], false, &tcp4())),
+        capwap(2, true, 0, &not_snap),
+    ] {
+        is_outer4(
+            &ok(LinkType::ETHERNET, &outer4(17, &udp(12380, 5247, &c))),
+            17,
+        );
+    }
+    let c = capwap(2, false, 0, &eth(ET_IPV4, &tcp4()));
+    is_outer4(
+        &ok(LinkType::ETHERNET, &outer4(17, &udp(12380, 5246, &c))),
+        17,
+    );
+}
+
+/// capwap_data.pcapng, frame 1: an access point's 802.11 frame (frame control sent swapped) in
+/// CAPWAP data over UDP over two VLAN tags. tshark dissects the inner packet as TCP
+/// 10.1.3.68:47025 -> 74.125.130.188:443, a SYN; nDPI's flows.csv keys the flow so, VLAN 3.
+#[test]
+fn capwap_data_from_the_corpus() {
+    let f = unhex(
+        "000000000008a4c64f3bb3ab8100805e8100800308004500008854394000fe1106f6ac32649bac106457\
+         a130147f00740000002003200000000004bf2300000000001108 2c0084802d2b459054f201e1b29910f3\
+         11eaeec17630aaaa030000000800450000 3c212240004006 3f1c0a0103444a7d82bcb7b101bb0b21616e\
+         00000000a002ffff071800000204 05b40402080a0021404c0000000001030308",
+    );
+    let d = ok(LinkType::ETHERNET, &f);
+    assert_eq!((d.tunnel, d.vlan, d.proto), (Tunnel::Capwap, 3, 6));
+    assert_eq!(
+        (d.src, d.dst),
+        (a4([10, 1, 3, 68]), a4([74, 125, 130, 188]))
+    );
+    assert_eq!((d.src_port, d.dst_port), (47025, 443));
+    assert_eq!(d.tcp.map(|t| t.flags), Some(0x02));
+}
+
 #[test]
 fn nested_tunnels_report_the_outermost_and_stop_at_the_cap() {
     // GRE carrying VXLAN carrying the flow.
