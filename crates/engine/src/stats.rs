@@ -52,7 +52,10 @@ pub(crate) fn on_packet(
     }
 }
 
-/// When a flow ends before reaching P packets, ask the model with what there is.
+/// When a flow ends before reaching P packets, ask the model with what there is. A label the
+/// model gave before the payload inspectors had finished, and that they have since contradicted
+/// by ruling every protocol out, is taken back: the flow keeps what the port table says, if
+/// anything.
 #[inline]
 pub(crate) fn on_end(
     f: &mut Flow<FlowExt>,
@@ -60,6 +63,10 @@ pub(crate) fn on_end(
     arbiter: &Arbiter,
     ruled_out: bool,
 ) {
+    if ruled_out && f.ext.verdict.is_some_and(|v| v.method == Method::Stats) {
+        f.ext.verdict = None;
+        crate::worker::offer_port(f, arbiter);
+    }
     if let Some(m) = model {
         if f.ext.stats.class == NOT_ASKED
             && !f.ext.early.is_empty()

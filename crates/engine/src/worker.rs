@@ -61,6 +61,16 @@ pub struct FlowExt {
     pub dpi: u32,
 }
 
+/// Offer the port table's verdict for the flow (or the IP protocol number's) to the arbiter.
+#[inline]
+pub(crate) fn offer_port(f: &mut Flow<FlowExt>, arbiter: &Arbiter) {
+    let server = f.server().index();
+    let client = f.client.index();
+    if let Some(v) = arbiter.by_port(f.key.proto, f.key.port[server], f.key.port[client]) {
+        arbiter.offer(&mut f.ext.verdict, v);
+    }
+}
+
 /// A packet decoded and keyed, waiting for its flow lookup (the batch's middle stage).
 #[derive(Clone, Copy)]
 struct Pending {
@@ -270,13 +280,7 @@ impl<S: RecordSink> Worker<S> {
             let f = table.get_mut(r.slot());
             if let Lookup::New(_) = r {
                 f.tunnel = q.tunnel;
-                let server = f.server().index();
-                let client = f.client.index();
-                if let Some(v) =
-                    arbiter.by_port(f.key.proto, f.key.port[server], f.key.port[client])
-                {
-                    arbiter.offer(&mut f.ext.verdict, v);
-                }
+                offer_port(f, arbiter);
             }
             let gap = q.ts.saturating_sub(f.last_ts);
             f.update(q.side, q.ts, q.len as u64, q.tcp.map(|t| t.flags));

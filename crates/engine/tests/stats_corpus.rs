@@ -185,9 +185,10 @@ fn a_syn_scan_is_not_labelled_by_the_model() {
 /// a flow's payload and every one ruled itself out, a label from the model contradicts them. In
 /// these captures nDPI names flows (TINC, RDP over UDP, Lustre, IMO, NetEase games, ...) with
 /// protocols the model was never taught; before the model yielded to the inspectors it labelled
-/// 18 of them against nDPI's verdict (TLS, HTTP, STUN, ICMP on a TCP flow, BitTorrent). 6 remain:
-/// flows whose inspection stopped at its packet budget with an inspector still unsure, where the
-/// model may still speak. The flows' 5-tuples and nDPI's masters come from flows.csv.
+/// 18 of them against nDPI's verdict (TLS, HTTP, STUN, ICMP on a TCP flow, BitTorrent); with the
+/// model's early label also taken back when the inspectors rule everything out later in the
+/// flow, 3 remain: flows whose inspection stopped at its packet budget with an inspector still
+/// unsure, where the model may still speak. The 5-tuples and nDPI's masters come from flows.csv.
 #[test]
 fn the_model_does_not_contradict_the_payload_inspectors() {
     let Some(dir) = corpus_dir() else {
@@ -267,5 +268,5 @@ fn the_model_does_not_contradict_the_payload_inspectors() {
         against.len(),
         against.join("\n")
     );
-    assert!(against.len() <= 6, "{}", against.join("\n"));
+    assert!(against.len() <= 3, "{}", against.join("\n"));
 }
