@@ -138,6 +138,7 @@ protocols! {
     // Captures outside the corpus (game).
     ethereum,
     armagetron,
+    nest_log_sink,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
