@@ -139,6 +139,7 @@ protocols! {
     ethereum,
     armagetron,
     nest_log_sink,
+    avast,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
