@@ -140,6 +140,7 @@ protocols! {
     armagetron,
     nest_log_sink,
     avast,
+    ripe_atlas,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
