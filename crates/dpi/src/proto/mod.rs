@@ -141,6 +141,7 @@ protocols! {
     nest_log_sink,
     avast,
     ripe_atlas,
+    bitcoin,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
