@@ -142,6 +142,7 @@ protocols! {
     avast,
     ripe_atlas,
     bitcoin,
+    blizzard,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
