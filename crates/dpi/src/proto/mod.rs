@@ -143,6 +143,7 @@ protocols! {
     ripe_atlas,
     bitcoin,
     blizzard,
+    i3d,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
