@@ -144,6 +144,7 @@ protocols! {
     bitcoin,
     blizzard,
     i3d,
+    tencent_games,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
