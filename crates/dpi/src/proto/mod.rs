@@ -145,6 +145,7 @@ protocols! {
     blizzard,
     i3d,
     tencent_games,
+    nexon,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
