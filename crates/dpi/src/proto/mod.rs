@@ -146,6 +146,7 @@ protocols! {
     i3d,
     tencent_games,
     nexon,
+    paltalk,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
