@@ -147,6 +147,7 @@ protocols! {
     tencent_games,
     nexon,
     paltalk,
+    guildwars2,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
