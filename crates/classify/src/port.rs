@@ -199,7 +199,7 @@ static TCP: &[(u16, PortEntry)] = &[
     (11211, e("Memcached", "Network")),
     (20000, e("DNP3", "IoT-Scada")),
     (27017, e("MongoDB", "Database")),
-    (30303, e("Mining", "Mining")),
+    (30303, e("ETHEREUM", "Crypto_Currency")), // older nDPI gave 30303 to Mining
     (30491, e("SOMEIP", "RPC")),
     (30501, e("SOMEIP", "RPC")),
     (44818, e("EthernetIP", "Network")),

@@ -135,6 +135,19 @@ protocols! {
     snmp,
     vnc,
     rtp,
+    // Captures outside the corpus (game).
+    ethereum,
+    armagetron,
+    nest_log_sink,
+    avast,
+    ripe_atlas,
+    bitcoin,
+    blizzard,
+    i3d,
+    tencent_games,
+    nexon,
+    paltalk,
+    guildwars2,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
