@@ -137,6 +137,7 @@ protocols! {
     rtp,
     // Captures outside the corpus (rpc).
     nfs,
+    tftp,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
