@@ -138,6 +138,7 @@ protocols! {
     // Captures outside the corpus (rpc).
     nfs,
     tftp,
+    mgcp,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
