@@ -139,6 +139,7 @@ protocols! {
     nfs,
     tftp,
     mgcp,
+    thrift,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
