@@ -140,6 +140,7 @@ protocols! {
     tftp,
     mgcp,
     thrift,
+    cassandra,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
