@@ -141,6 +141,7 @@ protocols! {
     mgcp,
     thrift,
     cassandra,
+    corba,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
