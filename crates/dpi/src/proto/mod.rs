@@ -142,6 +142,7 @@ protocols! {
     thrift,
     cassandra,
     corba,
+    smpp,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
