@@ -143,6 +143,7 @@ protocols! {
     cassandra,
     corba,
     smpp,
+    openflow,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
