@@ -144,6 +144,7 @@ protocols! {
     corba,
     smpp,
     openflow,
+    pptp,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
