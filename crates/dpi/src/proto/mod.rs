@@ -145,6 +145,7 @@ protocols! {
     smpp,
     openflow,
     pptp,
+    xdmcp,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
