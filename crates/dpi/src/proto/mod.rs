@@ -146,6 +146,7 @@ protocols! {
     openflow,
     pptp,
     xdmcp,
+    z3950,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
