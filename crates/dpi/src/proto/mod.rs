@@ -147,6 +147,7 @@ protocols! {
     pptp,
     xdmcp,
     z3950,
+    citrix,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
