@@ -148,6 +148,7 @@ protocols! {
     xdmcp,
     z3950,
     citrix,
+    radmin,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
