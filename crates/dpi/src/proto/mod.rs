@@ -149,6 +149,7 @@ protocols! {
     z3950,
     citrix,
     radmin,
+    nomachine,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
