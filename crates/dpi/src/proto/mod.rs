@@ -150,6 +150,7 @@ protocols! {
     citrix,
     radmin,
     nomachine,
+    websocket,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
