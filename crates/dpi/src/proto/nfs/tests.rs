@@ -64,3 +64,78 @@ fn near_misses() {
     long[31] = 0xff; // credential body longer than the datagram
     assert_eq!(run(&INSPECTOR, UDP, 1048, 800, false, &long), Probe::NotForUs);
 }
+
+/// The inspectors added for captures outside the corpus (branch rpc), on arbitrary bytes behind
+/// openings that pass their first checks, in both directions and on their own ports: they
+/// return without panicking (no out-of-bounds read, overflow or runaway loop).
+mod hostile {
+    use crate::proto::{
+        cassandra, citrix, corba, mgcp, nfs, nomachine, openflow, pptp, radmin, smpp, tftp,
+        thrift, websocket, xdmcp, z3950,
+    };
+    use crate::proto::testkit::probe;
+    use crate::{Inspector, TCP, UDP};
+    use proptest::prelude::*;
+
+    const MINE: &[&Inspector] = &[
+        &nfs::INSPECTOR,
+        &tftp::INSPECTOR,
+        &mgcp::INSPECTOR,
+        &thrift::INSPECTOR,
+        &cassandra::INSPECTOR,
+        &corba::INSPECTOR,
+        &smpp::INSPECTOR,
+        &openflow::INSPECTOR,
+        &pptp::INSPECTOR,
+        &xdmcp::INSPECTOR,
+        &z3950::INSPECTOR,
+        &citrix::INSPECTOR,
+        &radmin::INSPECTOR,
+        &nomachine::INSPECTOR,
+        &websocket::INSPECTOR,
+    ];
+
+    const OPENINGS: &[&[u8]] = &[
+        b"\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x02\x00\x01\x86\xa3",
+        b"\x80\x00\x00\x40\x00\x00\x00\x01\x00\x00\x00\x00\x00\x00\x00\x02",
+        b"\x00\x01",
+        b"\x00\x03\x00\x01",
+        b"\x00\x06blksize\x00",
+        b"RQNT 1 a@b MGCP 1.0",
+        b"\x80\x01\x00\x01",
+        b"\x82\x81",
+        b"\x04\x00\x00\x00\x01",
+        b"GIOP\x01\x02\x01",
+        b"MIOP\x10\x01",
+        b"\x00\x00\x00\x09",
+        b"\x04\x00",
+        b"\x00\x9c\x00\x01\x1a\x2b\x3c\x4d",
+        b"\x00\x01\x00\x07",
+        b"\xb4\x81",
+        b"\x7f\x7fICA\x00",
+        b"\x01\x00\x00\x00\x25",
+        b"NXSH-",
+        b"\x81\x7e",
+        b"\x82\x7f",
+    ];
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(256))]
+        #[test]
+        fn probes_never_panic(
+            which in any::<prop::sample::Index>(),
+            tail in proptest::collection::vec(any::<u8>(), 0..300),
+            tcp in any::<bool>(),
+            to_client in any::<bool>(),
+        ) {
+            let mut data = which.get(OPENINGS).to_vec();
+            data.extend_from_slice(&tail);
+            let t = if tcp { TCP } else { UDP };
+            for ins in MINE {
+                let port = ins.ports.first().copied().unwrap_or(4000);
+                let _ = probe(ins, t, port, 40000, to_client, &data);
+                let _ = probe(ins, t, 40001, 40000, to_client, &data);
+            }
+        }
+    }
+}
