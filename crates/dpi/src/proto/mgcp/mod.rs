@@ -1,4 +1,4 @@
-//! MGCP (RFC 3435 section 3.2.1): a command line is a verb (`EPCF CRCX MDCX DLCX RQNT NTFY
+//! MGCP (RFC 3435 section 3.2.1): a command line is a verb (any case) (`EPCF CRCX MDCX DLCX RQNT NTFY
 //! AUEP AUCX RSIP`, and `MESG`), a transaction id of 1 to 9 digits, an endpoint name
 //! `local@domain`, and the protocol version `MGCP 1.0` (an optional profile may follow). The
 //! endpoint's domain is kept as the flow's host name, as nDPI does. A response line (three-digit
@@ -45,7 +45,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     let (Some(first), Some(id)) = (words.next(), words.next()) else {
         return Probe::NotForUs;
     };
-    if VERBS.iter().any(|v| v.as_slice() == first) {
+    if VERBS.iter().any(|v| v.eq_ignore_ascii_case(first)) {
         let (Some(endpoint), Some(proto), Some(version)) = (words.next(), words.next(), words.next())
         else {
             return Probe::NotForUs;
@@ -53,7 +53,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         let Some(at) = endpoint.iter().position(|&b| b == b'@') else {
             return Probe::NotForUs;
         };
-        if !txid(id) || proto != b"MGCP" || !matches!(version, b"1.0" | b"0.1") {
+        if !txid(id) || !proto.eq_ignore_ascii_case(b"MGCP") || !matches!(version, b"1.0" | b"0.1") {
             return Probe::NotForUs;
         }
         let domain = endpoint.get(at + 1..).unwrap_or_default();

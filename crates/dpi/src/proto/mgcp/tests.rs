@@ -40,3 +40,9 @@ fn near_misses() {
         assert_eq!(run(&INSPECTOR, UDP, 2427, 2427, false, c), Probe::NotForUs, "{c:?}");
     }
 }
+
+#[test]
+fn verbs_in_any_case() {
+    let lower = b"rqnt 1 aaln/1@gw1 mgcp 1.0\r\n";
+    assert_eq!(run(&INSPECTOR, UDP, 2427, 2427, false, lower), Probe::Certain(&LABEL));
+}

@@ -1,6 +1,6 @@
 //! NoMachine NX. Over TCP a session opens with a one-line banner before its TLS handshake: the
-//! client's `NXSH-<version>` and the server's `NXD-<version>` (version digits and dots, then an
-//! end of line). Its UDP media channel (port 4000) carries a little-endian header whose field at
+//! client's `NXSH-<version>` and the server's `NXD-<version>` (a version starting with a digit, then
+//! an end of line). Its UDP media channel (port 4000) carries a little-endian header whose field at
 //! offset 2 is 1, field at offset 4 the datagram's length and field at offset 8 zero; that is
 //! too little to trust off port 4000, so UDP is only looked at there.
 
@@ -32,7 +32,9 @@ fn banner(d: &[u8]) -> bool {
         .unwrap_or(v);
     (1..=16).contains(&v.len())
         && v.first().is_some_and(u8::is_ascii_digit)
-        && v.iter().all(|b| b.is_ascii_digit() || *b == b'.')
+        && v
+            .iter()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_'))
 }
 
 /// The UDP media header.

@@ -15,7 +15,7 @@ fn banners_and_media() {
 
 #[test]
 fn near_misses() {
-    let tcp: &[&[u8]] = &[b"NXSH-\n", b"NXSH-8.4a\n", b"NXSH 8.4\n", b"NXD-8.4.2\nmore"];
+    let tcp: &[&[u8]] = &[b"NXSH-\n", b"NXSH-8.4 a\n", b"NXSH-x8\n", b"NXSH 8.4\n", b"NXD-8.4.2\nmore"];
     for c in tcp {
         assert_eq!(run(&INSPECTOR, TCP, 4000, 4001, false, c), Probe::NotForUs, "{c:?}");
     }

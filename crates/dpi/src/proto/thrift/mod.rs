@@ -3,7 +3,7 @@
 //! reply, exception, oneway: 1-4), a 4-byte method name length and the name, then a sequence id;
 //! optionally after the framed transport's 4-byte frame length. Over UDP (Jaeger agents on
 //! 6831), the compact protocol: `82`, type (1-4) in the top three bits and version 1 below,
-//! a varint sequence id, a varint name length and the name. The name must be an identifier.
+//! a varint sequence id, a varint name length and the name. The name must be visible ASCII starting with a letter.
 
 use crate::proto::label;
 use crate::util::Rd;
@@ -26,13 +26,11 @@ pub static INSPECTOR: Inspector = Inspector {
 /// Longest method name accepted.
 const MAX_NAME: usize = 128;
 
-/// A method name: identifier characters (letters, digits, `_ . : -`), at least 3 of them.
+/// A method name: at least 3 visible ASCII characters, the first a letter or `_`.
 fn name_ok(n: &[u8]) -> bool {
     n.len() >= 3
         && n.first().is_some_and(|b| b.is_ascii_alphabetic() || *b == b'_')
-        && n
-            .iter()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b':' | b'-'))
+        && n.iter().all(u8::is_ascii_graphic)
 }
 
 /// Strict binary message header at the start of `d`: version word, name, sequence id.
