@@ -1,9 +1,9 @@
 //! Z39.50 (ANSI/NISO Z39.50-2003, ASN.1 in BER): a session opens with an InitRequest
 //! (`[20] IMPLICIT SEQUENCE`, identifier 0xB4) answered by an InitResponse (`[21]`, 0xB5). The
 //! PDU must fill the segment, and its fields must be InitRequest/InitResponse fields in
-//! definite-length BER: referenceId [2], protocolVersion [3], options [4], preferredMessageSize
-//! [5], exceptionalRecordSize [6], idAuthentication [7], userInformationField [11], result [12]
-//! (response only), implementationId/Name/Version [110-112] and otherInfo [201]; the
+//! definite-length BER, by context tag: referenceId 2, protocolVersion 3, options 4,
+//! preferredMessageSize 5, exceptionalRecordSize 6, idAuthentication 7, userInformationField 11,
+//! result 12 (response only), implementationId/Name/Version 110-112 and otherInfo 201; the
 //! protocolVersion, options and both sizes are required.
 
 use crate::ber;
