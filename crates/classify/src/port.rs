@@ -155,6 +155,7 @@ static TCP: &[(u16, PortEntry)] = &[
     (3389, e("RDP", "RemoteAccess")),
     (3478, e("STUN", "Network")), // IANA stun (TCP); nDPI declares STUN's 3478 for UDP
     (3868, e("Diameter", "Network")),
+    (4000, e("NoMachine", "RemoteAccess")), // nDPI default (synscan.pcap: Match by port)
     (4244, e("Viber", "VoIP")),
     (4343, e("Whois-DAS", "Network")),
     (4569, e("IAX", "VoIP")),
@@ -180,6 +181,7 @@ static TCP: &[(u16, PortEntry)] = &[
     (6514, e("Syslog", "System")),
     (6556, e("CHECKMK", "DataTransfer")),
     (6667, e("IRC", "Chat")), // IANA ircu; nDPI declares IRC on 194 only
+    (7000, e("Cassandra", "Database")), // nDPI default (synscan.pcap: Match by port)
     (7985, e("Viber", "VoIP")),
     (8008, e("CiscoVPN", "VPN")),
     (8009, e("AJP", "Web")), // CiscoVPN also declares 8009; AJP is declared later and wins

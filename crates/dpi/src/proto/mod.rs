@@ -148,6 +148,22 @@ protocols! {
     nexon,
     paltalk,
     guildwars2,
+    // Captures outside the corpus (rpc).
+    nfs,
+    tftp,
+    mgcp,
+    thrift,
+    cassandra,
+    corba,
+    smpp,
+    openflow,
+    pptp,
+    xdmcp,
+    z3950,
+    citrix,
+    radmin,
+    nomachine,
+    websocket,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 

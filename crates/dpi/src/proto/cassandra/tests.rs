@@ -1,0 +1,49 @@
+use super::*;
+use crate::proto::testkit::{classify, hex, probe as run};
+
+// native_protocol_v4.spec sections 2 and 4.1.3: OPTIONS, version 4, no flags, stream 0,
+// opcode 5, empty body.
+const OPTIONS: &str = "04 00 0000 05 00000000";
+
+/// STARTUP (opcode 1) with the string map {CQL_VERSION: 3.0.0, COMPRESSION: lz4} (section
+/// 4.1.1); cassandra.pcap.out shows PLAIN TEXT "COMPRESSION".
+fn startup_frame() -> Vec<u8> {
+    let mut body = vec![0, 2];
+    for s in ["CQL_VERSION", "3.0.0", "COMPRESSION", "lz4"] {
+        body.extend_from_slice(&(s.len() as u16).to_be_bytes());
+        body.extend_from_slice(s.as_bytes());
+    }
+    let mut f = hex("04 00 0001 01");
+    f.extend_from_slice(&(body.len() as u32).to_be_bytes());
+    f.extend_from_slice(&body);
+    f
+}
+
+#[test]
+fn opening_requests() {
+    assert_eq!(classify(TCP, 9042, 46536, &[(true, &hex(OPTIONS))]), Some("Cassandra"));
+    // Off the CQL port only the opening requests count.
+    assert_eq!(run(&INSPECTOR, TCP, 19042, 46536, false, &hex(OPTIONS)), Probe::Certain(&LABEL));
+    let s = startup_frame();
+    assert_eq!(classify(TCP, 19042, 46537, &[(true, &s)]), Some("Cassandra"));
+    // A QUERY (opcode 7) with a body is enough on 9042 but not elsewhere.
+    let q = hex("04 00 0002 07 00000004 00000000");
+    assert_eq!(run(&INSPECTOR, TCP, 9042, 46536, false, &q), Probe::Certain(&LABEL));
+    assert_eq!(run(&INSPECTOR, TCP, 19042, 46536, false, &q), Probe::NotForUs);
+}
+
+#[test]
+fn near_misses() {
+    // A response version from the client, a request opcode from the server.
+    assert_eq!(run(&INSPECTOR, TCP, 9042, 4000, false, &hex("84 00 0000 06 00000000")), Probe::NotForUs);
+    assert_eq!(run(&INSPECTOR, TCP, 9042, 4000, true, &hex(OPTIONS)), Probe::NotForUs);
+    // Undefined flag bits, opcode 4 (unused), version 6, a body shorter than the segment.
+    for h in ["04 20 0000 05 00000000", "04 00 0000 04 00000000", "06 00 0000 05 00000000", "04 00 0000 05 00000000 00"] {
+        assert_eq!(run(&INSPECTOR, TCP, 9042, 4000, false, &hex(h)), Probe::NotForUs, "{h}");
+    }
+    // STARTUP without CQL_VERSION off port.
+    let mut s = startup_frame();
+    let at = s.iter().position(|&b| b == b'Q').unwrap();
+    s[at] = b'X';
+    assert_eq!(run(&INSPECTOR, TCP, 19042, 4000, false, &s), Probe::NotForUs);
+}
