@@ -138,6 +138,7 @@ protocols! {
     // Captures outside the corpus (ind).
     bacnet,
     dnp3,
+    coap,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
