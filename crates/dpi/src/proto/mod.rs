@@ -139,6 +139,7 @@ protocols! {
     bacnet,
     dnp3,
     coap,
+    dicom,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
