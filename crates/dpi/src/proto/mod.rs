@@ -140,6 +140,7 @@ protocols! {
     dnp3,
     coap,
     dicom,
+    capwap,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
