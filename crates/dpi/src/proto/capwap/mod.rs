@@ -9,7 +9,7 @@
 //!   must end exactly with the datagram, unless the packet is a fragment (F bit).
 //! * On the data port, a keep-alive (K bit, section 4.4.1) holds a message element length that
 //!   ends with the datagram, or opens with the Session ID element; a data packet carries an 802.11 frame (T bit, WBID 1, frame
-//!   control version 0) or an 802.3 frame (at least 14 bytes).
+//!   control version 0, in either byte order) or an 802.3 frame (at least 14 bytes).
 //! * A DTLS-protected packet holds whole DTLS records (content type 20-25, version 0xFEFF,
 //!   0xFEFD or 0xFEFC) that end with the datagram.
 //!
@@ -111,8 +111,11 @@ fn plain(d: &[u8], control: bool) -> Option<bool> {
     if f {
         return None;
     }
+    // 802.11 frame control: version 0, type not 3. Cisco access points send its two bytes
+    // swapped (capwap_data.pcapng), so either byte may hold it.
+    let fc = |b: Option<&u8>| b.is_some_and(|fc| fc & 0x03 == 0 && fc & 0x0c != 0x0c);
     Some(if t {
-        wbid == 1 && body.first().is_some_and(|fc| fc & 0x03 == 0 && fc & 0x0c != 0x0c)
+        wbid == 1 && body.len() >= 10 && (fc(body.first()) || fc(body.get(1)))
     } else {
         body.len() >= 14
     })

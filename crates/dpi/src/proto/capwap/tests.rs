@@ -74,6 +74,23 @@ fn data_and_dtls_near_misses() {
     let mut w = hex("00100300 00000000 0801");
     w.extend_from_slice(&[0; 22]);
     assert_eq!(run(&INSPECTOR, UDP, 5247, 4000, false, &w), Probe::Certain(&LABEL));
-    w[8] = 0x09; // 802.11 protocol version 1
+    w[8] = 0x09; // 802.11 protocol version 1 in both bytes
+    w[9] = 0x0d;
     assert_eq!(run(&INSPECTOR, UDP, 5247, 4000, false, &w), Probe::NotForUs);
+}
+
+// capwap_data.pcapng frame 1 (WTP to AC, UDP 5247): HLEN 4, WBID 1, T bit, W bit with 4 bytes
+// of 802.11 frame info (RSSI -65, SNR 35) and 3 pad bytes, then a Cisco byte-swapped 802.11
+// data frame (flags 0x11, frame control 0x08), of which the first 24 bytes are kept here.
+const CORPUS_DATA: &str = "00200320 00000000 04bf2300 00000000
+    11082c00 84802d2b4590 54f201e1b299 10f311eaeec1 7630";
+
+#[test]
+fn corpus_data_frame() {
+    let v = hex(CORPUS_DATA);
+    assert_eq!(run(&INSPECTOR, UDP, 5247, 41264, false, &v), Probe::Certain(&LABEL));
+    assert_eq!(classify(UDP, 5247, 41264, &[(true, &v)]), Some("CAPWAP"));
+    let mut w = v.clone();
+    w[8] = 12; // wireless information longer than the header holds
+    assert_eq!(run(&INSPECTOR, UDP, 5247, 41264, false, &w), Probe::NotForUs);
 }
