@@ -141,6 +141,7 @@ protocols! {
     coap,
     dicom,
     capwap,
+    melsec,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
