@@ -142,6 +142,7 @@ protocols! {
     dicom,
     capwap,
     melsec,
+    knxnet_ip,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
