@@ -143,6 +143,7 @@ protocols! {
     capwap,
     melsec,
     knxnet_ip,
+    iec62056,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
