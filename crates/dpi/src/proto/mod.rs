@@ -144,6 +144,7 @@ protocols! {
     melsec,
     knxnet_ip,
     iec62056,
+    opc_ua,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
