@@ -145,6 +145,7 @@ protocols! {
     knxnet_ip,
     iec62056,
     opc_ua,
+    ethersbus,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
