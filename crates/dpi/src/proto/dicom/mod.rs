@@ -60,10 +60,7 @@ fn check(d: &[u8]) -> Option<bool> {
             return Some(false);
         }
     }
-    match d.get(ITEMS) {
-        Some(&item) => Some(item == 0x10),
-        None => None,
-    }
+    d.get(ITEMS).map(|&item| item == 0x10)
 }
 
 #[cfg(test)]

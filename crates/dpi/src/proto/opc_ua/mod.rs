@@ -70,7 +70,7 @@ fn buffers_ok(d: &[u8]) -> bool {
         d.get(at..at + 4)
             .map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
     };
-    [le(12), le(16)].iter().all(|v| v.map_or(true, |v| v >= 8192))
+    [le(12), le(16)].iter().all(|v| v.is_none_or(|v| v >= 8192))
 }
 
 #[cfg(test)]
