@@ -39,6 +39,9 @@ const DATA: u16 = 5247;
 fn probe(cx: &mut Cx<'_>) -> Probe {
     let h = cx.hints;
     let control = h.port(CONTROL);
+    if !control && !h.port(DATA) {
+        return Probe::NotForUs;
+    }
     let verdict = match cx.data.first() {
         Some(0x00) => plain(cx.data, control),
         Some(0x01) => Some(dtls(cx.data)),

@@ -29,6 +29,8 @@ fn whole_registry_names_capwap() {
 fn only_on_capwap_ports() {
     assert_eq!(run(&INSPECTOR, UDP, 5246, 4000, false, &hex(DISCOVERY)), Probe::Certain(&LABEL));
     assert_eq!(classify(UDP, 5248, 12380, &[(true, &hex(DISCOVERY))]), None);
+    assert_eq!(run(&INSPECTOR, UDP, 5248, 12380, false, &hex(DISCOVERY)), Probe::NotForUs);
+    assert_eq!(run(&INSPECTOR, UDP, 5248, 12380, false, &hex(CORPUS_DATA)), Probe::NotForUs);
 }
 
 #[test]

@@ -25,7 +25,8 @@ pub static INSPECTOR: Inspector = Inspector {
 };
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
-    if is_coap(cx.data) {
+    let on_port = INSPECTOR.ports.iter().any(|&p| cx.hints.port(p));
+    if on_port && is_coap(cx.data) {
         Probe::Certain(&LABEL)
     } else {
         Probe::NotForUs

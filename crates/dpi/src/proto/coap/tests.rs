@@ -24,6 +24,8 @@ fn whole_registry_names_coap() {
 fn only_on_coap_ports() {
     assert_eq!(classify(UDP, 5684, 46819, &[(true, &hex(GET_STORAGE))]), None);
     assert_eq!(classify(UDP, 40000, 46819, &[(true, &hex(GET_STORAGE))]), None);
+    // The probe itself refuses off the ports, not only the engine's filter.
+    assert_eq!(run(&INSPECTOR, UDP, 40000, 46819, false, &hex(GET_STORAGE)), Probe::NotForUs);
 }
 
 #[test]
