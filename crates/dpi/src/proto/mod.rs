@@ -164,6 +164,17 @@ protocols! {
     radmin,
     nomachine,
     websocket,
+    // Captures outside the corpus (ind).
+    bacnet,
+    dnp3,
+    coap,
+    dicom,
+    capwap,
+    melsec,
+    knxnet_ip,
+    iec62056,
+    opc_ua,
+    ethersbus,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 

@@ -1,0 +1,54 @@
+//! DNP3 (IEEE 1815) over TCP or UDP, usually port 20000: every message opens with a data link
+//! header (clause 9.2.4): start bytes 0x05 0x64, a length of 5-255 (control, addresses and user
+//! data), a control byte, destination and source addresses, and a CRC-16/DNP over those eight
+//! bytes, little-endian. The header CRC makes the test strong, so no port is needed.
+
+use crate::proto::label;
+use crate::{Cx, Inspector, Label, Probe, TCP, UDP};
+
+/// nDPI's DNP3 label.
+pub static LABEL: Label = label("DNP3", "IoT-Scada");
+
+/// The DNP3 inspector.
+pub static INSPECTOR: Inspector = Inspector {
+    name: "dnp3",
+    transports: TCP | UDP,
+    ports: &[20000],
+    labels: &[&LABEL],
+    min_udp: 10,
+    ports_required: false,
+    probe,
+};
+
+fn probe(cx: &mut Cx<'_>) -> Probe {
+    let d = cx.data;
+    let (Some(&[0x05, 0x64, len]), Some(head), Some(c)) = (d.get(..3), d.get(..8), d.get(8..10))
+    else {
+        return Probe::NotForUs;
+    };
+    if len >= 5 && crc_dnp(head) == u16::from_le_bytes([c[0], c[1]]) {
+        Probe::Certain(&LABEL)
+    } else {
+        Probe::NotForUs
+    }
+}
+
+/// CRC-16/DNP (IEEE 1815 clause 9.2.4.1.5 and Annex E): polynomial 0x3D65, reflected, initial
+/// value 0, result inverted.
+fn crc_dnp(b: &[u8]) -> u16 {
+    let mut crc: u16 = 0;
+    for &x in b {
+        crc ^= u16::from(x);
+        for _ in 0..8 {
+            crc = if crc & 1 != 0 {
+                (crc >> 1) ^ 0xa6bc
+            } else {
+                crc >> 1
+            };
+        }
+    }
+    !crc
+}
+
+#[cfg(test)]
+mod tests;
