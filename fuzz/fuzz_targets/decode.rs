@@ -20,7 +20,9 @@ fuzz_target!(|data: &[u8]| {
         if let Ok(d) = decode(link, frame, &cfg) {
             let start = frame.as_ptr() as usize;
             let p = d.payload.as_ptr() as usize;
-            assert!(d.payload.is_empty() || (p >= start && p + d.payload.len() <= start + frame.len()));
+            assert!(
+                d.payload.is_empty() || (p >= start && p + d.payload.len() <= start + frame.len())
+            );
         }
     }
 });

@@ -4,9 +4,13 @@
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
-use wirespeed_dpi::{probe_each, Dir, Dpi, DpiConfig, Hints, Packet, NO_HANDLE, STATE_BYTES, TCP, UDP};
+use wirespeed_dpi::{
+    probe_each, Dir, Dpi, DpiConfig, Hints, Packet, NO_HANDLE, STATE_BYTES, TCP, UDP,
+};
 
-const PORTS: &[u16] = &[53, 80, 443, 22, 123, 137, 138, 139, 427, 1900, 3478, 5353, 5355, 67, 4433];
+const PORTS: &[u16] = &[
+    53, 80, 443, 22, 123, 137, 138, 139, 427, 1900, 3478, 5353, 5355, 67, 4433,
+];
 
 fuzz_target!(|data: &[u8]| {
     let Some((head, rest)) = data.split_at_checked(4) else {
@@ -15,9 +19,25 @@ fuzz_target!(|data: &[u8]| {
     let tcp = head[0] & 1 != 0;
     let hints = Hints {
         transport: if tcp { TCP } else { UDP },
-        server_port: PORTS[head[1] as usize % PORTS.len()],
+        // Half the runs on a fixed list, half on any inspector's own port (port-bound probes).
+        server_port: if head[1] & 0x80 == 0 {
+            PORTS[head[1] as usize % PORTS.len()]
+        } else {
+            let all = || {
+                wirespeed_dpi::proto::REGISTRY
+                    .iter()
+                    .flat_map(|i| i.ports.iter())
+            };
+            let n = all().count().max(1);
+            let k = usize::from(u16::from_be_bytes([head[1] & 0x7f, head[2]]));
+            all().nth(k % n).copied().unwrap_or(0)
+        },
         client_port: u16::from_be_bytes([head[2], head[3]]),
-        dir: if head[0] & 2 != 0 { Dir::ToServer } else { Dir::ToClient },
+        dir: if head[0] & 2 != 0 {
+            Dir::ToServer
+        } else {
+            Dir::ToClient
+        },
         nth: head[0] >> 4,
         multicast: head[0] & 4 != 0,
     };
@@ -39,9 +59,17 @@ fuzz_target!(|data: &[u8]| {
     });
     // The engine: packets are the chunks between 0xff bytes; sequence numbers from their
     // offsets, perturbed by the chunk's first byte so segments overlap and arrive out of order.
-    let cfg = DpiConfig { contexts: 2, reasm_buffers: 1, reasm_bytes: 256, reasm_segments: 2, ..DpiConfig::default() };
+    let cfg = DpiConfig {
+        contexts: 2,
+        reasm_buffers: 1,
+        reasm_bytes: 256,
+        reasm_segments: 2,
+        ..DpiConfig::default()
+    };
     let mut dpi = Dpi::new(cfg);
-    dpi.subscribe(wirespeed_dpi::Field::ALL, |_, v| assert!(!v.chars().any(char::is_control)));
+    dpi.subscribe(wirespeed_dpi::Field::ALL, |_, v| {
+        assert!(!v.chars().any(char::is_control))
+    });
     let mut h = NO_HANDLE;
     let mut off = 0u32;
     for (i, chunk) in rest.split(|&b| b == 0xff).take(64).enumerate() {

@@ -20,7 +20,10 @@ fuzz_target!(|data: &[u8]| {
     for cut in [data.len(), data.len() / 2] {
         if let Names::Found { issuer, subject } = names(&data[..cut]) {
             let mut meta = Meta::default();
-            for (f, n) in [(Field::TlsCertSubject, subject), (Field::TlsCertIssuer, issuer)] {
+            for (f, n) in [
+                (Field::TlsCertSubject, subject),
+                (Field::TlsCertIssuer, issuer),
+            ] {
                 let mut b = Buf::<512>::default();
                 let _ = write_name(n, &mut b);
                 assert!(b.len() <= 512);
