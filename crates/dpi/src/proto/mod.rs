@@ -135,6 +135,8 @@ protocols! {
     snmp,
     vnc,
     rtp,
+    // Captures outside the corpus (skype).
+    skype,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
