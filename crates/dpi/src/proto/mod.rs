@@ -137,6 +137,7 @@ protocols! {
     rtp,
     // Captures outside the corpus (skype).
     skype,
+    zoom,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
