@@ -138,6 +138,7 @@ protocols! {
     // Captures outside the corpus (skype).
     skype,
     zoom,
+    ppstream,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
