@@ -175,6 +175,10 @@ protocols! {
     iec62056,
     opc_ua,
     ethersbus,
+    // Captures outside the corpus (skype).
+    skype,
+    zoom,
+    ppstream,
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 

@@ -11,6 +11,16 @@ pub static LABEL: Label = label("RTP", "Media");
 /// nDPI's RTCP label.
 pub static RTCP: Label = label("RTCP", "VoIP");
 
+/// nDPI's label for the media of a WhatsApp call: RTP after STUN that only WhatsApp sends.
+/// nDPI names RTP `SRTP` when it knows the calling application (every one it knows encrypts
+/// its media); plain RTP keeps `RTP` (or `STUN/RTP` after STUN). Given by the STUN inspector,
+/// which sees the flow first.
+pub static SRTP_WHATSAPP: Label = Label {
+    app: "WhatsAppCall",
+    master: "SRTP",
+    category: "VoIP",
+};
+
 /// The RTP/RTCP inspector.
 pub static INSPECTOR: Inspector = Inspector {
     name: "rtp",

@@ -1,4 +1,7 @@
 //! STUN (RFC 5389 and the classic RFC 3489): a 20-byte header whose length matches the message.
+//! Over UDP the flow is followed while the budget lasts: DTLS after STUN makes it DTLS, and
+//! RTP after the STUN of a WhatsApp call makes it SRTP (nDPI's rule: media of a known calling
+//! application is encrypted RTP).
 
 use crate::proto::label;
 use crate::util::Rd;
@@ -7,12 +10,25 @@ use crate::{Cx, Inspector, Label, Probe, TCP, UDP};
 /// nDPI's STUN label.
 pub static LABEL: Label = label("STUN", "Network");
 
+/// nDPI's label for the STUN of a WhatsApp call (`STUN.WhatsAppCall`); its media then makes
+/// the flow `SRTP.WhatsAppCall` ([`crate::proto::rtp::SRTP_WHATSAPP`]).
+pub static WHATSAPP: Label = Label {
+    app: "WhatsAppCall",
+    master: "STUN",
+    category: "VoIP",
+};
+
 /// The STUN inspector.
 pub static INSPECTOR: Inspector = Inspector {
     name: "stun",
     transports: UDP | TCP,
     ports: &[3478, 3479, 5349, 19302],
-    labels: &[&LABEL, &crate::proto::dtls::LABEL],
+    labels: &[
+        &LABEL,
+        &crate::proto::dtls::LABEL,
+        &WHATSAPP,
+        &crate::proto::rtp::SRTP_WHATSAPP,
+    ],
     min_udp: 20,
     ports_required: false,
     probe,
@@ -41,6 +57,68 @@ pub fn is_stun(d: &[u8], tcp: bool) -> bool {
     matches!(typ, 0x0001 | 0x0101 | 0x0111 | 0x0002 | 0x0102 | 0x0112) && len > 0
 }
 
+/// Does the STUN message `d` carry what only WhatsApp calls use: the message types
+/// 0x0800-0x0805 or the attributes 0x4000-0x4004 and 0x4007 (as nDPI's STUN dissector)?
+pub fn is_whatsapp(d: &[u8]) -> bool {
+    let mut r = Rd::new(d);
+    let (Some(typ), Some(_), Some(_), Some(_)) = (r.u16(), r.u16(), r.u32(), r.skip(12)) else {
+        return false;
+    };
+    if matches!(typ, 0x0800..=0x0802 | 0x0804 | 0x0805) {
+        return true;
+    }
+    // A message holds a few dozen attributes at most.
+    for _ in 0..64 {
+        let (Some(attr), Some(len)) = (r.u16(), r.u16()) else {
+            return false;
+        };
+        if matches!(attr, 0x4000..=0x4004 | 0x4007) {
+            return true;
+        }
+        if r.skip((usize::from(len) + 3) & !3).is_none() {
+            return false;
+        }
+    }
+    false
+}
+
+/// Is `d` one STUN datagram of a WhatsApp call: the magic cookie, a length that matches, and
+/// [`is_whatsapp`]? WhatsApp's own attributes leave the length unpadded (0x006a in
+/// whatsapp_login_call.pcap frame 231), which [`is_stun`] refuses.
+pub fn is_whatsapp_stun(d: &[u8]) -> bool {
+    let mut r = Rd::new(d);
+    let (Some(typ), Some(len), Some(cookie)) = (r.u16(), r.u16(), r.u32()) else {
+        return false;
+    };
+    typ & 0xc000 == 0 && cookie == COOKIE && 20 + usize::from(len) == d.len() && is_whatsapp(d)
+}
+
+/// `state[3]` (DTLS keeps `state[1]` and `state[2]`): the flow showed a WhatsApp call's STUN.
+const WA: u8 = 1;
+
+/// `state[4]`: datagrams of the flow seen since (and with) its first STUN message.
+const SINCE: usize = 4;
+
+/// nDPI looks at a STUN flow's first message and six more datagrams (its extra dissection)
+/// for media: RTP later than that leaves the flow STUN (whatsapp_login_call.pcap flow 10, RTP
+/// from the eighth datagram on, is `STUN.WhatsAppCall`; flow 8, RTP on the seventh, is SRTP).
+const MEDIA_WITHIN: u8 = 7;
+
+/// Is the flow with state `st` a WhatsApp call's (and not DTLS, which WhatsApp does not use and
+/// whose label must stay)?
+fn whatsapp(st: &[u8]) -> bool {
+    st.get(3).is_some_and(|f| f & WA != 0) && st.get(1) == Some(&0)
+}
+
+/// The label of a STUN message on a flow whose state is `st`.
+fn stun_label(st: &[u8]) -> &'static Label {
+    if whatsapp(st) {
+        &WHATSAPP
+    } else {
+        &LABEL
+    }
+}
+
 fn probe(cx: &mut Cx<'_>) -> Probe {
     let tcp = cx.hints.transport == TCP;
     // Over TCP a message may be framed by a two-byte length (RFC 4571, TURN over TCP).
@@ -50,21 +128,39 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         })
         && is_stun(cx.data.get(2..).unwrap_or(&[]), true);
     if cx.state[0] != 0 {
+        cx.state[SINCE] = cx.state[SINCE].saturating_add(1);
         // After STUN, WebRTC media sets up DTLS on the same 5-tuple: nDPI names the flow
         // DTLS then.
         if !tcp && crate::proto::dtls::is_dtls(cx.data) {
             // Its server certificate too, while the budget lasts.
             return crate::proto::dtls::handshake(cx);
         }
+        if !tcp && is_whatsapp_stun(cx.data) {
+            cx.state[3] |= WA;
+        }
+        // RTP after a WhatsApp call's STUN is its encrypted media: nDPI's SRTP.WhatsAppCall.
+        // (Without an application nDPI keeps STUN as the master: STUN/RTP.)
+        if !tcp
+            && cx.state[SINCE] <= MEDIA_WITHIN
+            && whatsapp(&cx.state[..])
+            && crate::proto::rtp::is_rtp(cx.data)
+        {
+            return Probe::Certain(&crate::proto::rtp::SRTP_WHATSAPP);
+        }
         cx.want_more();
-        return Probe::Certain(&LABEL);
+        return Probe::Certain(stun_label(&cx.state[..]));
     }
-    if framed || is_stun(cx.data, tcp) {
+    let whatsapp = !tcp && is_whatsapp_stun(cx.data);
+    if framed || whatsapp || is_stun(cx.data, tcp) {
         cx.state[0] = 1;
+        cx.state[SINCE] = 1;
         if !tcp {
+            if whatsapp {
+                cx.state[3] |= WA;
+            }
             cx.want_more();
         }
-        Probe::Certain(&LABEL)
+        Probe::Certain(stun_label(&cx.state[..]))
     } else if cx.data.len() < 20 && cx.hints.transport == TCP {
         Probe::Unsure
     } else {
