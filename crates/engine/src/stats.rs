@@ -4,6 +4,7 @@
 
 use crate::worker::FlowExt;
 use wirespeed_classify::{Arbiter, Method, Verdict};
+use wirespeed_dpi::Dpi;
 use wirespeed_flow::Flow;
 use wirespeed_stats::{Loaded, StatsResult};
 
@@ -25,9 +26,10 @@ pub(crate) const TAKE_OVER: f32 = 0.9;
 pub(crate) const ALONE: f32 = 0.8;
 
 /// Per packet, after the flow's counters are updated: record the packet among the first ones
-/// and ask the model when the flow reaches its P-th packet. No allocation. `ruled_out`: the
-/// payload inspectors saw the flow and every one said it is not its protocol
-/// ([`wirespeed_dpi::Dpi::ruled_out`]).
+/// and ask the model when the flow reaches its P-th packet. No allocation. `dpi` says, when the
+/// model is asked, whether the payload inspectors saw the flow and every one said it is not its
+/// protocol ([`wirespeed_dpi::Dpi::ruled_out`]; not read per packet: it touches the flow's
+/// inspection context).
 #[inline]
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn on_packet(
@@ -39,7 +41,7 @@ pub(crate) fn on_packet(
     gap_ns: u64,
     model: Option<&'static Loaded>,
     arbiter: &Arbiter,
-    ruled_out: bool,
+    dpi: &Dpi,
 ) {
     f.ext.early.push(s2c, ip_len, payload_len, flags, gap_ns);
     if let Some(m) = model {
@@ -47,7 +49,7 @@ pub(crate) fn on_packet(
             && f.total_pkts() >= m.model.positions as u64
             && arbiter.classifiers().has(Method::Stats)
         {
-            ask(f, m, arbiter, ruled_out);
+            ask(f, m, arbiter, dpi.ruled_out(f.ext.dpi));
         }
     }
 }
@@ -61,9 +63,11 @@ pub(crate) fn on_end(
     f: &mut Flow<FlowExt>,
     model: Option<&'static Loaded>,
     arbiter: &Arbiter,
-    ruled_out: bool,
+    dpi: &Dpi,
 ) {
-    if ruled_out && f.ext.verdict.is_some_and(|v| v.method == Method::Stats) {
+    let handle = f.ext.dpi;
+    let ruled_out = || dpi.ruled_out(handle);
+    if f.ext.verdict.is_some_and(|v| v.method == Method::Stats) && ruled_out() {
         f.ext.verdict = None;
         crate::worker::offer_port(f, arbiter);
     }
@@ -72,7 +76,7 @@ pub(crate) fn on_end(
             && !f.ext.early.is_empty()
             && arbiter.classifiers().has(Method::Stats)
         {
-            ask(f, m, arbiter, ruled_out);
+            ask(f, m, arbiter, ruled_out());
         }
     }
 }

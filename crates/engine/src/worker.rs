@@ -265,7 +265,7 @@ impl<S: RecordSink> Worker<S> {
         let use_dpi = arbiter.classifiers().has(Method::Dpi);
         for q in pending.iter() {
             let mut on_end = |f: &mut Flow<FlowExt>, why: EndReason| {
-                crate::stats::on_end(f, model, arbiter, dpi.ruled_out(f.ext.dpi));
+                crate::stats::on_end(f, model, arbiter, dpi);
                 out.emit(f, why, dpi)
             };
             let r = table.lookup_or_insert(
@@ -302,12 +302,12 @@ impl<S: RecordSink> Worker<S> {
                 gap,
                 model,
                 arbiter,
-                dpi.ruled_out(f.ext.dpi),
+                dpi,
             );
         }
         // One small sweep step per batch (ΔT/M): no packet ever waits on a full scan.
         table.gc_step(*now, &mut |f, why| {
-            crate::stats::on_end(f, model, arbiter, dpi.ruled_out(f.ext.dpi));
+            crate::stats::on_end(f, model, arbiter, dpi);
             out.emit(f, why, dpi)
         });
         out.take_error()
@@ -325,7 +325,7 @@ impl<S: RecordSink> Worker<S> {
         let (out, dpi) = (&mut self.out, &mut self.dpi);
         let (model, arbiter) = (self.cfg.stats_model, &self.arbiter);
         let mut end = |f: &mut Flow<FlowExt>, why: EndReason| {
-            crate::stats::on_end(f, model, arbiter, dpi.ruled_out(f.ext.dpi));
+            crate::stats::on_end(f, model, arbiter, dpi);
             out.emit(f, why, dpi)
         };
         // Flows already idle at the input's last time end as such, wherever the sweep was.
