@@ -156,9 +156,11 @@ pub fn is_dtls(d: &[u8]) -> bool {
     let Some(len) = r.u16() else {
         return false;
     };
-    // Handshake, change cipher spec, alert or application data, DTLS 1.0 / 1.2 / 1.3 record.
+    // Handshake, change cipher spec, alert or application data, DTLS 1.0 / 1.2 / 1.3 record,
+    // or 0x0100: the DTLS of OpenSSL before 0.9.8f (`DTLS1_BAD_VER`), which Cisco AnyConnect
+    // still speaks (anyconnect-vpn.pcap; tshark: "DTLS 1.0 (OpenSSL pre 0.9.8f)").
     let ok = matches!(ct, 20..=23)
-        && matches!(ver, 0xfeff | 0xfefd | 0xfefc)
+        && matches!(ver, 0xfeff | 0xfefd | 0xfefc | 0x0100)
         && len > 0
         && 13 + len as usize <= d.len()
         && (13 + len as usize == d.len() || d.get(13 + len as usize).is_some_and(|&c| matches!(c, 20..=23)));

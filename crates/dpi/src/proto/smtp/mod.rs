@@ -2,6 +2,8 @@
 //! `HELO`. A `220` greeting that names neither SMTP nor FTP waits for the client's command.
 //! Then the envelope: the addresses of the client's first `MAIL FROM:` and `RCPT TO:` commands,
 //! read until the first recipient, `DATA`, `BDAT`, `STARTTLS` or `QUIT` (or the budget).
+//! A `STARTTLS` (RFC 3207) that the server accepts with `220` makes the session SMTPS, as nDPI
+//! names it once the session upgrades (its `smtp-starttls.pcap`: `SMTPS` on port 25).
 
 use crate::meta::Field;
 use crate::proto::label;
@@ -16,7 +18,7 @@ pub static INSPECTOR: Inspector = Inspector {
     name: "smtp",
     transports: TCP,
     ports: &[25, 587, 2525],
-    labels: &[&LABEL],
+    labels: &[&LABEL, &crate::proto::tls::SMTPS],
     min_udp: 0,
     ports_required: false,
     probe,
@@ -75,6 +77,18 @@ const MAX_LINES: usize = 32;
 /// Read the client's envelope commands in this segment (whole lines only) and ask for more
 /// until the first recipient or the end of the envelope.
 fn envelope(cx: &mut Cx<'_>) -> Probe {
+    // state[1]: the client asked for STARTTLS; the server's next reply decides.
+    if cx.state[1] != 0 {
+        if cx.hints.dir == Dir::ToServer {
+            cx.want_more();
+            return Probe::Certain(&LABEL);
+        }
+        return if reply(cx.data, b"220") {
+            Probe::Certain(&crate::proto::tls::SMTPS)
+        } else {
+            Probe::Certain(&LABEL)
+        };
+    }
     let mut done = false;
     if cx.hints.dir == Dir::ToServer {
         let mut rest = cx.data;
@@ -91,7 +105,11 @@ fn envelope(cx: &mut Cx<'_>) -> Probe {
             } else if starts_with_ci(line, b"RCPT TO:") {
                 cx.set(Field::SmtpRcpt, address(line.get(8..).unwrap_or(&[])));
                 done = true;
-            } else if [&b"DATA"[..], b"BDAT", b"STARTTLS", b"QUIT"]
+            } else if starts_with_ci(line, b"STARTTLS") {
+                cx.state[1] = 1;
+                cx.want_more();
+                return Probe::Certain(&LABEL);
+            } else if [&b"DATA"[..], b"BDAT", b"QUIT"]
                 .iter()
                 .any(|c| starts_with_ci(line, c))
             {

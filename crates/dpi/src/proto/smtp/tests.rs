@@ -62,3 +62,23 @@ fn envelope_addresses() {
     assert_eq!(address(b" bare@host SIZE=1"), b"bare@host");
     assert_eq!(address(b"<unclosed"), b"unclosed");
 }
+
+/// RFC 3207 §4: the client's `STARTTLS`, the server's `220`, then the TLS handshake: nDPI names
+/// the session SMTPS (its smtp-starttls.pcap, port 25). A refused `STARTTLS` (454) stays SMTP.
+#[test]
+fn starttls_accepted_is_smtps() {
+    let hello: &[u8] = b"220 mx.example.com ESMTP ready\r\n";
+    let ehlo: &[u8] = b"EHLO client.example.org\r\n";
+    let caps: &[u8] = b"250-mx.example.com\r\n250 STARTTLS\r\n";
+    let start: &[u8] = b"STARTTLS\r\n";
+    let flow = |answer: &'static [u8]| {
+        classify(
+            TCP,
+            25,
+            40000,
+            &[(false, hello), (true, ehlo), (false, caps), (true, start), (false, answer)],
+        )
+    };
+    assert_eq!(flow(b"220 2.0.0 Ready to start TLS\r\n"), Some("SMTPS"));
+    assert_eq!(flow(b"454 4.7.0 TLS not available\r\n"), Some("SMTP"));
+}
