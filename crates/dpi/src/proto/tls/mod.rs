@@ -18,6 +18,10 @@ pub static POPS: Label = label("POPS", "Email");
 /// SMTP over TLS.
 pub static SMTPS: Label = label("SMTPS", "Email");
 
+/// nDPI's label for a connection that opens with a PROXY protocol header (haproxy.pcap: the
+/// TLS behind it is not what nDPI names).
+pub static HAPROXY: Label = label("HAProxy", "Web");
+
 /// The label for TLS on this flow's ports: nDPI names implicit-TLS mail by its port.
 fn tls_label(cx: &Cx<'_>) -> &'static Label {
     match cx.hints.server_port {
@@ -53,7 +57,7 @@ pub static INSPECTOR: Inspector = Inspector {
     name: "tls",
     transports: TCP,
     ports: &[443, 465, 563, 636, 853, 993, 995, 5061, 8443],
-    labels: &[&LABEL, &IMAPS, &POPS, &SMTPS],
+    labels: &[&LABEL, &IMAPS, &POPS, &SMTPS, &HAPROXY],
     min_udp: 0,
     ports_required: false,
     probe,
@@ -103,7 +107,19 @@ fn after_alerts(d: &[u8]) -> &[u8] {
     d
 }
 
+/// [`probe_tls`], naming the flow HAProxy when its first bytes are a PROXY header (the TLS
+/// behind it is still read: SNI, JA3, ...).
 fn probe(cx: &mut Cx<'_>) -> Probe {
+    let proxied = cx.state[0] == 0
+        && cx.hints.dir == Dir::ToServer
+        && after_proxy_header(cx.data).is_some();
+    match probe_tls(cx) {
+        Probe::Certain(_) if proxied => Probe::Certain(&HAPROXY),
+        r => r,
+    }
+}
+
+fn probe_tls(cx: &mut Cx<'_>) -> Probe {
     let mut d = cx.data;
     if cx.state[0] == 0 && cx.hints.dir == Dir::ToServer {
         if let Some(rest) = after_proxy_header(d) {

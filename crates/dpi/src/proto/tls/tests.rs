@@ -41,13 +41,17 @@ fn a_cut_hello_asks_for_more_and_other_bytes_are_not_tls() {
 }
 
 /// haproxy.pcap, frame 1: a PROXY protocol v1 line from a load balancer, then the ClientHello in
-/// the same segment; tshark's SNI is aaaaaaaaaaaaaaaa.xx.
+/// the same segment; tshark's SNI is aaaaaaaaaaaaaaaa.xx, and nDPI's flows.csv names the flow
+/// HAProxy.
 #[test]
 fn client_hello_after_proxy_v1_line() {
     let v = vector!("tls_after_proxy_v1");
     assert!(v.starts_with(b"PROXY TCP4 "));
     let (r, m) = probe(&INSPECTOR, to_server(TCP, 443), &v);
-    assert_eq!(r, Probe::Certain(&LABEL));
+    assert_eq!(r, Probe::Certain(&HAPROXY));
+    // The ClientHello alone is TLS.
+    let hello = after_proxy_header(&v).unwrap();
+    assert_eq!(probe(&INSPECTOR, to_server(TCP, 443), hello).0, Probe::Certain(&LABEL));
     assert_eq!(m.get(Field::Sni), Some("aaaaaaaaaaaaaaaa.xx"));
     // A v1 line with no end is not skipped.
     assert!(after_proxy_header(b"PROXY TCP4 1.2.3.4").is_none());
