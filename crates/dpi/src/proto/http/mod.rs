@@ -13,12 +13,18 @@ pub static PROXY: Label = label("HTTP_Proxy", "Web");
 /// nDPI's label for CONNECT tunnels.
 pub static CONNECT: Label = label("HTTP_Connect", "Web");
 
+/// nDPI's label for HTTP/2 over cleartext TCP (h2c), named by the client's connection preface.
+pub static HTTP2: Label = label("HTTP2", "Web");
+
+/// The client connection preface of HTTP/2 (RFC 9113 §3.4).
+const H2_PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
+
 /// The HTTP inspector.
 pub static INSPECTOR: Inspector = Inspector {
     name: "http",
     transports: TCP,
     ports: &[80, 8080, 8000, 8008, 3128],
-    labels: &[&LABEL, &PROXY, &CONNECT],
+    labels: &[&LABEL, &PROXY, &CONNECT, &HTTP2],
     min_udp: 0,
     ports_required: false,
     probe,
@@ -70,6 +76,9 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
                     }
                 }
                 return more(cx);
+            }
+            if cx.state[0] == 0 && cx.hints.nth == 0 && d.starts_with(H2_PREFACE) {
+                return Probe::Certain(&HTTP2);
             }
             if !METHODS.iter().any(|m| d.starts_with(m)) {
                 // Too short to tell: a method's prefix could still become one.

@@ -44,3 +44,20 @@ fn proxy_and_connect_and_not_http() {
     let (r, _) = probe(&INSPECTOR, h, b"GE");
     assert_eq!(r, Probe::Unsure);
 }
+
+/// RFC 9113 §3.4: a client speaking HTTP/2 over cleartext TCP without an upgrade opens with
+/// the 24-byte preface, then a SETTINGS frame (§6.5: length 0, type 4, flags 0, stream 0).
+/// nDPI names such a flow HTTP2 (its http2.pcapng, port 29518). Cut short, it is not.
+#[test]
+fn h2c_preface_is_http2() {
+    let mut first = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n".to_vec();
+    first.extend_from_slice(&[0, 0, 0, 4, 0, 0, 0, 0, 0]);
+    assert_eq!(
+        crate::proto::testkit::classify(TCP, 29518, 40000, &[(true, &first)]),
+        Some("HTTP2")
+    );
+    assert_eq!(
+        crate::proto::testkit::classify(TCP, 29518, 40000, &[(true, &first[..20])]),
+        None
+    );
+}
