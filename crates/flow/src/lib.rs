@@ -38,25 +38,6 @@ pub fn prefetch<T>(r: &T) {
     let _ = r;
 }
 
-/// Prefetch every cache line `r` spans (a [`Flow`] of the engine is three lines, and a packet's
-/// update touches all of them: the key, the counters and the classification state).
-#[inline(always)]
-pub fn prefetch_all<T>(r: &T) {
-    let start = r as *const T as usize;
-    let mut line = start & !63;
-    while line < start + std::mem::size_of::<T>() {
-        #[cfg(target_arch = "x86_64")]
-        #[allow(unsafe_code)]
-        // SAFETY: prefetch is a hint that cannot fault or change memory; every line prefetched
-        // holds part of `*r`, a valid reference.
-        unsafe {
-            use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-            _mm_prefetch::<_MM_HINT_T0>(line as *const i8);
-        }
-        line += 64;
-    }
-}
-
 /// Ask the kernel to back `[ptr, ptr + len)` with transparent huge pages where it can.
 ///
 /// The flow table's index and slab are large and accessed at random; with 4 KiB pages nearly

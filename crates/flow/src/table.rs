@@ -323,7 +323,7 @@ impl<V: Default> FlowTable<V> {
         let e = self.index[hash as usize & self.mask];
         if e != 0 {
             if let Some(f) = self.slots.get((e as u32 as usize).wrapping_sub(1)) {
-                crate::prefetch_all(f);
+                crate::prefetch(f);
             }
         }
     }
