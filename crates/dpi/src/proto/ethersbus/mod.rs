@@ -48,20 +48,10 @@ fn is_sbus(d: &[u8]) -> bool {
     crc_xmodem(body) == u16::from_be_bytes([c[0], c[1]])
 }
 
-/// CRC-16/XMODEM: polynomial 0x1021, not reflected, initial value 0, no final inversion.
+/// CRC-16/XMODEM (polynomial 0x1021, not reflected, initial value 0), from the `crc` crate.
 fn crc_xmodem(b: &[u8]) -> u16 {
-    let mut crc: u16 = 0;
-    for &x in b {
-        crc ^= u16::from(x) << 8;
-        for _ in 0..8 {
-            crc = if crc & 0x8000 != 0 {
-                (crc << 1) ^ 0x1021
-            } else {
-                crc << 1
-            };
-        }
-    }
-    crc
+    static CRC: crc::Crc<u16> = crc::Crc::<u16>::new(&crc::CRC_16_XMODEM);
+    CRC.checksum(b)
 }
 
 #[cfg(test)]

@@ -65,21 +65,11 @@ fn is_wrapper(d: &[u8]) -> bool {
     len > 0 && len + 8 == d.len()
 }
 
-/// CRC-16/X-25 (the HDLC FCS of ISO/IEC 13239, IEC 62056-46 Annex A): polynomial 0x1021
-/// reflected, initial value 0xFFFF, result inverted.
+/// CRC-16/X-25 (the HDLC FCS of ISO/IEC 13239, IEC 62056-46 Annex A; the catalogue's
+/// CRC-16/IBM-SDLC), from the `crc` crate.
 fn crc_x25(b: &[u8]) -> u16 {
-    let mut crc: u16 = 0xffff;
-    for &x in b {
-        crc ^= u16::from(x);
-        for _ in 0..8 {
-            crc = if crc & 1 != 0 {
-                (crc >> 1) ^ 0x8408
-            } else {
-                crc >> 1
-            };
-        }
-    }
-    !crc
+    static CRC: crc::Crc<u16> = crc::Crc::<u16>::new(&crc::CRC_16_IBM_SDLC);
+    CRC.checksum(b)
 }
 
 #[cfg(test)]
