@@ -87,6 +87,19 @@ pub enum Probe {
     Certain(&'static Label),
 }
 
+impl Probe {
+    /// The answer of a one-packet test: [`Probe::Certain`] with `label` when `ok`, else
+    /// [`Probe::NotForUs`].
+    #[inline]
+    pub fn certain_if(ok: bool, label: &'static Label) -> Probe {
+        if ok {
+            Probe::Certain(label)
+        } else {
+            Probe::NotForUs
+        }
+    }
+}
+
 /// Which way a packet goes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Dir {

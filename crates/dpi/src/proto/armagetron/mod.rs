@@ -56,11 +56,7 @@ fn is_armagetron(d: &[u8]) -> bool {
 }
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
-    if is_armagetron(cx.data) {
-        Probe::Certain(&LABEL)
-    } else {
-        Probe::NotForUs
-    }
+    Probe::certain_if(is_armagetron(cx.data), &LABEL)
 }
 
 #[cfg(test)]

@@ -22,11 +22,7 @@ pub static INSPECTOR: Inspector = Inspector {
 };
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
-    if is_bvlc(cx.data) {
-        Probe::Certain(&LABEL)
-    } else {
-        Probe::NotForUs
-    }
+    Probe::certain_if(is_bvlc(cx.data), &LABEL)
 }
 
 /// A whole BVLC message (Annex J.2) whose NPDU, if it carries one, has version 1.

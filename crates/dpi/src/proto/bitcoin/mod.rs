@@ -47,11 +47,7 @@ fn is_header(d: &[u8]) -> bool {
 }
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
-    if is_header(cx.data) {
-        Probe::Certain(&LABEL)
-    } else {
-        Probe::NotForUs
-    }
+    Probe::certain_if(is_header(cx.data), &LABEL)
 }
 
 #[cfg(test)]

@@ -13,8 +13,10 @@
 //! * A DTLS-protected packet holds whole DTLS records (content type 20-25, version 0xFEFF,
 //!   0xFEFD or 0xFEFC) that end with the datagram.
 //!
-//! Only the CAPWAP flow itself is named; the frames the data channel tunnels are not
-//! decapsulated.
+//! Only the CAPWAP flow itself is named. The data channel's 802.3 frames and 802.11 data frames
+//! are followed by the decoder (`wirespeed_wire`, tunnel `CAPWAP`), so their inner flows never
+//! reach this inspector; what does is the control channel and the data packets the decoder
+//! leaves as the outer flow (keep-alives, DTLS, fragments, frames without an LLC/SNAP body).
 
 use crate::proto::label;
 use crate::{Cx, Inspector, Label, Probe, UDP};

@@ -25,11 +25,7 @@ pub static INSPECTOR: Inspector = Inspector {
 const MIN: u16 = 13;
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
-    if is_sbus(cx.data) {
-        Probe::Certain(&LABEL)
-    } else {
-        Probe::NotForUs
-    }
+    Probe::certain_if(is_sbus(cx.data), &LABEL)
 }
 
 fn is_sbus(d: &[u8]) -> bool {

@@ -45,11 +45,7 @@ fn apdus(d: &[u8]) -> bool {
 }
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
-    if apdus(cx.data) {
-        Probe::Certain(&LABEL)
-    } else {
-        Probe::NotForUs
-    }
+    Probe::certain_if(apdus(cx.data), &LABEL)
 }
 
 #[cfg(test)]

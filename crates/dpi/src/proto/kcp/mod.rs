@@ -48,11 +48,7 @@ fn is_kcp(d: &[u8]) -> bool {
 }
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
-    if is_kcp(cx.data) {
-        Probe::Certain(&LABEL)
-    } else {
-        Probe::NotForUs
-    }
+    Probe::certain_if(is_kcp(cx.data), &LABEL)
 }
 
 #[cfg(test)]

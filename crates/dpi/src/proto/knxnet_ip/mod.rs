@@ -25,11 +25,7 @@ pub static INSPECTOR: Inspector = Inspector {
 const MIN_FRAME: usize = 10;
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
-    if is_knx(cx.data, cx.hints.transport == TCP) {
-        Probe::Certain(&LABEL)
-    } else {
-        Probe::NotForUs
-    }
+    Probe::certain_if(is_knx(cx.data, cx.hints.transport == TCP), &LABEL)
 }
 
 /// Service type identifiers of the standard's families (03.08.01 section 5.3): core 0x0201-

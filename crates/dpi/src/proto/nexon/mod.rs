@@ -28,11 +28,7 @@ fn is_nexon(d: &[u8]) -> bool {
 }
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
-    if is_nexon(cx.data) {
-        Probe::Certain(&LABEL)
-    } else {
-        Probe::NotForUs
-    }
+    Probe::certain_if(is_nexon(cx.data), &LABEL)
 }
 
 #[cfg(test)]

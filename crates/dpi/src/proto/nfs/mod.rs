@@ -77,11 +77,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     } else {
         d
     };
-    if is_call(call) {
-        Probe::Certain(&LABEL)
-    } else {
-        Probe::NotForUs
-    }
+    Probe::certain_if(is_call(call), &LABEL)
 }
 
 #[cfg(test)]

@@ -31,11 +31,7 @@ fn is_paltalk(d: &[u8]) -> bool {
 }
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
-    if is_paltalk(cx.data) {
-        Probe::Certain(&LABEL)
-    } else {
-        Probe::NotForUs
-    }
+    Probe::certain_if(is_paltalk(cx.data), &LABEL)
 }
 
 #[cfg(test)]

@@ -73,11 +73,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         Some(r) => r.get(4..).unwrap_or(&[]),
         None => d,
     };
-    if is_roughtime(m) {
-        Probe::Certain(&LABEL)
-    } else {
-        Probe::NotForUs
-    }
+    Probe::certain_if(is_roughtime(m), &LABEL)
 }
 
 #[cfg(test)]

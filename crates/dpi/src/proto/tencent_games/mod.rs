@@ -39,11 +39,7 @@ fn is_tencent(d: &[u8]) -> bool {
 }
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
-    if is_tencent(cx.data) {
-        Probe::Certain(&LABEL)
-    } else {
-        Probe::NotForUs
-    }
+    Probe::certain_if(is_tencent(cx.data), &LABEL)
 }
 
 #[cfg(test)]

@@ -54,11 +54,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     } else {
         d
     };
-    if decodes(msg) {
-        Probe::Certain(&LABEL)
-    } else {
-        Probe::NotForUs
-    }
+    Probe::certain_if(decodes(msg), &LABEL)
 }
 
 #[cfg(test)]
