@@ -394,6 +394,7 @@ struct Ctx {
     ruled_out: Set,
     /// Every candidate said `NotForUs` (inspection ended by exclusion, not by the budget).
     excluded: bool,
+    /// Index + 1 of the inspector that claimed the flow (0 = none yet).
     chosen: u8,
     label: Option<&'static Label>,
     counted: bool,
@@ -461,7 +462,9 @@ impl Dpi {
     /// A DPI engine with `cfg`'s sizes. Contexts are allocated as flows need them, up to
     /// `cfg.contexts`, and reused.
     pub fn new(cfg: DpiConfig) -> Self {
-        const { assert!(proto::REGISTRY.len() <= MAX_INSPECTORS) };
+        // `Ctx::chosen` keeps index + 1 in a u8 (0 = none): 255 inspectors at most, one fewer
+        // than the bitmap holds, or the 256th would be stored as "none chosen".
+        const { assert!(proto::REGISTRY.len() < MAX_INSPECTORS && MAX_INSPECTORS <= 256) };
         Dpi {
             cfg,
             choice: Choice::new(),

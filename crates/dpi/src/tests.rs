@@ -77,7 +77,8 @@ fn pkt(ip_proto: u8, server_port: u16, from_client: bool, seq: u32, payload: &[u
 #[test]
 fn registry_names_are_unique_and_fit_the_bitmap() {
     let reg = proto::REGISTRY;
-    assert!(reg.len() <= MAX_INSPECTORS);
+    // `Ctx::chosen` stores index + 1 in a u8.
+    assert!(reg.len() < MAX_INSPECTORS && reg.len() <= usize::from(u8::MAX));
     for (i, a) in reg.iter().enumerate() {
         assert!(a.transports & (TCP | UDP) != 0, "{}", a.name);
         for b in &reg[i + 1..] {
