@@ -75,103 +75,94 @@ pub struct FlowRecord<'a> {
 /// Number of payload metadata fields.
 pub const META_COUNT: usize = 23;
 
-/// Defines [`FEATURE_FIELDS`], [`META_FIELDS`] and [`FIELDS`] from one list of each part, so
-/// every name is written once: `FIELDS` is the core fields, the early-flow features, the
-/// statistical verdict's fields and the metadata fields, in that order.
-macro_rules! record_fields {
-    (
-        core: [$($core:literal),* $(,)?],
-        features: [$($feat:literal),* $(,)?],
-        stats: [$($stats:literal),* $(,)?],
-        meta: [$($meta:literal),* $(,)?] $(,)?
-    ) => {
-        /// Fields written only with `with_features(true)`.
-        pub const FEATURE_FIELDS: &[&str] = &[$($feat),*];
-
-        /// Payload metadata fields (DPI), at the end of the record in this order. JSON lines
-        /// carry a field only when it is set; CSV has every column.
-        pub const META_FIELDS: [&str; META_COUNT] = [$($meta),*];
-
-        /// The record's fields in output order (CSV header). `source` and `pcap` come first
-        /// and only when the writer was built with `with_source`.
-        pub const FIELDS: &[&str] = &[$($core,)* $($feat,)* $($stats,)* $($meta),*];
-    };
+/// Joins lists of names into one array at compile time (`N` is their total length; a wrong `N`
+/// fails the build), so each name is written once: the AtoZ names are the statistics crate's.
+const fn concat<const N: usize>(parts: &[&[&'static str]]) -> [&'static str; N] {
+    let mut out = [""; N];
+    let (mut k, mut i) = (0, 0);
+    while i < parts.len() {
+        let mut j = 0;
+        while j < parts[i].len() {
+            out[k] = parts[i][j];
+            k += 1;
+            j += 1;
+        }
+        i += 1;
+    }
+    assert!(k == N, "concat: N is not the total length");
+    out
 }
 
-record_fields! {
-    core: [
-        "src_ip",
-        "src_port",
-        "dst_ip",
-        "dst_port",
-        "l4",
-        "vlan",
-        "tunnel",
-        "first_ts",
-        "last_ts",
-        "c2s_pkts",
-        "c2s_bytes",
-        "s2c_pkts",
-        "s2c_bytes",
-        "end_reason",
-        "proto",
-        "app",
-        "master",
-        "category",
-        "method",
-        "confidence",
-        "ttb_pkts",
-        "ttb_us",
-    ],
-    features: [
-        "splt_ip",
-        "splt_payload",
-        "splt_iat_us",
-        "splt_flags",
-        "atoz_server_port",
-        "atoz_init_win_c2s",
-        "atoz_init_win_s2c",
-        "atoz_push_pkts_c2s",
-        "atoz_push_pkts_s2c",
-        "atoz_avg_seg_s2c",
-        "atoz_min_seg_c2s",
-        "atoz_data_pkts_c2s",
-        "atoz_med_ip_c2s",
-        "atoz_var_ip_s2c",
-        "atoz_rtt_samples_c2s",
-        "atoz_l4",
-    ],
-    stats: [
-        "stats_app",
-        "stats_class",
-        "stats_score",
-    ],
-    meta: [
-        "sni",
-        "alpn",
-        "tls_version",
-        "ja3c",
-        "ja4",
-        "http_method",
-        "http_host",
-        "url",
-        "user_agent",
-        "http_status",
-        "dns_query",
-        "dns_qtype",
-        "dns_rcode",
-        "quic_version",
-        "ssh_client",
-        "ssh_server",
-        "hassh",
-        "dhcp_host",
-        "matches",
-        "tls_cert_subject",
-        "tls_cert_issuer",
-        "smtp_from",
-        "smtp_rcpt",
-    ],
-}
+/// The fields every record has, in order (after `source` and `pcap`, when written).
+const CORE_FIELDS: [&str; 22] = [
+    "src_ip",
+    "src_port",
+    "dst_ip",
+    "dst_port",
+    "l4",
+    "vlan",
+    "tunnel",
+    "first_ts",
+    "last_ts",
+    "c2s_pkts",
+    "c2s_bytes",
+    "s2c_pkts",
+    "s2c_bytes",
+    "end_reason",
+    "proto",
+    "app",
+    "master",
+    "category",
+    "method",
+    "confidence",
+    "ttb_pkts",
+    "ttb_us",
+];
+
+/// The first packets' sizes, gaps and flags (feature fields before the AtoZ ones).
+const SPLT_FIELDS: [&str; 4] = ["splt_ip", "splt_payload", "splt_iat_us", "splt_flags"];
+
+/// Fields written only with `with_features(true)`: the `splt_*` lists, then the AtoZ features.
+pub const FEATURE_FIELDS: &[&str] = &concat::<
+    { SPLT_FIELDS.len() + wirespeed_stats::ATOZ_NAMES.len() },
+>(&[&SPLT_FIELDS, &wirespeed_stats::ATOZ_NAMES]);
+
+/// The statistical verdict's fields.
+const STATS_FIELDS: [&str; 3] = ["stats_app", "stats_class", "stats_score"];
+
+/// Payload metadata fields (DPI), at the end of the record in this order. JSON lines carry a
+/// field only when it is set; CSV has every column.
+pub const META_FIELDS: [&str; META_COUNT] = [
+    "sni",
+    "alpn",
+    "tls_version",
+    "ja3c",
+    "ja4",
+    "http_method",
+    "http_host",
+    "url",
+    "user_agent",
+    "http_status",
+    "dns_query",
+    "dns_qtype",
+    "dns_rcode",
+    "quic_version",
+    "ssh_client",
+    "ssh_server",
+    "hassh",
+    "dhcp_host",
+    "matches",
+    "tls_cert_subject",
+    "tls_cert_issuer",
+    "smtp_from",
+    "smtp_rcpt",
+];
+
+/// The record's fields in output order (CSV header). `source` and `pcap` come first and only when
+/// the writer was built with `with_source`.
+pub const FIELDS: &[&str] = &concat::<
+    { CORE_FIELDS.len() + FEATURE_FIELDS.len() + STATS_FIELDS.len() + META_COUNT },
+>(&[&CORE_FIELDS, FEATURE_FIELDS, &STATS_FIELDS, &META_FIELDS]);
 
 /// The keyword of an IP protocol number, if it is one we name — the names nDPI prints, so records
 /// compare directly; others are written as numbers.
@@ -272,21 +263,6 @@ impl Fmt {
         buf.push(b'.');
         buf.push(b'0' + (hundredths % 100 / 10) as u8);
         buf.push(b'0' + (hundredths % 10) as u8);
-    }
-
-    fn l4(buf: &mut Vec<u8>, p: u8, quote: bool) {
-        match l4_name(p) {
-            Some(n) => {
-                if quote {
-                    buf.push(b'"');
-                }
-                buf.extend_from_slice(n.as_bytes());
-                if quote {
-                    buf.push(b'"');
-                }
-            }
-            None => Fmt::int(buf, p),
-        }
     }
 }
 
@@ -393,73 +369,7 @@ impl<W: Write> JsonLinesWriter<W> {
 impl<W: Write> RecordSink for JsonLinesWriter<W> {
     fn write(&mut self, r: &FlowRecord<'_>) -> io::Result<()> {
         let b = &mut self.buf;
-        b.push(b'{');
-        if self.with_source {
-            b.extend_from_slice(b"\"source\":");
-            json_str(b, r.source.unwrap_or(""));
-            b.extend_from_slice(b",\"pcap\":");
-            json_str(b, r.pcap.unwrap_or(""));
-            b.push(b',');
-        }
-        b.extend_from_slice(b"\"src_ip\":\"");
-        Fmt::ip(b, &r.src_ip);
-        b.extend_from_slice(b"\",\"src_port\":");
-        Fmt::int(b, r.src_port);
-        b.extend_from_slice(b",\"dst_ip\":\"");
-        Fmt::ip(b, &r.dst_ip);
-        b.extend_from_slice(b"\",\"dst_port\":");
-        Fmt::int(b, r.dst_port);
-        b.extend_from_slice(b",\"l4\":");
-        Fmt::l4(b, r.l4, true);
-        b.extend_from_slice(b",\"vlan\":");
-        Fmt::int(b, r.vlan);
-        b.extend_from_slice(b",\"tunnel\":");
-        json_str(b, r.tunnel);
-        b.extend_from_slice(b",\"first_ts\":");
-        Fmt::ts(b, r.first_ts_ns);
-        b.extend_from_slice(b",\"last_ts\":");
-        Fmt::ts(b, r.last_ts_ns);
-        b.extend_from_slice(b",\"c2s_pkts\":");
-        Fmt::int(b, r.c2s_pkts);
-        b.extend_from_slice(b",\"c2s_bytes\":");
-        Fmt::int(b, r.c2s_bytes);
-        b.extend_from_slice(b",\"s2c_pkts\":");
-        Fmt::int(b, r.s2c_pkts);
-        b.extend_from_slice(b",\"s2c_bytes\":");
-        Fmt::int(b, r.s2c_bytes);
-        b.extend_from_slice(b",\"end_reason\":");
-        json_str(b, r.end_reason);
-        b.extend_from_slice(b",\"proto\":\"");
-        let (m, a) = proto_label(r);
-        json_esc(b, m);
-        if let Some(a) = a {
-            b.push(b'.');
-            json_esc(b, a);
-        }
-        b.extend_from_slice(b"\",\"app\":");
-        json_str(b, r.app);
-        b.extend_from_slice(b",\"master\":");
-        json_str(b, r.master);
-        b.extend_from_slice(b",\"category\":");
-        json_str(b, r.category);
-        b.extend_from_slice(b",\"method\":");
-        json_str(b, r.method);
-        b.extend_from_slice(b",\"confidence\":");
-        Fmt::conf(b, r.confidence);
-        b.extend_from_slice(b",\"ttb_pkts\":");
-        Fmt::int(b, r.ttb_pkts);
-        b.extend_from_slice(b",\"ttb_us\":");
-        Fmt::int(b, r.ttb_us);
-        early_fields(b, r, true, self.features);
-        for (k, v) in META_FIELDS.iter().zip(r.meta.iter()) {
-            if !v.is_empty() {
-                b.extend_from_slice(b",\"");
-                b.extend_from_slice(k.as_bytes());
-                b.extend_from_slice(b"\":");
-                json_str(b, v);
-            }
-        }
-        b.extend_from_slice(b"}\n");
+        record::<Json>(b, r, self.with_source, self.features);
         if b.len() >= FLUSH_AT {
             self.out.write_all(b)?;
             b.clear();
@@ -526,57 +436,7 @@ impl<W: Write> CsvWriter<W> {
 impl<W: Write> RecordSink for CsvWriter<W> {
     fn write(&mut self, r: &FlowRecord<'_>) -> io::Result<()> {
         let b = &mut self.buf;
-        if self.with_source {
-            csv_str(b, r.source.unwrap_or(""));
-            b.push(b',');
-            csv_str(b, r.pcap.unwrap_or(""));
-            b.push(b',');
-        }
-        Fmt::ip(b, &r.src_ip);
-        b.push(b',');
-        Fmt::int(b, r.src_port);
-        b.push(b',');
-        Fmt::ip(b, &r.dst_ip);
-        b.push(b',');
-        Fmt::int(b, r.dst_port);
-        b.push(b',');
-        Fmt::l4(b, r.l4, false);
-        b.push(b',');
-        Fmt::int(b, r.vlan);
-        b.push(b',');
-        csv_str(b, r.tunnel);
-        b.push(b',');
-        Fmt::ts(b, r.first_ts_ns);
-        b.push(b',');
-        Fmt::ts(b, r.last_ts_ns);
-        for v in [r.c2s_pkts, r.c2s_bytes, r.s2c_pkts, r.s2c_bytes] {
-            b.push(b',');
-            Fmt::int(b, v);
-        }
-        b.push(b',');
-        csv_str(b, r.end_reason);
-        b.push(b',');
-        let (m, a) = proto_label(r);
-        match a {
-            Some(a) => csv_pair(b, m, a),
-            None => csv_str(b, m),
-        }
-        for s in [r.app, r.master, r.category, r.method] {
-            b.push(b',');
-            csv_str(b, s);
-        }
-        b.push(b',');
-        Fmt::conf(b, r.confidence);
-        b.push(b',');
-        Fmt::int(b, r.ttb_pkts);
-        b.push(b',');
-        Fmt::int(b, r.ttb_us);
-        early_fields(b, r, false, self.features);
-        for v in r.meta.iter() {
-            b.push(b',');
-            csv_str(b, v);
-        }
-        b.push(b'\n');
+        record::<Csv>(b, r, self.with_source, self.features);
         if b.len() >= FLUSH_AT {
             self.out.write_all(b)?;
             b.clear();
@@ -589,6 +449,172 @@ impl<W: Write> RecordSink for CsvWriter<W> {
         self.buf.clear();
         self.out.flush()
     }
+}
+
+/// What differs between the two record formats. The fields and their order are written once,
+/// in [`record`]; JSON keys are spelt out at compile time by its `key!` macro.
+trait Syntax {
+    /// JSON (`"key":value`, metadata only when set) rather than CSV (every column, in order).
+    const JSON: bool;
+    /// Opens and closes a record.
+    const OPEN: &'static [u8];
+    const CLOSE: &'static [u8];
+    /// A string value.
+    fn str(b: &mut Vec<u8>, s: &str);
+    /// A value that JSON quotes and CSV writes bare (an address, a protocol name).
+    fn quoted(b: &mut Vec<u8>, write: impl FnOnce(&mut Vec<u8>));
+    /// `MASTER.APP` (or `APP`) as one string.
+    fn proto(b: &mut Vec<u8>, master: &str, app: Option<&str>);
+}
+
+/// JSON lines (RFC 8259 strings).
+struct Json;
+
+impl Syntax for Json {
+    const JSON: bool = true;
+    const OPEN: &'static [u8] = b"{";
+    const CLOSE: &'static [u8] = b"}\n";
+
+    #[inline]
+    fn str(b: &mut Vec<u8>, s: &str) {
+        json_str(b, s);
+    }
+
+    #[inline]
+    fn quoted(b: &mut Vec<u8>, write: impl FnOnce(&mut Vec<u8>)) {
+        b.push(b'"');
+        write(b);
+        b.push(b'"');
+    }
+
+    #[inline]
+    fn proto(b: &mut Vec<u8>, master: &str, app: Option<&str>) {
+        b.push(b'"');
+        json_esc(b, master);
+        if let Some(a) = app {
+            b.push(b'.');
+            json_esc(b, a);
+        }
+        b.push(b'"');
+    }
+}
+
+/// CSV (RFC 4180 fields).
+struct Csv;
+
+impl Syntax for Csv {
+    const JSON: bool = false;
+    const OPEN: &'static [u8] = b"";
+    const CLOSE: &'static [u8] = b"\n";
+
+    #[inline]
+    fn str(b: &mut Vec<u8>, s: &str) {
+        csv_str(b, s);
+    }
+
+    #[inline]
+    fn quoted(b: &mut Vec<u8>, write: impl FnOnce(&mut Vec<u8>)) {
+        write(b);
+    }
+
+    #[inline]
+    fn proto(b: &mut Vec<u8>, master: &str, app: Option<&str>) {
+        match app {
+            Some(a) => csv_pair(b, master, a),
+            None => csv_str(b, master),
+        }
+    }
+}
+
+/// One record in `S`'s syntax: the core fields, the early-flow features and the statistical
+/// verdict ([`early_fields`]), then the metadata, in [`FIELDS`] order.
+#[inline]
+fn record<S: Syntax>(b: &mut Vec<u8>, r: &FlowRecord<'_>, with_source: bool, features: bool) {
+    // Before every field but the first: `,"name":` in JSON, `,` in CSV.
+    macro_rules! key {
+        ($name:literal) => {
+            if S::JSON {
+                b.extend_from_slice(concat!(",\"", $name, "\":").as_bytes());
+            } else {
+                b.push(b',');
+            }
+        };
+    }
+    b.extend_from_slice(S::OPEN);
+    if with_source {
+        if S::JSON {
+            b.extend_from_slice(b"\"source\":");
+        }
+        S::str(b, r.source.unwrap_or(""));
+        key!("pcap");
+        S::str(b, r.pcap.unwrap_or(""));
+        b.push(b',');
+    }
+    if S::JSON {
+        b.extend_from_slice(b"\"src_ip\":");
+    }
+    S::quoted(b, |b| Fmt::ip(b, &r.src_ip));
+    key!("src_port");
+    Fmt::int(b, r.src_port);
+    key!("dst_ip");
+    S::quoted(b, |b| Fmt::ip(b, &r.dst_ip));
+    key!("dst_port");
+    Fmt::int(b, r.dst_port);
+    key!("l4");
+    match l4_name(r.l4) {
+        Some(n) => S::quoted(b, |b| b.extend_from_slice(n.as_bytes())),
+        None => Fmt::int(b, r.l4),
+    }
+    key!("vlan");
+    Fmt::int(b, r.vlan);
+    key!("tunnel");
+    S::str(b, r.tunnel);
+    key!("first_ts");
+    Fmt::ts(b, r.first_ts_ns);
+    key!("last_ts");
+    Fmt::ts(b, r.last_ts_ns);
+    key!("c2s_pkts");
+    Fmt::int(b, r.c2s_pkts);
+    key!("c2s_bytes");
+    Fmt::int(b, r.c2s_bytes);
+    key!("s2c_pkts");
+    Fmt::int(b, r.s2c_pkts);
+    key!("s2c_bytes");
+    Fmt::int(b, r.s2c_bytes);
+    key!("end_reason");
+    S::str(b, r.end_reason);
+    key!("proto");
+    let (m, a) = proto_label(r);
+    S::proto(b, m, a);
+    key!("app");
+    S::str(b, r.app);
+    key!("master");
+    S::str(b, r.master);
+    key!("category");
+    S::str(b, r.category);
+    key!("method");
+    S::str(b, r.method);
+    key!("confidence");
+    Fmt::conf(b, r.confidence);
+    key!("ttb_pkts");
+    Fmt::int(b, r.ttb_pkts);
+    key!("ttb_us");
+    Fmt::int(b, r.ttb_us);
+    early_fields(b, r, S::JSON, features);
+    for (k, v) in META_FIELDS.iter().zip(r.meta.iter()) {
+        if S::JSON {
+            if !v.is_empty() {
+                b.extend_from_slice(b",\"");
+                b.extend_from_slice(k.as_bytes());
+                b.extend_from_slice(b"\":");
+                S::str(b, v);
+            }
+        } else {
+            b.push(b',');
+            S::str(b, v);
+        }
+    }
+    b.extend_from_slice(S::CLOSE);
 }
 
 /// The `splt_*` and `atoz_*` fields (when `features`), then `stats_*`: JSON (arrays, null for
