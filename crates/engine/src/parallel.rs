@@ -39,7 +39,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use wirespeed_capture::{CaptureFile, RawPacket};
 use wirespeed_export::RecordSink;
-use wirespeed_flow::{FragKey, FragTable};
+use wirespeed_flow::FragTable;
 use wirespeed_wire::{
     decode, ip_proto, DecodeConfig, LinkType, CAPWAP_DATA_PORT, GTPU_PORT, VXLAN_PORT,
 };
@@ -775,26 +775,17 @@ fn pick_decoded(
             return (0, false);
         }
     };
-    let mut in_flow = true;
-    let mut ports = (d.src_port, d.dst_port);
-    if let Some(fr) = d.frag {
-        let fk = FragKey {
-            src: d.src,
-            dst: d.dst,
-            id: fr.id,
-            proto: d.proto,
-            vlan: d.vlan,
-        };
-        if fr.offset == 0 {
-            frag.insert(fk, ports, p.ts_ns);
-        } else if let Some(pp) = frag.lookup(&fk, p.ts_ns) {
-            ports = pp;
-            stats.frags_mapped += 1;
-        } else {
-            // An orphan: its worker will not count it in a flow either.
-            in_flow = false;
+    // An orphan fragment (no first fragment seen) will not count in a flow in its worker
+    // either: it keeps its own (zero) ports and does not move the clock.
+    let (ports, in_flow) = match frag.ports(&d, p.ts_ns) {
+        Some(pp) => {
+            if d.frag.is_some_and(|f| f.offset != 0) {
+                stats.frags_mapped += 1;
+            }
+            (pp, true)
         }
-    }
+        None => ((d.src_port, d.dst_port), false),
+    };
     let alen = if d.ip_version == 4 { 4 } else { 16 };
     let h = rss::symmetric(&d.src[..alen], &d.dst[..alen], Some(ports));
     (usize::from(reta[h as usize & 127]), in_flow)

@@ -7,9 +7,7 @@ use wirespeed_capture::{CaptureError, CaptureFile, RawPacket};
 use wirespeed_classify::{Arbiter, ClassifierSet, Method, Verdict};
 use wirespeed_dpi::{Dpi, DpiConfig};
 use wirespeed_export::RecordSink;
-use wirespeed_flow::{
-    EndReason, Flow, FlowConfig, FlowKey, FlowTable, FragKey, FragTable, Lookup, Side,
-};
+use wirespeed_flow::{EndReason, Flow, FlowConfig, FlowKey, FlowTable, FragTable, Lookup, Side};
 use wirespeed_wire::{decode, DecodeConfig, LinkType, TcpInfo, Tunnel};
 
 /// Engine configuration.
@@ -202,27 +200,11 @@ impl<S: RecordSink> Worker<S> {
                     continue;
                 }
             };
-            let (mut sport, mut dport) = (d.src_port, d.dst_port);
-            if let Some(fr) = d.frag {
-                let fk = FragKey {
-                    src: d.src,
-                    dst: d.dst,
-                    id: fr.id,
-                    proto: d.proto,
-                    vlan: d.vlan,
-                };
-                if fr.offset == 0 {
-                    frag.insert(fk, (sport, dport), p.ts_ns);
-                } else {
-                    match frag.lookup(&fk, p.ts_ns) {
-                        Some((s, d)) => (sport, dport) = (s, d),
-                        None => {
-                            c.frag_orphans += 1;
-                            continue;
-                        }
-                    }
-                }
-            }
+            // Later fragments carry no ports: their first fragment's ports key them.
+            let Some((sport, dport)) = frag.ports(&d, p.ts_ns) else {
+                c.frag_orphans += 1;
+                continue;
+            };
             let (key, side) = FlowKey::new(
                 d.ip_version,
                 d.proto,

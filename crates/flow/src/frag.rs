@@ -87,6 +87,30 @@ impl FragTable {
         &mut self.entries[base..base + WAYS]
     }
 
+    /// The ports that key the decoded packet `d`'s flow: its own, or for a later fragment its
+    /// datagram's first fragment's (remembered here when `d` is that first fragment). `None`
+    /// for a later fragment whose first fragment was not seen (an orphan, counted).
+    #[inline]
+    pub fn ports(&mut self, d: &wirespeed_wire::Decoded<'_>, ts: u64) -> Option<(u16, u16)> {
+        let own = (d.src_port, d.dst_port);
+        let Some(fr) = d.frag else {
+            return Some(own);
+        };
+        let key = FragKey {
+            src: d.src,
+            dst: d.dst,
+            id: fr.id,
+            proto: d.proto,
+            vlan: d.vlan,
+        };
+        if fr.offset == 0 {
+            self.insert(key, own, ts);
+            Some(own)
+        } else {
+            self.lookup(&key, ts)
+        }
+    }
+
     /// Remember the ports of a first fragment seen at `ts`.
     pub fn insert(&mut self, key: FragKey, ports: (u16, u16), ts: u64) {
         let timeout = self.timeout_ns;

@@ -708,14 +708,9 @@ mod tests {
         assert_eq!(flushed.len(), 100);
     }
 
-    /// A capture spliced from pieces of different days: time jumps back by two days. Expiry
-    /// judges at the input's clock (the latest time so far) from the clock at a flow's last
-    /// packet, so a flow of the earlier piece lives on (hand count: its packets 1 s apart, the
-    /// UDP timeout 120 s), a flow idle for 130 s of the clock ends, and the sweep ends exactly
-    /// the flows a lookup would.
-    #[test]
-    fn time_going_back_judged_at_the_input_clock() {
-        let mut t = FlowTable::<u32>::new(FlowConfig {
+    /// A 16-flow table with Tstat's timeouts (TCP 300 s, UDP 120 s, others 60 s, closed 10 s).
+    fn tstat_table() -> FlowTable<u32> {
+        FlowTable::<u32>::new(FlowConfig {
             capacity: 16,
             timeouts: Timeouts {
                 tcp_ns: 300 * S,
@@ -724,7 +719,17 @@ mod tests {
                 closed_ns: 10 * S,
             },
             ..FlowConfig::default()
-        });
+        })
+    }
+
+    /// A capture spliced from pieces of different days: time jumps back by two days. Expiry
+    /// judges at the input's clock (the latest time so far) from the clock at a flow's last
+    /// packet, so a flow of the earlier piece lives on (hand count: its packets 1 s apart, the
+    /// UDP timeout 120 s), a flow idle for 130 s of the clock ends, and the sweep ends exactly
+    /// the flows a lookup would.
+    #[test]
+    fn time_going_back_judged_at_the_input_clock() {
+        let mut t = tstat_table();
         let mut ended = vec![];
         let mut at = |t: &mut FlowTable<u32>, k: &(FlowKey, Side), ts: u64, now: u64| {
             t.lookup_or_insert(&k.0, k.0.hash(), k.1, ts, now, None, &mut |f, why| {
@@ -761,16 +766,7 @@ mod tests {
 
     #[test]
     fn idle_flow_restarts_on_lookup_and_sweep_expires() {
-        let mut t = FlowTable::<u32>::new(FlowConfig {
-            capacity: 16,
-            timeouts: Timeouts {
-                tcp_ns: 300 * S,
-                udp_ns: 120 * S,
-                other_ns: 60 * S,
-                closed_ns: 10 * S,
-            },
-            ..FlowConfig::default()
-        });
+        let mut t = tstat_table();
         let mut ended = vec![];
         let k = key(1, 1000);
         pkt(&mut t, &k, S, None, &mut ended);
