@@ -287,7 +287,7 @@ impl ParallelArgs {
 
 #[derive(Args)]
 struct ClassifyArgs {
-    /// Capture files (pcap or pcapng).
+    /// Capture files (pcap or pcapng); a directory stands for the files in it.
     #[arg(required = true)]
     files: Vec<PathBuf>,
     /// Record format.
@@ -499,7 +499,8 @@ fn run(worker: &mut dyn Engine, files: &[PathBuf], show_progress: bool) -> io::R
     Ok(summary)
 }
 
-fn classify(a: ClassifyArgs) -> Result<ExitCode, String> {
+fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
+    a.files = train::expand(&a.files)?;
     let cfg = a.engine.config()?;
     let par = a.par.config()?;
     let with_source = a.with_source || a.files.len() > 1;

@@ -85,7 +85,8 @@ pub(crate) fn load_model(p: &Path) -> Result<&'static Loaded, String> {
     Loaded::from_bytes(&b).map_err(|e| format!("{}: {e}", p.display()))
 }
 
-fn expand(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+/// The inputs with each directory replaced by the files in it (not recursively), by name.
+pub(crate) fn expand(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let mut out = Vec::new();
     for p in inputs {
         if p.is_dir() {

@@ -81,6 +81,29 @@ fn csv_output_to_file_with_source_for_several_inputs() {
     assert!(rows.iter().all(|r| !r["source"].is_empty()));
 }
 
+/// A directory stands for the files in it, in name order: the same records as naming them.
+#[test]
+fn a_directory_classifies_the_files_in_it() {
+    let dir = temp("dir-input");
+    std::fs::create_dir_all(&dir).unwrap();
+    let (a, b) = (dir.join("a.pcap"), dir.join("b.pcap"));
+    std::fs::copy(demo("demo-dir.pcap"), &a).unwrap();
+    std::fs::copy(&a, &b).unwrap();
+    let by_dir = run(bin()
+        .args(["classify", "--format", "csv", "-q", "--workers", "1"])
+        .arg(&dir));
+    let by_name = run(bin()
+        .args(["classify", "--format", "csv", "-q", "--workers", "1"])
+        .arg(&a)
+        .arg(&b));
+    assert!(by_dir.status.success() && by_name.status.success());
+    let rows = csv_rows(&String::from_utf8(by_dir.stdout.clone()).unwrap());
+    assert_eq!(rows.len(), 18);
+    assert_eq!(rows[0]["pcap"], "a.pcap");
+    assert_eq!(rows[17]["pcap"], "b.pcap");
+    assert_eq!(by_dir.stdout, by_name.stdout);
+}
+
 #[test]
 fn damaged_input_keeps_good_packets_and_names_file_and_offset() {
     let p = demo("demo-damaged.pcap");
