@@ -311,13 +311,8 @@ impl<V: Default> FlowTable<V> {
         &mut self.slots[slot as usize]
     }
 
-    /// Prefetch the index entry where `hash` starts probing (first stage of a batch).
-    #[inline]
-    pub fn prefetch_index(&self, hash: u64) {
-        crate::prefetch(&self.index[hash as usize & self.mask]);
-    }
-
-    /// Prefetch the flow the index entry for `hash` points at, if any (second stage).
+    /// Prefetch the flow the index entry for `hash` points at, if any: read every packet's entry
+    /// of a batch first, prefetching, then look the flows up.
     #[inline]
     pub fn prefetch_slot(&self, hash: u64) {
         let e = self.index[hash as usize & self.mask];
