@@ -179,6 +179,9 @@ protocols! {
     skype,
     zoom,
     ppstream,
+    // Corpus protocols added 2026-11-23.
+    ookla,
+    protobuf, // structural only, no magic: after every parser that could name the flow
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
