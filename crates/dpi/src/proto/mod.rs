@@ -181,6 +181,7 @@ protocols! {
     ppstream,
     // Corpus protocols added 2026-11-23.
     ookla,
+    mms,
     protobuf, // structural only, no magic: after every parser that could name the flow
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
