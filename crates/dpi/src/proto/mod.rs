@@ -182,6 +182,7 @@ protocols! {
     // Corpus protocols added 2026-11-23.
     ookla,
     mms,
+    mpegts,
     protobuf, // structural only, no magic: after every parser that could name the flow
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
