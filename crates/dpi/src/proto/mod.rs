@@ -183,6 +183,7 @@ protocols! {
     ookla,
     mms,
     mpegts,
+    hsrp,
     protobuf, // structural only, no magic: after every parser that could name the flow
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
