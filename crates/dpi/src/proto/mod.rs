@@ -184,6 +184,7 @@ protocols! {
     mms,
     mpegts,
     hsrp,
+    c37118,
     protobuf, // structural only, no magic: after every parser that could name the flow
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
