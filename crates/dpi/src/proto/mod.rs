@@ -185,6 +185,9 @@ protocols! {
     mpegts,
     hsrp,
     c37118,
+    stomp,
+    openwire,
+    lustre,
     protobuf, // structural only, no magic: after every parser that could name the flow
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
