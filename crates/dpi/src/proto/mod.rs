@@ -188,6 +188,9 @@ protocols! {
     stomp,
     openwire,
     lustre,
+    drda,
+    beckhoff_ads,
+    egd,
     protobuf, // structural only, no magic: after every parser that could name the flow
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
