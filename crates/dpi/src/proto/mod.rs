@@ -191,6 +191,8 @@ protocols! {
     drda,
     beckhoff_ads,
     egd,
+    ethersio,
+    nano,
     protobuf, // structural only, no magic: after every parser that could name the flow
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
