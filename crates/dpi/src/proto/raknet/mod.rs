@@ -4,7 +4,9 @@
 //! sets, ids 0x80-0x8d) are accepted when their frames, parsed by their reliability and bit
 //! lengths, fill the datagram exactly and the first frame holds one of RakNet's own connection
 //! messages (ping, pong, connection request and answers, disconnect): an RTP packet can fill a
-//! datagram by chance (false_positives.pcapng).
+//! datagram by chance (false_positives.pcapng). ACK and NAK datagrams (0xc0, 0xa0) are accepted
+//! when their records tile the datagram exactly; an unconnected pong also when its string's
+//! length ends the datagram (nDPI's test; raknet.pcap has one with another magic).
 
 use crate::proto::label;
 use crate::{Cx, Inspector, Label, Probe, UDP};
@@ -65,6 +67,34 @@ fn is_frame_set(d: &[u8]) -> bool {
     false
 }
 
+/// An ACK (0xc0) or NAK (0xa0) datagram: a record count (1-64), then that many records — a
+/// single 24-bit sequence number (flag 1) or a range of two (flag 0) — ending the datagram.
+fn is_ack(d: &[u8]) -> bool {
+    let Some(count) = d.get(1..3).map(|c| u16::from_be_bytes([c[0], c[1]])) else {
+        return false;
+    };
+    if !(1..=64).contains(&count) {
+        return false;
+    }
+    let mut at = 3;
+    for _ in 0..count {
+        at += match d.get(at) {
+            Some(1) => 4,
+            Some(0) => 7,
+            _ => return false,
+        };
+    }
+    at == d.len()
+}
+
+/// An unconnected pong (0x1c): time, server GUID, the offline magic, then the server's string
+/// with its 16-bit length, which ends the datagram (nDPI checks that length, not the magic).
+fn is_pong(d: &[u8]) -> bool {
+    d.get(33..35)
+        .map(|l| usize::from(u16::from_be_bytes([l[0], l[1]])))
+        .is_some_and(|l| d.len() == 35 + l)
+}
+
 fn probe(cx: &mut Cx<'_>) -> Probe {
     let d = cx.data;
     if d.first().is_some_and(|&b| (0x80..=0x8d).contains(&b)) {
@@ -73,6 +103,12 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         } else {
             Probe::NotForUs
         };
+    }
+    if matches!(d.first(), Some(0xc0 | 0xa0)) {
+        return Probe::certain_if(is_ack(d), &LABEL);
+    }
+    if d.first() == Some(&0x1c) && is_pong(d) {
+        return Probe::Certain(&LABEL);
     }
     let at = match d.first() {
         // Unconnected ping (and open-connections ping): id, time.

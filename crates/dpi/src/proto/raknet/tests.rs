@@ -32,3 +32,29 @@ fn magic_at_the_right_offset() {
     w[5] = 0;
     assert_eq!(run(&INSPECTOR, UDP, 19132, 4000, false, &w), Probe::NotForUs);
 }
+
+#[test]
+fn acks_and_a_pong_without_the_magic() {
+    // raknet.pcap, 148.153.35.205:60005 -> 192.168.2.100:32951 (nDPI: RakNet): an ACK with one
+    // range record (1 to 2); 192.168.2.100:44501 -> 148.153.35.205:60031: an ACK of five single
+    // records; 44501 -> 59935: an unconnected pong whose string "AA" ends the datagram.
+    let range = hex("c0000100010000020000");
+    let singles = hex("c000050100000001000000010000000100000001000000");
+    let pong = hex("1c111111111111111122222222222222223333333333333333333333333333333300024141");
+    assert_eq!(classify(UDP, 32951, 60005, &[(true, &range)]), Some("RakNet"));
+    assert_eq!(classify(UDP, 60031, 44501, &[(true, &singles)]), Some("RakNet"));
+    assert_eq!(classify(UDP, 59935, 44501, &[(true, &pong)]), Some("RakNet"));
+    // Records that do not end the datagram, a count of 0, an unknown record flag, a string
+    // length that does not end the datagram: not RakNet.
+    let mut long = singles.clone();
+    long.push(0);
+    let mut zero = range.clone();
+    zero[2] = 0;
+    let mut flag = range.clone();
+    flag[3] = 2;
+    let mut bad_pong = pong.clone();
+    bad_pong[34] = 3;
+    for d in [long, zero, flag, bad_pong] {
+        assert_eq!(run(&INSPECTOR, UDP, 32951, 60005, false, &d), Probe::NotForUs, "{d:02x?}");
+    }
+}
