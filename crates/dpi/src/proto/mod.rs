@@ -193,6 +193,7 @@ protocols! {
     egd,
     ethersio,
     nano,
+    raft,
     protobuf, // structural only, no magic: after every parser that could name the flow
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
