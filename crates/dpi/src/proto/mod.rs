@@ -194,6 +194,7 @@ protocols! {
     ethersio,
     nano,
     raft,
+    lisp,
     protobuf, // structural only, no magic: after every parser that could name the flow
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
