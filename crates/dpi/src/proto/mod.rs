@@ -195,6 +195,7 @@ protocols! {
     nano,
     raft,
     lisp,
+    cip,
     protobuf, // structural only, no magic: after every parser that could name the flow
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
