@@ -196,6 +196,7 @@ protocols! {
     raft,
     lisp,
     cip,
+    cnp_ip,
     protobuf, // structural only, no magic: after every parser that could name the flow
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
