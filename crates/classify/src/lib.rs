@@ -5,6 +5,8 @@
 //! the time to bind. The [`Arbiter`] keeps, for each flow, the verdict of the most trusted method
 //! among the enabled ones ([`ClassifierSet`]): host cache and DPI outrank the statistical
 //! classifier, which outranks the Dedicated Port Table, which outranks the plain port table.
+//! (The engine offers the statistical verdict only to flows no other method labelled: see
+//! `wirespeed-engine`'s `stats` module for the held-out evidence.)
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
