@@ -160,6 +160,37 @@ impl<const N: usize> Buf<N> {
     }
 }
 
+/// Probe `d` as a run of whole TPKT units (RFC 1006: version 3, reserved 0, a 16-bit length
+/// counting the header; at least 7 bytes, TPKT and the fixed part of COTP), at most 8: a
+/// reassembled ISO-on-TCP stream may hold a connection request before the first data unit.
+/// The first unit for which `unit` does not answer `Unsure` decides; when every unit is `Unsure`
+/// and they tile `d` exactly, the answer is `Unsure`; bad framing is `NotForUs`.
+pub fn tpkt_units(d: &[u8], mut unit: impl FnMut(&[u8]) -> crate::Probe) -> crate::Probe {
+    use crate::Probe;
+    let mut rest = d;
+    for _ in 0..8 {
+        let Some(len) = rest
+            .get(..4)
+            .filter(|h| h[..2] == [3, 0])
+            .map(|h| usize::from(u16::from_be_bytes([h[2], h[3]])))
+        else {
+            break;
+        };
+        let Some(u) = rest.get(..len).filter(|u| u.len() >= 7) else {
+            break;
+        };
+        match unit(u) {
+            Probe::Unsure => {}
+            decided => return decided,
+        }
+        rest = &rest[len..];
+        if rest.is_empty() {
+            return Probe::Unsure;
+        }
+    }
+    Probe::NotForUs
+}
+
 /// Case-insensitive ASCII prefix test.
 pub fn starts_with_ci(b: &[u8], p: &[u8]) -> bool {
     b.get(..p.len()).is_some_and(|h| h.eq_ignore_ascii_case(p))

@@ -26,44 +26,20 @@ pub static INSPECTOR: Inspector = Inspector {
 const MMS_OID: &[u8] = &[0x06, 0x05, 0x28, 0xca, 0x22, 0x02];
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
-    // Whole TPKT units, one after another (a reassembled stream may hold the connection
-    // request first), at most 8.
-    let mut rest = cx.data;
-    let mut unsure = false;
-    for _ in 0..8 {
-        let Some(len) = rest
-            .get(..4)
-            .filter(|h| h[..2] == [3, 0])
-            .map(|h| usize::from(u16::from_be_bytes([h[2], h[3]])))
-        else {
-            break;
-        };
-        let Some(unit) = rest.get(..len).filter(|u| u.len() >= 7) else {
-            break;
-        };
-        match (unit[4], unit[5]) {
-            // Connection request / confirm: the session follows in the data.
-            (_, 0xe0 | 0xd0) if cx.hints.port(102) => unsure = true,
-            (2, 0xf0) if matches!(unit.get(7), Some(0x0d | 0x0e)) => {
-                let named = unit
-                    .get(8..)
-                    .unwrap_or(&[])
-                    .windows(MMS_OID.len() + 1)
-                    .any(|w| w[..MMS_OID.len()] == *MMS_OID && matches!(w[MMS_OID.len()], 1 | 3));
-                return Probe::certain_if(named, &LABEL);
-            }
-            _ => return Probe::NotForUs,
+    let s7_port = cx.hints.port(102);
+    crate::util::tpkt_units(cx.data, |unit| match (unit[4], unit[5]) {
+        // Connection request / confirm: the session follows in the data.
+        (_, 0xe0 | 0xd0) if s7_port => Probe::Unsure,
+        (2, 0xf0) if matches!(unit.get(7), Some(0x0d | 0x0e)) => {
+            let named = unit
+                .get(8..)
+                .unwrap_or(&[])
+                .windows(MMS_OID.len() + 1)
+                .any(|w| w[..MMS_OID.len()] == *MMS_OID && matches!(w[MMS_OID.len()], 1 | 3));
+            Probe::certain_if(named, &LABEL)
         }
-        rest = &rest[len..];
-        if rest.is_empty() {
-            break;
-        }
-    }
-    if unsure && rest.is_empty() {
-        Probe::Unsure
-    } else {
-        Probe::NotForUs
-    }
+        _ => Probe::NotForUs,
+    })
 }
 
 #[cfg(test)]

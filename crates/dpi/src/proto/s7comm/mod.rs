@@ -27,31 +27,8 @@ pub static INSPECTOR: Inspector = Inspector {
 };
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
-    // Whole TPKT units, one after another (a reassembled stream may hold the connection
-    // request before the first data unit): the first that decides, decides; when all of them
-    // wait, so does the probe.
-    let mut rest = cx.data;
-    for _ in 0..8 {
-        let Some(len) = rest
-            .get(..4)
-            .filter(|h| h[..2] == [3, 0])
-            .map(|h| usize::from(u16::from_be_bytes([h[2], h[3]])))
-        else {
-            break;
-        };
-        let Some(unit) = rest.get(..len).filter(|u| u.len() >= 7) else {
-            break;
-        };
-        match unit_probe(unit, cx.hints.port(102)) {
-            Probe::Unsure => {}
-            decided => return decided,
-        }
-        rest = &rest[len..];
-        if rest.is_empty() {
-            return Probe::Unsure;
-        }
-    }
-    Probe::NotForUs
+    let s7_port = cx.hints.port(102);
+    crate::util::tpkt_units(cx.data, |unit| unit_probe(unit, s7_port))
 }
 
 /// One TPKT unit `d` (header included, at least 7 bytes); `s7_port`: either end is port 102.
