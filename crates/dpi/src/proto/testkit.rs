@@ -19,22 +19,28 @@ pub(crate) fn probe(
     to_client: bool,
     data: &[u8],
 ) -> Probe {
+    let hints = Hints {
+        transport,
+        server_port,
+        client_port,
+        dir: if to_client {
+            Dir::ToClient
+        } else {
+            Dir::ToServer
+        },
+        nth: 0,
+        multicast: false,
+    };
+    probe_hints(ins, hints, data)
+}
+
+/// One call of `ins`'s probe on `data` with these hints (multicast, a later packet, ...).
+pub(crate) fn probe_hints(ins: &Inspector, hints: Hints, data: &[u8]) -> Probe {
     let mut meta = Meta::default();
     let mut state = [0u8; STATE_BYTES];
     let mut malformed = 0;
     let mut cx = Cx {
-        hints: Hints {
-            transport,
-            server_port,
-            client_port,
-            dir: if to_client {
-                Dir::ToClient
-            } else {
-                Dir::ToServer
-            },
-            nth: 0,
-            multicast: false,
-        },
+        hints,
         data,
         meta: &mut meta,
         state: &mut state,

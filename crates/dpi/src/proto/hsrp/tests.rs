@@ -1,28 +1,19 @@
 use super::*;
 use crate::proto::testkit::{hex, probe as run};
-use crate::{Dir, Hints, Meta, STATE_BYTES};
+use crate::proto::testkit::probe_hints;
+use crate::{Dir, Hints};
 
 /// One probe call on a multicast (or unicast) datagram between `port` and `port`.
 fn probe_mc(port: u16, multicast: bool, d: &[u8]) -> Probe {
-    let (mut meta, mut state, mut malformed) = (Meta::default(), [0u8; STATE_BYTES], 0);
-    let mut cx = Cx {
-        hints: Hints {
-            transport: UDP,
-            server_port: port,
-            client_port: port,
-            dir: Dir::ToServer,
-            nth: 0,
-            multicast,
-        },
-        data: d,
-        meta: &mut meta,
-        state: &mut state,
-        stash: None,
-        more: false,
-        incomplete: false,
-        malformed: &mut malformed,
+    let hints = Hints {
+        transport: UDP,
+        server_port: port,
+        client_port: port,
+        dir: Dir::ToServer,
+        nth: 0,
+        multicast,
     };
-    probe(&mut cx)
+    probe_hints(&INSPECTOR, hints, d)
 }
 
 #[test]
