@@ -15,6 +15,21 @@ fn corpus_dir() -> Option<PathBuf> {
     dir.join("flows.csv").exists().then_some(dir)
 }
 
+/// The records the default engine writes for one corpus capture, each as column -> value.
+fn records(dir: &std::path::Path, pcap: &str) -> Vec<std::collections::HashMap<String, String>> {
+    let mut w = wirespeed_engine::Worker::new(
+        EngineConfig::default(),
+        wirespeed_export::CsvWriter::new(Vec::new(), false),
+        false,
+    );
+    wirespeed_engine::run_file(&mut w, &dir.join("pcap").join(pcap), &mut |_, _| {}).unwrap();
+    let out = w.finish().unwrap().into_inner().unwrap();
+    csv::Reader::from_reader(out.as_slice())
+        .deserialize()
+        .map(|r| r.unwrap())
+        .collect()
+}
+
 #[test]
 fn corpus_cross_validation_by_capture() {
     let Some(dir) = corpus_dir() else {
@@ -103,20 +118,8 @@ fn stats_keeps_labels_from_the_ip_protocol_number() {
     ];
     let mut ours: Vec<(String, String, String)> = Vec::new(); // (pcap, l4, master)
     for p in pcaps {
-        let mut w = wirespeed_engine::Worker::new(
-            EngineConfig::default(),
-            wirespeed_export::CsvWriter::new(Vec::new(), true),
-            true,
-        );
-        wirespeed_engine::run_file(&mut w, &dir.join("pcap").join(p), &mut |_, _| {}).unwrap();
-        let out = w.finish().unwrap().into_inner().unwrap();
-        let mut rd = csv::Reader::from_reader(out.as_slice());
-        let hdr = rd.headers().unwrap().clone();
-        let col = |n: &str| hdr.iter().position(|h| h == n).unwrap();
-        let (l4, master) = (col("l4"), col("master"));
-        for r in rd.records() {
-            let r = r.unwrap();
-            ours.push((p.to_string(), r[l4].to_string(), r[master].to_string()));
+        for r in records(&dir, p) {
+            ours.push((p.to_string(), r["l4"].clone(), r["master"].clone()));
         }
     }
     let mut rdr = csv::Reader::from_path(dir.join("flows.csv")).unwrap();
@@ -232,32 +235,20 @@ fn the_model_does_not_contradict_the_payload_inspectors() {
     }
     let (mut compared, mut against) = (0, Vec::new());
     for p in pcaps {
-        let mut w = wirespeed_engine::Worker::new(
-            EngineConfig::default(),
-            wirespeed_export::CsvWriter::new(Vec::new(), false),
-            false,
-        );
-        wirespeed_engine::run_file(&mut w, &dir.join("pcap").join(p), &mut |_, _| {}).unwrap();
-        let out = w.finish().unwrap().into_inner().unwrap();
-        let mut rd = csv::Reader::from_reader(out.as_slice());
-        let hdr = rd.headers().unwrap().clone();
-        let col = |n: &str| hdr.iter().position(|h| h == n).unwrap();
-        let c = [
-            col("l4"),
-            col("src_ip"),
-            col("src_port"),
-            col("dst_ip"),
-            col("dst_port"),
-            col("master"),
-            col("method"),
-        ];
-        for r in rd.records() {
-            let r = r.unwrap();
-            let k = key(p, &r[c[0]], (&r[c[1]], &r[c[2]]), (&r[c[3]], &r[c[4]]));
+        for r in records(&dir, p) {
+            let k = key(
+                p,
+                &r["l4"],
+                (&r["src_ip"], &r["src_port"]),
+                (&r["dst_ip"], &r["dst_port"]),
+            );
             if let Some(want) = ndpi.get(&k) {
                 compared += 1;
-                if &r[c[6]] == "stats" && &r[c[5]] != want {
-                    against.push(format!("{p} {k:?}: model says {}, nDPI {want}", &r[c[5]]));
+                if r["method"] == "stats" && &r["master"] != want {
+                    against.push(format!(
+                        "{p} {k:?}: model says {}, nDPI {want}",
+                        r["master"]
+                    ));
                 }
             }
         }
@@ -289,29 +280,17 @@ fn the_model_does_not_replace_a_port_guess() {
         "tailscale.pcap",
         "fuzz-2006-09-29-28586.pcap",
     ] {
-        let mut w = wirespeed_engine::Worker::new(
-            EngineConfig::default(),
-            wirespeed_export::CsvWriter::new(Vec::new(), false),
-            false,
-        );
-        wirespeed_engine::run_file(&mut w, &dir.join("pcap").join(p), &mut |_, _| {}).unwrap();
-        let out = w.finish().unwrap().into_inner().unwrap();
-        let mut rd = csv::Reader::from_reader(out.as_slice());
-        let hdr = rd.headers().unwrap().clone();
-        let col = |n: &str| hdr.iter().position(|h| h == n).unwrap();
-        let (l4, sp, dp, method) = (col("l4"), col("src_port"), col("dst_port"), col("method"));
-        for r in rd.records() {
-            let r = r.unwrap();
-            let proto = match &r[l4] {
+        for r in records(&dir, p) {
+            let proto = match r["l4"].as_str() {
                 "TCP" => 6,
                 "UDP" => 17,
                 _ => continue,
             };
-            if &r[method] != "stats" {
+            if r["method"] != "stats" {
                 continue;
             }
             stats_labels += 1;
-            for port in [&r[sp], &r[dp]] {
+            for port in [&r["src_port"], &r["dst_port"]] {
                 let port: u16 = port.parse().unwrap();
                 assert!(
                     wirespeed_classify::port::lookup(proto, port).is_none(),
