@@ -134,20 +134,31 @@ pub struct Pool<S: RecordSink + Send> {
     capture_errors: u64,
 }
 
-/// The per-worker engine configuration: the flow table's capacity is shared, with 1/8 headroom
-/// because RSS does not split flows exactly evenly, but never so much that a worker's index (a
-/// power of two, at least twice the capacity) doubles: all workers' indexes together then take
-/// the memory one table's would.
+/// The per-worker engine configuration: the configured bounds are shared, not multiplied by
+/// the number of workers. The flow table's capacity gets 1/8 headroom because RSS does not split
+/// flows exactly evenly, but never so much that a worker's index (a power of two, at least twice
+/// the capacity) doubles: all workers' indexes together then take the memory one table's would.
+/// The DPI context pool and the reassembly buffers get the same 1/8 headroom.
 pub fn worker_config(cfg: &EngineConfig, workers: usize) -> EngineConfig {
     let mut c = *cfg;
     let n = workers.max(1);
     if n > 1 {
         let share = cfg.flow.capacity.div_ceil(n).max(1);
-        let roomy = (cfg.flow.capacity.saturating_mul(9) / 8).div_ceil(n);
         let index = share.saturating_mul(2).next_power_of_two();
-        c.flow.capacity = roomy.min(index / 2).max(share);
+        c.flow.capacity = roomy(cfg.flow.capacity, n).min(index / 2).max(share);
+        c.dpi.contexts = roomy(cfg.dpi.contexts, n);
+        c.dpi.reasm_buffers = roomy(cfg.dpi.reasm_buffers, n);
     }
     c
+}
+
+/// One of `n` workers' share of `total`, with 1/8 headroom (never more than `total`, at least 1
+/// when `total` is not 0).
+fn roomy(total: usize, n: usize) -> usize {
+    (total.saturating_mul(9) / 8)
+        .div_ceil(n.max(1))
+        .min(total)
+        .max(total.min(1))
 }
 
 impl<S: RecordSink + Send> Pool<S> {
@@ -914,6 +925,33 @@ mod tests {
         assert_eq!(cap(600_000, 2), 337_500);
         assert_eq!(cap(1 << 20, 1), 1 << 20);
         assert_eq!(cap(5, 3), 2);
+    }
+
+    /// The DPI pools are bounds of the configuration too: N workers together hold about the
+    /// configured number of contexts and buffers (1/8 more at most), not N times as many.
+    #[test]
+    fn worker_dpi_pools_share_the_configured_bound() {
+        let dpi = |contexts: usize, buffers: usize, n: usize| {
+            let mut c = EngineConfig::default();
+            c.dpi.contexts = contexts;
+            c.dpi.reasm_buffers = buffers;
+            let w = worker_config(&c, n).dpi;
+            (w.contexts, w.reasm_buffers)
+        };
+        // 65,536 × 9/8 = 73,728 over two.
+        assert_eq!(dpi(1 << 16, 1024, 2), (36_864, 576));
+        assert_eq!(dpi(1 << 16, 1024, 1), (1 << 16, 1024));
+        // Small pools: at least one each, never more than the whole.
+        assert_eq!(dpi(3, 1, 8), (1, 1));
+        assert_eq!(dpi(0, 0, 4), (0, 0));
+        for n in 1..=64 {
+            let (c, b) = dpi(1 << 16, 1024, n);
+            assert!(
+                c * n <= (1 << 16) * 9 / 8 + n,
+                "{n} workers: {c} contexts each"
+            );
+            assert!(b * n <= 1024 * 9 / 8 + n, "{n} workers: {b} buffers each");
+        }
     }
 
     proptest! {
