@@ -40,6 +40,13 @@ fuzz_target!(|data: &[u8]| {
         },
         nth: head[0] >> 4,
         multicast: head[0] & 4 != 0,
+        // Sometimes an address of a block some inspectors name (Apple's 17.0.0.0/8).
+        server_ip: if head[0] & 8 != 0 {
+            std::net::IpAddr::V4(std::net::Ipv4Addr::new(17, head[3], head[2], 1))
+        } else {
+            wirespeed_dpi::NO_ADDR
+        },
+        client_ip: wirespeed_dpi::NO_ADDR,
     };
     // Payload search: the bytes as a pattern file, and a fixed set searched by the engine below.
     if let Ok(text) = std::str::from_utf8(rest) {
@@ -81,6 +88,8 @@ fuzz_target!(|data: &[u8]| {
             from_client: i % 3 != 2,
             seq: off.wrapping_add(jitter),
             multicast: hints.multicast,
+            server_ip: hints.server_ip,
+            client_ip: hints.client_ip,
             payload: chunk,
         };
         let _ = dpi.inspect(&mut h, &p);

@@ -64,6 +64,7 @@ pub use meta::{Field, Meta, META_BYTES};
 pub use wirespeed_classify::Label;
 
 use reasm::{ReasmPool, Stream};
+use std::net::IpAddr;
 
 /// Transport bit for TCP in [`Inspector::transports`].
 pub const TCP: u8 = 1;
@@ -124,7 +125,15 @@ pub struct Hints {
     pub nth: u8,
     /// The server address is a multicast or broadcast address (mDNS, SSDP, LLMNR, NetBIOS).
     pub multicast: bool,
+    /// The server's address (of the innermost IP header), for the few protocols nDPI names by
+    /// an operator's address block as well as by payload (Apple push on 17.0.0.0/8).
+    pub server_ip: IpAddr,
+    /// The client's address.
+    pub client_ip: IpAddr,
 }
+
+/// An address for hints and packets that have none (tests, fuzzing): 0.0.0.0.
+pub const NO_ADDR: IpAddr = IpAddr::V4(std::net::Ipv4Addr::UNSPECIFIED);
 
 impl Hints {
     /// True if either end uses `port`.
@@ -284,6 +293,10 @@ pub struct Packet<'a> {
     pub seq: u32,
     /// Server address is multicast or broadcast.
     pub multicast: bool,
+    /// The server's address.
+    pub server_ip: IpAddr,
+    /// The client's address.
+    pub client_ip: IpAddr,
     /// Transport payload.
     pub payload: &'a [u8],
 }
@@ -578,6 +591,8 @@ impl Dpi {
             },
             nth: ctx.pkts[d],
             multicast: p.multicast,
+            server_ip: p.server_ip,
+            client_ip: p.client_ip,
         };
         ctx.pkts[d] = ctx.pkts[d].saturating_add(1);
         self.stats.packets += 1;

@@ -40,6 +40,8 @@ pub(crate) fn to_server(transport: u8, server_port: u16) -> Hints {
         dir: Dir::ToServer,
         nth: 0,
         multicast: false,
+        server_ip: crate::NO_ADDR,
+        client_ip: crate::NO_ADDR,
     }
 }
 
@@ -70,6 +72,8 @@ fn pkt(ip_proto: u8, server_port: u16, from_client: bool, seq: u32, payload: &[u
         from_client,
         seq,
         multicast: false,
+        server_ip: crate::NO_ADDR,
+        client_ip: crate::NO_ADDR,
         payload,
     }
 }
@@ -197,6 +201,8 @@ proptest! {
                 dir: if up { Dir::ToServer } else { Dir::ToClient },
                 nth,
                 multicast: false,
+                server_ip: crate::NO_ADDR,
+                client_ip: crate::NO_ADDR,
             };
             let mut meta = Meta::default();
             let mut state = st;
@@ -232,7 +238,7 @@ proptest! {
         let mut d = Dpi::new(cfg);
         let mut hs = [NO_HANDLE; 4];
         for (f, up, seq, data, tcp) in &pkts {
-            let p = Packet { ip_proto: if *tcp { 6 } else { 17 }, server_port: [80, 443, 53, 22][*f], client_port: 40000, from_client: *up, seq: *seq, multicast: false, payload: data };
+            let p = Packet { ip_proto: if *tcp { 6 } else { 17 }, server_port: [80, 443, 53, 22][*f], client_port: 40000, from_client: *up, seq: *seq, multicast: false, server_ip: crate::NO_ADDR, client_ip: crate::NO_ADDR, payload: data };
             let _ = d.inspect(&mut hs[*f], &p);
             let _ = d.meta(hs[*f]).map(|m| m.iter().count());
         }
@@ -260,6 +266,8 @@ fn quic_client_hello_over_two_initials() {
         from_client: true,
         seq: 0,
         multicast: false,
+        server_ip: crate::NO_ADDR,
+        client_ip: crate::NO_ADDR,
         payload: b,
     };
     assert_eq!(d.inspect(&mut h, &p(&one)).map(|l| l.master), Some("QUIC"));

@@ -26,16 +26,19 @@ pub(crate) fn inspect(
         return;
     }
     let server = f.server();
+    let server_ip = f.key.ip(server);
     let p = Packet {
         ip_proto: f.key.proto,
         server_port: f.key.port[server.index()],
         client_port: f.key.port[f.client.index()],
         from_client: side == f.client,
         seq,
-        multicast: match f.key.ip(server) {
+        multicast: match server_ip {
             std::net::IpAddr::V4(a) => a.is_multicast() || a.is_broadcast() || a.octets()[3] == 255,
             std::net::IpAddr::V6(a) => a.is_multicast(),
         },
+        server_ip,
+        client_ip: f.key.ip(f.client),
         payload,
     };
     if let Some(label) = dpi.inspect(&mut f.ext.dpi, &p) {

@@ -197,6 +197,8 @@ protocols! {
     lisp,
     cip,
     cnp_ip,
+    // Named by address block and port, as nDPI does (no payload test is possible).
+    apple_push,
     protobuf, // structural only, no magic: after every parser that could name the flow
     sig, // byte signatures from a dictionary file: last, after the parsers
 }

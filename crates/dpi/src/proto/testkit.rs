@@ -30,6 +30,8 @@ pub(crate) fn probe(
         },
         nth: 0,
         multicast: false,
+        server_ip: crate::NO_ADDR,
+        client_ip: crate::NO_ADDR,
     };
     probe_hints(ins, hints, data)
 }
@@ -63,9 +65,32 @@ pub(crate) fn classify(
     classify_meta(transport, server_port, client_port, pkts, None).0
 }
 
+/// [`classify`] with the server at address `server_ip`.
+pub(crate) fn classify_at(
+    transport: u8,
+    server_ip: std::net::IpAddr,
+    server_port: u16,
+    client_port: u16,
+    pkts: &[(bool, &[u8])],
+) -> Option<&'static str> {
+    classify_full(transport, server_ip, server_port, client_port, pkts, None).0
+}
+
 /// [`classify`], also returning the value of `field` once the flow's packets are seen.
 pub(crate) fn classify_meta(
     transport: u8,
+    server_port: u16,
+    client_port: u16,
+    pkts: &[(bool, &[u8])],
+    field: Option<crate::Field>,
+) -> (Option<&'static str>, Option<String>) {
+    let at = crate::NO_ADDR;
+    classify_full(transport, at, server_port, client_port, pkts, field)
+}
+
+fn classify_full(
+    transport: u8,
+    server_ip: std::net::IpAddr,
     server_port: u16,
     client_port: u16,
     pkts: &[(bool, &[u8])],
@@ -84,6 +109,8 @@ pub(crate) fn classify_meta(
             from_client,
             seq: seq[d],
             multicast: false,
+            server_ip,
+            client_ip: crate::NO_ADDR,
             payload,
         };
         seq[d] = seq[d].wrapping_add(payload.len() as u32);
@@ -164,6 +191,8 @@ mod hostile {
                         dir: if to_client { Dir::ToClient } else { Dir::ToServer },
                         nth,
                         multicast: false,
+                        server_ip: crate::NO_ADDR,
+                        client_ip: crate::NO_ADDR,
                     },
                     data: &data,
                     meta: &mut meta,

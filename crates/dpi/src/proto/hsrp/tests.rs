@@ -12,6 +12,8 @@ fn probe_mc(port: u16, multicast: bool, d: &[u8]) -> Probe {
         dir: Dir::ToServer,
         nth: 0,
         multicast,
+        server_ip: crate::NO_ADDR,
+        client_ip: crate::NO_ADDR,
     };
     probe_hints(&INSPECTOR, hints, d)
 }
