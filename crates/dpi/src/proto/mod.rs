@@ -197,6 +197,9 @@ protocols! {
     lisp,
     cip,
     cnp_ip,
+    // Captures outside the corpus, 2026-11-23 (fourth session).
+    dingtalk,
+    halflife2,
     // Named by address block and port, as nDPI does (no payload test is possible).
     apple_push,
     protobuf, // structural only, no magic: after every parser that could name the flow
