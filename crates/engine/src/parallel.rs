@@ -714,6 +714,10 @@ pub fn fast_hash(p: &RawPacket<'_>) -> Option<u32> {
         }
         _ => return None,
     };
+    // A length beyond the frame on the wire is corrupt: the full decoder's path drops it.
+    if end > (p.wire_len as usize).max(f.len()) {
+        return None;
+    }
     // The decoder reads the transport within the IP packet's own length.
     let end = end.min(f.len());
     let h = f.get(l4..end)?;
@@ -780,8 +784,8 @@ fn pick_decoded(
     stats: &mut DispatchStats,
 ) -> (usize, bool) {
     let d = match decode(LinkType(p.link), p.data, cfg) {
-        Ok(d) => d,
-        Err(_) => {
+        Ok(d) if !d.beyond_frame(p.wire_len as usize, p.data.len()) => d,
+        _ => {
             stats.undecoded += 1;
             return (0, false);
         }

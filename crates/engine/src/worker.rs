@@ -8,7 +8,7 @@ use wirespeed_classify::{Arbiter, ClassifierSet, Method, Verdict};
 use wirespeed_dpi::{Dpi, DpiConfig};
 use wirespeed_export::RecordSink;
 use wirespeed_flow::{EndReason, Flow, FlowConfig, FlowKey, FlowTable, FragTable, Lookup, Side};
-use wirespeed_wire::{decode, DecodeConfig, LinkType, TcpInfo, Tunnel};
+use wirespeed_wire::{decode, DecodeConfig, DropReason, LinkType, TcpInfo, Tunnel};
 
 /// Engine configuration.
 #[derive(Clone, Copy, Debug)]
@@ -194,6 +194,10 @@ impl<S: RecordSink> Worker<S> {
             c.packets += 1;
             c.bytes += p.data.len() as u64;
             let d = match decode(LinkType(p.link), p.data, &cfg.decode) {
+                Ok(d) if d.beyond_frame(p.wire_len as usize, p.data.len()) => {
+                    c.drops[DropReason::IpBeyondFrame.index()] += 1;
+                    continue;
+                }
                 Ok(d) => d,
                 Err(r) => {
                     c.drops[r.index()] += 1;

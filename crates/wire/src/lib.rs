@@ -202,6 +202,18 @@ pub struct Decoded<'a> {
     pub payload: &'a [u8],
 }
 
+impl Decoded<'_> {
+    /// Does the innermost IP packet's header claim more bytes than the frame had on the wire?
+    /// `wire_len` is the frame's original length from the capture record (at least what was
+    /// captured). A capture cut short by its snap length keeps the original length, so a packet
+    /// that fails this check has a corrupt length field (tshark: "IPv4 total length exceeds
+    /// packet length"); nDPI does not count such packets in any flow, and neither do we.
+    #[inline]
+    pub fn beyond_frame(&self, wire_len: usize, captured: usize) -> bool {
+        usize::from(self.l3_offset) + usize::from(self.ip_len) > wire_len.max(captured)
+    }
+}
+
 /// Why a frame was not decoded to a flow. Each reason is counted by name in the run summary.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[repr(u8)]
@@ -228,11 +240,14 @@ pub enum DropReason {
     MalformedTunnel,
     /// Too many VLAN tags or MPLS labels.
     TooManyLabels,
+    /// An IP header whose total length runs past the end of the frame as it was on the wire
+    /// ([`Decoded::beyond_frame`]): a corrupt length, not a capture cut short by its snap length.
+    IpBeyondFrame,
 }
 
 impl DropReason {
     /// Number of reasons (size of a counter array).
-    pub const COUNT: usize = 11;
+    pub const COUNT: usize = 12;
     /// All reasons, in counter order.
     pub const ALL: [DropReason; Self::COUNT] = [
         DropReason::UnsupportedLinkType,
@@ -246,6 +261,7 @@ impl DropReason {
         DropReason::MalformedL4,
         DropReason::MalformedTunnel,
         DropReason::TooManyLabels,
+        DropReason::IpBeyondFrame,
     ];
 
     /// Stable snake_case name used in summaries and metrics.
@@ -262,6 +278,7 @@ impl DropReason {
             DropReason::MalformedL4 => "malformed_l4",
             DropReason::MalformedTunnel => "malformed_tunnel",
             DropReason::TooManyLabels => "too_many_labels",
+            DropReason::IpBeyondFrame => "ip_beyond_frame",
         }
     }
 

@@ -1175,7 +1175,46 @@ fn every_drop_reason_is_reachable() {
     for (link, f) in &cases {
         seen[err(*link, f).index()] = true;
     }
+    // Not the decoder's own verdict: the engine checks the length against the wire length.
+    let d = ok(LinkType::ETHERNET, &corrupt_total_length());
+    if d.beyond_frame(86, 86) {
+        seen[DropReason::IpBeyondFrame.index()] = true;
+    }
     assert!(seen.iter().all(|&s| s), "{seen:?}");
+}
+
+/// fuzz-2006-06-26-2594.pcap frame 104 (86 bytes captured, 86 on the wire): a DNS query whose
+/// IPv4 total length was fuzzed to 0x1148 (4,424). tshark: "IPv4 total length exceeds packet
+/// length (72 bytes)"; nDPI counts the flow 192.168.1.2:2722 -> 53 without it (4 packets).
+fn corrupt_total_length() -> Vec<u8> {
+    let hex = "003054003456 00e0ed016edb 0800 \
+               4500 1148 69cc 0000 8011 4d85 c0a80102 c0a80101 \
+               0aa2 0035 0034 6c4d \
+               bdd5 0100 0001 0000 0000 0000 045f736970 045f756470 03736970 \
+               09637962657263697479 02646b 00 0021 0001";
+    let h: Vec<u8> = hex.bytes().filter(u8::is_ascii_hexdigit).collect();
+    h.chunks(2)
+        .map(|p| u8::from_str_radix(std::str::from_utf8(p).unwrap(), 16).unwrap())
+        .collect()
+}
+
+#[test]
+fn an_ip_length_beyond_the_wire_frame_is_corrupt_but_a_snap_length_cut_is_not() {
+    let f = corrupt_total_length();
+    assert_eq!(f.len(), 86);
+    let d = ok(LinkType::ETHERNET, &f);
+    assert_eq!((d.l3_offset, d.ip_len), (14, 4424));
+    // As captured: 86 bytes on the wire, all captured.
+    assert!(d.beyond_frame(86, 86));
+    // The same bytes as the head of a 4,438-byte frame cut by a snap length: truncation.
+    assert!(!d.beyond_frame(14 + 4424, 86));
+    assert!(d.beyond_frame(14 + 4423, 86));
+    // A wire length below what was captured (a broken record) counts as what was captured.
+    let ok_len = ok(LinkType::ETHERNET, &eth(ET_IPV4, &tcp4()));
+    let n = 14 + tcp4().len();
+    assert!(!ok_len.beyond_frame(0, n));
+    assert!(!ok_len.beyond_frame(n, n));
+    assert!(ok_len.beyond_frame(n - 1, n - 1));
 }
 
 #[test]
