@@ -142,14 +142,14 @@ struct EngineArgs {
     /// Flow table capacity (flows held at once; memory is reserved for this many).
     #[arg(long, default_value_t = 1 << 20)]
     max_flows: usize,
-    /// TCP idle timeout, seconds of capture time (files: a day by default, one flow per 5-tuple
-    /// for a typical capture, as nDPI counts; live: 300, Tstat's choice).
+    /// TCP idle timeout, seconds of capture time, or `inf` (files: none by default, one flow per
+    /// 5-tuple however long the capture, as nDPI counts; live: 300, Tstat's choice).
     #[arg(long)]
     tcp_timeout: Option<f64>,
-    /// UDP idle timeout, seconds (files: a day; live: 120).
+    /// UDP idle timeout, seconds or `inf` (files: none; live: 120).
     #[arg(long)]
     udp_timeout: Option<f64>,
-    /// Idle timeout of other transports (ICMP, SCTP, ...), seconds (files: a day; live: 60).
+    /// Idle timeout of other transports (ICMP, SCTP, ...), seconds or `inf` (files: none; live: 60).
     #[arg(long)]
     other_timeout: Option<f64>,
     /// How long a TCP flow closed by FIN or RST lingers for trailing packets, seconds.
@@ -176,7 +176,7 @@ struct EngineArgs {
 
 impl EngineArgs {
     fn config(&self) -> Result<EngineConfig, String> {
-        self.config_with([86400.0; 3])
+        self.config_with([f64::INFINITY; 3])
     }
 
     /// The configuration with these default idle timeouts (TCP, UDP, other), in seconds.
@@ -197,10 +197,17 @@ impl EngineArgs {
             wirespeed_dpi::matcher::install(&text).map_err(|e| format!("{}: {e}", p.display()))?;
         }
         let secs = |s: f64, what: &str| {
-            if s.is_finite() && s > 0.0 {
-                Ok((s * 1e9) as u64)
+            if s > 0.0 {
+                // `inf`, and anything past u64's nanoseconds (~584 years), never runs out.
+                Ok(if s * 1e9 >= u64::MAX as f64 {
+                    Timeouts::NEVER
+                } else {
+                    (s * 1e9) as u64
+                })
             } else {
-                Err(format!("--{what} must be a positive number of seconds"))
+                Err(format!(
+                    "--{what} must be a positive number of seconds, or inf"
+                ))
             }
         };
         // Memory is reserved for the whole table at start (~152 bytes a flow): refuse sizes that

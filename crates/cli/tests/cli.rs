@@ -128,6 +128,8 @@ fn damaged_input_keeps_good_packets_and_names_file_and_offset() {
         &["--max-flows", "0"],
         &["--max-flows", "99999999999"],
         &["--udp-timeout", "-1"],
+        &["--udp-timeout", "nan"],
+        &["--tcp-timeout", "0"],
     ] {
         let bad = run(bin().arg("classify").args(args).arg(&p));
         assert_eq!(bad.status.code(), Some(2), "{args:?}");

@@ -28,21 +28,27 @@ pub struct Timeouts {
     pub closed_ns: u64,
 }
 
-/// Defaults for capture files: idle timeouts of a day, so a 5-tuple is one flow for the length
-/// of a typical capture, as in nDPI's accounting that users compare against (measured on the
-/// corpus: 300/120/60 s splits 2% of nDPI's flows; see DESIGN.md). Memory stays bounded by the
-/// table's capacity either way: a full table evicts. Live capture wants Tstat-like values
-/// (300/120/60 s), which the command line sets.
+/// Defaults for capture files: no idle timeout ([`Timeouts::NEVER`]), so a 5-tuple is one flow
+/// however long the capture, as in nDPI's accounting that users compare against (measured on
+/// the corpus: 300/120/60 s splits 2% of nDPI's flows, and even a day splits flows of captures
+/// that span months; see DESIGN.md). Memory stays bounded by the table's capacity either way: a
+/// full table evicts. Live capture wants Tstat-like values (300/120/60 s), which the command
+/// line sets.
 impl Default for Timeouts {
     fn default() -> Self {
         const S: u64 = 1_000_000_000;
         Timeouts {
-            tcp_ns: 86_400 * S,
-            udp_ns: 86_400 * S,
-            other_ns: 86_400 * S,
+            tcp_ns: Timeouts::NEVER,
+            udp_ns: Timeouts::NEVER,
+            other_ns: Timeouts::NEVER,
             closed_ns: 10 * S,
         }
     }
+}
+
+impl Timeouts {
+    /// An idle timeout that never runs out.
+    pub const NEVER: u64 = u64::MAX;
 }
 
 /// Flow-table configuration. Memory is `capacity × size_of::<Flow<V>>()` plus 16 bytes a flow
@@ -757,6 +763,31 @@ mod tests {
             Lookup::New(_)
         ));
         assert_eq!(ended, vec![(early.0, EndReason::Idle)]);
+    }
+
+    /// Capture files' default: no idle timeout. softether.pcap's flows span six months, and
+    /// nDPI counts each 5-tuple as one flow; a year later the 5-tuple is still the same flow,
+    /// for the sweep and for a lookup alike.
+    #[test]
+    fn by_default_a_five_tuple_never_goes_idle() {
+        let mut t = FlowTable::<u32>::new(FlowConfig {
+            capacity: 16,
+            ..FlowConfig::default()
+        });
+        let mut ended = 0;
+        let udp = key(7, 5004);
+        let year = 365 * 86_400 * S;
+        let mut at = |t: &mut FlowTable<u32>, ts: u64| {
+            t.lookup_or_insert(&udp.0, udp.0.hash(), udp.1, ts, ts, None, &mut |_, _| {
+                ended += 1
+            })
+        };
+        assert!(matches!(at(&mut t, S), Lookup::New(_)));
+        t.gc_step(year, &mut |_, _| panic!("swept an idle flow"));
+        t.expire_all(year, &mut |_, _| panic!("expired an idle flow"));
+        assert!(matches!(at(&mut t, year), Lookup::Found(_)));
+        assert!(matches!(at(&mut t, u64::MAX), Lookup::Found(_)));
+        assert_eq!(ended, 0);
     }
 
     #[test]
