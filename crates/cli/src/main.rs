@@ -68,7 +68,7 @@ struct LiveArgs {
     /// Record format.
     #[arg(long, value_enum, default_value = "json")]
     format: Format,
-    /// Write records here instead of standard output.
+    /// Write records here instead of standard output (`-`: standard output).
     #[arg(short, long)]
     output: Option<PathBuf>,
     /// No run summary on standard error.
@@ -300,7 +300,7 @@ struct ClassifyArgs {
     /// Record format.
     #[arg(long, value_enum, default_value = "json")]
     format: Format,
-    /// Write records here instead of standard output.
+    /// Write records here instead of standard output (`-`: standard output).
     #[arg(short, long)]
     output: Option<PathBuf>,
     /// Add `source` and `pcap` to every record even for a single input.
@@ -392,8 +392,13 @@ fn main() -> ExitCode {
     }
 }
 
+/// `-o -`: standard output, as most tools read it.
+fn stdout_path(path: Option<&Path>) -> Option<&Path> {
+    path.filter(|p| p.as_os_str() != "-")
+}
+
 fn open_out(path: Option<&Path>) -> io::Result<Box<dyn Write>> {
-    Ok(match path {
+    Ok(match stdout_path(path) {
         Some(p) => Box::new(File::create(p).map_err(|e| {
             io::Error::new(e.kind(), format!("cannot create {}: {e}", p.display()))
         })?),
@@ -592,7 +597,7 @@ fn shared_out(
     with_source: bool,
     features: bool,
 ) -> io::Result<SharedOut> {
-    let out: Box<dyn Write + Send> = match path {
+    let out: Box<dyn Write + Send> = match stdout_path(path) {
         Some(p) => Box::new(File::create(p).map_err(|e| {
             io::Error::new(e.kind(), format!("cannot create {}: {e}", p.display()))
         })?),

@@ -35,6 +35,26 @@ fn csv_rows(text: &str) -> Vec<HashMap<String, String>> {
         .collect()
 }
 
+/// `-o -` is standard output, with one worker and with two, and no file named `-` appears.
+#[test]
+fn dash_output_is_standard_output() {
+    let p = demo("demo-dash.pcap");
+    let dir = temp("dash-cwd");
+    std::fs::create_dir_all(&dir).unwrap();
+    for workers in ["1", "2"] {
+        let out = run(bin()
+            .current_dir(&dir)
+            .args(["classify", "--quiet", "--workers", workers, "-o", "-"])
+            .arg(&p));
+        assert!(out.status.success());
+        assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 9);
+        assert!(
+            !dir.join("-").exists(),
+            "{workers} workers wrote a file named -"
+        );
+    }
+}
+
 #[test]
 fn readme_main_job_classifies_the_demo() {
     let p = demo("demo-readme.pcap");
