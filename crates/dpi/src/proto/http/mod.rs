@@ -55,6 +55,11 @@ const METHODS: &[&[u8]] = &[
 const REQ_DONE: u8 = 1;
 const STATUS_DONE: u8 = 2;
 
+/// Does `d` start with an HTTP request method and a space?
+pub fn is_request(d: &[u8]) -> bool {
+    METHODS.iter().any(|m| d.starts_with(m))
+}
+
 /// Parse a response status line "HTTP/1.x NNN".
 pub fn status(d: &[u8]) -> Option<u16> {
     let s = d.get(..12)?;

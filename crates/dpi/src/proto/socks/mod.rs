@@ -1,9 +1,14 @@
 //! SOCKS: a version 4 request (command, port, address, NUL-terminated user id) or a version 5
 //! greeting (method count and methods filling the segment) answered by the server's two-byte
 //! choice of one of them.
+//!
+//! The flow stays SOCKS (nDPI's name), but what the client then sends through the proxy is read
+//! as tshark reads it: a TLS ClientHello's SNI and fingerprints, or an HTTP request's host, URL
+//! and user agent (socks.pcap, shadowsocks.pcap and the tls_heur__* captures tunnel HTTP and TLS
+//! through a local SOCKS proxy).
 
 use crate::proto::label;
-use crate::{Cx, Dir, Inspector, Label, Probe, TCP};
+use crate::{Cx, Dir, Inspector, Label, Probe, STATE_BYTES, TCP};
 
 /// nDPI's SOCKS label.
 pub static LABEL: Label = label("SOCKS", "Web");
@@ -19,7 +24,73 @@ pub static INSPECTOR: Inspector = Inspector {
     probe,
 };
 
+/// `state[TUNNEL]`: the flow is SOCKS, and what its tunnel carries. The last state byte: the
+/// HTTP inspector, which reads an HTTP tunnel, uses the first ones.
+const TUNNEL: usize = STATE_BYTES - 1;
+/// The handshake was seen.
+const SOCKS: u8 = 0x80;
+/// The client's first data after the handshake was a TLS handshake record.
+const TLS: u8 = 1;
+/// ... an HTTP request.
+const HTTP: u8 = 2;
+/// ... something else, or the tunnel has been read.
+const DONE: u8 = 3;
+
 fn probe(cx: &mut Cx<'_>) -> Probe {
+    if cx.state[TUNNEL] & SOCKS != 0 {
+        return tunnel(cx);
+    }
+    let r = handshake(cx);
+    if matches!(r, Probe::Certain(_)) {
+        cx.state[TUNNEL] = SOCKS;
+        cx.want_more();
+    }
+    r
+}
+
+/// Later packets of a SOCKS flow: the proxy's replies, the client's requests, then the tunnel.
+fn tunnel(cx: &mut Cx<'_>) -> Probe {
+    let d = cx.data;
+    let to_server = cx.hints.dir == Dir::ToServer;
+    let what = cx.state[TUNNEL] & !SOCKS;
+    let what = match what {
+        0 if to_server && d.first() == Some(&0x16) && d.get(1) == Some(&3) => TLS,
+        0 if to_server && crate::proto::http::is_request(d) => HTTP,
+        // A SOCKS 5 request or a user/password sub-negotiation (both start with a version
+        // byte, 5 or 1); the proxy's replies.
+        0 if !to_server || matches!(d.first(), Some(1 | 5)) => {
+            cx.want_more();
+            return Probe::Certain(&LABEL);
+        }
+        0 => DONE,
+        w => w,
+    };
+    cx.state[TUNNEL] = SOCKS | what;
+    match what {
+        TLS if to_server => {
+            // A cut hello: the reassembled stream is shown again with the next segment.
+            if crate::proto::tls::hello_in_record(d, cx.meta) == Some(false) {
+                cx.incomplete();
+                cx.want_more();
+            } else {
+                cx.state[TUNNEL] = SOCKS | DONE;
+            }
+        }
+        TLS => cx.want_more(),
+        HTTP => {
+            // The HTTP inspector reads the request and the status line into the metadata; its
+            // verdict is not the flow's.
+            let http = (crate::proto::http::INSPECTOR.probe)(cx);
+            if http == Probe::NotForUs {
+                cx.state[TUNNEL] = SOCKS | DONE;
+            }
+        }
+        _ => {}
+    }
+    Probe::Certain(&LABEL)
+}
+
+fn handshake(cx: &mut Cx<'_>) -> Probe {
     let d = cx.data;
     match (cx.hints.dir, cx.hints.nth, d.first()) {
         (Dir::ToServer, 0, Some(5)) => {
