@@ -71,7 +71,17 @@ pub fn status(d: &[u8]) -> Option<u16> {
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
     let d = cx.data;
-    match cx.hints.dir {
+    // Without a SYN the first packet's sender is taken for the client: a capture that starts
+    // inside a response has the roles swapped (http_starting_with_reply.pcapng, where nDPI
+    // lists the server's port as the source too). Until a request is seen, a status line
+    // from the "client" is a response, and a request from the "server" is the request.
+    let no_request = cx.state[0] & REQ_DONE == 0;
+    let role = match cx.hints.dir {
+        Dir::ToServer if no_request && status(d).is_some() => Dir::ToClient,
+        Dir::ToClient if no_request && status(d).is_none() && is_request(d) => Dir::ToServer,
+        dir => dir,
+    };
+    match role {
         Dir::ToServer => {
             if cx.state[0] & REQ_DONE != 0 {
                 if cx.state[1] == 2 && cx.meta.get(Field::Sni).is_none() {
@@ -102,12 +112,10 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         Dir::ToClient => match status(d) {
             Some(code) => {
                 cx.meta.set_num(Field::HttpStatus, u32::from(code));
+                // A response before any request (the capture started late) still says HTTP;
+                // the next request, if one comes within the budget, is read all the same
+                // (http_starting_with_reply.pcapng: tshark's host is in the second request).
                 cx.state[0] |= STATUS_DONE;
-                if cx.state[0] & REQ_DONE == 0 {
-                    // The request was missed (capture started late): the response still says
-                    // HTTP.
-                    cx.state[0] |= REQ_DONE;
-                }
                 more(cx)
             }
             None if cx.state[0] != 0 => more(cx),

@@ -61,3 +61,27 @@ fn h2c_preface_is_http2() {
         None
     );
 }
+
+/// http_starting_with_reply.pcapng: the capture starts inside a response (frames 1-3, status
+/// 200 in frame 3); the client's next request (frame 5) carries the host tshark shows,
+/// proxy.wiresharkfest.acropolis.local (the request is cut here to its request line and Host
+/// header, the status to its head). The response still names the flow HTTP, and the later
+/// request is read.
+#[test]
+fn a_request_after_a_response_is_still_read() {
+    use crate::proto::testkit::classify_meta;
+    let status = b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n";
+    let get = b"GET /icons/ubuntu-logo.png HTTP/1.1\r\nHost: proxy.wiresharkfest.acropolis.local\r\n\r\n";
+    let pkts = [(false, &status[..]), (true, &get[..])];
+    let (label, host) = classify_meta(TCP, 80, 1044, &pkts, Some(Field::HttpHost));
+    assert_eq!(label, Some("HTTP"));
+    assert_eq!(host.as_deref(), Some("proxy.wiresharkfest.acropolis.local"));
+    // As the capture has it: no SYN, so the response's sender (port 80) is taken for the
+    // client, and the request comes from the "server".
+    let pkts = [(true, &status[..]), (false, &get[..])];
+    let (label, host) = classify_meta(TCP, 1044, 80, &pkts, Some(Field::HttpHost));
+    assert_eq!(label, Some("HTTP"));
+    assert_eq!(host.as_deref(), Some("proxy.wiresharkfest.acropolis.local"));
+    let (_, code) = classify_meta(TCP, 1044, 80, &pkts, Some(Field::HttpStatus));
+    assert_eq!(code.as_deref(), Some("200"));
+}
