@@ -142,14 +142,14 @@ struct EngineArgs {
     /// Flow table capacity (flows held at once; memory is reserved for this many).
     #[arg(long, default_value_t = 1 << 20)]
     max_flows: usize,
-    /// TCP idle timeout, seconds of capture time, or `inf` (files: none by default, one flow per
-    /// 5-tuple however long the capture, as nDPI counts; live: 300, Tstat's choice).
+    /// TCP idle timeout, seconds of capture time, or `inf` for none (files: a day by default, one
+    /// flow per 5-tuple for a typical capture, as nDPI counts; live: 300, Tstat's choice).
     #[arg(long)]
     tcp_timeout: Option<f64>,
-    /// UDP idle timeout, seconds or `inf` (files: none; live: 120).
+    /// UDP idle timeout, seconds or `inf` (files: a day; live: 120).
     #[arg(long)]
     udp_timeout: Option<f64>,
-    /// Idle timeout of other transports (ICMP, SCTP, ...), seconds or `inf` (files: none; live: 60).
+    /// Idle timeout of other transports (ICMP, SCTP, ...), seconds or `inf` (files: a day; live: 60).
     #[arg(long)]
     other_timeout: Option<f64>,
     /// How long a TCP flow closed by FIN or RST lingers for trailing packets, seconds.
@@ -176,7 +176,7 @@ struct EngineArgs {
 
 impl EngineArgs {
     fn config(&self) -> Result<EngineConfig, String> {
-        self.config_with([f64::INFINITY; 3])
+        self.config_with([86400.0; 3])
     }
 
     /// The configuration with these default idle timeouts (TCP, UDP, other), in seconds.
