@@ -3,9 +3,12 @@
 //! data is RDP's (a `Cookie:` or routing token, or an RDP negotiation request, response or
 //! failure of 8 bytes); other ISO transports (S7comm's TSAPs) are not RDP. Over UDP, the
 //! RDP-UDP SYN datagram (sequence `ffffffff`, then the receive window sizes and SYN flag).
+//! RDP-UDP then runs TLS (or DTLS) inside its datagrams: the client's ClientHello, a few bytes
+//! into one of its next datagrams, is read for its SNI and fingerprints, as tshark reads it
+//! (rdp2.pcap frame 3).
 
 use crate::proto::label;
-use crate::{Cx, Inspector, Label, Probe, TCP, UDP};
+use crate::{Cx, Dir, Inspector, Label, Probe, TCP, UDP};
 
 /// nDPI's RDP label.
 pub static LABEL: Label = label("RDP", "RemoteAccess");
@@ -21,7 +24,17 @@ pub static INSPECTOR: Inspector = Inspector {
     probe,
 };
 
+/// `state[0]`: an RDP-UDP flow whose ClientHello is still to come.
+const UDP_HELLO: u8 = 1;
+
+/// How far into an RDP-UDP datagram its headers (FEC, acknowledgement vector, source payload)
+/// may put a TLS record.
+const HELLO_WITHIN: usize = 64;
+
 fn probe(cx: &mut Cx<'_>) -> Probe {
+    if cx.state[0] == UDP_HELLO {
+        return udp_hello(cx);
+    }
     let d = cx.data;
     let ok = if cx.hints.transport == TCP {
         let (Some(&[3, 0]), Some(l), Some(&li), Some(&code)) =
@@ -42,11 +55,41 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
             && d.get(6..8).is_some_and(|f| f[1] & 1 == 1)
             && d.get(12..16) == Some(&[0x04, 0xd0, 0x04, 0xd0])
     };
-    if ok {
-        Probe::Certain(&LABEL)
-    } else {
-        Probe::NotForUs
+    if !ok {
+        return Probe::NotForUs;
     }
+    if cx.hints.transport == UDP {
+        cx.state[0] = UDP_HELLO;
+        cx.want_more();
+    }
+    Probe::Certain(&LABEL)
+}
+
+/// A later datagram of an RDP-UDP flow: the client's TLS ClientHello, if it is in this one.
+fn udp_hello(cx: &mut Cx<'_>) -> Probe {
+    let d = cx.data;
+    let start = (0..HELLO_WITHIN.min(d.len())).find(|&i| hello_at(d.get(i..).unwrap_or(&[])));
+    match start.and_then(|i| d.get(i..)) {
+        Some(h) if cx.hints.dir == Dir::ToServer => {
+            if crate::proto::tls::hello_in_record(h, cx.meta) != Some(true) {
+                cx.malformed();
+            }
+            cx.state[0] = 0;
+        }
+        _ => cx.want_more(),
+    }
+    Probe::Certain(&LABEL)
+}
+
+/// Does a TLS handshake record holding a whole ClientHello start `d` (record and handshake
+/// lengths agreeing)?
+fn hello_at(d: &[u8]) -> bool {
+    let Some(h) = d.get(..9) else {
+        return false;
+    };
+    let rlen = usize::from(u16::from_be_bytes([h[3], h[4]]));
+    let hlen = usize::from(h[6]) << 16 | usize::from(h[7]) << 8 | usize::from(h[8]);
+    h[0] == 0x16 && h[1] == 3 && h[2] <= 4 && h[5] == 1 && hlen + 4 == rlen && d.len() >= 5 + rlen
 }
 
 #[cfg(test)]

@@ -29,3 +29,34 @@ fn lengths_checked() {
     let s7 = hex("0300001611e00000000700c1020100c2020102c0010a");
     assert_eq!(run(&INSPECTOR, TCP, 102, 4000, false, &s7), Probe::NotForUs);
 }
+
+/// rdp2.pcap, flow 54759 -> 3389: the RDP-UDP SYN (frame 1, cut and padded as above), the
+/// server's SYN+ACK (frame 2, the same), then the client's datagram carrying a TLS 1.1
+/// ClientHello 12 bytes in (frame 3, whole). tshark: SNI WIN-8QSO0D3OKBI.HARDENING.COM; nDPI
+/// names the flow RDP.
+#[test]
+fn client_hello_inside_rdp_udp() {
+    use crate::proto::testkit::classify_meta;
+    use crate::Field;
+    let mut syn = hex("ffffffff00401801bbff568704d004d0");
+    syn.resize(1232, 0);
+    let mut syn_ack = hex("0000000040001805");
+    syn_ack.resize(1232, 0);
+    let hello = hex(
+        "0014c101f40164e06400010016030200800100007c030260b8d15434f6002eb41acb7d240955bda36c57d6eb\
+         ef9bc33073450701d76e9b00000ec00ac009c014c0130035002f000a0100004500000022002000001d57494e\
+         2d3851534f3044334f4b42492e48415244454e494e472e434f4d000a00080006001d00170018000b000201\
+         000023000000170000ff01000100",
+    );
+    let pkts = [(true, &syn[..]), (false, &syn_ack[..]), (true, &hello[..])];
+    let (label, sni) = classify_meta(UDP, 3389, 54759, &pkts, Some(Field::Sni));
+    assert_eq!(label, Some("RDP"));
+    assert_eq!(sni.as_deref(), Some("WIN-8QSO0D3OKBI.HARDENING.COM"));
+    // Lengths that disagree are no hello.
+    let mut bad = hello.clone();
+    bad[16] = 0x81;
+    let pkts = [(true, &syn[..]), (false, &syn_ack[..]), (true, &bad[..])];
+    let (label, sni) = classify_meta(UDP, 3389, 54759, &pkts, Some(Field::Sni));
+    assert_eq!(label, Some("RDP"));
+    assert_eq!(sni, None);
+}
