@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Seed the fuzz corpora from ../shared/corpus: whole capture files for `capture`, single
+# Seed the fuzz corpora from ../shared/corpus: whole capture files for `capture` (and, the
+# smaller ones, for `stream`), single
 # frames (prefixed with the byte that selects their link type) for `decode`, and the DPI test
 # payloads for `dpi`.
 #   fuzz/seed.sh && cargo +nightly fuzz run decode   (or: RUSTC_BOOTSTRAP=1 cargo fuzz run decode)
@@ -9,6 +10,13 @@ src=${1:-../../shared/corpus/pcap}
 mkdir -p corpus/capture corpus/decode
 cp "$src"/* corpus/capture/
 mkdir -p corpus/model && cp ../models/default.wsm corpus/model/
+# `stream`: the smaller captures, behind a byte that picks the window size.
+mkdir -p corpus/stream
+for f in "$src"/*; do
+    if [ "$(stat -c %s "$f")" -le 65536 ]; then
+        { printf '\003'; cat "$f"; } > "corpus/stream/$(basename "$f")"
+    fi
+done
 python3 - "$src" <<'PY'
 import os, struct, sys, hashlib
 LINKS = [0, 1, 9, 12, 14, 101, 104, 108, 113, 192, 228, 229, 276]

@@ -1009,5 +1009,7 @@ impl<W: Write> PcapngWriter<W> {
     }
 }
 
+pub mod stream;
+
 #[cfg(test)]
 mod tests;

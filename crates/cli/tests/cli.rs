@@ -35,6 +35,65 @@ fn csv_rows(text: &str) -> Vec<HashMap<String, String>> {
         .collect()
 }
 
+/// `classify -` reads the capture from standard input as a stream (a pipe here, fed by another
+/// thread), in bounded windows, with one worker and with two: the records are those of the same
+/// capture read as a file.
+#[test]
+fn a_capture_piped_to_standard_input() {
+    use std::io::Write;
+    use std::process::Stdio;
+    let p = demo("demo-stdin.pcap");
+    let bytes = std::fs::read(&p).unwrap();
+    let sorted = |out: Vec<u8>| {
+        let mut l: Vec<String> = String::from_utf8(out)
+            .unwrap()
+            .lines()
+            .map(String::from)
+            .collect();
+        l.sort();
+        l
+    };
+    let file = run(bin()
+        .args(["classify", "--quiet", "--format", "csv"])
+        .arg(&p));
+    assert!(file.status.success());
+    let want = sorted(file.stdout);
+    assert_eq!(want.len(), 10, "header and 9 flows");
+    for workers in ["1", "2"] {
+        let mut child = bin()
+            .args([
+                "classify",
+                "--quiet",
+                "--format",
+                "csv",
+                "--workers",
+                workers,
+                "-",
+            ])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = child.stdin.take().unwrap();
+        let b = bytes.clone();
+        let feeder = std::thread::spawn(move || {
+            // In pieces, as a pipe delivers them.
+            for c in b.chunks(700) {
+                stdin.write_all(c).unwrap();
+            }
+        });
+        let out = child.wait_with_output().unwrap();
+        feeder.join().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert_eq!(sorted(out.stdout), want, "{workers} workers");
+    }
+}
+
 /// `-o -` is standard output, with one worker and with two, and no file named `-` appears.
 #[test]
 fn dash_output_is_standard_output() {

@@ -251,6 +251,9 @@ impl<S: RecordSink + Send> Pool<S> {
         path: &Path,
         progress: &mut dyn FnMut(u64, u64),
     ) -> io::Result<FileOutcome> {
+        if wirespeed_capture::stream::is_stream(path) {
+            return self.run_stream(path, progress);
+        }
         let file = match CaptureFile::open(path) {
             Ok(f) => f,
             Err(e) => {
@@ -268,15 +271,71 @@ impl<S: RecordSink + Send> Pool<S> {
         if self.reader_thread {
             self.run_file_reader(&file, progress)
         } else {
-            self.run_file_scan(&file, progress)
+            self.run_file_scan(&file, progress, &mut 0, true)
         }
     }
 
+    /// [`Pool::run_file`] for an input that cannot be mapped (a pipe, standard input): its
+    /// windows of whole records ([`StreamWindows`]) go through the scanning workers one after
+    /// the other, the input's clock carried from one to the next, and the flows end once, at
+    /// the end of the stream. Memory stays the window's, however long the stream.
+    fn run_stream(
+        &mut self,
+        path: &Path,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> io::Result<FileOutcome> {
+        let mut windows = match wirespeed_capture::stream::open(path) {
+            Ok(w) => w,
+            Err(e) => {
+                self.capture_errors += 1;
+                return Ok(FileOutcome {
+                    packets: 0,
+                    error: Some(e),
+                });
+            }
+        };
+        let src = path.to_string_lossy();
+        for w in &mut self.workers {
+            w.set_source(&src);
+        }
+        let (mut packets, mut error, mut clock) = (0u64, None, 0u64);
+        loop {
+            let (window, end) = windows.next_window();
+            if let Some(file) = window {
+                let at = windows.position();
+                let mut p = |_: u64, _: u64| progress(at, 0);
+                let o = self.run_file_scan(&file, &mut p, &mut clock, false)?;
+                packets += o.packets;
+                if let Some(e) = o.error {
+                    error = Some(windows.in_stream(e));
+                    break;
+                }
+            } else if end.is_none() {
+                break;
+            }
+            if let Some(e) = end {
+                self.capture_errors += 1;
+                error = Some(e);
+                break;
+            }
+        }
+        for w in &mut self.workers {
+            w.advance_clock(clock);
+            w.flush()?;
+        }
+        Ok(FileOutcome { packets, error })
+    }
+
     /// [`Pool::run_file`] with every worker scanning the file.
+    ///
+    /// `clock` is the input's clock before the file (0 for a whole file) and after it; with
+    /// `end_flows` false the flows stay open (a window of a stream).
     fn run_file_scan(
         &mut self,
         file: &CaptureFile,
         progress: &mut dyn FnMut(u64, u64),
+        clock: &mut u64,
+        end_flows: bool,
     ) -> io::Result<FileOutcome> {
         let n = self.workers.len();
         let cores = if self.pin {
@@ -292,6 +351,8 @@ impl<S: RecordSink + Send> Pool<S> {
             batch: self.batch,
             ahead: self.ahead,
             pos: &(0..n).map(|_| AtomicUsize::new(0)).collect::<Vec<_>>(),
+            clock0: *clock,
+            end_flows,
         };
         let (Some((w0, ws)), Some((f0, fs))) =
             (self.workers.split_first_mut(), self.frags.split_first_mut())
@@ -350,6 +411,7 @@ impl<S: RecordSink + Send> Pool<S> {
                 stats.frags_mapped += sh.frags_mapped;
                 stats.undecoded += sh.undecoded;
                 self.capture_errors += u64::from(sh.error.is_some());
+                *clock = sh.clock;
                 outcome = FileOutcome {
                     packets: sh.packets,
                     error: sh.error,
@@ -511,6 +573,10 @@ struct Scan<'f> {
     ahead: usize,
     /// Each worker's position in the file (worker 0 releases the pages all have passed).
     pos: &'f [AtomicUsize],
+    /// The input's clock before this file.
+    clock0: u64,
+    /// End the flows at the end of the file (false: a window of a stream).
+    end_flows: bool,
 }
 
 /// What one worker of a scan did.
@@ -527,6 +593,8 @@ struct Share {
     frags_mapped: u64,
     undecoded: u64,
     cpu_ns: u64,
+    /// The input's clock at the end of the file.
+    clock: u64,
 }
 
 impl Default for Share {
@@ -541,6 +609,7 @@ impl Default for Share {
             frags_mapped: 0,
             undecoded: 0,
             cpu_ns: 0,
+            clock: 0,
         }
     }
 }
@@ -574,7 +643,7 @@ impl Scan<'_> {
         let mut len = 0usize;
         let mut st = DispatchStats::default();
         let mut out = Share::default();
-        let (mut now, mut released) = (0u64, 0usize);
+        let (mut now, mut released) = (self.clock0, 0usize);
         loop {
             // Read one batch's worth of packets (of all workers), keeping this worker's own.
             let r = reader.next_batch_visit(bs, |p| {
@@ -634,10 +703,11 @@ impl Scan<'_> {
             }
             // The input's final time, before the file's flows end.
             w.advance_clock(now);
-            if out.res.is_ok() {
+            if out.res.is_ok() && self.end_flows {
                 out.res = w.flush();
             }
         }
+        out.clock = now;
         out.frags_mapped = st.frags_mapped;
         out.undecoded = st.undecoded;
         out

@@ -352,6 +352,9 @@ pub fn run_file<S: RecordSink>(
     path: &Path,
     progress: &mut dyn FnMut(u64, u64),
 ) -> io::Result<FileOutcome> {
+    if wirespeed_capture::stream::is_stream(path) {
+        return run_stream(worker, path, progress);
+    }
     let file = match CaptureFile::open(path) {
         Ok(f) => f,
         Err(e) => {
@@ -364,31 +367,82 @@ pub fn run_file<S: RecordSink>(
     };
     worker.set_source(&path.to_string_lossy());
     let total = file.len();
+    let (packets, error) = run_packets(worker, &file, &mut |at| progress(at, total))?;
+    worker.flush()?;
+    progress(total, total);
+    Ok(FileOutcome { packets, error })
+}
+
+/// Every packet of `file` through `worker`, in batches, flows left open: the packets read and
+/// the error that ended the file early, if one did.
+fn run_packets<S: RecordSink>(
+    worker: &mut Worker<S>,
+    file: &CaptureFile,
+    progress: &mut dyn FnMut(u64),
+) -> io::Result<(u64, Option<CaptureError>)> {
     let mut reader = file.reader();
     let bs = worker.cfg.batch_size.max(1);
     let mut batch: Vec<RawPacket<'_>> = Vec::with_capacity(bs);
     let mut packets = 0u64;
-    let mut error = None;
     loop {
         batch.clear();
         let r = reader.next_batch(&mut batch, bs);
         if !batch.is_empty() {
             packets += batch.len() as u64;
             worker.process_batch(&batch)?;
-            progress(reader.position(), total);
+            progress(reader.position());
         }
         match r {
-            Ok(0) => break,
+            Ok(0) => return Ok((packets, None)),
             Ok(_) => {}
             Err(e) => {
                 worker.counters.capture_errors += 1;
-                error = Some(e);
-                break;
+                return Ok((packets, Some(e)));
             }
         }
     }
+}
+
+/// [`run_file`] for an input that cannot be mapped (a pipe, standard input): its windows of
+/// whole records (`wirespeed_capture::stream`) one after the other through the same worker,
+/// whose flows end once, at the end of the stream. Memory stays the window's.
+fn run_stream<S: RecordSink>(
+    worker: &mut Worker<S>,
+    path: &Path,
+    progress: &mut dyn FnMut(u64, u64),
+) -> io::Result<FileOutcome> {
+    let mut windows = match wirespeed_capture::stream::open(path) {
+        Ok(w) => w,
+        Err(e) => {
+            worker.counters.capture_errors += 1;
+            return Ok(FileOutcome {
+                packets: 0,
+                error: Some(e),
+            });
+        }
+    };
+    worker.set_source(&path.to_string_lossy());
+    let (mut packets, mut error) = (0u64, None);
+    loop {
+        let (window, end) = windows.next_window();
+        if let Some(file) = window {
+            let at = windows.position();
+            let (n, e) = run_packets(worker, &file, &mut |_| progress(at, 0))?;
+            packets += n;
+            if let Some(e) = e {
+                error = Some(windows.in_stream(e));
+                break;
+            }
+        } else if end.is_none() {
+            break;
+        }
+        if let Some(e) = end {
+            worker.counters.capture_errors += 1;
+            error = Some(e);
+            break;
+        }
+    }
     worker.flush()?;
-    progress(total, total);
     Ok(FileOutcome { packets, error })
 }
 
