@@ -134,7 +134,6 @@ impl<R: Read> StreamWindows<R> {
                 }
             },
         };
-        let mut body: Vec<u8> = Vec::new();
         let mut error = None;
         if let Some(shb) = self.pending.take() {
             // A new section: its header alone starts the window (interfaces reset).
@@ -142,10 +141,12 @@ impl<R: Read> StreamWindows<R> {
         }
         // The header as it stands now: an interface described inside this window is in the
         // window's body, in order, and in the header of the windows after it.
-        let head = self.header.clone();
+        let mut body = self.header.clone();
+        let head = body.len();
+        body.reserve(self.window + 64 * 1024);
         self.window_start = self.offset;
-        self.window_head = head.len() as u64;
-        while body.len() < self.window {
+        self.window_head = head as u64;
+        while body.len() - head < self.window {
             match self.record(kind, &mut body) {
                 Ok(true) => {}
                 Ok(false) => {
@@ -162,12 +163,10 @@ impl<R: Read> StreamWindows<R> {
                 break;
             }
         }
-        if body.is_empty() && (self.done || error.is_some()) {
+        if body.len() == head && (self.done || error.is_some()) {
             return (None, error);
         }
-        let mut bytes = head;
-        bytes.extend_from_slice(&body);
-        match CaptureFile::from_bytes(self.name.clone(), bytes) {
+        match CaptureFile::from_bytes(self.name.clone(), body) {
             Ok(f) => (Some(f), error),
             Err(e) => {
                 self.done = true;
@@ -247,8 +246,7 @@ impl<R: Read> StreamWindows<R> {
                 }
                 let start = body.len();
                 body.extend_from_slice(&h);
-                body.resize(start + 16 + caplen as usize, 0);
-                let n = self.fill(&mut body[start + 16..])?;
+                let n = self.append(body, caplen as usize)?;
                 if n < caplen as usize {
                     body.truncate(start);
                     return Err(truncated(
@@ -267,10 +265,9 @@ impl<R: Read> StreamWindows<R> {
                     4 => {}
                     n => return Err(truncated(&self.name, at as usize, 12, n)),
                 }
-                let blk = self.block(&h)?;
-                let btype = rd32(&blk, 0, be);
-                if btype == PCAPNG_SHB {
+                if u32::from_le_bytes(h) == PCAPNG_SHB {
                     // A new section (its own byte order) starts the next window.
+                    let blk = self.block(&h)?;
                     let new_be = shb_order(&blk).ok_or_else(|| {
                         self.corrupt(at, "section header with a bad byte-order magic")
                     })?;
@@ -278,48 +275,67 @@ impl<R: Read> StreamWindows<R> {
                     self.pending = Some(blk);
                     return Ok(true);
                 }
-                if btype == 1 {
+                // Any other block is read straight into the window (no copy per packet).
+                let mut len = [0u8; 4];
+                if self.fill(&mut len)? < 4 {
+                    return Err(truncated(&self.name, at as usize, 12, 4));
+                }
+                let total = read_len(len, be);
+                self.check_len(at, total, 8)?;
+                let start = body.len();
+                body.extend_from_slice(&h);
+                body.extend_from_slice(&len);
+                let n = self.append(body, total - 8)?;
+                if n < total - 8 {
+                    body.truncate(start);
+                    return Err(truncated(&self.name, at as usize, total, 8 + n));
+                }
+                if rd32(&h, 0, be) == 1 {
                     // Interfaces are numbered in order: later windows replay them.
-                    if self.header.len() + blk.len() > MAX_HEADER {
+                    if self.header.len() + total > MAX_HEADER {
                         return Err(
                             self.corrupt(at, "interface descriptions beyond 1 MiB in a stream")
                         );
                     }
-                    self.header.extend_from_slice(&blk);
+                    self.header.extend_from_slice(&body[start..]);
                 }
-                body.extend_from_slice(&blk);
                 Ok(true)
             }
         }
     }
 
-    /// Read the rest of a pcapng block whose first 4 bytes (its type) are `head`.
+    /// Read the rest of a pcapng section header block whose first 4 bytes are `head`: its
+    /// length in the byte order its byte-order magic gives.
     fn block(&mut self, head: &[u8; 4]) -> Result<Vec<u8>, CaptureError> {
         let at = self.offset - 4;
-        let mut len = [0u8; 4];
-        if self.fill(&mut len)? < 4 {
-            return Err(truncated(&self.name, at as usize, 12, 4));
+        let mut len_bom = [0u8; 8];
+        let n = self.fill(&mut len_bom)?;
+        if n < 8 {
+            return Err(truncated(&self.name, at as usize, 12, 4 + n));
         }
-        // The length's byte order: a section header says it with its byte-order magic; other
-        // blocks follow the section's.
-        let be = match self.kind {
-            Some(Kind::Pcapng { be }) if u32::from_le_bytes(*head) != PCAPNG_SHB => be,
-            _ => {
-                let mut bom = [0u8; 4];
-                if self.fill(&mut bom)? < 4 {
-                    return Err(truncated(&self.name, at as usize, 12, 8));
-                }
-                let be = match u32::from_le_bytes(bom) {
-                    PCAPNG_BOM => false,
-                    b if b.swap_bytes() == PCAPNG_BOM => true,
-                    _ => return Err(self.corrupt(at, "section header with a bad byte-order magic")),
-                };
-                let total = read_len(len, be);
-                return self.block_rest(at, [&head[..], &len[..], &bom[..]].concat(), total);
-            }
+        let (len, bom) = (
+            [len_bom[0], len_bom[1], len_bom[2], len_bom[3]],
+            &len_bom[4..],
+        );
+        let be = match rd32(bom, 0, false) {
+            PCAPNG_BOM => false,
+            b if b.swap_bytes() == PCAPNG_BOM => true,
+            _ => return Err(self.corrupt(at, "section header with a bad byte-order magic")),
         };
         let total = read_len(len, be);
-        self.block_rest(at, [&head[..], &len[..]].concat(), total)
+        self.block_rest(at, [&head[..], &len_bom[..]].concat(), total)
+    }
+
+    /// A block's total length must cover what was read of it (`have` bytes), be a multiple of
+    /// 4, and stay within [`MAX_BLOCK`].
+    fn check_len(&self, at: u64, total: usize, have: usize) -> Result<(), CaptureError> {
+        if total < 12.max(have) || total & 3 != 0 {
+            return Err(self.corrupt(at, "block total length below 12 or not a multiple of 4"));
+        }
+        if total > MAX_BLOCK {
+            return Err(self.corrupt(at, "block longer than 16 MiB in a stream"));
+        }
+        Ok(())
     }
 
     fn block_rest(
@@ -328,12 +344,7 @@ impl<R: Read> StreamWindows<R> {
         mut blk: Vec<u8>,
         total: usize,
     ) -> Result<Vec<u8>, CaptureError> {
-        if total < 12.max(blk.len()) || total & 3 != 0 {
-            return Err(self.corrupt(at, "block total length below 12 or not a multiple of 4"));
-        }
-        if total > MAX_BLOCK {
-            return Err(self.corrupt(at, "block longer than 16 MiB in a stream"));
-        }
+        self.check_len(at, total, blk.len())?;
         let have = blk.len();
         blk.resize(total, 0);
         let n = self.fill(&mut blk[have..])?;
@@ -341,6 +352,26 @@ impl<R: Read> StreamWindows<R> {
             return Err(truncated(&self.name, at as usize, total, have + n));
         }
         Ok(blk)
+    }
+
+    /// Append the next `n` bytes of the stream (fewer at its end) to `out`, without zeroing
+    /// them first; the bytes read.
+    fn append(&mut self, out: &mut Vec<u8>, n: usize) -> Result<usize, CaptureError> {
+        let before = out.len();
+        let mut take = (&mut self.src).take(n as u64);
+        loop {
+            match take.read_to_end(out) {
+                Ok(_) => break,
+                Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+                Err(e) => {
+                    let at = self.offset as usize + out.len() - before;
+                    return Err(err(&self.name, at, CaptureErrorKind::Io(e)));
+                }
+            }
+        }
+        let got = out.len() - before;
+        self.offset += got as u64;
+        Ok(got)
     }
 
     /// Read until `buf` is full or the stream ends; the bytes read.
