@@ -110,6 +110,11 @@ impl<R: Read> StreamWindows<R> {
         self.offset
     }
 
+    /// The stream has ended (cleanly or not): [`StreamWindows::next_window`] has nothing more.
+    pub fn is_done(&self) -> bool {
+        self.done
+    }
+
     /// The next window: `Ok(None)` at the end of the stream. After an error (a truncated last
     /// record, a corrupt length), every whole record before it has been handed out and the
     /// stream ends.

@@ -11,6 +11,7 @@
 
 mod dpi;
 pub mod gen;
+mod input;
 pub mod parallel;
 pub mod rss;
 mod stats;

@@ -251,79 +251,35 @@ impl<S: RecordSink + Send> Pool<S> {
         path: &Path,
         progress: &mut dyn FnMut(u64, u64),
     ) -> io::Result<FileOutcome> {
-        if wirespeed_capture::stream::is_stream(path) {
-            return self.run_stream(path, progress);
-        }
-        let file = match CaptureFile::open(path) {
-            Ok(f) => f,
-            Err(e) => {
-                self.capture_errors += 1;
-                return Ok(FileOutcome {
-                    packets: 0,
-                    error: Some(e),
-                });
-            }
-        };
         let src = path.to_string_lossy();
         for w in &mut self.workers {
             w.set_source(&src);
         }
-        if self.reader_thread {
-            self.run_file_reader(&file, progress)
+        let outcome = if wirespeed_capture::stream::is_stream(path) {
+            // A pipe or standard input: its windows through the scanning workers one after the
+            // other, the input's clock carried from one to the next; the flows end once, at the
+            // end of the stream.
+            let mut clock = 0u64;
+            let o = crate::input::stream(path, progress, &mut |file, p| {
+                self.run_file_scan(file, &mut |at, _| p(at), &mut clock, false)
+            })?;
+            for w in &mut self.workers {
+                w.advance_clock(clock);
+                w.flush()?;
+            }
+            o
         } else {
-            self.run_file_scan(&file, progress, &mut 0, true)
-        }
-    }
-
-    /// [`Pool::run_file`] for an input that cannot be mapped (a pipe, standard input): its
-    /// windows of whole records ([`StreamWindows`]) go through the scanning workers one after
-    /// the other, the input's clock carried from one to the next, and the flows end once, at
-    /// the end of the stream. Memory stays the window's, however long the stream.
-    fn run_stream(
-        &mut self,
-        path: &Path,
-        progress: &mut dyn FnMut(u64, u64),
-    ) -> io::Result<FileOutcome> {
-        let mut windows = match wirespeed_capture::stream::open(path) {
-            Ok(w) => w,
-            Err(e) => {
-                self.capture_errors += 1;
-                return Ok(FileOutcome {
+            match CaptureFile::open(path) {
+                Ok(file) if self.reader_thread => self.run_file_reader(&file, progress)?,
+                Ok(file) => self.run_file_scan(&file, progress, &mut 0, true)?,
+                Err(e) => FileOutcome {
                     packets: 0,
                     error: Some(e),
-                });
+                },
             }
         };
-        let src = path.to_string_lossy();
-        for w in &mut self.workers {
-            w.set_source(&src);
-        }
-        let (mut packets, mut error, mut clock) = (0u64, None, 0u64);
-        loop {
-            let (window, end) = windows.next_window();
-            if let Some(file) = window {
-                let at = windows.position();
-                let mut p = |_: u64, _: u64| progress(at, 0);
-                let o = self.run_file_scan(&file, &mut p, &mut clock, false)?;
-                packets += o.packets;
-                if let Some(e) = o.error {
-                    error = Some(windows.in_stream(e));
-                    break;
-                }
-            } else if end.is_none() {
-                break;
-            }
-            if let Some(e) = end {
-                self.capture_errors += 1;
-                error = Some(e);
-                break;
-            }
-        }
-        for w in &mut self.workers {
-            w.advance_clock(clock);
-            w.flush()?;
-        }
-        Ok(FileOutcome { packets, error })
+        self.capture_errors += u64::from(outcome.error.is_some());
+        Ok(outcome)
     }
 
     /// [`Pool::run_file`] with every worker scanning the file.
@@ -410,7 +366,6 @@ impl<S: RecordSink + Send> Pool<S> {
                 // Every worker scanned the same packets: worker 0's view of them is the whole.
                 stats.frags_mapped += sh.frags_mapped;
                 stats.undecoded += sh.undecoded;
-                self.capture_errors += u64::from(sh.error.is_some());
                 *clock = sh.clock;
                 outcome = FileOutcome {
                     packets: sh.packets,
@@ -439,7 +394,6 @@ impl<S: RecordSink + Send> Pool<S> {
             batch: bs,
             pin,
             stats,
-            capture_errors,
             ..
         } = self;
         let frag = &mut frags[0];
@@ -529,7 +483,6 @@ impl<S: RecordSink + Send> Pool<S> {
                     Ok(0) => break,
                     Ok(_) => {}
                     Err(e) => {
-                        *capture_errors += 1;
                         error = Some(e);
                         break;
                     }

@@ -352,25 +352,26 @@ pub fn run_file<S: RecordSink>(
     path: &Path,
     progress: &mut dyn FnMut(u64, u64),
 ) -> io::Result<FileOutcome> {
-    if wirespeed_capture::stream::is_stream(path) {
-        return run_stream(worker, path, progress);
-    }
-    let file = match CaptureFile::open(path) {
-        Ok(f) => f,
-        Err(e) => {
-            worker.counters.capture_errors += 1;
-            return Ok(FileOutcome {
+    worker.set_source(&path.to_string_lossy());
+    let outcome = if wirespeed_capture::stream::is_stream(path) {
+        crate::input::stream(path, progress, &mut |file, p| run_packets(worker, file, p))?
+    } else {
+        match CaptureFile::open(path) {
+            Ok(file) => {
+                let total = file.len();
+                let o = run_packets(worker, &file, &mut |at| progress(at, total))?;
+                progress(total, total);
+                o
+            }
+            Err(e) => FileOutcome {
                 packets: 0,
                 error: Some(e),
-            });
+            },
         }
     };
-    worker.set_source(&path.to_string_lossy());
-    let total = file.len();
-    let (packets, error) = run_packets(worker, &file, &mut |at| progress(at, total))?;
+    worker.counters.capture_errors += u64::from(outcome.error.is_some());
     worker.flush()?;
-    progress(total, total);
-    Ok(FileOutcome { packets, error })
+    Ok(outcome)
 }
 
 /// Every packet of `file` through `worker`, in batches, flows left open: the packets read and
@@ -379,7 +380,7 @@ fn run_packets<S: RecordSink>(
     worker: &mut Worker<S>,
     file: &CaptureFile,
     progress: &mut dyn FnMut(u64),
-) -> io::Result<(u64, Option<CaptureError>)> {
+) -> io::Result<FileOutcome> {
     let mut reader = file.reader();
     let bs = worker.cfg.batch_size.max(1);
     let mut batch: Vec<RawPacket<'_>> = Vec::with_capacity(bs);
@@ -393,57 +394,21 @@ fn run_packets<S: RecordSink>(
             progress(reader.position());
         }
         match r {
-            Ok(0) => return Ok((packets, None)),
+            Ok(0) => {
+                return Ok(FileOutcome {
+                    packets,
+                    error: None,
+                })
+            }
             Ok(_) => {}
             Err(e) => {
-                worker.counters.capture_errors += 1;
-                return Ok((packets, Some(e)));
+                return Ok(FileOutcome {
+                    packets,
+                    error: Some(e),
+                })
             }
         }
     }
-}
-
-/// [`run_file`] for an input that cannot be mapped (a pipe, standard input): its windows of
-/// whole records (`wirespeed_capture::stream`) one after the other through the same worker,
-/// whose flows end once, at the end of the stream. Memory stays the window's.
-fn run_stream<S: RecordSink>(
-    worker: &mut Worker<S>,
-    path: &Path,
-    progress: &mut dyn FnMut(u64, u64),
-) -> io::Result<FileOutcome> {
-    let mut windows = match wirespeed_capture::stream::open(path) {
-        Ok(w) => w,
-        Err(e) => {
-            worker.counters.capture_errors += 1;
-            return Ok(FileOutcome {
-                packets: 0,
-                error: Some(e),
-            });
-        }
-    };
-    worker.set_source(&path.to_string_lossy());
-    let (mut packets, mut error) = (0u64, None);
-    loop {
-        let (window, end) = windows.next_window();
-        if let Some(file) = window {
-            let at = windows.position();
-            let (n, e) = run_packets(worker, &file, &mut |_| progress(at, 0))?;
-            packets += n;
-            if let Some(e) = e {
-                error = Some(windows.in_stream(e));
-                break;
-            }
-        } else if end.is_none() {
-            break;
-        }
-        if let Some(e) = end {
-            worker.counters.capture_errors += 1;
-            error = Some(e);
-            break;
-        }
-    }
-    worker.flush()?;
-    Ok(FileOutcome { packets, error })
 }
 
 #[cfg(test)]
