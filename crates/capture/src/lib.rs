@@ -9,8 +9,10 @@
 //! or more interfaces.
 //!
 //! Files that cannot be mapped (a FIFO, `/dev/stdin`, a character device, or a regular file whose
-//! mapping fails) are read into memory instead; [`CaptureFile::from_bytes`] wraps bytes that are
-//! already in memory (fuzzing, tests).
+//! mapping fails) are read into memory whole by [`CaptureFile::open`]; inputs that may never end
+//! (pipes, standard input) are better read by [`stream::StreamWindows`], in bounded windows of
+//! whole records, which the engine does. [`CaptureFile::from_bytes`] wraps bytes that are already
+//! in memory (fuzzing, tests, a stream's window).
 #![deny(unsafe_code)]
 #![deny(unsafe_op_in_unsafe_fn)]
 #![deny(missing_docs)]

@@ -115,12 +115,10 @@ impl<R: Read> StreamWindows<R> {
         self.done
     }
 
-    /// The next window: `Ok(None)` at the end of the stream. After an error (a truncated last
-    /// record, a corrupt length), every whole record before it has been handed out and the
-    /// stream ends.
-    ///
-    /// A window is returned together with the error that ended the stream, if any, so the
-    /// caller processes the good records first: `(Some(window), Some(error))`.
+    /// The next window, and the error that ended the stream if one did: `(None, None)` once the
+    /// stream is over. After an error (a truncated last record, a corrupt length) every whole
+    /// record before it has been handed out, in the window returned with the error, so the
+    /// caller processes the good records first; then the stream ends.
     pub fn next_window(&mut self) -> (Option<CaptureFile>, Option<CaptureError>) {
         if self.done {
             return (None, None);
@@ -128,11 +126,7 @@ impl<R: Read> StreamWindows<R> {
         let kind = match self.kind {
             Some(k) => k,
             None => match self.start() {
-                Ok(Some(k)) => k,
-                Ok(None) => {
-                    self.done = true;
-                    return (None, None);
-                }
+                Ok(k) => k,
                 Err(e) => {
                     self.done = true;
                     return (None, Some(e));
@@ -180,13 +174,10 @@ impl<R: Read> StreamWindows<R> {
         }
     }
 
-    /// Read the file header; `None` for an empty stream.
-    fn start(&mut self) -> Result<Option<Kind>, CaptureError> {
+    /// Read the file header (an empty stream is a truncated one, as an empty file is).
+    fn start(&mut self) -> Result<Kind, CaptureError> {
         let mut magic = [0u8; 4];
         let n = self.fill(&mut magic)?;
-        if n == 0 {
-            return Err(truncated(&self.name, 0, 4, 0));
-        }
         if n < 4 {
             return Err(truncated(&self.name, 0, 4, n));
         }
@@ -205,7 +196,7 @@ impl<R: Read> StreamWindows<R> {
             _ => return Err(err(&self.name, 0, CaptureErrorKind::UnknownFormat)),
         };
         self.kind = Some(kind);
-        Ok(Some(kind))
+        Ok(kind)
     }
 
     fn pcap_header(&mut self, magic: [u8; 4], be: bool) -> Result<Kind, CaptureError> {
