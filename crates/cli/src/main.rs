@@ -334,7 +334,7 @@ struct GenArgs {
     /// Which trace.
     #[arg(value_enum)]
     trace: Trace,
-    /// Output pcap file.
+    /// Output pcap file (`-`: standard output).
     #[arg(short, long, required_unless_present = "to")]
     output: Option<PathBuf>,
     /// Instead of a file, send the trace out of this interface, over and over until SIGINT or
@@ -687,9 +687,8 @@ fn gen_cmd(a: GenArgs) -> Result<ExitCode, String> {
     let Some(output) = a.output else {
         return Err("gen needs -o FILE or --to IFACE".into());
     };
-    let f =
-        File::create(&output).map_err(|e| format!("cannot create {}: {e}", output.display()))?;
-    let w = BufWriter::with_capacity(1 << 20, f);
+    // `-o -`: standard output, for `wirespeed gen demo -o - | wirespeed classify -`.
+    let w = BufWriter::with_capacity(1 << 20, open_out(Some(&output)).map_err(|e| e.to_string())?);
     match a.trace {
         Trace::WorstCase => {
             let p = gen::WorstCase {

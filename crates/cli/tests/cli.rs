@@ -94,6 +94,30 @@ fn a_capture_piped_to_standard_input() {
     }
 }
 
+/// `wirespeed gen demo -o - | wirespeed classify -`: the generator writes to standard output and
+/// the classifier reads it as a stream; the demo's 9 flows come out.
+#[test]
+fn gen_to_standard_output_piped_into_classify() {
+    use std::process::Stdio;
+    let mut gen = bin()
+        .args(["gen", "demo", "-o", "-"])
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let out = bin()
+        .args(["classify", "--quiet", "-"])
+        .stdin(gen.stdout.take().unwrap())
+        .output()
+        .unwrap();
+    assert!(gen.wait().unwrap().success());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 9);
+}
+
 /// `-o -` is standard output, with one worker and with two, and no file named `-` appears.
 #[test]
 fn dash_output_is_standard_output() {
