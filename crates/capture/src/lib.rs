@@ -90,6 +90,16 @@ const PCAPNG_SHB: u32 = 0x0A0D_0D0A;
 /// pcapng byte-order magic.
 const PCAPNG_BOM: u32 = 0x1A2B_3C4D;
 
+/// A pcapng section's byte order from its byte-order magic read little-endian: big-endian or
+/// not; None for a bad magic.
+fn bom_order(bom: u32) -> Option<bool> {
+    match bom {
+        PCAPNG_BOM => Some(false),
+        b if b.swap_bytes() == PCAPNG_BOM => Some(true),
+        _ => None,
+    }
+}
+
 /// Where a file's bytes live.
 enum Backing {
     /// A read-only mapping of a regular file.
@@ -689,14 +699,9 @@ impl<'a> PacketReader<'a> {
             let btype_le = rd32(b, at, false);
             if btype_le == PCAPNG_SHB {
                 // The byte order of the section comes from its byte-order magic.
-                let bom = rd32(b, at + 8, false);
-                self.be = if bom == PCAPNG_BOM {
-                    false
-                } else if bom.swap_bytes() == PCAPNG_BOM {
-                    true
-                } else {
-                    return Err(self.corrupt(at, "section header with a bad byte-order magic"));
-                };
+                self.be = bom_order(rd32(b, at + 8, false)).ok_or_else(|| {
+                    self.corrupt(at, "section header with a bad byte-order magic")
+                })?;
             }
             let be = self.be;
             let btype = rd32(b, at, be);

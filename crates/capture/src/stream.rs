@@ -12,8 +12,8 @@
 //! `window` plus one record at most, whatever the stream holds.
 
 use crate::{
-    err, rd16, rd32, truncated, CaptureError, CaptureErrorKind, CaptureFile, PCAPNG_BOM,
-    PCAPNG_SHB, PCAP_MAX_CAPLEN,
+    bom_order, err, rd16, rd32, truncated, CaptureError, CaptureErrorKind, CaptureFile, PCAPNG_SHB,
+    PCAP_MAX_CAPLEN,
 };
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
@@ -276,7 +276,7 @@ impl<R: Read> StreamWindows<R> {
                 if self.fill(&mut len)? < 4 {
                     return Err(truncated(&self.name, at as usize, 12, 4));
                 }
-                let total = read_len(len, be);
+                let total = rd32(&len, 0, be) as usize;
                 self.check_len(at, total, 8)?;
                 let start = body.len();
                 body.extend_from_slice(&h);
@@ -309,16 +309,9 @@ impl<R: Read> StreamWindows<R> {
         if n < 8 {
             return Err(truncated(&self.name, at as usize, 12, 4 + n));
         }
-        let (len, bom) = (
-            [len_bom[0], len_bom[1], len_bom[2], len_bom[3]],
-            &len_bom[4..],
-        );
-        let be = match rd32(bom, 0, false) {
-            PCAPNG_BOM => false,
-            b if b.swap_bytes() == PCAPNG_BOM => true,
-            _ => return Err(self.corrupt(at, "section header with a bad byte-order magic")),
-        };
-        let total = read_len(len, be);
+        let be = bom_order(rd32(&len_bom, 4, false))
+            .ok_or_else(|| self.corrupt(at, "section header with a bad byte-order magic"))?;
+        let total = rd32(&len_bom, 0, be) as usize;
         self.block_rest(at, [&head[..], &len_bom[..]].concat(), total)
     }
 
@@ -396,22 +389,9 @@ impl<R: Read> StreamWindows<R> {
     }
 }
 
-/// A pcapng length field in the section's byte order.
-fn read_len(b: [u8; 4], be: bool) -> usize {
-    (if be {
-        u32::from_be_bytes(b)
-    } else {
-        u32::from_le_bytes(b)
-    }) as usize
-}
-
 /// A section header block's byte order: big-endian or not; None for a bad magic.
 fn shb_order(shb: &[u8]) -> Option<bool> {
-    match rd32(shb, 8, false) {
-        PCAPNG_BOM => Some(false),
-        b if b.swap_bytes() == PCAPNG_BOM => Some(true),
-        _ => None,
-    }
+    bom_order(rd32(shb, 8, false))
 }
 
 #[cfg(test)]

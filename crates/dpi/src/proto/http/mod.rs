@@ -95,7 +95,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
             if cx.state[0] == 0 && cx.hints.nth == 0 && d.starts_with(H2_PREFACE) {
                 return Probe::Certain(&HTTP2);
             }
-            if !METHODS.iter().any(|m| d.starts_with(m)) {
+            if !is_request(d) {
                 // Too short to tell: a method's prefix could still become one.
                 if d.len() < 10 && METHODS.iter().any(|m| m.starts_with(d)) {
                     cx.incomplete();
