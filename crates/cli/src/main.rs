@@ -268,7 +268,7 @@ struct ParallelArgs {
     #[arg(long, default_value_t = 64)]
     buffer_mb: usize,
     /// Capture files: feed the workers from a reader thread through the buffer, as live
-    /// capture does, instead of every worker scanning the file itself (the default).
+    /// capture does, instead of the workers taking turns scanning the file (the default).
     #[arg(long)]
     reader_thread: bool,
 }
@@ -628,8 +628,8 @@ fn shared_sink(
 fn print_dispatch(d: &DispatchStats) {
     if !d.reader_thread {
         eprintln!(
-            "dispatch: {} workers, each scanning the file, packets per worker {:?}, waited {} \
-             times for the slowest worker, {} later fragments sent by their first fragment's ports",
+            "dispatch: {} workers sharing one scan of the file, packets per worker {:?}, waited {} \
+             times for another worker, {} later fragments sent by their first fragment's ports",
             d.per_worker.len(),
             d.per_worker,
             d.ahead_waits,
@@ -661,7 +661,7 @@ fn print_dispatch(d: &DispatchStats) {
         );
     } else {
         eprintln!(
-            "cpu time: no reader thread (each worker scans the file), workers [{}] s",
+            "cpu time: no reader thread (the workers take turns scanning), workers [{}] s",
             ms.join(", ")
         );
     }

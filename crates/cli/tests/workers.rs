@@ -40,7 +40,7 @@ fn csv_with_three_workers_has_one_header_and_the_same_rows() {
     };
     assert_eq!(totals(&err1), totals(&err3));
     assert!(
-        err3.contains("dispatch: 3 workers, each scanning the file"),
+        err3.contains("dispatch: 3 workers sharing one scan of the file"),
         "{err3}"
     );
     // The same through a reader thread, which drops nothing from a file.

@@ -1,15 +1,18 @@
 //! Several shared-nothing workers over one capture file (seed 000's dispatcher, DPDKStat's
 //! decoupled acquisition).
 //!
-//! By default there is no reader thread: every worker scans the whole mapped file, picks each
-//! packet's worker as described below, and runs only its own packets (the others are looked at,
-//! never copied). A file cannot drop packets, so nothing needs to decouple reading from
-//! processing; every worker sees every packet, so each computes the same input clock and the
-//! records are those of one worker by construction; and the workers never wait on each other.
-//! On two cores and the worst case (see BENCHMARKS.md) reading every record twice costs about
-//! what the reader thread's per-packet handoff did (a 48-byte reference and a clock pushed,
-//! sent, popped, and read again from another core's cache), but no thread waits on another and
-//! no third thread competes for the cores.
+//! By default there is no reader thread: the workers take turns scanning the mapped file. The
+//! file is read in chunks (a few worker batches, at most `buffer_mb / 8` bytes); a worker that
+//! needs a chunk nobody has read yet takes the scan (one lock, held by one worker at a time),
+//! reads that chunk and up to `LOOKAHEAD` more, picks each packet's worker as described below
+//! and sorts the packets (references into the mapping, never copies) into per-worker lists with
+//! the input clock at each. Every worker then runs its own list of each chunk, in order. Each
+//! record is read once, whoever reads it; the worker ahead does the reading, which slows it
+//! down until the other catches up, so the reading spreads itself over the workers without a
+//! third thread competing for the cores. `SLOTS` chunks are in flight at most: a worker never
+//! runs more than that ahead of the slowest, and the pages behind the slowest are released.
+//! Earlier every worker scanned the whole file and kept its own packets: on the worst case that
+//! read every record and hashed every packet once per worker (BENCHMARKS.md).
 //!
 //! With [`ParallelConfig::reader_thread`] the calling thread reads the capture in batches,
 //! decodes each packet just far enough to know its flow's end-points, and picks a worker with the
@@ -24,11 +27,10 @@
 //! waits are counted); nothing is dropped between reader and workers.
 //!
 //! Fragments: later IP fragments carry no ports, so hashing them like their flow needs the first
-//! fragment's ports. The reader keeps its own [`FragTable`] (the same one the workers use) and
-//! hashes every fragment on its datagram's full tuple; a later fragment whose first fragment was
-//! not seen hashes on its addresses alone, and its worker counts it as an orphan. Without a reader
-//! thread every worker keeps its own copy of that table, fed every packet, so all reach the same
-//! decisions.
+//! fragment's ports. The reader (or the shared scan) keeps its own [`FragTable`] (the same one
+//! the workers use) and hashes every fragment on its datagram's full tuple; a later fragment
+//! whose first fragment was not seen hashes on its addresses alone, and its worker counts it as
+//! an orphan.
 
 use crate::rss;
 use crate::worker::{EngineConfig, FileOutcome, Worker};
@@ -36,8 +38,9 @@ use crate::{AppStats, Counters};
 use crossbeam_channel::{bounded, unbounded, Receiver, Sender, TrySendError};
 use std::io;
 use std::path::Path;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use wirespeed_capture::{CaptureFile, RawPacket};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use wirespeed_capture::{CaptureFile, PacketReader, RawPacket};
 use wirespeed_export::RecordSink;
 use wirespeed_flow::FragTable;
 use wirespeed_wire::{
@@ -54,12 +57,12 @@ pub struct ParallelConfig {
     /// With a reader thread: size of the buffer between the reader and the workers, MiB,
     /// counted as packet slots of [`SLOT_BYTES`] (what a copied full-size frame takes):
     /// `buffer_mb × 2^20 / SLOT_BYTES` packets in flight at most, shared equally among the
-    /// workers' rings. Without one: how far (MiB of the file) a worker may run ahead of the
-    /// slowest, which bounds the file's pages mapped at once.
+    /// workers' rings. Without one: how much of the file (MiB, in `SLOTS` chunks) the scan
+    /// may run ahead of the slowest worker, which bounds the file's pages mapped at once.
     pub buffer_mb: usize,
     /// Capture files: a reader thread dispatches the packets to the workers through rings (as
-    /// live capture must). Off by default: every worker scans the file itself and processes
-    /// its own packets, see [`Pool::run_file`].
+    /// live capture must). Off by default: the workers take turns scanning the file and each
+    /// processes its own packets, see [`Pool::run_file`].
     pub reader_thread: bool,
 }
 
@@ -83,8 +86,8 @@ pub const SLOT_BYTES: usize = 2048;
 /// What the dispatcher did.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct DispatchStats {
-    /// Capture files went through a reader thread (false: every worker scanned the file and
-    /// the ring fields stay 0).
+    /// Capture files went through a reader thread (false: the workers shared one scan of the
+    /// file and the ring fields stay 0).
     pub reader_thread: bool,
     /// Packets sent to each worker.
     pub per_worker: Vec<u64>,
@@ -94,8 +97,8 @@ pub struct DispatchStats {
     pub ring_batches: usize,
     /// Times the reader found a worker's ring full and waited (capture files never drop).
     pub ring_full_waits: u64,
-    /// Without a reader thread: times a worker waited for the slowest to come within
-    /// `buffer_mb` of it.
+    /// Without a reader thread: times a worker waited on another (for the chunk it needed, while
+    /// the other was scanning it).
     pub ahead_waits: u64,
     /// Packets dropped between the reader and the workers (always 0 for capture files).
     pub dropped: u64,
@@ -121,14 +124,15 @@ fn thread_cpu_ns() -> u64 {
 /// A reader and `N` workers with one record sink each.
 pub struct Pool<S: RecordSink + Send> {
     workers: Vec<Worker<S>>,
-    /// The dispatcher's fragment tables: the reader thread's, or one per worker that scans.
+    /// The dispatcher's fragment table (the reader thread's, or the shared scan's), in a
+    /// vector of one.
     frags: Vec<FragTable>,
     reader_thread: bool,
     decode: DecodeConfig,
     /// Packets per worker batch (the engine's batch size).
     batch: usize,
     pin: bool,
-    /// Bytes of the file a scanning worker may run ahead of the slowest.
+    /// Bytes of the file the shared scan may run ahead of the slowest worker.
     ahead: usize,
     stats: DispatchStats,
     capture_errors: u64,
@@ -178,7 +182,7 @@ impl<S: RecordSink + Send> Pool<S> {
             workers: (0..n)
                 .map(|i| Worker::new(wc, sink(i), with_source))
                 .collect(),
-            frags: (0..if par.reader_thread { 1 } else { n })
+            frags: (0..1)
                 .map(|_| FragTable::new(cfg.frag_capacity, cfg.frag_timeout_ns))
                 .collect(),
             reader_thread: par.reader_thread,
@@ -240,11 +244,10 @@ impl<S: RecordSink + Send> Pool<S> {
     /// own capture, as in [`crate::run_file`]). A damaged file processes every packet before the
     /// damage and reports the error in the outcome; a sink error is returned as `Err`.
     ///
-    /// Unless [`ParallelConfig::reader_thread`] is set, there is no reader thread: every worker
-    /// scans the whole (mapped) file, picks each packet's worker with the same cheap hash, and
-    /// processes only its own. A file cannot lose packets, so nothing needs to be decoupled from
-    /// it; every worker computes the same input clock from the same packets, so the records are
-    /// those of one worker by construction. Worker 0 runs on the calling thread (pinned to the
+    /// Unless [`ParallelConfig::reader_thread`] is set, there is no reader thread: the workers
+    /// take turns scanning the (mapped) file chunk by chunk (see the module's documentation),
+    /// each chunk read once and its packets sorted by worker with the input clock at each, so
+    /// the records are those of one worker. Worker 0 runs on the calling thread (pinned to the
     /// first core with [`ParallelConfig::pin`]), which also reports progress.
     pub fn run_file(
         &mut self,
@@ -282,7 +285,7 @@ impl<S: RecordSink + Send> Pool<S> {
         Ok(outcome)
     }
 
-    /// [`Pool::run_file`] with every worker scanning the file.
+    /// [`Pool::run_file`] with the workers sharing one scan of the file.
     ///
     /// `clock` is the input's clock before the file (0 for a whole file) and after it; with
     /// `end_flows` false the flows stay open (a window of a stream).
@@ -293,44 +296,81 @@ impl<S: RecordSink + Send> Pool<S> {
         clock: &mut u64,
         end_flows: bool,
     ) -> io::Result<FileOutcome> {
-        let n = self.workers.len();
-        let cores = if self.pin {
+        let Pool {
+            workers,
+            frags,
+            decode,
+            batch,
+            pin,
+            ahead,
+            stats,
+            ..
+        } = self;
+        let n = workers.len();
+        let cores = if *pin {
             core_affinity::get_core_ids().unwrap_or_default()
         } else {
             Vec::new()
         };
-        let reta = redirection_table(n);
-        let job = Scan {
-            file,
-            reta: &reta,
-            dcfg: &self.decode,
-            batch: self.batch,
-            ahead: self.ahead,
-            pos: &(0..n).map(|_| AtomicUsize::new(0)).collect::<Vec<_>>(),
-            clock0: *clock,
-            end_flows,
-        };
-        let (Some((w0, ws)), Some((f0, fs))) =
-            (self.workers.split_first_mut(), self.frags.split_first_mut())
-        else {
+        let (Some(frag), Some((w0, ws))) = (frags.first_mut(), workers.split_first_mut()) else {
             return Ok(FileOutcome {
                 packets: 0,
                 error: None,
             });
         };
+        let bs = *batch;
+        let chunk_packets = (bs * n * CHUNK_BATCHES).min(CHUNK_MAX_PACKETS).max(bs);
+        // A list's usual size (its worker's share of a chunk, and one batch's skew); a list
+        // that once grew past it keeps its capacity, so steady state allocates nothing.
+        let cap = chunk_packets / n + bs;
+        let pos: Vec<AtomicUsize> = (0..n).map(|_| AtomicUsize::new(0)).collect();
+        let job = Scan {
+            file,
+            batch: bs,
+            chunk_packets,
+            chunk_bytes: (*ahead / SLOTS).max(1 << 16),
+            scanner: Mutex::new(Scanner {
+                reader: file.reader().shared(),
+                reta: redirection_table(n),
+                dcfg: *decode,
+                frag,
+                st: DispatchStats::default(),
+                now: *clock,
+                packets: 0,
+                next: 0,
+                ended: false,
+                error: None,
+                bufs: (0..n).map(|_| List::with_capacity(cap)).collect(),
+            }),
+            chunks: (0..SLOTS)
+                .map(|_| Chunk {
+                    filled: AtomicU64::new(0),
+                    done: AtomicUsize::new(0),
+                    end_clock: AtomicU64::new(0),
+                    end_pos: AtomicUsize::new(0),
+                    last: AtomicBool::new(false),
+                    lists: (0..n)
+                        .map(|_| Mutex::new(List::with_capacity(cap)))
+                        .collect(),
+                })
+                .collect(),
+            pos: &pos,
+            abort: AtomicBool::new(false),
+            end_flows,
+        };
         let shares = std::thread::scope(|s| {
+            let job = &job;
             let handles: Vec<_> = ws
                 .iter_mut()
-                .zip(fs.iter_mut())
                 .enumerate()
-                .map(|(i, (w, fr))| {
+                .map(|(i, w)| {
                     let core = (!cores.is_empty()).then(|| cores[(i + 1) % cores.len()]);
                     s.spawn(move || {
                         if let Some(c) = core {
                             core_affinity::set_for_current(c);
                         }
                         let cpu0 = thread_cpu_ns();
-                        let mut sh = job.share(i + 1, w, fr, &mut |_, _| {});
+                        let mut sh = job.share(i + 1, w, &mut |_, _| {});
                         sh.cpu_ns = thread_cpu_ns().saturating_sub(cpu0);
                         sh
                     })
@@ -340,7 +380,7 @@ impl<S: RecordSink + Send> Pool<S> {
                 core_affinity::set_for_current(c);
             }
             let cpu0 = thread_cpu_ns();
-            let mut sh0 = job.share(0, w0, f0, progress);
+            let mut sh0 = job.share(0, w0, progress);
             sh0.cpu_ns = thread_cpu_ns().saturating_sub(cpu0);
             let mut all = vec![sh0];
             for h in handles {
@@ -351,31 +391,24 @@ impl<S: RecordSink + Send> Pool<S> {
             }
             all
         });
-        let stats = &mut self.stats;
         let mut res = Ok(());
-        let mut outcome = FileOutcome {
-            packets: 0,
-            error: None,
-        };
         for (i, sh) in shares.into_iter().enumerate() {
             stats.per_worker[i] += sh.own;
             stats.batches += sh.batches;
-            stats.ahead_waits += sh.ahead_waits;
+            stats.ahead_waits += sh.waits;
             stats.worker_cpu_ns[i] += sh.cpu_ns;
-            if i == 0 {
-                // Every worker scanned the same packets: worker 0's view of them is the whole.
-                stats.frags_mapped += sh.frags_mapped;
-                stats.undecoded += sh.undecoded;
-                *clock = sh.clock;
-                outcome = FileOutcome {
-                    packets: sh.packets,
-                    error: sh.error,
-                };
-            }
             if res.is_ok() {
                 res = sh.res;
             }
         }
+        let sc = job.scanner.into_inner().unwrap_or_else(|e| e.into_inner());
+        stats.frags_mapped += sc.st.frags_mapped;
+        stats.undecoded += sc.st.undecoded;
+        *clock = sc.now;
+        let outcome = FileOutcome {
+            packets: sc.packets,
+            error: sc.error,
+        };
         res?;
         progress(file.len(), file.len());
         Ok(outcome)
@@ -514,155 +547,314 @@ impl<S: RecordSink + Send> Pool<S> {
     }
 }
 
-/// What every worker of a scan shares: the file, the dispatch, and how far each has read.
-#[derive(Clone, Copy)]
-struct Scan<'f> {
+/// Chunks of a shared scan in flight at once: scanned, not yet processed by every worker. Bounds
+/// the file's pages kept mapped (a chunk is at most `ahead / SLOTS` bytes) and how far the
+/// fastest worker runs ahead of the slowest.
+const SLOTS: usize = 8;
+
+/// Chunks a worker that holds the scan reads past the one it needs, so that the others find
+/// theirs ready instead of waiting for the scan.
+const LOOKAHEAD: u64 = 2;
+
+/// Worker batches (of every worker together) in one chunk, at most this many packets.
+const CHUNK_BATCHES: usize = 4;
+const CHUNK_MAX_PACKETS: usize = 16_384;
+
+/// What every worker of a scan shares: the file, the scan itself (held by one worker at a
+/// time), the chunks scanned, and how far each worker has come.
+struct Scan<'f, 'a> {
     file: &'f CaptureFile,
-    reta: &'f [u8; 128],
-    dcfg: &'f DecodeConfig,
     /// Packets per worker batch.
     batch: usize,
-    /// Bytes a worker may run ahead of the slowest.
-    ahead: usize,
+    /// Packets and bytes of the file in one chunk at most.
+    chunk_packets: usize,
+    chunk_bytes: usize,
+    /// The scan: whichever worker needs a chunk not yet scanned takes it and reads on.
+    scanner: Mutex<Scanner<'f, 'a>>,
+    chunks: Vec<Chunk<'f>>,
     /// Each worker's position in the file (worker 0 releases the pages all have passed).
-    pos: &'f [AtomicUsize],
-    /// The input's clock before this file.
-    clock0: u64,
+    pos: &'a [AtomicUsize],
+    /// A worker failed (sink error, panic): every other stops instead of waiting for it.
+    abort: AtomicBool,
     /// End the flows at the end of the file (false: a window of a stream).
     end_flows: bool,
+}
+
+/// One chunk of the file's packets, sorted by worker.
+struct Chunk<'f> {
+    /// The chunk's number + 1 once scanned (0: never filled).
+    filled: AtomicU64,
+    /// Workers done with the chunk now in the slot.
+    done: AtomicUsize,
+    /// The input's clock after the chunk's last packet.
+    end_clock: AtomicU64,
+    /// The file's offset just past the chunk.
+    end_pos: AtomicUsize,
+    /// No chunk follows this one (end of file, damage).
+    last: AtomicBool,
+    /// Worker `i`'s packets, and the input's clock at each.
+    lists: Vec<Mutex<List<'f>>>,
+}
+
+/// One worker's packets of a chunk and the input's clock at each.
+#[derive(Default)]
+struct List<'f> {
+    pkts: Vec<RawPacket<'f>>,
+    clocks: Vec<u64>,
+}
+
+impl List<'_> {
+    fn with_capacity(n: usize) -> Self {
+        List {
+            pkts: Vec::with_capacity(n),
+            clocks: Vec::with_capacity(n),
+        }
+    }
+}
+
+/// The reading side of a shared scan: the one reader of the file, the dispatch (the same
+/// fragment table and input clock a reader thread would keep), and the lists being filled.
+struct Scanner<'f, 'a> {
+    reader: PacketReader<'f>,
+    reta: [u8; 128],
+    dcfg: DecodeConfig,
+    frag: &'a mut FragTable,
+    st: DispatchStats,
+    /// The input's clock: the latest time of a packet that counts in a flow.
+    now: u64,
+    packets: u64,
+    /// Number of the next chunk to scan.
+    next: u64,
+    /// The file has ended (or is damaged): no chunk after the last one filled.
+    ended: bool,
+    error: Option<wirespeed_capture::CaptureError>,
+    /// Each worker's list of the chunk being read; swapped with the emptied lists of the slot
+    /// it goes to, so steady-state scanning allocates nothing.
+    bufs: Vec<List<'f>>,
 }
 
 /// What one worker of a scan did.
 #[derive(Debug)]
 struct Share {
     res: io::Result<()>,
-    /// Packets read (every worker reads all).
-    packets: u64,
-    error: Option<wirespeed_capture::CaptureError>,
     /// Packets of its own.
     own: u64,
     batches: u64,
-    ahead_waits: u64,
-    frags_mapped: u64,
-    undecoded: u64,
+    /// Times it waited on another worker (a chunk being scanned, a slot not yet processed).
+    waits: u64,
     cpu_ns: u64,
-    /// The input's clock at the end of the file.
-    clock: u64,
 }
 
 impl Default for Share {
     fn default() -> Self {
         Share {
             res: Ok(()),
-            packets: 0,
-            error: None,
             own: 0,
             batches: 0,
-            ahead_waits: 0,
-            frags_mapped: 0,
-            undecoded: 0,
+            waits: 0,
             cpu_ns: 0,
-            clock: 0,
         }
     }
 }
 
-impl Scan<'_> {
-    /// Worker `me`'s pass over the whole file: pick every packet's worker, run its own through
-    /// `w` with the input's clock, then end the file's flows.
+/// Wait for `ready`, spinning briefly, then yielding; false if the scan was aborted first.
+fn wait_for(abort: &AtomicBool, mut ready: impl FnMut() -> bool) -> bool {
+    let mut spins = 0u32;
+    while !ready() {
+        if abort.load(Ordering::Relaxed) {
+            return false;
+        }
+        if spins < 64 {
+            spins += 1;
+            std::hint::spin_loop();
+        } else {
+            std::thread::yield_now();
+        }
+    }
+    true
+}
+
+/// Lock a mutex, whatever a panicking thread left in it (lists are cleared before reuse, the
+/// scanner is abandoned once a worker panicked).
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Sets the scan's abort flag if its thread unwinds, so no other worker waits for it forever.
+struct AbortOnPanic<'a>(&'a AtomicBool);
+
+impl Drop for AbortOnPanic<'_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.store(true, Ordering::Relaxed);
+        }
+    }
+}
+
+impl<'f> Scanner<'f, '_> {
+    /// Scan chunks until chunk `need` is filled, and up to `LOOKAHEAD` more while their slots
+    /// are free. False if the scan was aborted while waiting for a slot.
+    fn fill_through(&mut self, need: u64, job: &Scan<'f, '_>) -> bool {
+        let n = self.bufs.len();
+        while !self.ended && self.next <= need + LOOKAHEAD {
+            let j = self.next;
+            let slot = &job.chunks[j as usize % SLOTS];
+            // The slot's previous chunk must have been processed by every worker.
+            let free = || {
+                slot.filled.load(Ordering::Acquire) == 0 || slot.done.load(Ordering::Acquire) >= n
+            };
+            if !free() {
+                if j > need {
+                    // Reading ahead never waits.
+                    return true;
+                }
+                if !wait_for(&job.abort, free) {
+                    return false;
+                }
+            }
+            self.read_chunk(job);
+            for (list, buf) in slot.lists.iter().zip(self.bufs.iter_mut()) {
+                let mut l = lock(list);
+                std::mem::swap(&mut *l, buf);
+                buf.pkts.clear();
+                buf.clocks.clear();
+            }
+            slot.done.store(0, Ordering::Relaxed);
+            slot.end_clock.store(self.now, Ordering::Relaxed);
+            slot.end_pos
+                .store(self.reader.position() as usize, Ordering::Relaxed);
+            slot.last.store(self.ended, Ordering::Relaxed);
+            slot.filled.store(j + 1, Ordering::Release);
+            self.next += 1;
+        }
+        true
+    }
+
+    /// Read the next chunk's packets into the workers' lists.
+    fn read_chunk(&mut self, job: &Scan<'f, '_>) {
+        let start = self.reader.position();
+        let mut count = 0usize;
+        let Scanner {
+            reader,
+            reta,
+            dcfg,
+            frag,
+            st,
+            now,
+            bufs,
+            ..
+        } = self;
+        loop {
+            let r = reader.next_batch_visit(job.batch, |p| {
+                let (q, in_flow) = pick(&p, reta, dcfg, frag, st);
+                if in_flow {
+                    *now = (*now).max(p.ts_ns);
+                }
+                if let Some(b) = bufs.get_mut(q) {
+                    b.pkts.push(p);
+                    b.clocks.push(*now);
+                }
+            });
+            match r {
+                Ok(0) => {
+                    self.ended = true;
+                    break;
+                }
+                Ok(k) => {
+                    self.packets += k as u64;
+                    count += k;
+                }
+                Err(e) => {
+                    self.error = Some(e);
+                    self.ended = true;
+                    break;
+                }
+            }
+            let bytes = PacketReader::position(reader).saturating_sub(start) as usize;
+            if count >= job.chunk_packets || bytes >= job.chunk_bytes {
+                break;
+            }
+        }
+    }
+}
+
+impl<'f> Scan<'f, '_> {
+    /// Worker `me`'s pass over the file: take each chunk in turn (scanning it first if no
+    /// worker has yet), run its own packets through `w` with the input's clock, then end the
+    /// file's flows.
     fn share<S: RecordSink>(
         &self,
         me: usize,
         w: &mut Worker<S>,
-        frag: &mut FragTable,
         progress: &mut dyn FnMut(u64, u64),
     ) -> Share {
+        let _abort = AbortOnPanic(&self.abort);
         let bs = self.batch;
         let total = self.file.len();
-        let mut reader = self.file.reader().shared();
-        // This worker's packets and the input's clock at each. Below `bs` between reads, and one
-        // read adds at most `bs`: 2 × `bs` slots never overflow. Every packet is written to the
-        // next free slot and the count moves on only for this worker's own: no branch on a
-        // 50/50 (or 1-in-N) outcome per packet.
-        let empty = RawPacket {
-            ts_ns: 0,
-            wire_len: 0,
-            link: 0,
-            iface: 0,
-            data: &[],
-        };
-        let mut mine: Vec<RawPacket<'_>> = vec![empty; bs * 2];
-        let mut clocks: Vec<u64> = vec![0; bs * 2];
-        let mut len = 0usize;
-        let mut st = DispatchStats::default();
         let mut out = Share::default();
-        let (mut now, mut released) = (self.clock0, 0usize);
+        let mut released = 0usize;
+        let mut k = 0u64;
         loop {
-            // Read one batch's worth of packets (of all workers), keeping this worker's own.
-            let r = reader.next_batch_visit(bs, |p| {
-                let (q, in_flow) = pick(&p, self.reta, self.dcfg, frag, &mut st);
-                now = if in_flow { now.max(p.ts_ns) } else { now };
-                if let (Some(m), Some(c)) = (mine.get_mut(len), clocks.get_mut(len)) {
-                    *m = p;
-                    *c = now;
-                    len += usize::from(q == me);
-                }
-            });
-            if let Ok(k) = r {
-                out.packets += k as u64;
-            }
-            if len >= bs {
-                out.own += len as u64;
-                out.batches += 1;
-                out.res = w.process_batch_clocked(&mine[..len], &clocks[..len]);
-                w.advance_clock(now);
-                len = 0;
-                if out.res.is_err() {
+            let slot = &self.chunks[k as usize % SLOTS];
+            let ready = || slot.filled.load(Ordering::Acquire) == k + 1;
+            if !ready() {
+                let mut waited = false;
+                let ok = wait_for(&self.abort, || {
+                    ready()
+                        || match self.scanner.try_lock() {
+                            Ok(mut s) => !s.fill_through(k, self) || ready(),
+                            Err(std::sync::TryLockError::Poisoned(_)) => true,
+                            Err(std::sync::TryLockError::WouldBlock) => {
+                                waited = true;
+                                false
+                            }
+                        }
+                });
+                out.waits += u64::from(waited);
+                if !ok || !ready() {
                     break;
                 }
             }
-            let at = reader.position() as usize;
-            self.pos[me].store(at, Ordering::Relaxed);
-            let slowest = || self.pos.iter().map(|p| p.load(Ordering::Relaxed)).min();
-            if me == 0 {
-                self.file
-                    .release_behind(&mut released, slowest().unwrap_or(0));
+            {
+                let mut l = lock(&slot.lists[me]);
+                let List { pkts, clocks } = &mut *l;
+                for (p, c) in pkts.chunks(bs).zip(clocks.chunks(bs)) {
+                    if out.res.is_ok() {
+                        out.batches += 1;
+                        out.res = w.process_batch_clocked(p, c);
+                    }
+                }
+                out.own += pkts.len() as u64;
+                pkts.clear();
+                clocks.clear();
             }
-            // Bounded memory: the file's pages between the slowest worker and the fastest stay
-            // mapped. A worker too far ahead waits (rarely: they share the work evenly).
-            let mut waits = 0u32;
-            while at > slowest().unwrap_or(0).saturating_add(self.ahead) && waits < 100_000 {
-                out.ahead_waits += 1;
-                waits += 1;
-                std::thread::sleep(std::time::Duration::from_micros(50));
+            // Read the slot before handing it back: once every worker is done with it, the
+            // scan may fill it again.
+            w.advance_clock(slot.end_clock.load(Ordering::Relaxed));
+            let at = slot.end_pos.load(Ordering::Relaxed);
+            let last = slot.last.load(Ordering::Relaxed);
+            slot.done.fetch_add(1, Ordering::Release);
+            if out.res.is_err() {
+                self.abort.store(true, Ordering::Relaxed);
+                break;
+            }
+            self.pos[me].store(at, Ordering::Relaxed);
+            if me == 0 {
+                let slowest = self.pos.iter().map(|p| p.load(Ordering::Relaxed)).min();
+                self.file
+                    .release_behind(&mut released, slowest.unwrap_or(0));
             }
             progress(at as u64, total);
-            match r {
-                Ok(0) => break,
-                Ok(_) => {}
-                Err(e) => {
-                    out.error = Some(e);
-                    break;
-                }
+            if last {
+                break;
             }
+            k += 1;
         }
         // Done with the file: hold back no one's page releases.
         self.pos[me].store(usize::MAX, Ordering::Relaxed);
-        if out.res.is_ok() {
-            out.own += len as u64;
-            if len > 0 {
-                out.batches += 1;
-                out.res = w.process_batch_clocked(&mine[..len], &clocks[..len]);
-            }
-            // The input's final time, before the file's flows end.
-            w.advance_clock(now);
-            if out.res.is_ok() && self.end_flows {
-                out.res = w.flush();
-            }
+        if out.res.is_ok() && self.end_flows && !self.abort.load(Ordering::Relaxed) {
+            out.res = w.flush();
         }
-        out.clock = now;
-        out.frags_mapped = st.frags_mapped;
-        out.undecoded = st.undecoded;
         out
     }
 }

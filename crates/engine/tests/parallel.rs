@@ -139,7 +139,7 @@ fn check_same(files: &[PathBuf], cfg: EngineConfig, what: &str) {
         assert_eq!(r.apps, base.apps, "{what}: {n}");
     }
     eprintln!(
-        "{what}: {} records, the same with 1, 2 and 3 workers (scanning the file or fed by a \
+        "{what}: {} records, the same with 1, 2 and 3 workers (sharing one scan of the file or fed by a \
          reader thread) and batches of 1, 7 and {}",
         base.lines.len(),
         cfg.batch_size
@@ -241,5 +241,63 @@ fn worst_case_records_do_not_depend_on_workers_and_spread() {
         assert_eq!(d.per_worker.iter().sum::<u64>(), 100_000, "{d:?}");
         let sinks = pl.finish().unwrap();
         assert_eq!(sinks.iter().map(|s| s.records).sum::<u64>(), 20_000);
+    }
+}
+
+/// Fails once it has taken `left` records (a full disk, a closed socket).
+struct FailingSink {
+    left: u64,
+}
+
+impl wirespeed_export::RecordSink for FailingSink {
+    fn write(&mut self, _r: &wirespeed_export::FlowRecord<'_>) -> std::io::Result<()> {
+        if self.left == 0 {
+            return Err(std::io::Error::other("sink broke"));
+        }
+        self.left -= 1;
+        Ok(())
+    }
+
+    fn finish(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+#[test]
+fn a_failing_sink_ends_the_run_with_its_error_and_no_worker_waits_forever() {
+    let p = temp("worst-sink.pcap");
+    let wc = gen::WorstCase {
+        flows: 20_000,
+        window: 256,
+        ..gen::WorstCase::default()
+    };
+    gen::worst_case(BufWriter::new(File::create(&p).unwrap()), &wc).unwrap();
+    // Flows go idle within the file, so records are written while it is read: the last worker's
+    // sink fails early, the others' never.
+    let mut cfg = EngineConfig::default();
+    cfg.flow.timeouts.udp_ns = 1_000;
+    cfg.flow.timeouts.tcp_ns = 1_000;
+    for workers in [2, 3] {
+        for reader_thread in [false, true] {
+            let par = ParallelConfig {
+                workers,
+                pin: false,
+                buffer_mb: 1,
+                reader_thread,
+            };
+            let mut pl = Pool::new(
+                cfg,
+                par,
+                |i| FailingSink {
+                    left: if i + 1 == workers { 100 } else { u64::MAX },
+                },
+                false,
+            );
+            let err = pl.run_file(&p, &mut |_, _| {}).unwrap_err();
+            assert!(
+                err.to_string().contains("sink broke"),
+                "{workers} workers, reader thread {reader_thread}: {err}"
+            );
+        }
     }
 }
