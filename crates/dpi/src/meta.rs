@@ -168,47 +168,17 @@ impl Meta {
         let Some(dst) = self.buf.get_mut(at + 2..at + 2 + room) else {
             return;
         };
-        let mut n = 0usize;
-        let mut cut = false;
-        let mut put = |piece: &[u8], n: &mut usize| -> bool {
-            match dst.get_mut(*n..*n + piece.len()) {
-                Some(d) => {
-                    d.copy_from_slice(piece);
-                    *n += piece.len();
-                    true
-                }
-                None => false,
-            }
+        let (n, cut) = if v.iter().all(|&b| (0x20..0x7f).contains(&b)) {
+            // Printable ASCII (most names, hosts, URLs, agents) is kept as it is: one copy, not
+            // one per character (those were 3.6% of the corpus mix's profile). The same cut as
+            // `escape_into`'s: as many bytes as fit.
+            let n = v.len().min(dst.len());
+            dst[..n].copy_from_slice(&v[..n]);
+            (n, n < v.len())
+        } else {
+            let mut cut = false;
+            (escape_into(dst, v, &mut cut), cut)
         };
-        'outer: for chunk in v.utf8_chunks() {
-            for ch in chunk.valid().chars() {
-                let mut tmp = [0u8; 4];
-                let bytes = ch.encode_utf8(&mut tmp).as_bytes();
-                let ok = if ch.is_control() {
-                    // C0, DEL and C1 controls: each byte as \ooo.
-                    let mut esc = [0u8; 8];
-                    for (k, &c) in bytes.iter().enumerate() {
-                        esc[4 * k..4 * k + 4].copy_from_slice(&[
-                            b'\\',
-                            b'0' + (c >> 6),
-                            b'0' + ((c >> 3) & 7),
-                            b'0' + (c & 7),
-                        ]);
-                    }
-                    put(&esc[..4 * bytes.len()], &mut n)
-                } else {
-                    put(bytes, &mut n)
-                };
-                if !ok {
-                    cut = true;
-                    break 'outer;
-                }
-            }
-            if !chunk.invalid().is_empty() && !put("\u{fffd}".as_bytes(), &mut n) {
-                cut = true;
-                break;
-            }
-        }
         if cut {
             self.truncated += 1;
         }
@@ -258,6 +228,53 @@ impl Meta {
     }
 }
 
+/// Write `v` into `dst` as tshark shows text: valid UTF-8 kept, control characters as `\ooo`
+/// (octal), each invalid sequence as U+FFFD; cut before a piece that does not fit (`cut` set).
+/// Returns the bytes written.
+fn escape_into(dst: &mut [u8], v: &[u8], cut: &mut bool) -> usize {
+    let mut n = 0usize;
+    let mut put = |piece: &[u8], n: &mut usize| -> bool {
+        match dst.get_mut(*n..*n + piece.len()) {
+            Some(d) => {
+                d.copy_from_slice(piece);
+                *n += piece.len();
+                true
+            }
+            None => false,
+        }
+    };
+    'outer: for chunk in v.utf8_chunks() {
+        for ch in chunk.valid().chars() {
+            let mut tmp = [0u8; 4];
+            let bytes = ch.encode_utf8(&mut tmp).as_bytes();
+            let ok = if ch.is_control() {
+                // C0, DEL and C1 controls: each byte as \ooo.
+                let mut esc = [0u8; 8];
+                for (k, &c) in bytes.iter().enumerate() {
+                    esc[4 * k..4 * k + 4].copy_from_slice(&[
+                        b'\\',
+                        b'0' + (c >> 6),
+                        b'0' + ((c >> 3) & 7),
+                        b'0' + (c & 7),
+                    ]);
+                }
+                put(&esc[..4 * bytes.len()], &mut n)
+            } else {
+                put(bytes, &mut n)
+            };
+            if !ok {
+                *cut = true;
+                break 'outer;
+            }
+        }
+        if !chunk.invalid().is_empty() && !put("\u{fffd}".as_bytes(), &mut n) {
+            *cut = true;
+            break;
+        }
+    }
+    n
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -301,5 +318,31 @@ mod tests {
         assert!(m.len as usize <= META_BYTES);
         assert!(m.truncated > 0);
         assert_eq!(m.get(Field::Sni).map(str::len), Some(255));
+    }
+
+    proptest::proptest! {
+        /// The one-copy path for printable ASCII stores what the escaping path would, and cuts
+        /// where it would, for any value and any room left.
+        #[test]
+        fn ascii_fast_path_is_the_escaping_path(
+            v in proptest::collection::vec(0x20u8..0x7f, 1..400),
+            used in 0usize..META_BYTES,
+            f in proptest::sample::select(Field::ALL),
+        ) {
+            let mut m = Meta::default();
+            // Fill the area up to `used` bytes with another field, so the room varies.
+            let other = if f == Field::Url { Field::Sni } else { Field::Url };
+            m.set(other, &vec![b'y'; used.min(other.cap()).max(1)]);
+            let at = m.len as usize;
+            let room = f.cap().min(255).min(META_BYTES.saturating_sub(at + 2));
+            let before = m.truncated;
+            m.set(f, &v);
+            let mut dst = vec![0u8; room];
+            let mut cut = false;
+            let n = escape_into(&mut dst, &v, &mut cut);
+            let want = (n > 0).then(|| std::str::from_utf8(&dst[..n]).unwrap());
+            proptest::prop_assert_eq!(m.get(f), want);
+            proptest::prop_assert_eq!(m.truncated - before, u32::from(cut || room == 0));
+        }
     }
 }
