@@ -163,8 +163,7 @@ impl Meta {
             self.truncated += 1;
             return;
         }
-        // Written as tshark shows such text: valid UTF-8 kept, control characters as `\ooo`
-        // (octal), each invalid sequence as U+FFFD. Cut before a piece that does not fit.
+        // Written as tshark shows such text (`escape_into`); cut before a piece that does not fit.
         let Some(dst) = self.buf.get_mut(at + 2..at + 2 + room) else {
             return;
         };

@@ -124,9 +124,8 @@ fn thread_cpu_ns() -> u64 {
 /// A reader and `N` workers with one record sink each.
 pub struct Pool<S: RecordSink + Send> {
     workers: Vec<Worker<S>>,
-    /// The dispatcher's fragment table (the reader thread's, or the shared scan's), in a
-    /// vector of one.
-    frags: Vec<FragTable>,
+    /// The dispatcher's fragment table (the reader thread's, or the shared scan's).
+    frag: FragTable,
     reader_thread: bool,
     decode: DecodeConfig,
     /// Packets per worker batch (the engine's batch size).
@@ -182,9 +181,7 @@ impl<S: RecordSink + Send> Pool<S> {
             workers: (0..n)
                 .map(|i| Worker::new(wc, sink(i), with_source))
                 .collect(),
-            frags: (0..1)
-                .map(|_| FragTable::new(cfg.frag_capacity, cfg.frag_timeout_ns))
-                .collect(),
+            frag: FragTable::new(cfg.frag_capacity, cfg.frag_timeout_ns),
             reader_thread: par.reader_thread,
             decode: cfg.decode,
             batch,
@@ -298,7 +295,7 @@ impl<S: RecordSink + Send> Pool<S> {
     ) -> io::Result<FileOutcome> {
         let Pool {
             workers,
-            frags,
+            frag,
             decode,
             batch,
             pin,
@@ -312,7 +309,7 @@ impl<S: RecordSink + Send> Pool<S> {
         } else {
             Vec::new()
         };
-        let (Some(frag), Some((w0, ws))) = (frags.first_mut(), workers.split_first_mut()) else {
+        let Some((w0, ws)) = workers.split_first_mut() else {
             return Ok(FileOutcome {
                 packets: 0,
                 error: None,
@@ -422,14 +419,13 @@ impl<S: RecordSink + Send> Pool<S> {
     ) -> io::Result<FileOutcome> {
         let Pool {
             workers,
-            frags,
+            frag,
             decode: dcfg,
             batch: bs,
             pin,
             stats,
             ..
         } = self;
-        let frag = &mut frags[0];
         let (wbs, n) = (*bs, workers.len());
         // The reader sends a few worker batches at once: fewer wake-ups of a waiting worker.
         let bs = wbs * SEND_BATCHES;
@@ -556,8 +552,9 @@ const SLOTS: usize = 8;
 /// theirs ready instead of waiting for the scan.
 const LOOKAHEAD: u64 = 2;
 
-/// Worker batches (of every worker together) in one chunk, at most this many packets.
+/// Worker batches (of every worker together) in one chunk.
 const CHUNK_BATCHES: usize = 4;
+/// Packets in one chunk at most, whatever the number of workers.
 const CHUNK_MAX_PACKETS: usize = 16_384;
 
 /// What every worker of a scan shares: the file, the scan itself (held by one worker at a
@@ -597,7 +594,6 @@ struct Chunk<'f> {
 }
 
 /// One worker's packets of a chunk and the input's clock at each.
-#[derive(Default)]
 struct List<'f> {
     pkts: Vec<RawPacket<'f>>,
     clocks: Vec<u64>,
