@@ -339,6 +339,15 @@ fn proto_label<'a>(r: &FlowRecord<'a>) -> (&'a str, Option<&'a str>) {
 
 const FLUSH_AT: usize = 1 << 16;
 
+/// Hand the buffered records to `out` once there are at least `at` bytes of them.
+fn flush_at<W: Write>(out: &mut W, buf: &mut Vec<u8>, at: usize) -> io::Result<()> {
+    if buf.len() >= at {
+        out.write_all(buf)?;
+        buf.clear();
+    }
+    Ok(())
+}
+
 /// Writes one JSON object per line.
 pub struct JsonLinesWriter<W: Write> {
     out: W,
@@ -368,18 +377,12 @@ impl<W: Write> JsonLinesWriter<W> {
 
 impl<W: Write> RecordSink for JsonLinesWriter<W> {
     fn write(&mut self, r: &FlowRecord<'_>) -> io::Result<()> {
-        let b = &mut self.buf;
-        record::<Json>(b, r, self.with_source, self.features);
-        if b.len() >= FLUSH_AT {
-            self.out.write_all(b)?;
-            b.clear();
-        }
-        Ok(())
+        record::<Json>(&mut self.buf, r, self.with_source, self.features);
+        flush_at(&mut self.out, &mut self.buf, FLUSH_AT)
     }
 
     fn finish(&mut self) -> io::Result<()> {
-        self.out.write_all(&self.buf)?;
-        self.buf.clear();
+        flush_at(&mut self.out, &mut self.buf, 0)?;
         self.out.flush()
     }
 }
@@ -435,18 +438,12 @@ impl<W: Write> CsvWriter<W> {
 
 impl<W: Write> RecordSink for CsvWriter<W> {
     fn write(&mut self, r: &FlowRecord<'_>) -> io::Result<()> {
-        let b = &mut self.buf;
-        record::<Csv>(b, r, self.with_source, self.features);
-        if b.len() >= FLUSH_AT {
-            self.out.write_all(b)?;
-            b.clear();
-        }
-        Ok(())
+        record::<Csv>(&mut self.buf, r, self.with_source, self.features);
+        flush_at(&mut self.out, &mut self.buf, FLUSH_AT)
     }
 
     fn finish(&mut self) -> io::Result<()> {
-        self.out.write_all(&self.buf)?;
-        self.buf.clear();
+        flush_at(&mut self.out, &mut self.buf, 0)?;
         self.out.flush()
     }
 }

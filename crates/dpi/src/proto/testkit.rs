@@ -38,20 +38,7 @@ pub(crate) fn probe(
 
 /// One call of `ins`'s probe on `data` with these hints (multicast, a later packet, ...).
 pub(crate) fn probe_hints(ins: &Inspector, hints: Hints, data: &[u8]) -> Probe {
-    let mut meta = Meta::default();
-    let mut state = [0u8; STATE_BYTES];
-    let mut malformed = 0;
-    let mut cx = Cx {
-        hints,
-        data,
-        meta: &mut meta,
-        state: &mut state,
-        stash: None,
-        more: false,
-        incomplete: false,
-        malformed: &mut malformed,
-    };
-    (ins.probe)(&mut cx)
+    crate::tests::probe(ins, hints, data).0
 }
 
 /// The master name the whole registry gives a flow of these packets (`true` = from the
