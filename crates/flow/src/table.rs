@@ -592,6 +592,10 @@ impl<V: Default> FlowTable<V> {
     /// End every flow still held (end of input, or shutdown) in slot order: `fin`/`rst` for flows
     /// already closed, `end` for the others.
     pub fn flush(&mut self, on_end: &mut impl FnMut(&mut Flow<V>, EndReason)) {
+        // The index holds an entry for each live flow and nothing else (removal shifts back), so
+        // an empty table has nothing to clear: a second flush (end of input, then shutdown) does
+        // not write the whole index again.
+        let was_empty = self.live == 0;
         for s in 0..self.slots.len() {
             if !self.slots[s].is_free() {
                 // A flow already closed by FIN/RST says so, even if its linger had not run out.
@@ -606,7 +610,9 @@ impl<V: Default> FlowTable<V> {
                 self.free.push(s as u32);
             }
         }
-        self.index.fill(0);
+        if !was_empty {
+            self.index.fill(0);
+        }
         self.live = 0;
         self.last_sweep_ts = 0;
     }
@@ -707,6 +713,34 @@ mod tests {
         let mut flushed = vec![];
         t.flush(&mut |f, _| flushed.push(f.key));
         assert_eq!(flushed.len(), 100);
+    }
+
+    /// A flushed table is empty and reusable, and a second flush (end of input, then shutdown)
+    /// ends nothing: every key of the first input starts a new flow again, found once after.
+    #[test]
+    fn flush_twice_then_reuse() {
+        let mut t = FlowTable::<u32>::new(cfg(64));
+        let mut ended = vec![];
+        for n in 0..50u32 {
+            pkt(&mut t, &key(n, 7), 1, None, &mut ended);
+        }
+        let mut flushed = 0;
+        t.flush(&mut |_, _| flushed += 1);
+        t.flush(&mut |_, _| flushed += 1);
+        assert_eq!((flushed, t.len()), (50, 0));
+        assert!(t.index.iter().all(|&e| e == 0));
+        for n in 0..50u32 {
+            assert!(matches!(
+                pkt(&mut t, &key(n, 7), 2, None, &mut ended),
+                Lookup::New(_)
+            ));
+            assert!(matches!(
+                pkt(&mut t, &key(n, 7), 3, None, &mut ended),
+                Lookup::Found(_)
+            ));
+        }
+        assert_eq!(t.len(), 50);
+        assert!(ended.is_empty());
     }
 
     /// A 16-flow table with Tstat's timeouts (TCP 300 s, UDP 120 s, others 60 s, closed 10 s).
