@@ -249,12 +249,31 @@ pub(crate) enum Step {
 /// Read the issuer and subject of the first certificate of the server's Certificate message
 /// from `d`, the server's stream from its first record (the ServerHello's), and write them.
 fn server_cert(d: &[u8], meta: &mut Meta) -> Step {
-    // The handshake bytes of the handshake records at the start of the stream (messages may
-    // span records).
+    // The common case, one handshake record followed by a record of another kind or by nothing
+    // yet, is read in place: this runs again at each segment of the server's flight, and copying
+    // into a zeroed 16 KiB buffer each time was 4% of the corpus's instructions.
+    let mut r = Rd::new(d);
+    if let (Some(22), Some(_), Some(n)) = (r.u8(), r.u16(), r.u16()) {
+        let n = n as usize;
+        let part = r.take(n.min(r.left())).unwrap_or(&[]);
+        if n <= MAX_HELLO {
+            match (r.u8(), r.u16(), r.u16()) {
+                (Some(22), Some(_), Some(_)) => {}
+                (Some(_), Some(_), Some(_)) => return cert_messages(part, true, Step::More, meta),
+                _ => return cert_messages(part, false, Step::More, meta),
+            }
+        }
+    }
+    let (hs, end) = handshake_records(d);
+    let cut = if hs.lost { Step::Bad } else { Step::More };
+    cert_messages(hs.as_bytes(), end, cut, meta)
+}
+
+/// The bytes of the handshake records at the start of `d`, joined (messages may span records),
+/// and whether a record of another type follows them (the handshake in clear is over).
+fn handshake_records(d: &[u8]) -> (Buf<MAX_HELLO>, bool) {
     let mut hs = Buf::<MAX_HELLO>::default();
     let mut r = Rd::new(d);
-    // A record of another type follows: the handshake in clear is over.
-    let mut end = false;
     let mut guard = 0;
     while r.left() > 0 && guard < 64 {
         guard += 1;
@@ -262,8 +281,7 @@ fn server_cert(d: &[u8], meta: &mut Meta) -> Step {
             break;
         };
         if ct != 22 {
-            end = true;
-            break;
+            return (hs, true);
         }
         let part = r.take((n as usize).min(r.left())).unwrap_or(&[]);
         hs.push(part);
@@ -271,8 +289,13 @@ fn server_cert(d: &[u8], meta: &mut Meta) -> Step {
             break;
         }
     }
-    let cut = if hs.lost { Step::Bad } else { Step::More };
-    let mut m = Rd::new(hs.as_bytes());
+    (hs, false)
+}
+
+/// Walk the handshake messages `hs` up to the Certificate and read its names. `end`: no more
+/// handshake bytes will come; `cut`: what to answer when a message is cut short.
+fn cert_messages(hs: &[u8], end: bool, cut: Step, meta: &mut Meta) -> Step {
+    let mut m = Rd::new(hs);
     let mut guard = 0;
     while guard < 32 {
         guard += 1;

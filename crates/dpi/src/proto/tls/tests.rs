@@ -61,3 +61,100 @@ fn client_hello_after_proxy_v1_line() {
     v2.push(22);
     assert_eq!(after_proxy_header(&v2), Some(&[22u8][..]));
 }
+
+/// `server_cert` reads one handshake record in place; the joined path must give the same answer
+/// and the same names for any stream: the server flight of http_ipv6.pcap frame 94 (see
+/// `server_certificate_names_over_two_segments_and_the_cap`) re-cut into records of any sizes,
+/// followed by a record of any type, cut anywhere; and arbitrary bytes.
+mod in_place_equals_joined {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn joined(d: &[u8]) -> (Step, Option<String>, Option<String>) {
+        let mut m = Meta::default();
+        let (hs, end) = handshake_records(d);
+        let cut = if hs.lost { Step::Bad } else { Step::More };
+        let s = cert_messages(hs.as_bytes(), end, cut, &mut m);
+        let f = |x| m.get(x).map(str::to_string);
+        (s, f(Field::TlsCertSubject), f(Field::TlsCertIssuer))
+    }
+
+    fn in_place(d: &[u8]) -> (Step, Option<String>, Option<String>) {
+        let mut m = Meta::default();
+        let s = server_cert(d, &mut m);
+        let f = |x| m.get(x).map(str::to_string);
+        (s, f(Field::TlsCertSubject), f(Field::TlsCertIssuer))
+    }
+
+    /// The handshake bytes of the flight (its records of type 22, joined).
+    fn handshake() -> Vec<u8> {
+        let flight = vector!("tls_server_flight_94");
+        let (mut hs, mut at) = (vec![], 0);
+        while at + 5 <= flight.len() {
+            let n = u16::from_be_bytes([flight[at + 3], flight[at + 4]]) as usize;
+            let end = (at + 5 + n).min(flight.len());
+            if flight[at] == 22 {
+                hs.extend_from_slice(&flight[at + 5..end]);
+            }
+            at = end;
+        }
+        hs
+    }
+
+    #[test]
+    fn the_flight_names_a_certificate() {
+        let hs = handshake();
+        let mut d = vec![22, 3, 3];
+        d.extend_from_slice(&(hs.len() as u16).to_be_bytes());
+        d.extend_from_slice(&hs);
+        let (_, subject, _) = in_place(&d);
+        assert!(subject.is_some_and(|s| s.starts_with("CN=shop.ntop.org")));
+        assert_eq!(in_place(&d), joined(&d));
+    }
+
+    proptest! {
+        #[test]
+        fn recut_flights(
+            cuts in proptest::collection::vec(1usize..1500, 1..6),
+            tail in proptest::option::of((any::<u8>(), 0usize..8)),
+            keep in any::<proptest::sample::Index>(),
+            upto in proptest::option::of(any::<proptest::sample::Index>()),
+        ) {
+            // All of the flight's handshake bytes, or only its messages before a boundary.
+            let mut hs = handshake();
+            if let Some(i) = upto {
+                let mut ends = vec![0];
+                while let Some(h) = hs.get(*ends.last().unwrap()..).filter(|h| h.len() >= 4) {
+                    let n = u32::from_be_bytes([0, h[1], h[2], h[3]]) as usize;
+                    ends.push((ends.last().unwrap() + 4 + n).min(hs.len()));
+                }
+                hs.truncate(ends[i.index(ends.len())]);
+            }
+            let mut d = vec![];
+            let mut at = 0;
+            for (i, c) in cuts.iter().enumerate() {
+                let n = if i + 1 == cuts.len() { hs.len() - at } else { (*c).min(hs.len() - at) };
+                d.extend_from_slice(&[22, 3, 3]);
+                d.extend_from_slice(&(n as u16).to_be_bytes());
+                d.extend_from_slice(&hs[at..at + n]);
+                at += n;
+            }
+            if let Some((t, n)) = tail {
+                d.extend_from_slice(&[t, 3, 3, 0, 1, 0xff][..n.min(6)]);
+            }
+            d.truncate(keep.index(d.len() + 1));
+            prop_assert_eq!(in_place(&d), joined(&d));
+        }
+
+        #[test]
+        fn arbitrary_bytes(
+            mut d in proptest::collection::vec(any::<u8>(), 0..256),
+            handshake_first in any::<bool>(),
+        ) {
+            if handshake_first && !d.is_empty() {
+                d[0] = 22;
+            }
+            prop_assert_eq!(in_place(&d), joined(&d));
+        }
+    }
+}
