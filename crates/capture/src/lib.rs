@@ -256,7 +256,11 @@ fn rd16(b: &[u8], off: usize, be: bool) -> u16 {
 
 #[inline]
 fn rd32(b: &[u8], off: usize, be: bool) -> u32 {
-    let a = [b[off], b[off + 1], b[off + 2], b[off + 3]];
+    // One bounds check for the four bytes, not one each (four record-header fields a packet).
+    // Callers have checked the length; past the end reads as 0 rather than panicking.
+    let Some(&a) = b.get(off..).and_then(<[u8]>::first_chunk::<4>) else {
+        return 0;
+    };
     if be {
         u32::from_be_bytes(a)
     } else {
