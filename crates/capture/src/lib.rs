@@ -244,9 +244,20 @@ fn truncated(path: &Path, offset: usize, needed: usize, available: usize) -> Cap
     )
 }
 
+/// The `N` bytes at `off`, with one bounds check rather than one a byte (the record header is
+/// read at every packet). Callers have checked the length; past the end reads as zeros rather
+/// than panicking.
+#[inline]
+fn bytes_at<const N: usize>(b: &[u8], off: usize) -> [u8; N] {
+    b.get(off..)
+        .and_then(<[u8]>::first_chunk::<N>)
+        .copied()
+        .unwrap_or([0; N])
+}
+
 #[inline]
 fn rd16(b: &[u8], off: usize, be: bool) -> u16 {
-    let a = [b[off], b[off + 1]];
+    let a = bytes_at(b, off);
     if be {
         u16::from_be_bytes(a)
     } else {
@@ -256,11 +267,7 @@ fn rd16(b: &[u8], off: usize, be: bool) -> u16 {
 
 #[inline]
 fn rd32(b: &[u8], off: usize, be: bool) -> u32 {
-    // One bounds check for the four bytes, not one each (four record-header fields a packet).
-    // Callers have checked the length; past the end reads as 0 rather than panicking.
-    let Some(&a) = b.get(off..).and_then(<[u8]>::first_chunk::<4>) else {
-        return 0;
-    };
+    let a = bytes_at(b, off);
     if be {
         u32::from_be_bytes(a)
     } else {
@@ -269,8 +276,7 @@ fn rd32(b: &[u8], off: usize, be: bool) -> u32 {
 }
 
 fn rd64(b: &[u8], off: usize, be: bool) -> u64 {
-    let mut a = [0u8; 8];
-    a.copy_from_slice(&b[off..off + 8]);
+    let a = bytes_at(b, off);
     if be {
         u64::from_be_bytes(a)
     } else {

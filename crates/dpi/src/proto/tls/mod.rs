@@ -264,6 +264,12 @@ fn server_cert(d: &[u8], meta: &mut Meta) -> Step {
             }
         }
     }
+    server_cert_joined(d, meta)
+}
+
+/// [`server_cert`] over the handshake records at the start of `d` copied together, for a
+/// flight that spans records (and, in tests, to hold the in-place read to).
+fn server_cert_joined(d: &[u8], meta: &mut Meta) -> Step {
     let (hs, end) = handshake_records(d);
     let cut = if hs.lost { Step::Bad } else { Step::More };
     cert_messages(hs.as_bytes(), end, cut, meta)
