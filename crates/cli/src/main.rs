@@ -625,6 +625,15 @@ fn shared_sink(
     }
 }
 
+/// Nanosecond counts as seconds with 3 decimals, comma-separated.
+fn secs(ns: &[u64]) -> String {
+    let s: Vec<String> = ns
+        .iter()
+        .map(|&n| format!("{:.3}", n as f64 / 1e9))
+        .collect();
+    s.join(", ")
+}
+
 fn print_dispatch(d: &DispatchStats) {
     if !d.reader_thread {
         eprintln!(
@@ -634,6 +643,11 @@ fn print_dispatch(d: &DispatchStats) {
             d.per_worker,
             d.ahead_waits,
             d.frags_mapped
+        );
+        eprintln!(
+            "wall time per worker: scanning for all [{}] s, waiting for another [{}] s",
+            secs(&d.scan_ns),
+            secs(&d.wait_ns)
         );
     } else {
         eprintln!(
@@ -648,21 +662,16 @@ fn print_dispatch(d: &DispatchStats) {
         d.frags_mapped
     );
     }
-    let ms: Vec<String> = d
-        .worker_cpu_ns
-        .iter()
-        .map(|&ns| format!("{:.3}", ns as f64 / 1e9))
-        .collect();
     if d.reader_thread {
         eprintln!(
             "cpu time: reader {:.3} s, workers [{}] s",
             d.reader_cpu_ns as f64 / 1e9,
-            ms.join(", ")
+            secs(&d.worker_cpu_ns)
         );
     } else {
         eprintln!(
             "cpu time: no reader thread (the workers take turns scanning), workers [{}] s",
-            ms.join(", ")
+            secs(&d.worker_cpu_ns)
         );
     }
 }

@@ -40,6 +40,7 @@ use std::io;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
+use std::time::Instant;
 use wirespeed_capture::{CaptureFile, PacketReader, RawPacket};
 use wirespeed_export::RecordSink;
 use wirespeed_flow::FragTable;
@@ -100,6 +101,11 @@ pub struct DispatchStats {
     /// Without a reader thread: times a worker waited on another (for the chunk it needed, while
     /// the other was scanning it).
     pub ahead_waits: u64,
+    /// Without a reader thread: each worker's wall time spent waiting for another, ns (for the
+    /// chunk it needed, or for a slot the slowest worker had not yet processed).
+    pub wait_ns: Vec<u64>,
+    /// Without a reader thread: each worker's wall time spent scanning for all, ns.
+    pub scan_ns: Vec<u64>,
     /// Packets dropped between the reader and the workers (always 0 for capture files).
     pub dropped: u64,
     /// Later fragments sent to their flow's worker by the ports of their first fragment.
@@ -190,6 +196,8 @@ impl<S: RecordSink + Send> Pool<S> {
             stats: DispatchStats {
                 per_worker: vec![0; n],
                 worker_cpu_ns: vec![0; n],
+                wait_ns: vec![0; n],
+                scan_ns: vec![0; n],
                 ring_batches: ring,
                 reader_thread: par.reader_thread,
                 ..DispatchStats::default()
@@ -394,6 +402,8 @@ impl<S: RecordSink + Send> Pool<S> {
             stats.batches += sh.batches;
             stats.ahead_waits += sh.waits;
             stats.worker_cpu_ns[i] += sh.cpu_ns;
+            stats.wait_ns[i] += sh.wait_ns;
+            stats.scan_ns[i] += sh.scan_ns;
             if res.is_ok() {
                 res = sh.res;
             }
@@ -639,6 +649,9 @@ struct Share {
     /// Times it waited on another worker (a chunk being scanned, a slot not yet processed).
     waits: u64,
     cpu_ns: u64,
+    /// Wall time waiting for another worker, and scanning, ns.
+    wait_ns: u64,
+    scan_ns: u64,
 }
 
 impl Default for Share {
@@ -649,6 +662,8 @@ impl Default for Share {
             batches: 0,
             waits: 0,
             cpu_ns: 0,
+            wait_ns: 0,
+            scan_ns: 0,
         }
     }
 }
@@ -689,8 +704,9 @@ impl Drop for AbortOnPanic<'_> {
 
 impl<'f> Scanner<'f, '_> {
     /// Scan chunks until chunk `need` is filled, and up to `LOOKAHEAD` more while their slots
-    /// are free. False if the scan was aborted while waiting for a slot.
-    fn fill_through(&mut self, need: u64, job: &Scan<'f, '_>) -> bool {
+    /// are free. False if the scan was aborted while waiting for a slot. Adds the time spent
+    /// reading chunks to `scan_ns` (two clock reads a chunk, for the summary).
+    fn fill_through(&mut self, need: u64, job: &Scan<'f, '_>, scan_ns: &mut u64) -> bool {
         let n = self.bufs.len();
         while !self.ended && self.next <= need + LOOKAHEAD {
             let j = self.next;
@@ -708,7 +724,9 @@ impl<'f> Scanner<'f, '_> {
                     return false;
                 }
             }
+            let t = Instant::now();
             self.read_chunk(job);
+            *scan_ns += t.elapsed().as_nanos() as u64;
             for (list, buf) in slot.lists.iter().zip(self.bufs.iter_mut()) {
                 let mut l = lock(list);
                 std::mem::swap(&mut *l, buf);
@@ -795,10 +813,14 @@ impl<'f> Scan<'f, '_> {
             let ready = || slot.filled.load(Ordering::Acquire) == k + 1;
             if !ready() {
                 let mut waited = false;
+                // What is not scanning here is waiting for another worker (timed per chunk
+                // not found ready, never per packet).
+                let t = Instant::now();
+                let mut scan_ns = 0u64;
                 let ok = wait_for(&self.abort, || {
                     ready()
                         || match self.scanner.try_lock() {
-                            Ok(mut s) => !s.fill_through(k, self) || ready(),
+                            Ok(mut s) => !s.fill_through(k, self, &mut scan_ns) || ready(),
                             Err(std::sync::TryLockError::Poisoned(_)) => true,
                             Err(std::sync::TryLockError::WouldBlock) => {
                                 waited = true;
@@ -807,6 +829,8 @@ impl<'f> Scan<'f, '_> {
                         }
                 });
                 out.waits += u64::from(waited);
+                out.scan_ns += scan_ns;
+                out.wait_ns += (t.elapsed().as_nanos() as u64).saturating_sub(scan_ns);
                 if !ok || !ready() {
                     break;
                 }

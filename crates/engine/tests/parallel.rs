@@ -234,10 +234,19 @@ fn worst_case_records_do_not_depend_on_workers_and_spread() {
             |_| wirespeed_export::NullSink::default(),
             false,
         );
+        let t = std::time::Instant::now();
         let out = pl.run_file(&p, &mut |_, _| {}).unwrap();
+        let wall = t.elapsed().as_nanos() as u64;
         assert_eq!(out.packets, 100_000);
         let d = pl.dispatch_stats().clone();
         assert!(d.per_worker.iter().all(|&n| n > 45_000), "{d:?}");
+        // Where the workers' time went: a shared scan is timed (someone read the file), and no
+        // worker scanned and waited for longer than the run took.
+        assert_eq!(d.scan_ns.len(), 2);
+        assert_eq!(d.scan_ns.iter().sum::<u64>() > 0, !reader_thread, "{d:?}");
+        for i in 0..2 {
+            assert!(d.scan_ns[i] + d.wait_ns[i] <= wall, "{d:?}, run {wall} ns");
+        }
         assert_eq!(d.per_worker.iter().sum::<u64>(), 100_000, "{d:?}");
         let sinks = pl.finish().unwrap();
         assert_eq!(sinks.iter().map(|s| s.records).sum::<u64>(), 20_000);
