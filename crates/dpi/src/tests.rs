@@ -403,3 +403,76 @@ fn inspector_sets_cross_word_boundaries() {
     assert!(rest.is_empty());
     assert_eq!(s & odd, odd);
 }
+
+/// What [`Choice::select`] must answer, read off the registry's fields one inspector at a time:
+/// the inspectors of the packet's transport that either name one of its ports or need none,
+/// less (for UDP) those whose fixed header is longer than the payload, which are `short`.
+fn select_by_definition(transport: u8, a: u16, b: u16, len: usize) -> (Set, Set, Set) {
+    let (mut allowed, mut hinted, mut short) = (Set::EMPTY, Set::EMPTY, Set::EMPTY);
+    for (i, ins) in proto::REGISTRY.iter().enumerate() {
+        let names = ins.ports.contains(&a) || ins.ports.contains(&b);
+        if names {
+            hinted |= Set::one(i);
+        }
+        if ins.transports & transport == 0 || (ins.ports_required && !names) {
+            continue;
+        }
+        if transport == UDP && usize::from(ins.min_udp) > len {
+            short |= Set::one(i);
+        } else {
+            allowed |= Set::one(i);
+        }
+    }
+    (allowed, hinted, short)
+}
+
+/// Ports some inspector names, and ports next to them.
+fn port() -> impl Strategy<Value = u16> {
+    let named: Vec<u16> = proto::REGISTRY
+        .iter()
+        .flat_map(|i| i.ports.iter().copied())
+        .collect();
+    prop_oneof![
+        any::<u16>(),
+        proptest::sample::select(named.clone()),
+        (proptest::sample::select(named), -1i32..=1).prop_map(|(p, d)| (i32::from(p) + d) as u16),
+    ]
+}
+
+proptest! {
+    #[test]
+    fn select_follows_the_registry(
+        tcp in any::<bool>(),
+        a in port(),
+        b in port(),
+        len in prop_oneof![0usize..300, any::<usize>()],
+    ) {
+        let transport = if tcp { TCP } else { UDP };
+        let sel = Choice::get().select(transport, a, b, len);
+        let (allowed, hinted, short) = select_by_definition(transport, a, b, len);
+        prop_assert_eq!(sel.transport, allowed);
+        prop_assert_eq!(sel.hinted, hinted);
+        prop_assert_eq!(sel.short, short);
+    }
+}
+
+#[test]
+fn select_cuts_udp_at_each_minimum_length() {
+    // Every minimum length and the lengths either side, on the ports that need them.
+    for ins in proto::REGISTRY.iter().filter(|i| i.min_udp > 0) {
+        let p = ins.ports.first().copied().unwrap_or(0);
+        for len in [
+            0,
+            usize::from(ins.min_udp) - 1,
+            usize::from(ins.min_udp),
+            65_535,
+        ] {
+            let sel = Choice::get().select(UDP, p, 40_000, len);
+            let (allowed, hinted, short) = select_by_definition(UDP, p, 40_000, len);
+            assert_eq!(
+                (sel.transport, sel.hinted, sel.short),
+                (allowed, hinted, short)
+            );
+        }
+    }
+}
