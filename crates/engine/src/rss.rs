@@ -110,7 +110,29 @@ pub fn symmetric(src: &[u8], dst: &[u8], ports: Option<(u16, u16)>) -> u32 {
     if let Some((s, d)) = ports {
         x ^= s ^ d;
     }
+    from_fold(x)
+}
+
+/// [`symmetric`] once the input is folded: `x` is the XOR of all its big-endian 16-bit words.
+#[inline(always)]
+pub fn from_fold(x: u16) -> u32 {
     TABLES[0][(x >> 8) as usize] ^ TABLES[1][(x & 0xff) as usize]
+}
+
+/// The fold of an IPv4 address pair (XOR of their four 16-bit words), from whole words.
+#[inline(always)]
+pub fn fold_v4(src: [u8; 4], dst: [u8; 4]) -> u16 {
+    let a = u32::from_be_bytes(src) ^ u32::from_be_bytes(dst);
+    (a ^ (a >> 16)) as u16
+}
+
+/// The fold of an IPv6 address pair (XOR of their sixteen 16-bit words), from whole words.
+#[inline(always)]
+pub fn fold_v6(src: [u8; 16], dst: [u8; 16]) -> u16 {
+    let a = u128::from_be_bytes(src) ^ u128::from_be_bytes(dst);
+    let b = (a ^ (a >> 64)) as u64;
+    let c = (b ^ (b >> 32)) as u32;
+    (c ^ (c >> 16)) as u16
 }
 
 /// The NIC's indirection step: which of `n` queues (workers) a hash selects. Like a 128-entry
@@ -303,6 +325,16 @@ mod tests {
         #[test]
         fn fast_form_equals_textbook_v6(s: [u8; 16], d: [u8; 16], p: Option<(u16, u16)>) {
             prop_assert_eq!(symmetric(&s, &d, p), toeplitz(&SYMMETRIC_KEY, &input(&s, &d, p)));
+        }
+
+        #[test]
+        fn word_folds_equal_the_byte_pairs(s: [u8; 16], d: [u8; 16], sp: u16, dp: u16) {
+            let (s4, d4) = (*s.first_chunk::<4>().unwrap(), *d.first_chunk::<4>().unwrap());
+            prop_assert_eq!(
+                from_fold(fold_v4(s4, d4) ^ sp ^ dp),
+                symmetric(&s4, &d4, Some((sp, dp)))
+            );
+            prop_assert_eq!(from_fold(fold_v6(s, d) ^ sp ^ dp), symmetric(&s, &d, Some((sp, dp))));
         }
 
         #[test]
