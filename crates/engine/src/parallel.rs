@@ -36,6 +36,7 @@ use crate::rss;
 use crate::worker::{EngineConfig, FileOutcome, Worker};
 use crate::{AppStats, Counters};
 use crossbeam_channel::{bounded, unbounded, Receiver, Sender, TrySendError};
+use crossbeam_utils::CachePadded;
 use std::io;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -127,29 +128,12 @@ fn thread_cpu_ns() -> u64 {
         .unwrap_or(0)
 }
 
-/// A value on cache lines of its own (128 bytes: the pair of lines x86's adjacent-line
-/// prefetcher fetches together). The workers sit side by side in one `Vec`, and each writes its
-/// counters for every packet: without this, the end of one and the start of the next could
-/// share a line that the two cores then pass back and forth.
-#[repr(align(128))]
-struct Own<T>(T);
-
-impl<T> std::ops::Deref for Own<T> {
-    type Target = T;
-    fn deref(&self) -> &T {
-        &self.0
-    }
-}
-
-impl<T> std::ops::DerefMut for Own<T> {
-    fn deref_mut(&mut self) -> &mut T {
-        &mut self.0
-    }
-}
-
 /// A reader and `N` workers with one record sink each.
 pub struct Pool<S: RecordSink + Send> {
-    workers: Vec<Own<Worker<S>>>,
+    /// Each worker on cache lines of its own: they sit side by side, and each writes its
+    /// counters and input clock for every packet, so the end of one and the start of the next
+    /// must not share a line the two cores would pass back and forth.
+    workers: Vec<CachePadded<Worker<S>>>,
     /// The dispatcher's fragment table (the reader thread's, or the shared scan's).
     frag: FragTable,
     reader_thread: bool,
@@ -205,7 +189,7 @@ impl<S: RecordSink + Send> Pool<S> {
         let ring = ((par.buffer_mb << 20) / SLOT_BYTES / (batch * SEND_BATCHES) / n).max(2);
         Pool {
             workers: (0..n)
-                .map(|i| Own(Worker::new(wc, sink(i), with_source)))
+                .map(|i| CachePadded::new(Worker::new(wc, sink(i), with_source)))
                 .collect(),
             frag: FragTable::new(cfg.frag_capacity, cfg.frag_timeout_ns),
             reader_thread: par.reader_thread,
@@ -262,7 +246,10 @@ impl<S: RecordSink + Send> Pool<S> {
 
     /// End every open flow and finish every sink; returns the sinks.
     pub fn finish(self) -> io::Result<Vec<S>> {
-        self.workers.into_iter().map(|w| w.0.finish()).collect()
+        self.workers
+            .into_iter()
+            .map(|w| w.into_inner().finish())
+            .collect()
     }
 
     /// Feed the capture file at `path` through the workers, then end its flows (each file is its
