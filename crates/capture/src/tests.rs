@@ -732,6 +732,80 @@ fn released_pages_read_back_the_same_bytes() {
     let _ = std::fs::remove_file(&path);
 }
 
+/// A shared scan maps pages ahead in whole steps claimed by one caller each: however many
+/// threads call, the mapped mark ends at the first step past `scanned + SHARED_LEAD` (or the
+/// file's end), never a step further; and a shared reader whose pages are mapped ahead and
+/// released behind by its callers reads every packet's bytes.
+#[test]
+fn shared_scan_maps_ahead_in_claimed_steps() {
+    let path = temp_path("shared-pages");
+    // Past the release lag, so the release path runs too.
+    let n = ((RELEASE_LAG + 4 * SHARED_LEAD) / 1016) as u32;
+    let payload = |i: u32| vec![(i % 251) as u8; 1000];
+    {
+        let f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
+        let mut w = PcapWriter::new(f, 1, false).unwrap();
+        for i in 0..n {
+            w.write(u64::from(i) * 1000, &payload(i), 1000).unwrap();
+        }
+        w.finish().unwrap();
+    }
+    let file = CaptureFile::open(&path).unwrap();
+    let len = file.bytes().len();
+    let mark = |scanned: usize| {
+        (scanned + SHARED_LEAD)
+            .min(len)
+            .next_multiple_of(SHARED_STEP)
+    };
+    let populated = AtomicUsize::new(0);
+    file.populate_ahead(&populated, 0);
+    assert_eq!(populated.load(Ordering::Relaxed), mark(0));
+    // At the same position again: nothing to do.
+    file.populate_ahead(&populated, 0);
+    assert_eq!(populated.load(Ordering::Relaxed), mark(0));
+    std::thread::scope(|s| {
+        for t in 0..4usize {
+            let (file, populated) = (&file, &populated);
+            s.spawn(move || {
+                for k in 0..50usize {
+                    file.populate_ahead(populated, (k * 4 + t) * (len / 200));
+                }
+            });
+        }
+    });
+    assert_eq!(populated.load(Ordering::Relaxed), mark(199 * (len / 200)));
+    file.populate_ahead(&populated, len);
+    assert_eq!(
+        populated.load(Ordering::Relaxed),
+        len.next_multiple_of(SHARED_STEP)
+    );
+
+    let populated = AtomicUsize::new(0);
+    let mut released = 0;
+    let mut reader = file.reader().shared();
+    let mut batch = Vec::new();
+    let mut count = 0u32;
+    loop {
+        batch.clear();
+        match reader.next_batch(&mut batch, 100).unwrap() {
+            0 => break,
+            k => {
+                for (j, p) in batch.iter().enumerate() {
+                    assert_eq!(p.data, &payload(count + j as u32)[..]);
+                }
+                count += k as u32;
+            }
+        }
+        let at = reader.position() as usize;
+        file.populate_ahead(&populated, at);
+        file.release_behind(&mut released, at);
+    }
+    assert_eq!(count, n);
+    assert!(released > 0, "the release path ran");
+    assert_eq!(reader.populated, 0, "a shared reader maps nothing itself");
+    let _ = std::fs::remove_file(&path);
+}
+
 /// Version 2.0–2.2 pcap records hold len before caplen, as libpcap knows; 2.3 is swapped only
 /// when the fields are the wrong way round.
 #[test]

@@ -11,6 +11,9 @@
 //! down until the other catches up, so the reading spreads itself over the workers without a
 //! third thread competing for the cores. `SLOTS` chunks are in flight at most: a worker never
 //! runs more than that ahead of the slowest, and the pages behind the slowest are released.
+//! Between chunks, outside the scan's lock, the workers also map the file's next pages ahead
+//! of the scan, so that the worker holding the scan never stops for the kernel while the other
+//! waits on it.
 //! Earlier every worker scanned the whole file and kept its own packets: on the worst case that
 //! read every record and hashed every packet once per worker (BENCHMARKS.md).
 //!
@@ -367,9 +370,13 @@ impl<S: RecordSink + Send> Pool<S> {
                 })
                 .collect(),
             pos: &pos,
+            scanned: AtomicUsize::new(0),
+            populated: AtomicUsize::new(0),
             abort: AtomicBool::new(false),
             end_flows,
         };
+        // The first pages before anyone reads: no worker waits on the first chunk's faults.
+        file.populate_ahead(&job.populated, 0);
         let shares = std::thread::scope(|s| {
             let job = &job;
             let handles: Vec<_> = ws
@@ -588,6 +595,11 @@ struct Scan<'f, 'a> {
     chunks: Vec<Chunk<'f>>,
     /// Each worker's position in the file (worker 0 releases the pages all have passed).
     pos: &'a [AtomicUsize],
+    /// How far the scan has read, and how far the file's pages are mapped ahead of it: the
+    /// workers map them between chunks, outside the scan's lock (see
+    /// [`CaptureFile::populate_ahead`]).
+    scanned: AtomicUsize,
+    populated: AtomicUsize,
     /// A worker failed (sink error, panic): every other stops instead of waiting for it.
     abort: AtomicBool,
     /// End the flows at the end of the file (false: a window of a stream).
@@ -742,8 +754,9 @@ impl<'f> Scanner<'f, '_> {
             }
             slot.done.store(0, Ordering::Relaxed);
             slot.end_clock.store(self.now, Ordering::Relaxed);
-            slot.end_pos
-                .store(self.reader.position() as usize, Ordering::Relaxed);
+            let at = self.reader.position() as usize;
+            slot.end_pos.store(at, Ordering::Relaxed);
+            job.scanned.store(at, Ordering::Relaxed);
             slot.last.store(self.ended, Ordering::Relaxed);
             slot.filled.store(j + 1, Ordering::Release);
             self.next += 1;
@@ -866,6 +879,8 @@ impl<'f> Scan<'f, '_> {
                 break;
             }
             self.pos[me].store(at, Ordering::Relaxed);
+            self.file
+                .populate_ahead(&self.populated, self.scanned.load(Ordering::Relaxed));
             if me == 0 {
                 let slowest = self.pos.iter().map(|p| p.load(Ordering::Relaxed)).min();
                 self.file
