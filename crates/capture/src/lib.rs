@@ -458,8 +458,9 @@ impl CaptureFile {
     /// takes no page faults and no worker waits while another maps pages for all: `scanned` is
     /// how far the scan has read, `populated` how far the pages are mapped (start it at 0),
     /// shared by every caller. Each step of 1 MiB is claimed by one caller (compare-exchange);
-    /// steps are taken until the pages are mapped 4 MiB past `scanned`, which after the first
-    /// call is one step or none. Advice only, as for a single reader.
+    /// steps are taken until the pages are mapped 4 MiB past `scanned` (after the first call,
+    /// called once a chunk of the scan: as many steps as the chunk had MiB, usually one or
+    /// none). Advice only, as for a single reader.
     pub fn populate_ahead(&self, populated: &AtomicUsize, scanned: usize) {
         let target = scanned
             .saturating_add(SHARED_LEAD)
