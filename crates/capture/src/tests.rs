@@ -683,6 +683,43 @@ fn open_reads_fifo_into_memory() {
     std::fs::remove_file(&p).unwrap();
 }
 
+/// Write `n` packets of 1000 bytes, packet `i` holding `payload(i)`, to a pcap file at `path`.
+fn write_numbered(path: &Path, n: u32, payload: impl Fn(u32) -> Vec<u8>) {
+    let f = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    let mut w = PcapWriter::new(f, 1, false).unwrap();
+    for i in 0..n {
+        w.write(u64::from(i) * 1000, &payload(i), 1000).unwrap();
+    }
+    w.finish().unwrap();
+}
+
+/// Read the rest of the file in batches of `max`, checking that packet `i` (counted from
+/// `from`) holds `payload(i)`, calling `after` with the reader after each batch; returns the
+/// number of packets read in all (`from` included).
+fn read_numbered(
+    reader: &mut PacketReader<'_>,
+    from: u32,
+    max: usize,
+    payload: impl Fn(u32) -> Vec<u8>,
+    mut after: impl FnMut(&PacketReader<'_>),
+) -> u32 {
+    let mut batch = Vec::new();
+    let mut count = from;
+    loop {
+        batch.clear();
+        match reader.next_batch(&mut batch, max).unwrap() {
+            0 => return count,
+            k => {
+                for (j, p) in batch.iter().enumerate() {
+                    assert_eq!(p.data, &payload(count + j as u32)[..]);
+                }
+                count += k as u32;
+            }
+        }
+        after(reader);
+    }
+}
+
 /// Reading a file larger than two release steps hands consumed pages back to the kernel; packets
 /// borrowed before that must still read the same bytes afterwards.
 #[test]
@@ -698,32 +735,12 @@ fn released_pages_read_back_the_same_bytes() {
         v
     };
     let n = (2 * RELEASE_STEP / 1016 + 1000) as u32;
-    {
-        let f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
-        let mut w = PcapWriter::new(f, 1, false).unwrap();
-        for i in 0..n {
-            w.write(i as u64 * 1000, &payload(i), 1000).unwrap();
-        }
-        w.finish().unwrap();
-    }
+    write_numbered(&path, n, payload);
     let file = CaptureFile::open(&path).unwrap();
     let mut reader = file.reader();
     let mut first: Vec<RawPacket<'_>> = Vec::new();
     reader.next_batch(&mut first, 64).unwrap();
-    let mut batch = Vec::new();
-    let mut count = first.len() as u32;
-    loop {
-        batch.clear();
-        match reader.next_batch(&mut batch, 128).unwrap() {
-            0 => break,
-            k => {
-                for (j, p) in batch.iter().enumerate() {
-                    assert_eq!(p.data, &payload(count + j as u32)[..]);
-                }
-                count += k as u32;
-            }
-        }
-    }
+    let count = read_numbered(&mut reader, first.len() as u32, 128, payload, |_| {});
     assert_eq!(count, n);
     assert!(reader.released > 0, "the release path ran");
     for (i, p) in first.iter().enumerate() {
@@ -742,14 +759,7 @@ fn shared_scan_maps_ahead_in_claimed_steps() {
     // Past the release lag, so the release path runs too.
     let n = ((RELEASE_LAG + 4 * SHARED_LEAD) / 1016) as u32;
     let payload = |i: u32| vec![(i % 251) as u8; 1000];
-    {
-        let f = std::io::BufWriter::new(std::fs::File::create(&path).unwrap());
-        let mut w = PcapWriter::new(f, 1, false).unwrap();
-        for i in 0..n {
-            w.write(u64::from(i) * 1000, &payload(i), 1000).unwrap();
-        }
-        w.finish().unwrap();
-    }
+    write_numbered(&path, n, payload);
     let file = CaptureFile::open(&path).unwrap();
     let len = file.bytes().len();
     let mark = |scanned: usize| {
@@ -783,23 +793,11 @@ fn shared_scan_maps_ahead_in_claimed_steps() {
     let populated = AtomicUsize::new(0);
     let mut released = 0;
     let mut reader = file.reader().shared();
-    let mut batch = Vec::new();
-    let mut count = 0u32;
-    loop {
-        batch.clear();
-        match reader.next_batch(&mut batch, 100).unwrap() {
-            0 => break,
-            k => {
-                for (j, p) in batch.iter().enumerate() {
-                    assert_eq!(p.data, &payload(count + j as u32)[..]);
-                }
-                count += k as u32;
-            }
-        }
-        let at = reader.position() as usize;
+    let count = read_numbered(&mut reader, 0, 100, payload, |r| {
+        let at = r.position() as usize;
         file.populate_ahead(&populated, at);
         file.release_behind(&mut released, at);
-    }
+    });
     assert_eq!(count, n);
     assert!(released > 0, "the release path ran");
     assert_eq!(reader.populated, 0, "a shared reader maps nothing itself");
