@@ -178,6 +178,16 @@ impl Backing {
         let _ = (from, to);
     }
 
+    /// Release the pages from `released` up to [`RELEASE_LAG`] behind `at`, once at least
+    /// `step` bytes are due; `released` records how far that has gone.
+    fn release_lagging(&self, released: &mut usize, at: usize, step: usize) {
+        if at >= *released + RELEASE_LAG + step {
+            let to = at - RELEASE_LAG;
+            self.release(*released, to);
+            *released = to & !(4096 - 1);
+        }
+    }
+
     /// Map `[from, from + len)` into this process now (`MADV_POPULATE_READ`, Linux 5.14+), so
     /// reading it takes no page faults. Advice only: ignored on failure and elsewhere.
     fn populate(&self, from: usize, len: usize) {
@@ -447,11 +457,7 @@ impl CaptureFile {
     /// 16 MiB behind `slowest`, once at least 1 MiB is due; `released` is the caller's record of
     /// how far that has gone (start it at 0).
     pub fn release_behind(&self, released: &mut usize, slowest: usize) {
-        if slowest >= *released + RELEASE_LAG + SHARED_STEP {
-            let to = slowest - RELEASE_LAG;
-            self.data.release(*released, to);
-            *released = to & !(4096 - 1);
-        }
+        self.data.release_lagging(released, slowest, SHARED_STEP);
     }
 
     /// Map the file's pages ahead of a shared scan, outside the scan's lock, so that reading
@@ -593,10 +599,10 @@ impl<'a> PacketReader<'a> {
             return Err(e);
         }
         // The previous batch has been processed: its bytes need not stay resident.
-        if self.own_pages && self.pos >= self.released + RELEASE_LAG + RELEASE_STEP {
-            let to = self.pos - RELEASE_LAG;
-            self.file.data.release(self.released, to);
-            self.released = to & !(4096 - 1);
+        if self.own_pages {
+            self.file
+                .data
+                .release_lagging(&mut self.released, self.pos, RELEASE_STEP);
         }
         // Map the next pages in one call each POPULATE_STEP instead of one fault per few pages.
         if self.own_pages && self.pos + POPULATE_STEP / 4 > self.populated {
