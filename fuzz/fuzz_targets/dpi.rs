@@ -5,8 +5,10 @@
 
 use libfuzzer_sys::fuzz_target;
 use wirespeed_dpi::{
-    probe_each, Dir, Dpi, DpiConfig, Hints, Packet, NO_HANDLE, STATE_BYTES, TCP, UDP,
+    probe_each, Dir, Dpi, DpiConfig, DpiRules, Hints, Labels, Packet, NO_HANDLE, STATE_BYTES, TCP,
+    UDP,
 };
+use std::sync::Arc;
 
 const PORTS: &[u16] = &[
     53, 80, 443, 22, 123, 137, 138, 139, 427, 1900, 3478, 5353, 5355, 67, 4433,
@@ -52,14 +54,20 @@ fuzz_target!(|data: &[u8]| {
     if let Ok(text) = std::str::from_utf8(rest) {
         let _ = wirespeed_dpi::matcher::parse(text);
     }
-    if wirespeed_dpi::matcher::get().is_none() {
-        let _ = wirespeed_dpi::matcher::install("GET /\nHost: \n\\x16\\x03\n\\x00\\x00\n");
-    }
+    let mut labels = Labels::new();
+    let Ok(rules) = DpiRules::new(
+        &mut labels,
+        None,
+        Some("GET /\nHost: \n\\x16\\x03\n\\x00\\x00\n"),
+    ) else {
+        panic!("the built-in rules and the fixed patterns load")
+    };
+    let rules = Arc::new(rules);
     let mut state = [0u8; STATE_BYTES];
     for (s, b) in state.iter_mut().zip(rest.iter().rev()) {
         *s = *b;
     }
-    probe_each(hints, rest, state, |_, _, meta| {
+    probe_each(&rules, hints, rest, state, |_, _, meta| {
         for (_, v) in meta.iter() {
             assert!(!v.chars().any(char::is_control));
         }
@@ -73,7 +81,7 @@ fuzz_target!(|data: &[u8]| {
         reasm_segments: 2,
         ..DpiConfig::default()
     };
-    let mut dpi = Dpi::new(cfg);
+    let mut dpi = Dpi::new(cfg, rules);
     dpi.subscribe(wirespeed_dpi::Field::ALL, |_, v| {
         assert!(!v.chars().any(char::is_control))
     });

@@ -11,7 +11,11 @@
 #![deny(missing_docs)]
 
 pub mod ipproto;
+pub mod labels;
 pub mod port;
+
+pub use labels::{Breed, LabelEntry, LabelError, LabelId, Labels};
+pub use port::PortTable;
 
 use std::fmt;
 
@@ -54,7 +58,9 @@ impl Method {
     }
 }
 
-/// An application label in nDPI's vocabulary.
+/// A built-in application label in nDPI's vocabulary, as the static tables (port table,
+/// inspectors) write it; a run interns these into its [`Labels`] and verdicts carry the
+/// [`LabelId`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Label {
     /// Application (e.g. "Google"), equal to `master` when nothing finer is known.
@@ -74,15 +80,12 @@ impl Label {
     };
 }
 
-/// [`Label::UNKNOWN`] with a static address.
-pub static UNKNOWN: Label = Label::UNKNOWN;
-
-/// A classifier's decision about a flow. 32 bytes: it lives in every flow-table slot, so labels
-/// are referenced from static tables rather than copied.
+/// A classifier's decision about a flow. 24 bytes: it lives in every flow-table slot, so the
+/// label is its id in the run's [`Labels`].
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct Verdict {
     /// What the flow is.
-    pub label: &'static Label,
+    pub label: LabelId,
     /// Who said so.
     pub method: Method,
     /// How sure, in [0, 1].
@@ -207,22 +210,21 @@ impl Arbiter {
         }
     }
 
-    /// The port-table verdict for a flow's first packet: the server port first, then the
-    /// client's (a reply seen before its request); for transports without ports, the IP protocol
-    /// number ([`ipproto`]). None when the port classifier is disabled or nothing matches.
+    /// The port-table verdict for a flow's first packet ([`PortTable::flow`]). None when the
+    /// port classifier is disabled or nothing matches.
     #[inline]
-    pub fn by_port(&self, proto: u8, server_port: u16, client_port: u16) -> Option<Verdict> {
+    pub fn by_port(
+        &self,
+        table: &PortTable,
+        proto: u8,
+        server_port: u16,
+        client_port: u16,
+    ) -> Option<Verdict> {
         if !self.set.has(Method::Port) {
             return None;
         }
-        let e = match proto {
-            6 | 17 | 132 => {
-                port::lookup(proto, server_port).or_else(|| port::lookup(proto, client_port))?
-            }
-            _ => ipproto::lookup(proto)?,
-        };
         Some(Verdict {
-            label: e,
+            label: table.flow(proto, server_port, client_port)?,
             method: Method::Port,
             confidence: PORT_CONFIDENCE,
             ttb_pkts: 1,
@@ -235,14 +237,9 @@ impl Arbiter {
 mod tests {
     use super::*;
 
-    fn v(m: Method, app: &'static str) -> Verdict {
-        let label: &'static Label = Box::leak(Box::new(Label {
-            app,
-            master: app,
-            category: "Web",
-        }));
+    fn v(m: Method, id: u16) -> Verdict {
         Verdict {
-            label,
+            label: LabelId(id),
             method: m,
             confidence: 1.0,
             ttb_pkts: 1,
@@ -267,13 +264,13 @@ mod tests {
     fn higher_rank_wins_and_first_of_a_rank_stands() {
         let a = Arbiter::new(ClassifierSet::all());
         let mut cur = None;
-        assert!(a.offer(&mut cur, v(Method::Port, "HTTP")));
-        assert!(!a.offer(&mut cur, v(Method::Port, "TLS")));
-        assert_eq!(cur.unwrap().label.app, "HTTP");
+        assert!(a.offer(&mut cur, v(Method::Port, 7)));
+        assert!(!a.offer(&mut cur, v(Method::Port, 8)));
+        assert_eq!(cur.unwrap().label, LabelId(7));
         // Disabled methods are ignored even when they would outrank.
         let only_none = Arbiter::new(ClassifierSet::none());
         let mut cur2 = None;
-        assert!(!only_none.offer(&mut cur2, v(Method::Port, "HTTP")));
+        assert!(!only_none.offer(&mut cur2, v(Method::Port, 7)));
         assert!(cur2.is_none());
     }
 

@@ -33,6 +33,8 @@
 //! One static slice per transport, sorted by port with no duplicates (checked by a test), and a
 //! binary search: no allocation, ~7 comparisons per lookup.
 
+use crate::labels::{LabelError, LabelId, Labels};
+
 /// One entry of the port table: a [`Label`](crate::Label) whose master is the application.
 pub type PortEntry = crate::Label;
 
@@ -341,6 +343,70 @@ pub fn lookup(proto: u8, port: u16) -> Option<&'static PortEntry> {
         .map(|i| &table[i].1)
 }
 
+/// The port table of a run, as label ids: the static tables above (and the IP protocol numbers
+/// of [`crate::ipproto`]) interned into the run's [`Labels`] once at start. A lookup is the same
+/// binary search as [`lookup`], over 4-byte entries.
+#[derive(Clone, Debug)]
+pub struct PortTable {
+    tcp: Box<[(u16, LabelId)]>,
+    udp: Box<[(u16, LabelId)]>,
+    sctp: Box<[(u16, LabelId)]>,
+    ipproto: Box<[Option<LabelId>]>,
+}
+
+impl PortTable {
+    /// The built-in tables, their labels interned into `labels`.
+    pub fn builtin(labels: &mut Labels) -> Result<Self, LabelError> {
+        let mut ids = |t: &[(u16, PortEntry)]| -> Result<Box<[(u16, LabelId)]>, LabelError> {
+            t.iter()
+                .map(|(p, e)| Ok((*p, labels.intern_label(e)?)))
+                .collect()
+        };
+        let (tcp, udp, sctp) = (ids(TCP)?, ids(UDP)?, ids(SCTP)?);
+        let ipproto = (0..=255u8)
+            .map(|p| {
+                crate::ipproto::lookup(p)
+                    .map(|l| labels.intern_label(l))
+                    .transpose()
+            })
+            .collect::<Result<_, _>>()?;
+        Ok(PortTable {
+            tcp,
+            udp,
+            sctp,
+            ipproto,
+        })
+    }
+
+    /// The label conventionally served on `port` for transport `proto` (6, 17, 132).
+    #[inline]
+    pub fn port(&self, proto: u8, port: u16) -> Option<LabelId> {
+        let t: &[(u16, LabelId)] = match proto {
+            6 => &self.tcp,
+            17 => &self.udp,
+            132 => &self.sctp,
+            _ => return None,
+        };
+        t.binary_search_by_key(&port, |&(p, _)| p)
+            .ok()
+            .and_then(|i| t.get(i))
+            .map(|e| e.1)
+    }
+
+    /// The label of a flow's first packet by its ports: the server port first, then the
+    /// client's (a reply seen before its request); for transports without ports, the IP protocol
+    /// number.
+    #[inline]
+    pub fn flow(&self, proto: u8, server_port: u16, client_port: u16) -> Option<LabelId> {
+        match proto {
+            6 | 17 | 132 => self
+                .port(proto, server_port)
+                .or_else(|| self.port(proto, client_port)),
+            _ => self.ipproto.get(usize::from(proto)).copied().flatten(),
+        }
+    }
+}
+
 /// The table for a transport; None for transports without one.
 #[inline]
 fn table(proto: u8) -> Option<&'static [(u16, PortEntry)]> {
@@ -470,5 +536,29 @@ mod tests {
             }
         }
         assert!(TCP.len() + UDP.len() + SCTP.len() >= 150);
+    }
+
+    /// The run's table answers as the static one does, for every port of every transport and
+    /// every IP protocol number, server port first.
+    #[test]
+    fn the_interned_table_answers_as_the_static_one() {
+        let mut labels = Labels::new();
+        let t = PortTable::builtin(&mut labels).unwrap();
+        let name =
+            |id: Option<LabelId>| id.map(|i| (labels.get(i).app(), labels.get(i).category()));
+        for proto in [6u8, 17, 132] {
+            for port in 0..=u16::MAX {
+                let want = lookup(proto, port).map(|e| (e.app, e.category));
+                assert_eq!(name(t.port(proto, port)), want, "{proto}/{port}");
+            }
+        }
+        assert_eq!(name(t.flow(6, 5555, 443)), Some(("TLS", "Web")));
+        assert_eq!(name(t.flow(6, 80, 443)), Some(("HTTP", "Web")));
+        for p in 0..=255u8 {
+            if ![6, 17, 132].contains(&p) {
+                let want = crate::ipproto::lookup(p).map(|e| (e.app, e.category));
+                assert_eq!(name(t.flow(p, 0, 0)), want, "ip proto {p}");
+            }
+        }
     }
 }

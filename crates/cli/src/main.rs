@@ -11,8 +11,8 @@ use std::sync::{Arc, Mutex};
 use std::time::Instant;
 use wirespeed_classify::ClassifierSet;
 use wirespeed_engine::{
-    gen, run_file, AppStats, Counters, DispatchStats, EngineConfig, FileOutcome, ParallelConfig,
-    Pool, Summary, Worker,
+    gen, run_file, AppStats, Counters, DispatchStats, EngineConfig, FileOutcome, ModelSource,
+    ParallelConfig, Pool, RuleSources, Rules, RulesError, Summary, Worker,
 };
 use wirespeed_export::{CsvWriter, JsonLinesWriter, RecordSink};
 use wirespeed_flow::{FlowConfig, Timeouts};
@@ -181,21 +181,7 @@ impl EngineArgs {
 
     /// The configuration with these default idle timeouts (TCP, UDP, other), in seconds.
     fn config_with(&self, default_timeouts: [f64; 3]) -> Result<EngineConfig, String> {
-        if let Some(p) = &self.signatures {
-            let user = std::fs::read_to_string(p)
-                .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-            // Checked alone first, so errors give the user's line numbers.
-            wirespeed_dpi::proto::sig::SigSet::parse(&user, 0)
-                .map_err(|e| format!("{}: {e}", p.display()))?;
-            let all = format!("{}\n{user}", wirespeed_dpi::proto::sig::BUILTIN);
-            wirespeed_dpi::proto::sig::install(&all)
-                .map_err(|e| format!("{}: {e}", p.display()))?;
-        }
-        if let Some(p) = &self.match_file {
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| format!("cannot read {}: {e}", p.display()))?;
-            wirespeed_dpi::matcher::install(&text).map_err(|e| format!("{}: {e}", p.display()))?;
-        }
+        let rules = self.rules()?;
         let secs = |s: f64, what: &str| {
             if s > 0.0 {
                 // `inf`, and anything past u64's nanoseconds (~584 years), never runs out.
@@ -246,11 +232,38 @@ impl EngineArgs {
             },
             classifiers: ClassifierSet::parse(&self.classifiers).map_err(|e| e.to_string())?,
             batch_size: self.batch,
-            stats_model: match &self.model {
-                Some(p) => Some(train::load_model(p)?),
-                None => wirespeed_stats::default_model(),
+            ..EngineConfig::with_rules(Arc::new(rules))
+        })
+    }
+
+    /// The run's rules: the built-in ones with the files named on the command line. Errors
+    /// name the file (and, from the parsers, its line).
+    fn rules(&self) -> Result<Rules, String> {
+        let read = |p: &Path| {
+            std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))
+        };
+        let src = RuleSources {
+            signatures: self.signatures.as_deref().map(read).transpose()?,
+            patterns: self.match_file.as_deref().map(read).transpose()?,
+            model: match &self.model {
+                Some(p) => ModelSource::Bytes(
+                    std::fs::read(p)
+                        .map_err(|e| format!("cannot read model {}: {e}", p.display()))?,
+                ),
+                None => ModelSource::Builtin,
             },
-            ..EngineConfig::default()
+        };
+        Rules::load(&src).map_err(|e| {
+            let file = match &e {
+                RulesError::Signatures(_) => self.signatures.as_deref(),
+                RulesError::Patterns(_) => self.match_file.as_deref(),
+                RulesError::Model(_) => self.model.as_deref(),
+                RulesError::Labels(_) => None,
+            };
+            match file {
+                Some(p) => format!("{}: {e}", p.display()),
+                None => e.to_string(),
+            }
         })
     }
 }

@@ -1,14 +1,14 @@
 //! `wirespeed train`: captures + labels → model file, with a cross-validation report.
 
 use clap::{Args, ValueEnum};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use wirespeed_engine::train::{
     arff, case_folds, cross_validate, extract, label, predictions_csv, read_labels, size_mode,
     train, TrainOpts,
 };
 use wirespeed_engine::EngineConfig;
-use wirespeed_stats::{Loaded, Model};
+use wirespeed_stats::Model;
 
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 pub(crate) enum AlgoArg {
@@ -77,12 +77,6 @@ pub(crate) struct TrainArgs {
     /// (`foldN-train.arff`, `foldN-test.arff`), for scripts/j48_compare.sh.
     #[arg(long)]
     arff_folds: Option<PathBuf>,
-}
-
-/// Load a model file with a message naming the file.
-pub(crate) fn load_model(p: &Path) -> Result<&'static Loaded, String> {
-    let b = std::fs::read(p).map_err(|e| format!("cannot read model {}: {e}", p.display()))?;
-    Loaded::from_bytes(&b).map_err(|e| format!("{}: {e}", p.display()))
 }
 
 /// The inputs with each directory replaced by the files in it (not recursively), by name.

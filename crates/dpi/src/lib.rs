@@ -61,11 +61,12 @@ pub mod util;
 pub mod x509;
 
 pub use meta::{Field, Meta, META_BYTES};
-pub use wirespeed_classify::Label;
+pub use wirespeed_classify::{Label, LabelId, Labels};
 
+use proto::sig::SigSet;
 use reasm::{ReasmPool, Stream};
 use std::net::IpAddr;
-use std::sync::OnceLock;
+use std::sync::Arc;
 
 /// Transport bit for TCP in [`Inspector::transports`].
 pub const TCP: u8 = 1;
@@ -85,7 +86,10 @@ pub enum Probe {
     NotForUs,
     /// Could be; show me the next payload packet.
     Unsure,
-    /// It is this protocol, with this label.
+    /// It is this protocol, with this label. (The `sig` inspector, whose labels come from the
+    /// run's files, answers [`proto::sig::BY_SIGNATURE`] and keeps the signature's index in its
+    /// state; the engine names the label. One pointer keeps a `Probe` at 8 bytes: a variant
+    /// with an index made every probe's answer 16 and cost 3% of the worst case's instructions.)
     Certain(&'static Label),
 }
 
@@ -160,6 +164,8 @@ pub struct Cx<'a> {
     more: bool,
     incomplete: bool,
     malformed: &'a mut u64,
+    /// The run's byte signatures (read by the `sig` inspector).
+    sigs: &'a SigSet,
 }
 
 impl Cx<'_> {
@@ -410,7 +416,7 @@ struct Ctx {
     excluded: bool,
     /// Index + 1 of the inspector that claimed the flow (0 = none yet).
     chosen: u8,
-    label: Option<&'static Label>,
+    label: Option<LabelId>,
     counted: bool,
     done: bool,
     pkts: [u8; 2],
@@ -452,10 +458,154 @@ impl Ctx {
     }
 }
 
+/// Why a run's inspection rules could not be built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RulesError {
+    /// The signature text (the message names its line).
+    Signatures(String),
+    /// The pattern text (the message names its line).
+    Patterns(String),
+    /// The labels would not fit the registry.
+    Labels(String),
+}
+
+impl std::fmt::Display for RulesError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RulesError::Signatures(m) | RulesError::Patterns(m) | RulesError::Labels(m) => {
+                f.write_str(m)
+            }
+        }
+    }
+}
+
+impl std::error::Error for RulesError {}
+
+/// What payload inspection knows in one run, shared read-only by its workers: the inspectors'
+/// candidate tables, the byte signatures (built-in and the run's files), the payload search
+/// patterns, and the run's label id of every label an inspector or signature can answer with.
+/// Nothing of it is global: two runs in one process each inspect with their own.
+pub struct DpiRules {
+    choice: Choice,
+    sigs: SigSet,
+    /// The label of each signature, in file order.
+    sig_ids: Box<[LabelId]>,
+    matcher: Option<matcher::Matcher>,
+    /// Per inspector (registry order), the id of each of its `labels`.
+    ids: Box<[Box<[LabelId]>]>,
+}
+
+impl std::fmt::Debug for DpiRules {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DpiRules")
+            .field("inspectors", &self.ids.len())
+            .field("signatures", &self.sigs.len())
+            .field("patterns", &self.matcher.is_some())
+            .finish()
+    }
+}
+
+impl DpiRules {
+    /// The built-in inspectors and signatures, no search patterns; labels interned in `labels`.
+    pub fn builtin(labels: &mut Labels) -> Result<Self, RulesError> {
+        DpiRules::new(labels, None, None)
+    }
+
+    /// The built-in inspectors and signatures, followed by `signatures` (a file's text in the
+    /// format of `signatures.txt`: tried after the built-in ones), and the payload search
+    /// `patterns` (a pattern file's text, [`matcher`]). Errors name the line of the text given.
+    pub fn new(
+        labels: &mut Labels,
+        signatures: Option<&str>,
+        patterns: Option<&str>,
+    ) -> Result<Self, RulesError> {
+        let sigs = match signatures {
+            Some(user) => {
+                // Checked alone first, so errors give the user's line numbers.
+                SigSet::parse(user, proto::sig::SEED).map_err(RulesError::Signatures)?;
+                SigSet::parse(
+                    &format!("{}\n{user}", proto::sig::BUILTIN),
+                    proto::sig::SEED,
+                )
+                .map_err(RulesError::Signatures)?
+            }
+            None => SigSet::parse(proto::sig::BUILTIN, proto::sig::SEED)
+                .map_err(RulesError::Signatures)?,
+        };
+        let label_err = |e: wirespeed_classify::LabelError| RulesError::Labels(e.to_string());
+        let sig_ids = sigs
+            .sigs()
+            .iter()
+            .map(|s| labels.intern(&s.master, &s.master, &s.category, Default::default()))
+            .collect::<Result<_, _>>()
+            .map_err(label_err)?;
+        let ids = proto::REGISTRY
+            .iter()
+            .map(|ins| ins.labels.iter().map(|l| labels.intern_label(l)).collect())
+            .collect::<Result<_, _>>()
+            .map_err(label_err)?;
+        let matcher = patterns
+            .map(matcher::Matcher::new)
+            .transpose()
+            .map_err(RulesError::Patterns)?;
+        Ok(DpiRules {
+            choice: Choice::new(),
+            sigs,
+            sig_ids,
+            matcher,
+            ids,
+        })
+    }
+
+    /// The run's byte signatures.
+    pub fn signatures(&self) -> &SigSet {
+        &self.sigs
+    }
+
+    /// The run's payload search patterns, if it has any.
+    pub fn matcher(&self) -> Option<&matcher::Matcher> {
+        self.matcher.as_ref()
+    }
+
+    /// The label id of inspector `i`'s answer `l`, with the inspector's `state`. A label
+    /// missing from the inspector's `labels` (the property tests forbid it) is looked for among
+    /// every inspector's, and is Unknown if none has it.
+    fn id(&self, i: usize, l: &'static Label, state: &[u8; STATE_BYTES]) -> LabelId {
+        if std::ptr::eq(l, &proto::sig::BY_SIGNATURE) {
+            let k = proto::sig::chosen(state);
+            return self.sig_ids.get(k).copied().unwrap_or(LabelId::UNKNOWN);
+        }
+        // The inspector's own list, by address: a few pointer compares.
+        let own = proto::REGISTRY.get(i).and_then(|ins| {
+            let k = ins.labels.iter().position(|x| std::ptr::eq(*x, l))?;
+            self.ids.get(i)?.get(k).copied()
+        });
+        own.unwrap_or_else(|| self.id_by_name(l))
+    }
+
+    /// The slow path of [`DpiRules::id`]: a label no list holds by address, by its names.
+    #[cold]
+    fn id_by_name(&self, l: &Label) -> LabelId {
+        proto::REGISTRY
+            .iter()
+            .zip(self.ids.iter())
+            .find_map(|(ins, ids)| {
+                let k = ins.labels.iter().position(|x| **x == *l)?;
+                ids.get(k).copied()
+            })
+            .unwrap_or(LabelId::UNKNOWN)
+    }
+
+    /// The id of inspector `i`'s generic (first) label.
+    fn generic(&self, i: usize) -> Option<LabelId> {
+        self.ids.get(i).and_then(|ids| ids.first().copied())
+    }
+}
+
 /// The DPI engine of one worker: a context pool, reassembly buffers and counters.
 pub struct Dpi {
     cfg: DpiConfig,
-    choice: &'static Choice,
+    rules: Arc<DpiRules>,
     pool: Vec<Ctx>,
     free: Vec<u32>,
     reasm: ReasmPool,
@@ -473,15 +623,15 @@ struct Subscriber {
 type FieldCallback = dyn FnMut(Field, &str) + Send;
 
 impl Dpi {
-    /// A DPI engine with `cfg`'s sizes. Contexts are allocated as flows need them, up to
-    /// `cfg.contexts`, and reused.
-    pub fn new(cfg: DpiConfig) -> Self {
+    /// A DPI engine with `cfg`'s sizes, inspecting with the run's `rules`. Contexts are
+    /// allocated as flows need them, up to `cfg.contexts`, and reused.
+    pub fn new(cfg: DpiConfig, rules: Arc<DpiRules>) -> Self {
         // `Ctx::chosen` keeps index + 1 in a u8 (0 = none): 255 inspectors at most, one fewer
         // than the bitmap holds, or the 256th would be stored as "none chosen".
         const { assert!(proto::REGISTRY.len() < MAX_INSPECTORS && MAX_INSPECTORS <= 256) };
         Dpi {
             cfg,
-            choice: Choice::get(),
+            rules,
             pool: Vec::new(),
             free: Vec::new(),
             reasm: ReasmPool::new(cfg.reasm_buffers, cfg.reasm_bytes, cfg.reasm_segments),
@@ -546,7 +696,7 @@ impl Dpi {
     /// Inspect one packet of the flow with `handle`. Returns the label on the packet that
     /// identified the flow, and again if the chosen inspector later names it more finely (STUN,
     /// then DTLS on the same flow): the newer label replaces the older.
-    pub fn inspect(&mut self, handle: &mut u32, p: &Packet<'_>) -> Option<&'static Label> {
+    pub fn inspect(&mut self, handle: &mut u32, p: &Packet<'_>) -> Option<LabelId> {
         if is_done(*handle) || p.payload.is_empty() {
             return None;
         }
@@ -602,7 +752,8 @@ impl Dpi {
             Some(_) => ctx.meta.present(),
             None => 0,
         };
-        let sel = self
+        let rules = &*self.rules;
+        let sel = rules
             .choice
             .select(transport, p.server_port, p.client_port, p.payload.len());
         let found = if transport == TCP {
@@ -610,8 +761,15 @@ impl Dpi {
             match self.reasm.accept(&mut ctx.stream[d], p.seq, p.payload) {
                 reasm::Deliver::Nothing => None,
                 reasm::Deliver::Direct => {
-                    let (f, inc) =
-                        run(ctx, sel, &hints, p.payload, &mut self.stats.malformed, None);
+                    let (f, inc) = run(
+                        rules,
+                        ctx,
+                        sel,
+                        &hints,
+                        p.payload,
+                        &mut self.stats.malformed,
+                        None,
+                    );
                     if inc {
                         self.reasm.start(&mut ctx.stream[d], p.seq, p.payload);
                     }
@@ -620,7 +778,15 @@ impl Dpi {
                 reasm::Deliver::Buffered => {
                     let (f, inc) = {
                         let data = self.reasm.data(&ctx.stream[d]);
-                        run(ctx, sel, &hints, data, &mut self.stats.malformed, None)
+                        run(
+                            rules,
+                            ctx,
+                            sel,
+                            &hints,
+                            data,
+                            &mut self.stats.malformed,
+                            None,
+                        )
                     };
                     if !inc {
                         self.reasm.free(&mut ctx.stream[d]);
@@ -630,7 +796,16 @@ impl Dpi {
             }
         } else {
             let pool = Some(&mut self.reasm);
-            run(ctx, sel, &hints, p.payload, &mut self.stats.malformed, pool).0
+            run(
+                rules,
+                ctx,
+                sel,
+                &hints,
+                p.payload,
+                &mut self.stats.malformed,
+                pool,
+            )
+            .0
         };
         if let Some(sub) = &mut self.subscriber {
             for (f, v) in ctx.meta.iter() {
@@ -640,7 +815,7 @@ impl Dpi {
                 }
             }
         }
-        if let Some(m) = matcher::get() {
+        if let Some(m) = rules.matcher() {
             // The packet as received (not the reassembled stream), while inspection lasts.
             let was = ctx.matches;
             m.scan(p.payload, &mut ctx.matches);
@@ -694,6 +869,7 @@ impl Dpi {
 /// `seen` with each answer and the metadata it wrote. For fuzzing and tests: it reaches every
 /// parser whatever the port, which [`Dpi::inspect`] does not promise.
 pub fn probe_each(
+    rules: &DpiRules,
     hints: Hints,
     data: &[u8],
     state: [u8; STATE_BYTES],
@@ -712,6 +888,7 @@ pub fn probe_each(
             more: false,
             incomplete: false,
             malformed: &mut bad,
+            sigs: &rules.sigs,
         };
         let r = (ins.probe)(&mut cx);
         seen(ins, r, &meta);
@@ -748,13 +925,6 @@ struct Choice {
 }
 
 impl Choice {
-    /// The one table of the registry, built on first use and shared by every engine (the
-    /// registry is fixed at build time; fuzzing makes an engine per input).
-    fn get() -> &'static Choice {
-        static CHOICE: OnceLock<Choice> = OnceLock::new();
-        CHOICE.get_or_init(Choice::new)
-    }
-
     fn new() -> Self {
         let mut ports: Vec<(u16, Set)> = Vec::new();
         let (mut tcp, mut udp, mut port_bound) = (Set::EMPTY, Set::EMPTY, Set::EMPTY);
@@ -829,7 +999,9 @@ impl Choice {
 
 /// Run `ins`'s probe on `data` with the flow's metadata, state and (UDP) stash for direction
 /// `d`: its answer, and whether it asked for more packets and for more bytes.
+#[allow(clippy::too_many_arguments)]
 fn call(
+    sigs: &SigSet,
     ins: &Inspector,
     ctx: &mut Ctx,
     d: usize,
@@ -847,6 +1019,7 @@ fn call(
         more: false,
         incomplete: false,
         malformed,
+        sigs,
     };
     let r = (ins.probe)(&mut cx);
     (r, cx.more, cx.incomplete)
@@ -855,13 +1028,14 @@ fn call(
 /// Show `data` to the chosen inspector, or to every candidate not yet ruled out (port-hinted
 /// ones first). Returns the label if identified now, and whether a probe asked for more bytes.
 fn run(
+    rules: &DpiRules,
     ctx: &mut Ctx,
     sel: Select,
     hints: &Hints,
     data: &[u8],
     malformed: &mut u64,
     pool: Option<&mut ReasmPool>,
-) -> (Option<&'static Label>, bool) {
+) -> (Option<LabelId>, bool) {
     let d = usize::from(hints.dir == Dir::ToClient);
     let reg = proto::REGISTRY;
     if ctx.chosen != 0 {
@@ -869,17 +1043,19 @@ fn run(
             ctx.done = true;
             return (None, false);
         };
-        let (r, more, inc) = call(ins, ctx, d, hints, data, malformed, pool);
+        let i = ctx.chosen as usize - 1;
+        let (r, more, inc) = call(&rules.sigs, ins, ctx, d, hints, data, malformed, pool);
         let mut refined = None;
         match r {
             Probe::Certain(l) => {
                 ctx.done = !more;
                 // A finer answer than before (STUN, then DTLS on the same flow): report it. The
                 // inspector's first label is its generic one and never replaces a finer one.
-                let generic = ins.labels.first().is_some_and(|g| std::ptr::eq(*g, l));
-                if !generic && ctx.label.is_some_and(|old| !std::ptr::eq(old, l)) {
-                    ctx.label = Some(l);
-                    refined = Some(l);
+                let l = Some(rules.id(i, l, &ctx.state));
+                let generic = !ins.labels.is_empty() && l == rules.generic(i);
+                if !generic && ctx.label.is_some_and(|old| Some(old) != l) {
+                    ctx.label = l;
+                    refined = l;
                 }
             }
             Probe::NotForUs => ctx.done = true,
@@ -912,6 +1088,7 @@ fn run(
         more: false,
         incomplete: false,
         malformed,
+        sigs: &rules.sigs,
     };
     for part in [todo & sel.hinted, todo & !sel.hinted] {
         for (k, mut w) in part.0.into_iter().enumerate() {
@@ -936,10 +1113,11 @@ fn run(
                         *cx.state = [0; STATE_BYTES];
                     }
                     Probe::Certain(l) => {
+                        let l = Some(rules.id(i, l, cx.state));
                         *chosen = (i + 1) as u8;
-                        *label = Some(l);
+                        *label = l;
                         *done = !cx.more;
-                        return (Some(l), cx.incomplete && cx.more);
+                        return (l, cx.incomplete && cx.more);
                     }
                 }
             }

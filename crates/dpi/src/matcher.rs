@@ -12,7 +12,6 @@
 //! arrives, not the reassembled stream: a pattern split across two packets is not found.
 
 use aho_corasick::AhoCorasick;
-use std::sync::OnceLock;
 
 /// Most patterns a file may hold.
 pub const MAX_PATTERNS: usize = 100_000;
@@ -209,21 +208,6 @@ pub fn format(m: Matches, buf: &mut [u8; 255]) -> usize {
         put(&d[k..], &mut n);
     }
     n
-}
-
-static MATCHER: OnceLock<Matcher> = OnceLock::new();
-
-/// Install the process-wide patterns (from `--match FILE`), once, before flows are inspected.
-/// Returns false if patterns were installed already (the first set stays).
-pub fn install(text: &str) -> Result<bool, String> {
-    let m = Matcher::new(text)?;
-    Ok(MATCHER.set(m).is_ok())
-}
-
-/// The installed patterns, if any.
-#[inline]
-pub fn get() -> Option<&'static Matcher> {
-    MATCHER.get()
 }
 
 #[cfg(test)]

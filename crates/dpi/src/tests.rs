@@ -45,8 +45,25 @@ pub(crate) fn to_server(transport: u8, server_port: u16) -> Hints {
     }
 }
 
+/// An engine with the built-in rules, and the registry that names its answers.
+pub(crate) fn engine(cfg: DpiConfig) -> (Dpi, Labels) {
+    let mut labels = Labels::new();
+    let rules = DpiRules::builtin(&mut labels).unwrap();
+    (Dpi::new(cfg, Arc::new(rules)), labels)
+}
+
+/// The built-in byte signatures.
+pub(crate) fn builtin_sigs() -> SigSet {
+    SigSet::parse(proto::sig::BUILTIN, proto::sig::SEED).unwrap()
+}
+
 /// Run one probe on `data`; returns its answer and the metadata it wrote.
 pub(crate) fn probe(ins: &Inspector, hints: Hints, data: &[u8]) -> (Probe, Meta) {
+    probe_sigs(&builtin_sigs(), ins, hints, data)
+}
+
+/// [`probe`] with these signatures.
+fn probe_sigs(sigs: &SigSet, ins: &Inspector, hints: Hints, data: &[u8]) -> (Probe, Meta) {
     let mut meta = Meta::default();
     let mut state = [0u8; STATE_BYTES];
     let mut bad = 0u64;
@@ -59,6 +76,7 @@ pub(crate) fn probe(ins: &Inspector, hints: Hints, data: &[u8]) -> (Probe, Meta)
         more: false,
         incomplete: false,
         malformed: &mut bad,
+        sigs,
     };
     let r = (ins.probe)(&mut cx);
     (r, meta)
@@ -94,7 +112,7 @@ fn registry_names_are_unique_and_fit_the_bitmap() {
 #[test]
 fn the_port_alone_decides_nothing() {
     // Random bytes on port 80, 443, 53: no inspector claims them.
-    let mut d = Dpi::new(DpiConfig::default());
+    let (mut d, _) = engine(DpiConfig::default());
     for port in [80u16, 443, 53, 22, 1900, 137, 123] {
         for proto in [6u8, 17] {
             let mut h = NO_HANDLE;
@@ -106,11 +124,11 @@ fn the_port_alone_decides_nothing() {
 
 #[test]
 fn a_flow_is_identified_once_and_its_metadata_stays_until_release() {
-    let mut d = Dpi::new(DpiConfig::default());
+    let (mut d, labels) = engine(DpiConfig::default());
     let mut h = NO_HANDLE;
     let req = b"GET /a HTTP/1.1\r\nHost: example.com\r\nUser-Agent: t\r\n\r\n";
     let l = d.inspect(&mut h, &pkt(6, 8888, true, 100, req));
-    assert_eq!(l.map(|l| l.master), Some("HTTP"));
+    assert_eq!(l.map(|l| labels.get(l).master()), Some("HTTP"));
     let resp = b"HTTP/1.1 404 Not Found\r\n\r\n";
     assert_eq!(d.inspect(&mut h, &pkt(6, 8888, false, 7, resp)), None);
     let m = d.meta(h).unwrap();
@@ -128,7 +146,7 @@ fn budget_ends_inspection_and_frees_the_context() {
         budget: 2,
         ..DpiConfig::default()
     };
-    let mut d = Dpi::new(cfg);
+    let (mut d, _) = engine(cfg);
     let mut h = NO_HANDLE;
     // Unsure forever: a prefix of "SSH-" keeps the SSH probe asking for more.
     for i in 0..10u32 {
@@ -146,7 +164,7 @@ fn a_full_pool_is_counted_not_grown() {
         contexts: 2,
         ..DpiConfig::default()
     };
-    let mut d = Dpi::new(cfg);
+    let (mut d, _) = engine(cfg);
     let req = b"GET / HTTP/1.1\r\nHost: a\r\n\r\n";
     let mut hs = [NO_HANDLE; 3];
     for h in hs.iter_mut() {
@@ -162,12 +180,12 @@ fn a_full_pool_is_counted_not_grown() {
 #[test]
 fn client_hello_over_two_segments_is_reassembled() {
     let hello = vector!("tls_client_hello");
-    let mut d = Dpi::new(DpiConfig::default());
+    let (mut d, labels) = engine(DpiConfig::default());
     let mut h = NO_HANDLE;
     let (a, b) = hello.split_at(100);
     let l = d.inspect(&mut h, &pkt(6, 443, true, 1000, a));
     assert_eq!(
-        l.map(|l| l.master),
+        l.map(|l| labels.get(l).master()),
         Some("TLS"),
         "a record header is enough to say TLS"
     );
@@ -193,6 +211,7 @@ proptest! {
         nth in 0u8..4,
         st in any::<[u8; STATE_BYTES]>(),
     ) {
+        let sigs = builtin_sigs();
         for ins in proto::REGISTRY {
             let hints = Hints {
                 transport: if tcp { TCP } else { UDP },
@@ -207,7 +226,7 @@ proptest! {
             let mut meta = Meta::default();
             let mut state = st;
             let mut bad = 0;
-            let mut cx = Cx { hints, data: &data, meta: &mut meta, state: &mut state, stash: None, more: false, incomplete: false, malformed: &mut bad };
+            let mut cx = Cx { hints, data: &data, meta: &mut meta, state: &mut state, stash: None, more: false, incomplete: false, malformed: &mut bad, sigs: &sigs };
             let r = (ins.probe)(&mut cx);
             if let Probe::Certain(l) = r {
                 // (An empty list: labels come from a dictionary loaded at run time.)
@@ -215,7 +234,7 @@ proptest! {
             }
             // On a first look (no state yet), the filters applied before a probe never hide a
             // packet it would claim.
-            let (first, _) = probe(ins, hints, &data);
+            let (first, _) = probe_sigs(&sigs, ins, hints, &data);
             if let Probe::Certain(_) = first {
                 prop_assert!(tcp || data.len() >= usize::from(ins.min_udp), "{} below min_udp", ins.name);
                 prop_assert!(!ins.ports_required || ins.ports.iter().any(|&p| hints.port(p)), "{} off its ports", ins.name);
@@ -235,7 +254,7 @@ proptest! {
             0..60),
     ) {
         let cfg = DpiConfig { contexts: 3, reasm_buffers: 2, reasm_bytes: 512, ..DpiConfig::default() };
-        let mut d = Dpi::new(cfg);
+        let (mut d, _) = engine(cfg);
         let mut hs = [NO_HANDLE; 4];
         for (f, up, seq, data, tcp) in &pkts {
             let p = Packet { ip_proto: if *tcp { 6 } else { 17 }, server_port: [80, 443, 53, 22][*f], client_port: 40000, from_client: *up, seq: *seq, multicast: false, server_ip: crate::NO_ADDR, client_ip: crate::NO_ADDR, payload: data };
@@ -255,7 +274,7 @@ proptest! {
 /// cdnjs.cloudflare.com; nDPI's JA4 hashes 55b375c5d22e and 5a1f323ef56d.
 #[test]
 fn quic_client_hello_over_two_initials() {
-    let mut d = Dpi::new(DpiConfig::default());
+    let (mut d, labels) = engine(DpiConfig::default());
     let mut h = NO_HANDLE;
     let one = vector!("quic_split_1");
     let three = vector!("quic_split_3");
@@ -270,7 +289,10 @@ fn quic_client_hello_over_two_initials() {
         client_ip: crate::NO_ADDR,
         payload: b,
     };
-    assert_eq!(d.inspect(&mut h, &p(&one)).map(|l| l.master), Some("QUIC"));
+    assert_eq!(
+        d.inspect(&mut h, &p(&one)).map(|l| labels.get(l).master()),
+        Some("QUIC")
+    );
     assert_eq!(d.meta(h).and_then(|m| m.get(Field::Ja4)), None);
     d.inspect(&mut h, &p(&three));
     let m = d.meta(h).unwrap();
@@ -286,7 +308,7 @@ fn quic_client_hello_over_two_initials() {
 fn a_subscriber_hears_the_url_and_the_dns_name() {
     use std::sync::{Arc, Mutex};
     let got: Arc<Mutex<Vec<(Field, String)>>> = Arc::default();
-    let mut d = Dpi::new(DpiConfig::default());
+    let (mut d, _) = engine(DpiConfig::default());
     let g = got.clone();
     d.subscribe(&[Field::Url, Field::DnsQuery], move |f, v| {
         g.lock().unwrap().push((f, v.to_string()));
@@ -320,7 +342,7 @@ fn server_certificate_names_over_two_segments_and_the_cap() {
     let flight = vector!("tls_server_flight_94");
     let hello = vector!("tls_client_hello");
     let (a, b) = flight.split_at(300);
-    let mut d = Dpi::new(DpiConfig::default());
+    let (mut d, _) = engine(DpiConfig::default());
     let mut h = NO_HANDLE;
     d.inspect(&mut h, &pkt(6, 443, true, 1, &hello));
     d.inspect(&mut h, &pkt(6, 443, false, 5000, a));
@@ -346,7 +368,7 @@ fn server_certificate_names_over_two_segments_and_the_cap() {
     );
     assert_eq!(d.stats().reasm.caps_hit(), 0);
     // The same with reassembly buffers too small for the names: counted, the fields stay empty.
-    let mut d = Dpi::new(DpiConfig {
+    let (mut d, _) = engine(DpiConfig {
         reasm_bytes: 256,
         ..DpiConfig::default()
     });
@@ -367,10 +389,10 @@ fn server_certificate_names_over_two_segments_and_the_cap() {
 fn dtls_certificate_from_fragments() {
     let flight = vector!("dtls_server_flight_23");
     let hello = vector!("dtls_client_hello");
-    let mut d = Dpi::new(DpiConfig::default());
+    let (mut d, labels) = engine(DpiConfig::default());
     let mut h = NO_HANDLE;
     let l = d.inspect(&mut h, &pkt(17, 50001, true, 0, &hello));
-    assert_eq!(l.map(|l| l.master), Some("DTLS"));
+    assert_eq!(l.map(|l| labels.get(l).master()), Some("DTLS"));
     d.inspect(&mut h, &pkt(17, 50001, false, 0, &flight));
     let m = d.meta(h).expect("metadata kept");
     assert_eq!(m.get(Field::TlsCertSubject), Some("CN=*.discord.gg"));
@@ -448,7 +470,7 @@ proptest! {
         len in prop_oneof![0usize..300, any::<usize>()],
     ) {
         let transport = if tcp { TCP } else { UDP };
-        let sel = Choice::get().select(transport, a, b, len);
+        let sel = Choice::new().select(transport, a, b, len);
         let (allowed, hinted, short) = select_by_definition(transport, a, b, len);
         prop_assert_eq!(sel.transport, allowed);
         prop_assert_eq!(sel.hinted, hinted);
@@ -467,7 +489,7 @@ fn select_cuts_udp_at_each_minimum_length() {
             usize::from(ins.min_udp),
             65_535,
         ] {
-            let sel = Choice::get().select(UDP, p, 40_000, len);
+            let sel = Choice::new().select(UDP, p, 40_000, len);
             let (allowed, hinted, short) = select_by_definition(UDP, p, 40_000, len);
             assert_eq!(
                 (sel.transport, sel.hinted, sel.short),

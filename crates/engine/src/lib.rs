@@ -14,6 +14,7 @@ pub mod gen;
 mod input;
 pub mod parallel;
 pub mod rss;
+mod rules;
 mod stats;
 mod summary;
 pub mod train;
@@ -21,5 +22,6 @@ mod worker;
 
 pub use dpi::DPI_CONFIDENCE;
 pub use parallel::{DispatchStats, ParallelConfig, Pool};
-pub use summary::{AppStats, Counters, LabelHasher, Summary};
+pub use rules::{ModelSource, RuleSources, Rules, RulesError};
+pub use summary::{add_app, AppStats, Counters, LabelHasher, Summary};
 pub use worker::{run_file, EngineConfig, FileOutcome, FlowExt, Worker};

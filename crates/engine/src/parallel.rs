@@ -156,7 +156,7 @@ pub struct Pool<S: RecordSink + Send> {
 /// the capacity) doubles: all workers' indexes together then take the memory one table's would.
 /// The DPI context pool and the reassembly buffers get the same 1/8 headroom.
 pub fn worker_config(cfg: &EngineConfig, workers: usize) -> EngineConfig {
-    let mut c = *cfg;
+    let mut c = cfg.clone();
     let n = workers.max(1);
     if n > 1 {
         let share = cfg.flow.capacity.div_ceil(n).max(1);
@@ -192,7 +192,7 @@ impl<S: RecordSink + Send> Pool<S> {
         let ring = ((par.buffer_mb << 20) / SLOT_BYTES / (batch * SEND_BATCHES) / n).max(2);
         Pool {
             workers: (0..n)
-                .map(|i| CachePadded::new(Worker::new(wc, sink(i), with_source)))
+                .map(|i| CachePadded::new(Worker::new(wc.clone(), sink(i), with_source)))
                 .collect(),
             frag: FragTable::new(cfg.frag_capacity, cfg.frag_timeout_ns),
             reader_thread: par.reader_thread,

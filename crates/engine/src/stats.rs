@@ -2,6 +2,7 @@
 //! once per flow (at packet P, or when the flow ends before), its verdict offered to the arbiter
 //! and kept in the flow for the record's `stats_*` fields.
 
+use crate::rules::Rules;
 use crate::worker::FlowExt;
 use wirespeed_classify::{Arbiter, Method, Verdict};
 use wirespeed_dpi::Dpi;
@@ -36,12 +37,12 @@ pub(crate) fn on_packet(
     payload_len: u32,
     flags: u8,
     gap_ns: u64,
-    model: Option<&'static Loaded>,
+    rules: &Rules,
     arbiter: &Arbiter,
     dpi: &Dpi,
 ) {
     f.ext.early.push(s2c, ip_len, payload_len, flags, gap_ns);
-    if let Some(m) = model {
+    if let Some(m) = rules.model() {
         if f.ext.stats.class == NOT_ASKED
             && f.total_pkts() >= m.model.positions as u64
             && arbiter.classifiers().has(Method::Stats)
@@ -56,19 +57,14 @@ pub(crate) fn on_packet(
 /// by ruling every protocol out, is taken back: the flow keeps what the port table says, if
 /// anything.
 #[inline]
-pub(crate) fn on_end(
-    f: &mut Flow<FlowExt>,
-    model: Option<&'static Loaded>,
-    arbiter: &Arbiter,
-    dpi: &Dpi,
-) {
+pub(crate) fn on_end(f: &mut Flow<FlowExt>, rules: &Rules, arbiter: &Arbiter, dpi: &Dpi) {
     let handle = f.ext.dpi;
     let ruled_out = || dpi.ruled_out(handle);
     if f.ext.verdict.is_some_and(|v| v.method == Method::Stats) && ruled_out() {
         f.ext.verdict = None;
-        crate::worker::offer_port(f, arbiter);
+        crate::worker::offer_port(f, arbiter, rules.ports());
     }
-    if let Some(m) = model {
+    if let Some(m) = rules.model() {
         if f.ext.stats.class == NOT_ASKED
             && !f.ext.early.is_empty()
             && arbiter.classifiers().has(Method::Stats)
@@ -79,7 +75,7 @@ pub(crate) fn on_end(
 }
 
 #[inline]
-fn ask(f: &mut Flow<FlowExt>, m: &'static Loaded, arbiter: &Arbiter, ruled_out: bool) {
+fn ask(f: &mut Flow<FlowExt>, m: &Loaded, arbiter: &Arbiter, ruled_out: bool) {
     let port = f.key.port[f.server().index()];
     match m.model.classify(&f.ext.early, f.key.proto, port) {
         Some((c, conf)) if (c as usize) < m.labels.len() => {
@@ -88,7 +84,7 @@ fn ask(f: &mut Flow<FlowExt>, m: &'static Loaded, arbiter: &Arbiter, ruled_out: 
                 score: (conf.clamp(0.0, 1.0) * 65535.0) as u16,
             };
             let v = Verdict {
-                label: &m.labels[c as usize],
+                label: m.labels[c as usize],
                 method: Method::Stats,
                 confidence: conf,
                 ttb_pkts: f.total_pkts().min(u32::MAX as u64) as u32,
@@ -118,17 +114,18 @@ fn ask(f: &mut Flow<FlowExt>, m: &'static Loaded, arbiter: &Arbiter, ruled_out: 
 }
 
 /// The record's (`stats_app`, `stats_class`, `stats_score`).
-pub(crate) fn fields(
-    ext: &FlowExt,
-    model: Option<&'static Loaded>,
-) -> (&'static str, &'static str, f32) {
-    match (ext.stats.class, model) {
+pub(crate) fn fields<'r>(ext: &FlowExt, rules: &'r Rules) -> (&'r str, &'static str, f32) {
+    match (ext.stats.class, rules.model()) {
         (NOT_ASKED, _) | (_, None) => ("", "", 0.0),
         (ABSTAINED, _) => ("Unknown", "UNKNOWN", 0.0),
         (c, Some(m)) => {
             let i = (c - 2) as usize;
-            match (m.labels.get(i), m.coarse.get(i)) {
-                (Some(l), Some(k)) => (l.app, k.as_str(), ext.stats.score as f32 / 65535.0),
+            match (rules.class_label(i), m.coarse.get(i)) {
+                (Some(l), Some(k)) => (
+                    rules.labels().get(l).app(),
+                    k.as_str(),
+                    ext.stats.score as f32 / 65535.0,
+                ),
                 _ => ("", "", 0.0),
             }
         }

@@ -1,11 +1,12 @@
 //! Counters, per-application totals, and where records go.
 
+use crate::rules::Rules;
 use crate::worker::FlowExt;
 use std::collections::HashMap;
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::io;
-use wirespeed_classify::Label;
+use wirespeed_classify::{LabelId, Labels};
 use wirespeed_dpi::{Dpi, DpiStats};
 use wirespeed_export::{FlowRecord, RecordSink};
 use wirespeed_flow::{EndReason, Flow, FragStats, TableStats};
@@ -69,11 +70,23 @@ impl Counters {
     }
 }
 
-/// Flows, packets and bytes per application label.
-pub type AppStats = HashMap<&'static str, [u64; 3], BuildHasherDefault<LabelHasher>>;
+/// Flows, packets and bytes per application name (the run's totals, made from the per-label
+/// counts once at the end).
+pub type AppStats = HashMap<String, [u64; 3], BuildHasherDefault<LabelHasher>>;
 
-/// A fast hasher for the few short label names counted once per ended flow (SipHash showed as
-/// 4% of the worst-case profile; these keys come from our own tables, not from packets).
+/// Add `n` to `apps`' entry for `app`.
+pub fn add_app(apps: &mut AppStats, app: &str, n: &[u64; 3]) {
+    if let Some(e) = apps.get_mut(app) {
+        for (a, b) in e.iter_mut().zip(n) {
+            *a += b;
+        }
+    } else {
+        apps.insert(app.to_string(), *n);
+    }
+}
+
+/// A fast hasher for the short application names of the run's totals (keys from our own
+/// tables, not from packets).
 #[derive(Default)]
 pub struct LabelHasher(u64);
 
@@ -95,10 +108,10 @@ pub(crate) struct Output<S> {
     with_source: bool,
     source: String,
     base: String,
-    pub(crate) apps: AppStats,
+    /// Flows, packets and bytes by label id (a vector indexed by id: one add per ended flow).
+    pub(crate) by_label: Vec<[u64; 3]>,
     pub(crate) records: u64,
     error: Option<io::Error>,
-    stats: Option<&'static wirespeed_stats::Loaded>,
 }
 
 impl<S: RecordSink> Output<S> {
@@ -108,17 +121,21 @@ impl<S: RecordSink> Output<S> {
             with_source,
             source: String::new(),
             base: String::new(),
-            apps: AppStats::default(),
+            by_label: Vec::new(),
             records: 0,
             error: None,
-            stats: None,
         }
     }
 
-    /// Name statistical verdicts from this model in records.
-    pub(crate) fn with_stats(mut self, m: Option<&'static wirespeed_stats::Loaded>) -> Self {
-        self.stats = m;
-        self
+    /// The per-label totals by application name.
+    pub(crate) fn apps(&self, labels: &Labels) -> AppStats {
+        let mut apps = AppStats::default();
+        for (i, n) in self.by_label.iter().enumerate() {
+            if n[0] > 0 {
+                add_app(&mut apps, labels.get(LabelId(i as u16)).app(), n);
+            }
+        }
+        apps
     }
 
     pub(crate) fn set_source(&mut self, path: &str) {
@@ -130,20 +147,27 @@ impl<S: RecordSink> Output<S> {
     }
 
     /// Write the record of an ended flow. Sink errors are kept and reported after the batch.
-    pub(crate) fn emit(&mut self, f: &mut Flow<FlowExt>, why: EndReason, dpi: &mut Dpi) {
+    pub(crate) fn emit(
+        &mut self,
+        f: &mut Flow<FlowExt>,
+        why: EndReason,
+        dpi: &mut Dpi,
+        rules: &Rules,
+    ) {
         let c = f.client;
         let s = f.server();
-        let (label, method, confidence, ttb_pkts, ttb_ns) = match &f.ext.verdict {
+        let (id, method, confidence, ttb_pkts, ttb_ns) = match &f.ext.verdict {
             Some(v) => (
-                *v.label,
+                v.label,
                 v.method.as_str(),
                 v.confidence,
                 v.ttb_pkts,
                 v.ttb_ns,
             ),
-            None => (Label::UNKNOWN, "", 0.0, 0, 0),
+            None => (LabelId::UNKNOWN, "", 0.0, 0, 0),
         };
-        let (stats_app, stats_class, stats_score) = crate::stats::fields(&f.ext, self.stats);
+        let label = rules.labels().get(id);
+        let (stats_app, stats_class, stats_score) = crate::stats::fields(&f.ext, rules);
         let rec = FlowRecord {
             source: self.with_source.then_some(self.source.as_str()),
             pcap: self.with_source.then_some(self.base.as_str()),
@@ -161,9 +185,9 @@ impl<S: RecordSink> Output<S> {
             s2c_pkts: f.pkts[s.index()],
             s2c_bytes: f.bytes[s.index()],
             end_reason: why.as_str(),
-            app: label.app,
-            master: label.master,
-            category: label.category,
+            app: label.app(),
+            master: label.master(),
+            category: label.category(),
             method,
             confidence,
             ttb_pkts,
@@ -174,7 +198,11 @@ impl<S: RecordSink> Output<S> {
             stats_score,
             meta: crate::dpi::meta(dpi, f.ext.dpi),
         };
-        let e = self.apps.entry(label.app).or_insert([0; 3]);
+        if self.by_label.len() <= id.index() {
+            // Grows to the run's label count at most (ids are the registry's), not per flow.
+            self.by_label.resize(id.index() + 1, [0; 3]);
+        }
+        let e = &mut self.by_label[id.index()];
         e[0] += 1;
         e[1] += f.total_pkts();
         e[2] += f.bytes[0] + f.bytes[1];

@@ -104,8 +104,8 @@ impl RecordSink for Collect {
 /// returned list of errors (their good packets count).
 pub fn extract(files: &[PathBuf], engine: EngineConfig) -> io::Result<(Vec<Sample>, Vec<String>)> {
     let cfg = EngineConfig {
+        // No classifier runs, so the model is never asked.
         classifiers: ClassifierSet::none(),
-        stats_model: None,
         ..engine
     };
     let mut w = Worker::new(cfg, Collect(Vec::new()), true);

@@ -1,17 +1,19 @@
 //! One shared-nothing pipeline: batches in, flow records out.
 
+use crate::rules::Rules;
 use crate::summary::{Counters, Output};
 use std::io;
 use std::path::Path;
+use std::sync::Arc;
 use wirespeed_capture::{CaptureError, CaptureFile, RawPacket};
-use wirespeed_classify::{Arbiter, ClassifierSet, Method, Verdict};
+use wirespeed_classify::{Arbiter, ClassifierSet, Method, PortTable, Verdict};
 use wirespeed_dpi::{Dpi, DpiConfig};
 use wirespeed_export::RecordSink;
 use wirespeed_flow::{EndReason, Flow, FlowConfig, FlowKey, FlowTable, FragTable, Lookup, Side};
 use wirespeed_wire::{decode, DecodeConfig, DropReason, LinkType, TcpInfo, Tunnel};
 
 /// Engine configuration.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct EngineConfig {
     /// Flow table: capacity, timeouts, sweep pacing.
     pub flow: FlowConfig,
@@ -25,14 +27,23 @@ pub struct EngineConfig {
     pub frag_capacity: usize,
     /// How long a first fragment's ports are remembered, ns.
     pub frag_timeout_ns: u64,
-    /// The statistical model (`stats` classifier); the shipped one by default.
-    pub stats_model: Option<&'static wirespeed_stats::Loaded>,
+    /// What the run knows: labels, port table, signatures, patterns, the statistical model
+    /// (the built-in ones by default). Shared read-only by the run's workers.
+    pub rules: Arc<Rules>,
     /// Payload inspection: budget, context pool, reassembly buffers.
     pub dpi: DpiConfig,
 }
 
 impl Default for EngineConfig {
     fn default() -> Self {
+        EngineConfig::with_rules(Arc::new(Rules::builtin()))
+    }
+}
+
+impl EngineConfig {
+    /// The default configuration with these rules (loading the built-in ones costs as much as
+    /// a few thousand packets: the model's tables are built from its counts).
+    pub fn with_rules(rules: Arc<Rules>) -> Self {
         EngineConfig {
             flow: FlowConfig::default(),
             decode: DecodeConfig::default(),
@@ -40,7 +51,7 @@ impl Default for EngineConfig {
             batch_size: 128,
             frag_capacity: 4096,
             frag_timeout_ns: 30_000_000_000,
-            stats_model: wirespeed_stats::default_model(),
+            rules,
             dpi: DpiConfig::default(),
         }
     }
@@ -61,10 +72,10 @@ pub struct FlowExt {
 
 /// Offer the port table's verdict for the flow (or the IP protocol number's) to the arbiter.
 #[inline]
-pub(crate) fn offer_port(f: &mut Flow<FlowExt>, arbiter: &Arbiter) {
+pub(crate) fn offer_port(f: &mut Flow<FlowExt>, arbiter: &Arbiter, ports: &PortTable) {
     let server = f.server().index();
     let client = f.client.index();
-    if let Some(v) = arbiter.by_port(f.key.proto, f.key.port[server], f.key.port[client]) {
+    if let Some(v) = arbiter.by_port(ports, f.key.proto, f.key.port[server], f.key.port[client]) {
         arbiter.offer(&mut f.ext.verdict, v);
     }
 }
@@ -111,13 +122,13 @@ impl<S: RecordSink> Worker<S> {
     pub fn new(cfg: EngineConfig, sink: S, with_source: bool) -> Self {
         let batch = cfg.batch_size.max(1);
         Worker {
-            cfg,
             table: FlowTable::new(cfg.flow),
             frag: FragTable::new(cfg.frag_capacity, cfg.frag_timeout_ns),
             arbiter: Arbiter::new(cfg.classifiers),
-            dpi: Dpi::new(cfg.dpi),
+            dpi: Dpi::new(cfg.dpi, cfg.rules.dpi().clone()),
             pending: Vec::with_capacity(batch),
-            out: Output::new(sink, with_source).with_stats(cfg.stats_model),
+            out: Output::new(sink, with_source),
+            cfg,
             counters: Counters::default(),
             now: 0,
         }
@@ -139,8 +150,14 @@ impl<S: RecordSink> Worker<S> {
     }
 
     /// Per-application totals of the flows ended so far.
-    pub fn apps(&self) -> &crate::AppStats {
-        &self.out.apps
+    pub fn apps(&self) -> crate::AppStats {
+        self.out.apps(self.cfg.rules.labels())
+    }
+
+    /// Per-label totals (flows, packets, bytes) of the flows ended so far, indexed by the
+    /// [`wirespeed_classify::LabelId`] of the run's rules.
+    pub fn label_totals(&self) -> &[[u64; 3]] {
+        &self.out.by_label
     }
 
     /// Call `call` with the value of one of `fields` when payload inspection first extracts it
@@ -251,12 +268,12 @@ impl<S: RecordSink> Worker<S> {
             table.prefetch_slot(q.hash);
         }
         // Stage 3: look up or create each flow and update it.
-        let model = cfg.stats_model;
+        let rules = &*cfg.rules;
         let use_dpi = arbiter.classifiers().has(Method::Dpi);
         for q in pending.iter() {
             let mut on_end = |f: &mut Flow<FlowExt>, why: EndReason| {
-                crate::stats::on_end(f, model, arbiter, dpi);
-                out.emit(f, why, dpi)
+                crate::stats::on_end(f, rules, arbiter, dpi);
+                out.emit(f, why, dpi, rules)
             };
             let r = table.lookup_or_insert(
                 &q.key,
@@ -270,7 +287,7 @@ impl<S: RecordSink> Worker<S> {
             let f = table.get_mut(r.slot());
             if let Lookup::New(_) = r {
                 f.tunnel = q.tunnel;
-                offer_port(f, arbiter);
+                offer_port(f, arbiter, rules.ports());
             }
             let gap = q.ts.saturating_sub(f.last_ts);
             f.update(q.side, q.ts, q.len as u64, q.tcp.map(|t| t.flags));
@@ -290,15 +307,15 @@ impl<S: RecordSink> Worker<S> {
                 q.payload_len,
                 q.tcp.map_or(0, |t| t.flags),
                 gap,
-                model,
+                rules,
                 arbiter,
                 dpi,
             );
         }
         // One small sweep step per batch (ΔT/M): no packet ever waits on a full scan.
         table.gc_step(*now, &mut |f, why| {
-            crate::stats::on_end(f, model, arbiter, dpi);
-            out.emit(f, why, dpi)
+            crate::stats::on_end(f, rules, arbiter, dpi);
+            out.emit(f, why, dpi, rules)
         });
         out.take_error()
     }
@@ -313,10 +330,10 @@ impl<S: RecordSink> Worker<S> {
     /// End every open flow (end of an input file, or shutdown) and write their records.
     pub fn flush(&mut self) -> io::Result<()> {
         let (out, dpi) = (&mut self.out, &mut self.dpi);
-        let (model, arbiter) = (self.cfg.stats_model, &self.arbiter);
+        let (rules, arbiter) = (&*self.cfg.rules, &self.arbiter);
         let mut end = |f: &mut Flow<FlowExt>, why: EndReason| {
-            crate::stats::on_end(f, model, arbiter, dpi);
-            out.emit(f, why, dpi)
+            crate::stats::on_end(f, rules, arbiter, dpi);
+            out.emit(f, why, dpi, rules)
         };
         // Flows already idle at the input's last time end as such, wherever the sweep was.
         self.table.expire_all(self.now, &mut end);

@@ -19,11 +19,11 @@ fn temp(name: &str) -> PathBuf {
 struct Run {
     lines: Vec<String>,
     counters: Counters,
-    apps: Vec<(&'static str, [u64; 3])>,
+    apps: Vec<(String, [u64; 3])>,
 }
 
-fn sorted_apps(a: &AppStats) -> Vec<(&'static str, [u64; 3])> {
-    let mut v: Vec<_> = a.iter().map(|(k, v)| (*k, *v)).collect();
+fn sorted_apps(a: &AppStats) -> Vec<(String, [u64; 3])> {
+    let mut v: Vec<_> = a.iter().map(|(k, v)| (k.clone(), *v)).collect();
     v.sort();
     v
 }
@@ -49,7 +49,7 @@ fn one(files: &[PathBuf], cfg: EngineConfig) -> Run {
         run_file(&mut w, f, &mut |_, _| {}).unwrap();
     }
     let counters = w.counters();
-    let apps = sorted_apps(w.apps());
+    let apps = sorted_apps(&w.apps());
     let buf = w.finish().unwrap().into_inner().unwrap();
     Run {
         lines: lines(vec![buf]),
@@ -108,19 +108,22 @@ fn invariant(c: &Counters) -> Vec<u64> {
 }
 
 fn check_same(files: &[PathBuf], cfg: EngineConfig, what: &str) {
-    let base = one(files, cfg);
+    let base = one(files, cfg.clone());
     assert!(!base.lines.is_empty(), "{what}: no records");
     // The batch size sets how often the stepwise sweep runs: it must not change any record.
-    let mut b1 = cfg;
+    let mut b1 = cfg.clone();
     b1.batch_size = 1;
-    let mut b7 = cfg;
+    let mut b7 = cfg.clone();
     b7.batch_size = 7;
     let runs = [
         ("1 worker, batch 1", one(files, b1)),
-        ("2 workers", pool(files, cfg, 2, false)),
-        ("3 workers", pool(files, cfg, 3, false)),
-        ("2 workers, batch 7", pool(files, b7, 2, false)),
-        ("2 workers, reader thread", pool(files, cfg, 2, true)),
+        ("2 workers", pool(files, cfg.clone(), 2, false)),
+        ("3 workers", pool(files, cfg.clone(), 3, false)),
+        ("2 workers, batch 7", pool(files, b7.clone(), 2, false)),
+        (
+            "2 workers, reader thread",
+            pool(files, cfg.clone(), 2, true),
+        ),
         (
             "3 workers, reader thread, batch 7",
             pool(files, b7, 3, true),
@@ -295,7 +298,7 @@ fn a_failing_sink_ends_the_run_with_its_error_and_no_worker_waits_forever() {
                 reader_thread,
             };
             let mut pl = Pool::new(
-                cfg,
+                cfg.clone(),
                 par,
                 |i| FailingSink {
                     left: if i + 1 == workers { 100 } else { u64::MAX },

@@ -98,7 +98,7 @@ fn corpus_cross_validation_by_capture() {
         m.to_bytes() == shipped,
         "models/default.wsm differs from a fresh training run: retrain it (README)"
     );
-    assert!(wirespeed_stats::default_model().is_some());
+    assert!(wirespeed_engine::Rules::builtin().model().is_some());
 }
 
 /// The statistical model must not relabel flows whose label comes from the IP protocol number:

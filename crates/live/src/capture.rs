@@ -116,7 +116,7 @@ pub fn run<S: RecordSink + Send>(
     let start = Instant::now();
     let mut workers: Vec<Worker<S>> = sinks
         .into_iter()
-        .map(|s| Worker::new(cfg.engine, s, false))
+        .map(|s| Worker::new(cfg.engine.clone(), s, false))
         .collect();
     let results: Vec<io::Result<()>> = std::thread::scope(|sc| {
         let mut handles = Vec::new();

@@ -21,58 +21,55 @@ pub use classes::{coarse, Coarse};
 pub use features::{Early, SizeMode, ATOZ_NAMES, SPLT_CAP};
 pub use model::{Model, ModelError};
 
-use std::sync::OnceLock;
-use wirespeed_classify::Label;
+use wirespeed_classify::{LabelId, Labels};
 
 /// The model shipped with the project (`models/default.wsm`, trained from ../shared/corpus by the
 /// command in the README), built into the binary so it works from any directory.
 pub static DEFAULT_MODEL_BYTES: &[u8] = include_bytes!("../../../models/default.wsm");
 
-/// A model ready for the engine: the model and a [`Label`] per class, with static lifetime.
+/// A model ready for a run: the model, the run's label id of each class, and each class's
+/// coarse class. Owned by the run that loaded it (nothing global, nothing leaked): two runs in
+/// one process may use different models.
 #[derive(Debug)]
 pub struct Loaded {
     /// The model.
     pub model: Model,
-    /// Labels, one per class (app = master = the class name, category from training).
-    pub labels: Vec<Label>,
+    /// Label of each class (app = master = the class name, category from training), interned
+    /// in the run's registry.
+    pub labels: Vec<LabelId>,
     /// Coarse class of each class.
     pub coarse: Vec<Coarse>,
 }
 
 impl Loaded {
-    /// Load a model for the lifetime of the process (its labels are referenced from every flow
-    /// verdict). Loaded once per run, so the memory is not a leak that grows.
-    pub fn leak(model: Model) -> &'static Loaded {
-        let labels = model
+    /// Ready `model` for a run whose labels are `labels`.
+    pub fn new(model: Model, labels: &mut Labels) -> Result<Loaded, ModelError> {
+        let ids = model
             .classes
             .iter()
             .map(|c| {
-                let app: &'static str = Box::leak(c.app.clone().into_boxed_str());
-                Label {
-                    app,
-                    master: app,
-                    category: Box::leak(c.category.clone().into_boxed_str()),
-                }
+                labels
+                    .intern(&c.app, &c.app, &c.category, Default::default())
+                    .map_err(|e| ModelError(format!("class {:?}: {e}", c.app)))
             })
-            .collect();
+            .collect::<Result<_, _>>()?;
         let coarse = model.classes.iter().map(|c| coarse(&c.app)).collect();
-        Box::leak(Box::new(Loaded {
+        Ok(Loaded {
             model,
-            labels,
+            labels: ids,
             coarse,
-        }))
+        })
     }
 
-    /// Load a model file's bytes.
-    pub fn from_bytes(b: &[u8]) -> Result<&'static Loaded, ModelError> {
-        Ok(Loaded::leak(Model::from_bytes(b)?))
+    /// Load a model file's bytes for a run whose labels are `labels`.
+    pub fn from_bytes(b: &[u8], labels: &mut Labels) -> Result<Loaded, ModelError> {
+        Loaded::new(Model::from_bytes(b)?, labels)
     }
-}
 
-/// The shipped model, loaded on first use; None when the build has none (an empty placeholder).
-pub fn default_model() -> Option<&'static Loaded> {
-    static M: OnceLock<Option<&'static Loaded>> = OnceLock::new();
-    *M.get_or_init(|| Loaded::from_bytes(DEFAULT_MODEL_BYTES).ok())
+    /// The shipped model for a run; None when the build has none (an empty placeholder).
+    pub fn builtin(labels: &mut Labels) -> Option<Loaded> {
+        Loaded::from_bytes(DEFAULT_MODEL_BYTES, labels).ok()
+    }
 }
 
 /// The statistical verdict kept per flow: class index and confidence in 1/65535. 4 bytes.

@@ -1,6 +1,6 @@
 //! Test helpers for the inspectors: hex vectors, one probe call, a whole flow through [`Dpi`].
 
-use crate::{Cx, Dir, Dpi, DpiConfig, Hints, Inspector, Meta, Packet, Probe, STATE_BYTES, TCP};
+use crate::{Cx, Dir, DpiConfig, Hints, Inspector, Meta, Packet, Probe, STATE_BYTES, TCP};
 
 /// Bytes of a hex string (whitespace ignored).
 pub(crate) fn hex(s: &str) -> Vec<u8> {
@@ -83,7 +83,7 @@ fn classify_full(
     pkts: &[(bool, &[u8])],
     field: Option<crate::Field>,
 ) -> (Option<&'static str>, Option<String>) {
-    let mut dpi = Dpi::new(DpiConfig::default());
+    let (mut dpi, labels) = crate::tests::engine(DpiConfig::default());
     let mut h = crate::NO_HANDLE;
     let mut seq = [1000u32, 5000u32];
     let mut found = None;
@@ -102,11 +102,23 @@ fn classify_full(
         };
         seq[d] = seq[d].wrapping_add(payload.len() as u32);
         if let Some(l) = dpi.inspect(&mut h, &p) {
-            found = Some(l.master);
+            found = Some(static_name(labels.get(l).master()));
         }
     }
     let v = field.and_then(|f| dpi.meta(h).and_then(|m| m.get(f)).map(str::to_owned));
     (found, v)
+}
+
+/// The name as a `'static` string, for comparisons in tests: taken from the inspectors' labels,
+/// or from the built-in signature file's text (whose masters name labels too).
+fn static_name(name: &str) -> &'static str {
+    crate::proto::REGISTRY
+        .iter()
+        .flat_map(|i| i.labels.iter())
+        .map(|l| l.master)
+        .chain(crate::proto::sig::BUILTIN.split_whitespace())
+        .find(|n| *n == name)
+        .unwrap_or("(a label of no built-in table)")
 }
 
 /// Hostile input: every registered probe, on arbitrary bytes and hints, returns without
@@ -165,6 +177,7 @@ mod hostile {
             let mut data = which.get(OPENINGS).to_vec();
             data.extend_from_slice(&tail);
             let t = if tcp { TCP } else { UDP };
+            let sigs = crate::tests::builtin_sigs();
             for ins in REGISTRY.iter().filter(|i| i.transports & t != 0) {
                 let port = ins.ports.first().copied().unwrap_or(4000);
                 let mut meta = Meta::default();
@@ -188,6 +201,7 @@ mod hostile {
                     more: false,
                     incomplete: false,
                     malformed: &mut malformed,
+                    sigs: &sigs,
                 };
                 let _ = (ins.probe)(&mut cx);
             }

@@ -9,12 +9,12 @@
 //! confirmed by comparing the bytes (a key collision can never give a false match; the
 //! collision rate only costs time, see the `collisions` test).
 //!
-//! The dictionary is a plain text file (format in `signatures.txt`, which is built in); users
-//! extend it with [`install`] before the first packet (the command line's job).
+//! The dictionary is a plain text file (format in `signatures.txt`, which is built in); a run
+//! extends it with its own files ([`crate::DpiRules::new`]): the set belongs to the run, and the
+//! probe reads it from [`Cx`], so two runs in one process each match their own.
 
-use crate::{Cx, Inspector, Label, Probe, TCP, UDP};
+use crate::{Cx, Inspector, Label, Probe, STATE_BYTES, TCP, UDP};
 use std::collections::HashMap;
-use std::sync::OnceLock;
 
 /// Most bytes a signature may cover (positions of the Zobrist table).
 pub const WIDTH: usize = 64;
@@ -42,8 +42,10 @@ type Table = HashMap<u64, Vec<u32>, std::hash::BuildHasherDefault<KeyHasher>>;
 /// One signature.
 #[derive(Clone, Debug)]
 pub struct Sig {
-    /// What a match says.
-    pub label: &'static Label,
+    /// What a match says: nDPI's master name (also the application)…
+    pub master: Box<str>,
+    /// …and category.
+    pub category: Box<str>,
     /// [`TCP`] | [`UDP`] bits.
     pub transports: u8,
     /// Bytes from offset 0 (wildcards hold 0).
@@ -116,8 +118,7 @@ impl SigSet {
         set
     }
 
-    /// Parse the text format (see `signatures.txt`). Labels are made `'static` once here (the
-    /// dictionary lives as long as the process).
+    /// Parse the text format (see `signatures.txt`).
     pub fn parse(text: &str, seed: u64) -> Result<Self, String> {
         let mut sigs = Vec::new();
         for (n, line) in text.lines().enumerate() {
@@ -143,13 +144,9 @@ impl SigSet {
                 t => return Err(err(&format!("transport {t:?} is not tcp, udp or any"))),
             };
             let (bytes, mask) = pattern(rest.trim()).map_err(|m| err(&m))?;
-            let label: &'static Label = Box::leak(Box::new(Label {
-                app: Box::leak(master.to_string().into_boxed_str()),
-                master: Box::leak(master.to_string().into_boxed_str()),
-                category: Box::leak(category.to_string().into_boxed_str()),
-            }));
             sigs.push(Sig {
-                label,
+                master: master.into(),
+                category: category.into(),
                 transports,
                 bytes,
                 mask,
@@ -177,6 +174,12 @@ impl SigSet {
     /// group of length `len` then costs `pre[len]` XOR the words of its few wildcard positions,
     /// whatever its length.
     pub fn find(&self, transport: u8, payload: &[u8]) -> Option<&Sig> {
+        self.find_index(transport, payload)
+            .and_then(|i| self.sigs.get(i as usize))
+    }
+
+    /// The index (in file order) of the signature [`SigSet::find`] returns.
+    pub fn find_index(&self, transport: u8, payload: &[u8]) -> Option<u32> {
         let n = payload.len().min(self.longest);
         let mut pre = [0u64; WIDTH + 1];
         for (k, &c) in payload.iter().take(n).enumerate() {
@@ -209,7 +212,12 @@ impl SigSet {
                 }
             }
         }
-        best.and_then(|i| self.sigs.get(i as usize))
+        best
+    }
+
+    /// Every signature, in file order.
+    pub fn sigs(&self) -> &[Sig] {
+        &self.sigs
     }
 
     /// Number of distinct mask groups (the per-packet cost).
@@ -276,19 +284,16 @@ fn pattern(p: &str) -> Result<(Vec<u8>, u64), String> {
 /// The built-in dictionary.
 pub const BUILTIN: &str = include_str!("../../../signatures.txt");
 
-static SET: OnceLock<SigSet> = OnceLock::new();
+/// Seed of the Zobrist words (results are reproducible).
+pub const SEED: u64 = 0x5eed_0001;
 
-/// Use `text` (the built-in dictionary followed by the user's lines, say) instead of the
-/// built-in dictionary. Only before the first packet is inspected; false if too late.
-pub fn install(text: &str) -> Result<bool, String> {
-    let set = SigSet::parse(text, SEED)?;
-    Ok(SET.set(set).is_ok())
-}
+/// What the signature inspector answers: "the signature whose index is in my state"
+/// ([`chosen`]); the engine names the flow by that signature's label in the run's registry.
+pub static BY_SIGNATURE: Label = crate::proto::label("(signature)", "Unspecified");
 
-const SEED: u64 = 0x5eed_0001;
-
-fn set() -> &'static SigSet {
-    SET.get_or_init(|| SigSet::parse(BUILTIN, SEED).unwrap_or_else(|_| SigSet::new(Vec::new(), SEED)))
+/// The index of the signature the inspector matched, from its state.
+pub fn chosen(state: &[u8; STATE_BYTES]) -> usize {
+    u32::from_le_bytes([state[0], state[1], state[2], state[3]]) as usize
 }
 
 /// The signature inspector: runs after the protocol parsers (last in the registry).
@@ -303,8 +308,13 @@ pub static INSPECTOR: Inspector = Inspector {
 };
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
-    match set().find(cx.hints.transport, cx.data) {
-        Some(s) => Probe::Certain(s.label),
+    match cx.sigs.find_index(cx.hints.transport, cx.data) {
+        Some(i) => {
+            if let Some(s) = cx.state.get_mut(..4) {
+                s.copy_from_slice(&i.to_le_bytes());
+            }
+            Probe::Certain(&BY_SIGNATURE)
+        }
         // Signatures anchor at the start of a packet: only the first of each direction counts.
         None if cx.hints.nth == 0 && cx.hints.transport == TCP && cx.data.len() < 8 => {
             Probe::Unsure

@@ -23,6 +23,7 @@ fn banner_and_hassh_from_corpus() {
         more: false,
         incomplete: false,
         malformed: &mut bad,
+        sigs: &crate::tests::builtin_sigs(),
     };
     assert_eq!(probe_fn(&mut cx), Probe::Certain(&LABEL));
     assert_eq!(meta.get(Field::Hassh), Some("21b457a327ce7a2d4fce5ef2c42400bd"));

@@ -1,0 +1,331 @@
+//! Labels as data: the registry of a run.
+//!
+//! A verdict carries a [`LabelId`], a `u16` into the run's [`Labels`], never strings. The
+//! registry is filled once at start, from the built-in tables (port table, IP protocol numbers,
+//! the payload inspectors' labels, the statistical model's classes) and from the files a run is
+//! given (byte signatures today; host names, address owners and operator rules next), then shared
+//! read-only by every worker. Two runs in one process each have their own registry, so a label
+//! loaded for one never shows in the other, and nothing is leaked to get a `'static` name.
+//!
+//! A label is identified by its names, (master, application, category): interning the same three
+//! twice gives the same id (the first breed stays), so the port table's `TLS` and the TLS
+//! inspector's `TLS` are one label. Tables that disagree on a protocol's category (the port
+//! table's DCERPC is `RPC`, the inspector's `Network`) give two labels, so every record keeps the
+//! category its classifier gave. Id 0 is always [`LabelId::UNKNOWN`].
+
+use crate::Label;
+use std::collections::HashMap;
+use std::fmt;
+
+/// A label's number in its run's [`Labels`] (what records, IPFIX's applicationId, Parquet
+/// dictionaries and per-application actions key by). Only meaningful with its registry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord, Default)]
+pub struct LabelId(pub u16);
+
+impl LabelId {
+    /// The label of flows nobody could classify ([`Label::UNKNOWN`]): id 0 in every registry.
+    pub const UNKNOWN: LabelId = LabelId(0);
+
+    /// The id as an index.
+    #[inline]
+    pub fn index(self) -> usize {
+        usize::from(self.0)
+    }
+}
+
+/// nDPI's breed: how acceptable an application is on a managed network.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Default)]
+pub enum Breed {
+    /// Nothing is known (the built-in protocol tables carry no breed).
+    #[default]
+    Unrated,
+    /// Safe.
+    Safe,
+    /// Acceptable.
+    Acceptable,
+    /// Fun (games, streaming).
+    Fun,
+    /// Unsafe.
+    Unsafe,
+    /// Potentially dangerous.
+    PotentiallyDangerous,
+    /// Dangerous.
+    Dangerous,
+    /// Trackers and advertisement.
+    TrackerAds,
+}
+
+impl Breed {
+    /// Every breed, in declaration order.
+    pub const ALL: [Breed; 8] = [
+        Breed::Unrated,
+        Breed::Safe,
+        Breed::Acceptable,
+        Breed::Fun,
+        Breed::Unsafe,
+        Breed::PotentiallyDangerous,
+        Breed::Dangerous,
+        Breed::TrackerAds,
+    ];
+
+    /// nDPI's spelling (`ndpi_get_proto_breed_name`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Breed::Unrated => "Unrated",
+            Breed::Safe => "Safe",
+            Breed::Acceptable => "Acceptable",
+            Breed::Fun => "Fun",
+            Breed::Unsafe => "Unsafe",
+            Breed::PotentiallyDangerous => "Potentially_Dangerous",
+            Breed::Dangerous => "Dangerous",
+            Breed::TrackerAds => "Tracker_Ads",
+        }
+    }
+
+    /// Parse a breed as data files write it: nDPI's spelling in any case, `-`, `_` or space
+    /// between words (`fun`, `Potentially Dangerous`, `tracker_ads`).
+    pub fn parse(s: &str) -> Option<Breed> {
+        let norm: String = s
+            .trim()
+            .chars()
+            .filter(|c| !matches!(c, '_' | '-' | ' '))
+            .flat_map(char::to_lowercase)
+            .collect();
+        Breed::ALL.into_iter().find(|b| {
+            b.as_str()
+                .chars()
+                .filter(|c| *c != '_')
+                .flat_map(char::to_lowercase)
+                .eq(norm.chars())
+        })
+    }
+}
+
+/// One label of a registry.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct LabelEntry {
+    master: Box<str>,
+    app: Box<str>,
+    category: Box<str>,
+    breed: Breed,
+}
+
+impl LabelEntry {
+    /// Master protocol ("TLS", "DNS").
+    #[inline]
+    pub fn master(&self) -> &str {
+        &self.master
+    }
+
+    /// Application ("YouTube"); equal to the master when nothing finer is known.
+    #[inline]
+    pub fn app(&self) -> &str {
+        &self.app
+    }
+
+    /// Category ("Web").
+    #[inline]
+    pub fn category(&self) -> &str {
+        &self.category
+    }
+
+    /// Breed.
+    #[inline]
+    pub fn breed(&self) -> Breed {
+        self.breed
+    }
+}
+
+/// Why a label could not be added.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LabelError {
+    /// The registry holds [`Labels::CAPACITY`] labels already.
+    Full,
+    /// A name is empty or holds a control character (it would break CSV and JSON records).
+    BadName(String),
+}
+
+impl fmt::Display for LabelError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LabelError::Full => write!(f, "too many labels (at most {})", Labels::CAPACITY),
+            LabelError::BadName(n) => write!(f, "bad label name {n:?}"),
+        }
+    }
+}
+
+impl std::error::Error for LabelError {}
+
+/// The labels of one run: id → (master, app, category, breed), and names → id.
+#[derive(Clone, Debug)]
+pub struct Labels {
+    entries: Vec<LabelEntry>,
+    by_name: HashMap<Names, LabelId>,
+}
+
+/// (master, app, category).
+type Names = (Box<str>, Box<str>, Box<str>);
+
+impl Default for Labels {
+    fn default() -> Self {
+        Labels::new()
+    }
+}
+
+impl Labels {
+    /// Most labels a registry holds (ids are `u16`).
+    pub const CAPACITY: usize = u16::MAX as usize + 1;
+
+    /// A registry holding only [`LabelId::UNKNOWN`].
+    pub fn new() -> Self {
+        let mut l = Labels {
+            entries: Vec::new(),
+            by_name: HashMap::new(),
+        };
+        let u = Label::UNKNOWN;
+        let id = l.intern(u.master, u.app, u.category, Breed::Unrated);
+        debug_assert_eq!(id, Ok(LabelId::UNKNOWN));
+        l
+    }
+
+    /// The id of (master, app, category), adding it with `breed` if it is new. A known label
+    /// keeps its first breed.
+    pub fn intern(
+        &mut self,
+        master: &str,
+        app: &str,
+        category: &str,
+        breed: Breed,
+    ) -> Result<LabelId, LabelError> {
+        for n in [master, app, category] {
+            if n.is_empty() || n.chars().any(char::is_control) {
+                return Err(LabelError::BadName(n.to_string()));
+            }
+        }
+        let key: Names = (master.into(), app.into(), category.into());
+        if let Some(&id) = self.by_name.get(&key) {
+            return Ok(id);
+        }
+        if self.entries.len() >= Self::CAPACITY {
+            return Err(LabelError::Full);
+        }
+        let id = LabelId(self.entries.len() as u16);
+        self.entries.push(LabelEntry {
+            master: master.into(),
+            app: app.into(),
+            category: category.into(),
+            breed,
+        });
+        self.by_name.insert(key, id);
+        Ok(id)
+    }
+
+    /// The id of a built-in label (added if new).
+    pub fn intern_label(&mut self, l: &Label) -> Result<LabelId, LabelError> {
+        self.intern(l.master, l.app, l.category, Breed::Unrated)
+    }
+
+    /// The id of (master, app, category), if the registry holds it.
+    pub fn find(&self, master: &str, app: &str, category: &str) -> Option<LabelId> {
+        self.by_name
+            .get(&(master.into(), app.into(), category.into()))
+            .copied()
+    }
+
+    /// The label with this id; [`LabelId::UNKNOWN`]'s for an id of another registry that is
+    /// out of range here.
+    #[inline]
+    pub fn get(&self, id: LabelId) -> &LabelEntry {
+        self.entries
+            .get(id.index())
+            .or_else(|| self.entries.first())
+            .unwrap_or_else(|| unreachable!("a registry always holds Unknown"))
+    }
+
+    /// Labels held (Unknown included).
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Never true: Unknown is always there.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Every (id, label), in id order.
+    pub fn iter(&self) -> impl Iterator<Item = (LabelId, &LabelEntry)> {
+        self.entries
+            .iter()
+            .enumerate()
+            .map(|(i, e)| (LabelId(i as u16), e))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn unknown_is_zero_and_pairs_intern_once() {
+        let mut l = Labels::new();
+        assert_eq!(l.get(LabelId::UNKNOWN).app(), "Unknown");
+        assert_eq!(l.get(LabelId::UNKNOWN).category(), "Unspecified");
+        let a = l.intern("TLS", "TLS", "Web", Breed::Safe).unwrap();
+        let b = l.intern("TLS", "TLS", "Web", Breed::Fun).unwrap();
+        assert_eq!(a, b);
+        assert_eq!(l.get(a).category(), "Web");
+        assert_eq!(l.get(a).breed(), Breed::Safe);
+        let other = l.intern("TLS", "TLS", "Other", Breed::Fun).unwrap();
+        assert_ne!(a, other);
+        assert_eq!(l.get(other).category(), "Other");
+        let c = l.intern("TLS", "YouTube", "Media", Breed::Fun).unwrap();
+        assert_ne!(a, c);
+        assert_eq!(l.find("TLS", "YouTube", "Media"), Some(c));
+        assert_eq!(l.find("QUIC", "YouTube", "Media"), None);
+        assert_eq!(l.len(), 4);
+        // An id from a larger registry reads as Unknown, not out of bounds.
+        assert_eq!(l.get(LabelId(999)).app(), "Unknown");
+    }
+
+    #[test]
+    fn bad_names_and_a_full_registry_are_errors() {
+        let mut l = Labels::new();
+        assert!(matches!(
+            l.intern("", "x", "Web", Breed::Unrated),
+            Err(LabelError::BadName(_))
+        ));
+        assert!(matches!(
+            l.intern("A\nB", "x", "Web", Breed::Unrated),
+            Err(LabelError::BadName(_))
+        ));
+        for i in 1..Labels::CAPACITY {
+            l.intern("M", &i.to_string(), "Web", Breed::Unrated)
+                .unwrap();
+        }
+        assert_eq!(l.len(), Labels::CAPACITY);
+        assert_eq!(
+            l.intern("M", "one more", "Web", Breed::Unrated),
+            Err(LabelError::Full)
+        );
+        // Known pairs still resolve when full.
+        assert!(l.intern("M", "7", "Web", Breed::Unrated).is_ok());
+    }
+
+    #[test]
+    fn breeds_parse_as_data_files_write_them() {
+        assert_eq!(Breed::parse("fun"), Some(Breed::Fun));
+        assert_eq!(
+            Breed::parse("Potentially Dangerous"),
+            Some(Breed::PotentiallyDangerous)
+        );
+        assert_eq!(
+            Breed::parse("potentially_dangerous"),
+            Some(Breed::PotentiallyDangerous)
+        );
+        assert_eq!(Breed::parse("TRACKER-ADS"), Some(Breed::TrackerAds));
+        assert_eq!(Breed::parse("nice"), None);
+        for b in Breed::ALL {
+            assert_eq!(Breed::parse(b.as_str()), Some(b));
+        }
+    }
+}

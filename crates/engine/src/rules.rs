@@ -1,0 +1,189 @@
+//! What a run knows: its label registry and every table, signature, pattern and model its
+//! classifiers use. Built once at start from the built-in tables and the run's files, then
+//! shared read-only (an `Arc`) by the run's workers. Nothing here is global: two runs in one
+//! process each classify with their own rules.
+
+use std::sync::Arc;
+use wirespeed_classify::{LabelId, Labels, PortTable};
+use wirespeed_dpi::DpiRules;
+use wirespeed_stats::Loaded;
+
+/// Where a run's statistical model comes from.
+#[derive(Clone, Debug, Default)]
+pub enum ModelSource {
+    /// The model built into the binary (`models/default.wsm`).
+    #[default]
+    Builtin,
+    /// No model: the `stats` classifier stays silent.
+    None,
+    /// A model file's bytes (`--model FILE`).
+    Bytes(Vec<u8>),
+}
+
+/// The files a run adds to the built-in knowledge: their text, already read (errors name the
+/// line of the text given; the caller adds the file's name).
+#[derive(Clone, Debug, Default)]
+pub struct RuleSources {
+    /// More byte signatures, in the format of `crates/dpi/signatures.txt`, tried after the
+    /// built-in ones.
+    pub signatures: Option<String>,
+    /// Payload search patterns (`--match`, see `wirespeed_dpi::matcher`).
+    pub patterns: Option<String>,
+    /// The statistical model.
+    pub model: ModelSource,
+}
+
+/// Why a run's rules could not be built.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum RulesError {
+    /// The signature file.
+    Signatures(String),
+    /// The pattern file.
+    Patterns(String),
+    /// The model.
+    Model(String),
+    /// The built-in tables (too many labels with the files added).
+    Labels(String),
+}
+
+impl std::fmt::Display for RulesError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RulesError::Signatures(m)
+            | RulesError::Patterns(m)
+            | RulesError::Model(m)
+            | RulesError::Labels(m) => f.write_str(m),
+        }
+    }
+}
+
+impl std::error::Error for RulesError {}
+
+/// A run's knowledge: the label registry and what each classifier matches against.
+#[derive(Debug)]
+pub struct Rules {
+    labels: Labels,
+    ports: PortTable,
+    dpi: Arc<DpiRules>,
+    model: Option<Loaded>,
+}
+
+impl Rules {
+    /// The built-in tables, signatures and model.
+    pub fn builtin() -> Rules {
+        // The built-in tables fit the registry by far (a test holds it), and the built-in
+        // signature file parses (a test holds it): this cannot fail.
+        match Rules::load(&RuleSources::default()) {
+            Ok(r) => r,
+            Err(e) => unreachable!("the built-in rules load: {e}"),
+        }
+    }
+
+    /// The built-in knowledge with `src`'s files added.
+    pub fn load(src: &RuleSources) -> Result<Rules, RulesError> {
+        let mut labels = Labels::new();
+        let ports =
+            PortTable::builtin(&mut labels).map_err(|e| RulesError::Labels(e.to_string()))?;
+        let dpi = DpiRules::new(
+            &mut labels,
+            src.signatures.as_deref(),
+            src.patterns.as_deref(),
+        )
+        .map_err(|e| match e {
+            wirespeed_dpi::RulesError::Signatures(m) => RulesError::Signatures(m),
+            wirespeed_dpi::RulesError::Patterns(m) => RulesError::Patterns(m),
+            wirespeed_dpi::RulesError::Labels(m) => RulesError::Labels(m),
+        })?;
+        let model = match &src.model {
+            ModelSource::Builtin => Loaded::builtin(&mut labels),
+            ModelSource::None => None,
+            ModelSource::Bytes(b) => Some(
+                Loaded::from_bytes(b, &mut labels).map_err(|e| RulesError::Model(e.to_string()))?,
+            ),
+        };
+        Ok(Rules {
+            labels,
+            ports,
+            dpi: Arc::new(dpi),
+            model,
+        })
+    }
+
+    /// The run's labels.
+    #[inline]
+    pub fn labels(&self) -> &Labels {
+        &self.labels
+    }
+
+    /// The port table.
+    #[inline]
+    pub fn ports(&self) -> &PortTable {
+        &self.ports
+    }
+
+    /// Payload inspection's rules.
+    #[inline]
+    pub fn dpi(&self) -> &Arc<DpiRules> {
+        &self.dpi
+    }
+
+    /// The statistical model, if the run has one.
+    #[inline]
+    pub fn model(&self) -> Option<&Loaded> {
+        self.model.as_ref()
+    }
+
+    /// The label of a statistical class.
+    #[inline]
+    pub(crate) fn class_label(&self, class: usize) -> Option<LabelId> {
+        self.model.as_ref()?.labels.get(class).copied()
+    }
+}
+
+impl Default for Rules {
+    fn default() -> Self {
+        Rules::builtin()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_rules_load_and_name_their_labels() {
+        let r = Rules::builtin();
+        assert!(r.labels().len() > 200, "{}", r.labels().len());
+        assert!(r.model().is_some());
+        let tls = r.ports().flow(6, 443, 50000).unwrap();
+        assert_eq!(r.labels().get(tls).master(), "TLS");
+        assert!(!r.dpi().signatures().is_empty());
+    }
+
+    #[test]
+    fn bad_files_are_errors_naming_their_line() {
+        let src = RuleSources {
+            signatures: Some("A Web tcp \"x\"\nB Web sctp 41\n".into()),
+            ..Default::default()
+        };
+        let e = Rules::load(&src).unwrap_err();
+        assert!(
+            matches!(&e, RulesError::Signatures(m) if m.contains("line 2")),
+            "{e}"
+        );
+        let src = RuleSources {
+            patterns: Some("ok\nbad \\q\n".into()),
+            ..Default::default()
+        };
+        let e = Rules::load(&src).unwrap_err();
+        assert!(
+            matches!(&e, RulesError::Patterns(m) if m.contains("line 2")),
+            "{e}"
+        );
+        let src = RuleSources {
+            model: ModelSource::Bytes(b"not a model".to_vec()),
+            ..Default::default()
+        };
+        assert!(matches!(Rules::load(&src), Err(RulesError::Model(_))));
+    }
+}

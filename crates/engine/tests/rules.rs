@@ -1,0 +1,140 @@
+//! Rules belong to a run: two runs in one process, at the same time, each with its own signature
+//! and pattern files, each label their flows by their own files only; a third with the built-in
+//! rules knows neither. (Before, signatures and patterns were installed once per process.)
+
+use std::sync::Arc;
+use wirespeed_capture::RawPacket;
+use wirespeed_engine::gen::{FrameBuilder, L4};
+use wirespeed_engine::{EngineConfig, RuleSources, Rules, Worker};
+use wirespeed_export::JsonLinesWriter;
+
+/// Ethernet frames of one UDP flow whose payload no built-in inspector or signature claims:
+/// two datagrams each way.
+fn frames() -> Vec<Vec<u8>> {
+    let fb = FrameBuilder { vlan: 0 };
+    let (a, b) = ([192, 0, 2, 1], [198, 51, 100, 7]);
+    let up = b"WSPROBE-7f3a record of a test protocol";
+    let down = b"WSPROBE-ack";
+    vec![
+        fb.ipv4(
+            a,
+            b,
+            &L4::Udp {
+                sport: 40123,
+                dport: 47001,
+                payload: up,
+            },
+        ),
+        fb.ipv4(
+            b,
+            a,
+            &L4::Udp {
+                sport: 47001,
+                dport: 40123,
+                payload: down,
+            },
+        ),
+        fb.ipv4(
+            a,
+            b,
+            &L4::Udp {
+                sport: 40123,
+                dport: 47001,
+                payload: up,
+            },
+        ),
+        fb.ipv4(
+            b,
+            a,
+            &L4::Udp {
+                sport: 47001,
+                dport: 40123,
+                payload: down,
+            },
+        ),
+    ]
+}
+
+/// Run the frames through a worker with these rules; the JSON records.
+fn run(rules: Rules) -> Vec<serde_json::Value> {
+    let cfg = EngineConfig {
+        rules: Arc::new(rules),
+        ..EngineConfig::default()
+    };
+    let frames = frames();
+    let batch: Vec<RawPacket<'_>> = frames
+        .iter()
+        .enumerate()
+        .map(|(i, f)| RawPacket {
+            ts_ns: 1_700_000_000_000_000_000 + i as u64 * 1_000_000,
+            wire_len: f.len() as u32,
+            link: 1,
+            iface: 0,
+            data: f,
+        })
+        .collect();
+    let mut w = Worker::new(cfg, JsonLinesWriter::new(Vec::new(), false), false);
+    w.process_batch(&batch).unwrap();
+    let out = w.finish().unwrap().into_inner().unwrap();
+    String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+fn rules(sig: &str, patterns: Option<&str>) -> Rules {
+    Rules::load(&RuleSources {
+        signatures: Some(sig.to_string()),
+        patterns: patterns.map(str::to_string),
+        ..RuleSources::default()
+    })
+    .unwrap()
+}
+
+#[test]
+fn two_runs_in_one_process_each_use_their_own_files() {
+    let a = std::thread::spawn(|| {
+        run(rules(
+            "ProbeAlpha Chat udp \"WSPROBE-\"\n",
+            Some("record of\n"),
+        ))
+    });
+    let b = std::thread::spawn(|| run(rules("ProbeBeta Game udp \"WSPROBE-\"\n", None)));
+    let (a, b) = (a.join().unwrap(), b.join().unwrap());
+    let builtin = run(Rules::builtin());
+    for (recs, master, category) in [(&a, "ProbeAlpha", "Chat"), (&b, "ProbeBeta", "Game")] {
+        assert_eq!(recs.len(), 1, "{recs:?}");
+        let r = &recs[0];
+        assert_eq!(r["master"], master, "{r}");
+        assert_eq!(r["app"], master, "{r}");
+        assert_eq!(r["category"], category, "{r}");
+        assert_eq!(r["method"], "dpi", "{r}");
+        assert_eq!(r["c2s_pkts"], 2, "{r}");
+    }
+    // Pattern 0 of A's file is in the first datagram; B has no patterns.
+    assert_eq!(a[0]["matches"], "0", "{}", a[0]);
+    assert!(b[0].get("matches").is_none(), "{}", b[0]);
+    // The built-in rules know neither protocol.
+    assert_eq!(builtin.len(), 1);
+    for name in ["ProbeAlpha", "ProbeBeta"] {
+        assert_ne!(builtin[0]["master"], name, "{}", builtin[0]);
+    }
+    assert!(builtin[0].get("matches").is_none());
+}
+
+/// Labels are interned per run: a name a file adds gets an id in that run's registry only.
+#[test]
+fn a_file_label_is_in_its_run_registry_only() {
+    let a = rules("ProbeAlpha Chat udp \"WSPROBE-\"\n", None);
+    let plain = Rules::builtin();
+    assert!(a
+        .labels()
+        .find("ProbeAlpha", "ProbeAlpha", "Chat")
+        .is_some());
+    assert!(plain
+        .labels()
+        .find("ProbeAlpha", "ProbeAlpha", "Chat")
+        .is_none());
+    assert_eq!(a.labels().len(), plain.labels().len() + 1);
+}
