@@ -83,37 +83,6 @@ impl FlowKey {
         )
     }
 
-    /// A 64-bit hash of the key. It is symmetric because the key is canonical. The mixing is a
-    /// multiply-xorshift over the key's words (fast, good avalanche); it is not meant to resist an
-    /// attacker who can choose addresses — the table bounds probe lengths and evicts instead.
-    #[inline]
-    pub fn hash(&self) -> u64 {
-        #[inline(always)]
-        fn w(b: &[u8; 16]) -> (u64, u64) {
-            let (lo, hi) = b.split_at(8);
-            let mut l = [0u8; 8];
-            let mut h = [0u8; 8];
-            l.copy_from_slice(lo);
-            h.copy_from_slice(hi);
-            (u64::from_le_bytes(l), u64::from_le_bytes(h))
-        }
-        const K: u64 = 0x9E37_79B9_7F4A_7C15;
-        let (a0, a1) = w(&self.addr[0]);
-        let (b0, b1) = w(&self.addr[1]);
-        let tail = (self.port[0] as u64)
-            | (self.port[1] as u64) << 16
-            | (self.proto as u64) << 32
-            | (self.ip_version as u64) << 40
-            | (self.vlan as u64) << 48;
-        let mut h = 0x243F_6A88_85A3_08D3u64;
-        for v in [a0, a1, b0, b1, tail] {
-            h = (h ^ v).wrapping_mul(K);
-            h ^= h >> 29;
-        }
-        h = h.wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        h ^ (h >> 32)
-    }
-
     /// The address of `side` as an [`std::net::IpAddr`].
     pub fn ip(&self, side: Side) -> std::net::IpAddr {
         let a = &self.addr[side.index()];
@@ -122,6 +91,58 @@ impl FlowKey {
         } else {
             std::net::IpAddr::from(*a)
         }
+    }
+}
+
+/// The flow table's hash of a [`FlowKey`], keyed per run: foldhash's folded multiplies over
+/// the key's words, from a secret seed. With a fixed, public mixing (as before), anyone who can
+/// send packets could pick tuples that all land in one probe sequence of the linear-probing index
+/// and make every lookup walk it; with a random key per table they cannot aim. A fixed key
+/// ([`FlowHasher::with_key`]) makes runs reproducible for tests. Symmetric because the key is
+/// canonical. (foldhash: the same folded-multiply construction as hashbrown's default hasher,
+/// three 64×64→128-bit multiplies for the key's 40 bytes, no allocation.)
+#[derive(Clone, Debug)]
+pub struct FlowHasher {
+    seed: u64,
+    shared: foldhash::SharedSeed,
+}
+
+impl FlowHasher {
+    /// A hasher with a fresh random key (the operating system's randomness, through the
+    /// standard library's `RandomState`).
+    pub fn random() -> Self {
+        use std::hash::BuildHasher;
+        let r = std::collections::hash_map::RandomState::new();
+        FlowHasher::from_parts(r.hash_one(0x5eedu64), r.hash_one(0xf10e_u64 ^ 1))
+    }
+
+    /// A hasher with a fixed key: the same hashes in every run.
+    pub fn with_key(key: u64) -> Self {
+        FlowHasher::from_parts(key, key.rotate_left(32) ^ 0x9E37_79B9_7F4A_7C15)
+    }
+
+    fn from_parts(seed: u64, shared: u64) -> Self {
+        FlowHasher {
+            seed,
+            shared: foldhash::SharedSeed::from_u64(shared),
+        }
+    }
+
+    /// The key's 64-bit hash.
+    #[inline]
+    pub fn hash(&self, k: &FlowKey) -> u64 {
+        use std::hash::Hasher;
+        let mut h = foldhash::fast::FoldHasher::with_seed(self.seed, &self.shared);
+        h.write_u128(u128::from_le_bytes(k.addr[0]));
+        h.write_u128(u128::from_le_bytes(k.addr[1]));
+        h.write_u64(
+            (k.port[0] as u64)
+                | (k.port[1] as u64) << 16
+                | (k.proto as u64) << 32
+                | (k.ip_version as u64) << 40
+                | (k.vlan as u64) << 48,
+        );
+        h.finish()
     }
 }
 
@@ -142,7 +163,8 @@ mod tests {
         let (k1, s1) = FlowKey::new(4, 6, 0, c, s);
         let (k2, s2) = FlowKey::new(4, 6, 0, s, c);
         assert_eq!(k1, k2);
-        assert_eq!(k1.hash(), k2.hash());
+        let h = FlowHasher::random();
+        assert_eq!(h.hash(&k1), h.hash(&k2));
         assert_eq!(s1, s2.other());
         assert_eq!(k1.ip(s1), "10.0.0.1".parse::<std::net::IpAddr>().unwrap());
     }
@@ -156,7 +178,9 @@ mod tests {
         let (k3, _) = FlowKey::new(4, 6, 0, c, s);
         assert_ne!(k1, k2);
         assert_ne!(k1, k3);
-        assert_ne!(k1.hash(), k2.hash());
+        let h = FlowHasher::with_key(7);
+        assert_ne!(h.hash(&k1), h.hash(&k2));
+        assert_ne!(h.hash(&k1), h.hash(&k3));
     }
 
     #[test]
@@ -165,5 +189,25 @@ mod tests {
         let (k, side) = FlowKey::new(4, 17, 0, (a, 9000), (a, 53));
         assert_eq!(k.port, [53, 9000]);
         assert_eq!(side, Side::B);
+    }
+
+    /// The key decides the hash: the same key gives the same hashes, another key others.
+    #[test]
+    fn keys_decide_the_hash() {
+        let (k, _) = FlowKey::new(
+            4,
+            6,
+            0,
+            (v4([192, 0, 2, 1]), 1234),
+            (v4([198, 51, 100, 2]), 80),
+        );
+        let (a, b) = (FlowHasher::with_key(1), FlowHasher::with_key(1));
+        assert_eq!(a.hash(&k), b.hash(&k));
+        assert_ne!(a.hash(&k), FlowHasher::with_key(2).hash(&k));
+        assert_ne!(
+            FlowHasher::random().hash(&k),
+            FlowHasher::random().hash(&k),
+            "two random keys (fails with probability 2^-64)"
+        );
     }
 }

@@ -3,7 +3,7 @@
 //! * [`FlowKey`] is the bidirectional 5-tuple plus VLAN: both directions of a conversation map to
 //!   the same key, and [`Side`] tells which end sent a packet.
 //! * [`FlowTable`] holds at most `capacity` flows in memory allocated once at start. It never
-//!   grows: when full, a new flow evicts the stalest flow near its hash slot (counted), so a flood
+//!   grows: when full, a new flow evicts the stalest of a few flows at a cursor (counted), so a flood
 //!   of new flows cannot exhaust memory.
 //! * Expiry runs on capture timestamps, never the wall clock, in small steps per batch
 //!   ([`FlowTable::gc_step`], DPDKStat's ΔT/M) so no packet waits on a full-table scan; a lookup
@@ -19,7 +19,7 @@ mod key;
 mod table;
 
 pub use frag::{FragKey, FragStats, FragTable};
-pub use key::{FlowKey, Side};
+pub use key::{FlowHasher, FlowKey, Side};
 pub use table::{
     EndReason, Flow, FlowConfig, FlowTable, Lookup, TableStats, Timeouts, CLIENT_UNKNOWN,
 };

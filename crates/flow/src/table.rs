@@ -6,7 +6,7 @@
 //! backward-shift deletion (no tombstones), so the index never degrades. Both are allocated once
 //! in [`FlowTable::new`]; nothing on the per-packet path allocates.
 
-use crate::key::{FlowKey, Side};
+use crate::key::{FlowHasher, FlowKey, Side};
 use wirespeed_wire::{ip_proto, tcp_flags, TcpInfo, Tunnel};
 
 /// Marker for a flow whose client is not known yet (never stored: a flow's client is decided at
@@ -63,6 +63,10 @@ pub struct FlowConfig {
     pub sweep_ns: u64,
     /// M: the least number of slots a sweep step visits.
     pub min_sweep_step: usize,
+    /// The index's hash key: None (the default) draws a random one per table, so tuples chosen
+    /// to collide cannot be aimed at it ([`crate::FlowHasher`]); a fixed key makes the index's
+    /// layout reproducible (tests). Records never depend on it.
+    pub hash_key: Option<u64>,
 }
 
 impl Default for FlowConfig {
@@ -72,6 +76,7 @@ impl Default for FlowConfig {
             timeouts: Timeouts::default(),
             sweep_ns: 1_000_000_000,
             min_sweep_step: 64,
+            hash_key: None,
         }
     }
 }
@@ -264,6 +269,7 @@ pub struct FlowTable<V> {
     cursor: usize,
     last_sweep_ts: u64,
     stats: TableStats,
+    hasher: FlowHasher,
 }
 
 impl<V: Default> FlowTable<V> {
@@ -288,7 +294,40 @@ impl<V: Default> FlowTable<V> {
             cursor: 0,
             last_sweep_ts: 0,
             stats: TableStats::default(),
+            hasher: match cfg.hash_key {
+                Some(k) => FlowHasher::with_key(k),
+                None => FlowHasher::random(),
+            },
         }
+    }
+
+    /// The hash of `key` in this table's index (keyed, [`FlowConfig::hash_key`]): what
+    /// [`FlowTable::lookup_or_insert`] and [`FlowTable::prefetch_slot`] take.
+    #[inline]
+    pub fn hash(&self, key: &FlowKey) -> u64 {
+        self.hasher.hash(key)
+    }
+
+    /// How many index entries a lookup of `key` reads before it finds the key's entry (1: at
+    /// its home position), or None if the key is not held. For measuring probe lengths.
+    pub fn probe_len(&self, key: &FlowKey) -> Option<usize> {
+        let hash = self.hash(key);
+        let h32 = hash as u32 as u64;
+        let mut i = hash as usize & self.mask;
+        for n in 1..=self.mask + 1 {
+            let e = *self.index.get(i)?;
+            if e == 0 {
+                return None;
+            }
+            if e >> 32 == h32 {
+                let slot = (e as u32).checked_sub(1)? as usize;
+                if self.slots.get(slot).is_some_and(|f| f.key == *key) {
+                    return Some(n);
+                }
+            }
+            i = (i + 1) & self.mask;
+        }
+        None
     }
 
     /// Configuration in force.
@@ -505,7 +544,7 @@ impl<V: Default> FlowTable<V> {
 
     /// Remove the index entry pointing at `slot` with backward-shift deletion.
     fn remove_index(&mut self, slot: usize) {
-        let hash = self.slots[slot].key.hash();
+        let hash = self.hasher.hash(&self.slots[slot].key);
         let target = slot as u64 + 1;
         let mut i = hash as usize & self.mask;
         let mut found = false;
@@ -665,7 +704,7 @@ mod tests {
         });
         let r = t.lookup_or_insert(
             &k.0,
-            k.0.hash(),
+            t.hash(&k.0),
             k.1,
             ts,
             ts,
@@ -767,7 +806,7 @@ mod tests {
         let mut t = tstat_table();
         let mut ended = vec![];
         let mut at = |t: &mut FlowTable<u32>, k: &(FlowKey, Side), ts: u64, now: u64| {
-            t.lookup_or_insert(&k.0, k.0.hash(), k.1, ts, now, None, &mut |f, why| {
+            t.lookup_or_insert(&k.0, t.hash(&k.0), k.1, ts, now, None, &mut |f, why| {
                 ended.push((f.key, why))
             })
         };
@@ -819,7 +858,7 @@ mod tests {
         let udp = key(7, 5004);
         let year = 365 * 86_400 * S;
         let mut at = |t: &mut FlowTable<u32>, ts: u64| {
-            t.lookup_or_insert(&udp.0, udp.0.hash(), udp.1, ts, ts, None, &mut |_, _| {
+            t.lookup_or_insert(&udp.0, t.hash(&udp.0), udp.1, ts, ts, None, &mut |_, _| {
                 ended += 1
             })
         };
@@ -834,7 +873,7 @@ mod tests {
             ..FlowConfig::default()
         });
         let mut idle = vec![];
-        t.lookup_or_insert(&udp.0, udp.0.hash(), udp.1, S, S, None, &mut |_, _| {});
+        t.lookup_or_insert(&udp.0, t.hash(&udp.0), udp.1, S, S, None, &mut |_, _| {});
         t.expire_all(year, &mut |_, why| idle.push(why));
         assert_eq!(idle, vec![EndReason::Idle]);
     }
@@ -922,7 +961,7 @@ mod tests {
             let k = key((x % 97) as u32, 1);
             ts += (x >> 40) % (3 * S);
             let mut gone = vec![];
-            let r = t.lookup_or_insert(&k.0, k.0.hash(), k.1, ts, ts, None, &mut |f, _| {
+            let r = t.lookup_or_insert(&k.0, t.hash(&k.0), k.1, ts, ts, None, &mut |f, _| {
                 gone.push(f.key)
             });
             for g in &gone {
