@@ -25,7 +25,7 @@ fn colliding() -> Vec<FlowKey> {
     let h = FlowHasher::with_key(KNOWN_KEY);
     (0u32..)
         .map(key)
-        .filter(|k| h.hash(k) % INDEX == 0)
+        .filter(|k| h.hash(k) & (INDEX - 1) == 0)
         .take(FLOWS)
         .collect()
 }
