@@ -1,6 +1,6 @@
-//! Real captures: the shared corpus (`/work/shared/corpus/pcap`, or `$WIRESPEED_PCAP_CORPUS`),
-//! checked against packet counts from an independent reader (Wireshark's `capinfos`).
-//! Skipped, with a message, where the corpus is absent.
+//! Real captures: the shared corpus (`wirespeed_testkit::corpus`), checked against packet counts
+//! from an independent reader (Wireshark's `capinfos`). Skipped, with a message, where the corpus
+//! is absent (and failed under `CI=true`).
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -13,15 +13,7 @@ use wirespeed_capture::{CaptureError, CaptureFile, RawPacket};
 const CAPINFOS: &str = include_str!("data/capinfos-counts.csv");
 
 fn corpus_dir() -> Option<PathBuf> {
-    let dir = std::env::var_os("WIRESPEED_PCAP_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/work/shared/corpus/pcap"));
-    if dir.is_dir() {
-        Some(dir)
-    } else {
-        eprintln!("skip: no capture corpus at {}", dir.display());
-        None
-    }
+    wirespeed_testkit::corpus("capture corpus").map(|c| c.pcap_dir())
 }
 
 struct Outcome {

@@ -3,7 +3,6 @@
 //! shows as a GET of a path (with a Host header), an independent decoder.
 
 use std::collections::{BTreeSet, HashMap};
-use std::path::PathBuf;
 use std::process::Command;
 
 mod common;
@@ -87,11 +86,10 @@ fn tshark_truth(pcap: &std::path::Path) -> Option<(BTreeSet<String>, BTreeSet<St
 
 #[test]
 fn get_and_host_patterns_find_the_http_flows_tshark_shows() {
-    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/pcap");
-    if !corpus.exists() {
-        eprintln!("SKIPPED: ../shared/corpus not found");
+    let Some(corpus) = wirespeed_testkit::corpus("get_and_host_patterns") else {
         return;
-    }
+    };
+    let corpus = corpus.pcap_dir();
     let pats = tmp("http.txt");
     std::fs::write(&pats, "# HTTP\nGET /\nHost: \n").unwrap();
     let mut checked = 0;

@@ -45,11 +45,10 @@ fn corrupt_or_foreign_model_is_a_clear_error() {
 
 #[test]
 fn train_writes_a_model_classify_uses() {
-    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
-    if !corpus.join("flows.csv").exists() {
-        eprintln!("SKIPPED: ../shared/corpus not found");
+    let Some(corpus) = wirespeed_testkit::corpus("train_writes_a_model_classify_uses") else {
         return;
-    }
+    };
+    let corpus = corpus.dir().to_path_buf();
     let model = tmp("small.wsm");
     let pcaps: Vec<PathBuf> = ["1kxun.pcap", "dns.pcap", "quic.pcap", "443-chrome.pcap"]
         .iter()

@@ -176,11 +176,10 @@ fn replayed_captures_give_the_offline_flows_and_labels() {
         eprintln!("SKIPPED: live capture is Linux only");
         return;
     }
-    let corpus = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/pcap");
-    if !corpus.is_dir() {
-        eprintln!("SKIPPED: {} not found", corpus.display());
+    let Some(corpus) = wirespeed_testkit::corpus("replayed_captures") else {
         return;
-    }
+    };
+    let corpus = corpus.pcap_dir();
     let v = match Veth::new() {
         Ok(v) => v,
         Err(e) => {

@@ -1113,11 +1113,11 @@ mod tests {
 
     #[test]
     fn fast_path_agrees_with_decoder_on_the_corpus() {
-        let dir =
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/pcap");
-        let Ok(rd) = std::fs::read_dir(&dir) else {
-            eprintln!("SKIPPED: {} not found", dir.display());
+        let Some(corpus) = wirespeed_testkit::corpus("fast_path_agrees_with_decoder") else {
             return;
+        };
+        let Ok(rd) = std::fs::read_dir(corpus.pcap_dir()) else {
+            panic!("cannot read {}", corpus.pcap_dir().display());
         };
         let (mut fast, mut all) = (0u64, 0u64);
         for e in rd.flatten() {

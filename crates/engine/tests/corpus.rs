@@ -4,7 +4,7 @@
 //! the same bidirectional 5-tuple, and with the same packet and byte counts per direction. The
 //! matching rules are those of `../shared/tools/score_labels.py`. The test prints the agreement
 //! and lists every miss, and fails below the targets. Without the corpus (a user's clone)
-//! it says so and passes.
+//! it says so and passes (under `CI=true` it fails).
 
 use std::collections::{HashMap, HashSet};
 use std::net::IpAddr;
@@ -12,12 +12,8 @@ use std::path::PathBuf;
 use wirespeed_engine::{run_file, EngineConfig, Worker};
 use wirespeed_export::JsonLinesWriter;
 
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("WIRESPEED_CORPUS") {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
-    };
-    dir.join("flows.csv").exists().then_some(dir)
+fn corpus_dir(test: &str) -> Option<PathBuf> {
+    wirespeed_testkit::corpus(test).map(|c| c.dir().to_path_buf())
 }
 
 type Endpoint = (String, String);
@@ -60,8 +56,7 @@ struct Ours {
 
 #[test]
 fn corpus_flows_and_counts_match_ndpi() {
-    let Some(dir) = corpus_dir() else {
-        eprintln!("SKIPPED: ../shared/corpus not found (set WIRESPEED_CORPUS to run this test)");
+    let Some(dir) = corpus_dir("corpus") else {
         return;
     };
     let mut expected: Vec<HashMap<String, String>> = Vec::new();

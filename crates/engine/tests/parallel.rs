@@ -165,17 +165,15 @@ fn max_step_back_ns(path: &Path) -> u64 {
 
 #[test]
 fn corpus_records_do_not_depend_on_workers() {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus/pcap");
-    let Ok(rd) = std::fs::read_dir(&dir) else {
-        eprintln!("SKIPPED: {} not found", dir.display());
+    let Some(corpus) = wirespeed_testkit::corpus("corpus_records_do_not_depend_on_workers") else {
         return;
     };
-    let mut files: Vec<PathBuf> = rd.filter_map(|e| e.ok().map(|e| e.path())).collect();
-    files.sort();
-    if files.is_empty() {
-        eprintln!("SKIPPED: {} is empty", dir.display());
-        return;
-    }
+    let files = corpus.pcaps();
+    assert!(
+        !files.is_empty(),
+        "{} holds no capture",
+        corpus.pcap_dir().display()
+    );
     // Every capture, those whose time goes back by more than the shortest timeout (10 s: how
     // long a closed TCP flow lingers) included: there a packet's own time would say a flow is
     // live while the sweep, at the input's latest time, has ended it. Expiry follows the input's

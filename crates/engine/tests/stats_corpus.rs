@@ -1,18 +1,14 @@
 //! Statistical classification on the real captures of ../shared/corpus, cross-validated by
 //! capture file against nDPI's DPI labels (flows.csv): prints the report of both algorithms and
-//! fails only below an honest floor (well above chance: 16 classes, chance ≈ 0.06 macro-F1).
+//! fails a point below today's figures (chance is ≈ 0.06 macro-F1 over the 16 classes).
 //! Also checks that the shipped model is what the documented training command produces.
 
 use std::path::PathBuf;
 use wirespeed_engine::train::{cross_validate, extract, label, read_labels, train, TrainOpts};
 use wirespeed_engine::EngineConfig;
 
-fn corpus_dir() -> Option<PathBuf> {
-    let dir = match std::env::var_os("WIRESPEED_CORPUS") {
-        Some(d) => PathBuf::from(d),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus"),
-    };
-    dir.join("flows.csv").exists().then_some(dir)
+fn corpus_dir(test: &str) -> Option<PathBuf> {
+    wirespeed_testkit::corpus(test).map(|c| c.dir().to_path_buf())
 }
 
 /// The records the default engine writes for one corpus capture, each as column -> value.
@@ -32,8 +28,7 @@ fn records(dir: &std::path::Path, pcap: &str) -> Vec<std::collections::HashMap<S
 
 #[test]
 fn corpus_cross_validation_by_capture() {
-    let Some(dir) = corpus_dir() else {
-        eprintln!("SKIPPED: ../shared/corpus not found (set WIRESPEED_CORPUS to run this test)");
+    let Some(dir) = corpus_dir("stats_corpus") else {
         return;
     };
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir.join("pcap"))
@@ -74,7 +69,9 @@ fn corpus_cross_validation_by_capture() {
             );
         }
     }
-    for (nb, floor) in [(true, 0.45), (false, 0.35)] {
+    // Floors: one point (0.01 macro-F1) under what was measured on 2026-11-24 (Naive Bayes
+    // 0.581, C4.5 0.418; the folds are drawn from a fixed seed, so the figures repeat).
+    for (nb, floor) in [(true, 0.571), (false, 0.408)] {
         let o = TrainOpts {
             nb,
             ..TrainOpts::default()
@@ -106,8 +103,7 @@ fn corpus_cross_validation_by_capture() {
 /// into "ICMP" or "QUIC". nDPI's flows.csv is the reference for what those flows are.
 #[test]
 fn stats_keeps_labels_from_the_ip_protocol_number() {
-    let Some(dir) = corpus_dir() else {
-        eprintln!("SKIPPED: ../shared/corpus not found (set WIRESPEED_CORPUS to run this test)");
+    let Some(dir) = corpus_dir("stats_corpus") else {
         return;
     };
     let pcaps = [
@@ -156,8 +152,7 @@ fn stats_keeps_labels_from_the_ip_protocol_number() {
 /// the model needed `ALONE` confidence to label a flow on its own, it named 1,834 of them.
 #[test]
 fn a_syn_scan_is_not_labelled_by_the_model() {
-    let Some(dir) = corpus_dir() else {
-        eprintln!("SKIPPED: ../shared/corpus not found (set WIRESPEED_CORPUS to run this test)");
+    let Some(dir) = corpus_dir("stats_corpus") else {
         return;
     };
     let mut w = wirespeed_engine::Worker::new(
@@ -194,8 +189,7 @@ fn a_syn_scan_is_not_labelled_by_the_model() {
 /// unsure, where the model may still speak. The 5-tuples and nDPI's masters come from flows.csv.
 #[test]
 fn the_model_does_not_contradict_the_payload_inspectors() {
-    let Some(dir) = corpus_dir() else {
-        eprintln!("SKIPPED: ../shared/corpus not found (set WIRESPEED_CORPUS to run this test)");
+    let Some(dir) = corpus_dir("stats_corpus") else {
         return;
     };
     let pcaps = [
@@ -268,8 +262,7 @@ fn the_model_does_not_contradict_the_payload_inspectors() {
 /// model relabelled over a port guess (BFD's echo port, collectd, MongoDB, Tailscale, BGP).
 #[test]
 fn the_model_does_not_replace_a_port_guess() {
-    let Some(dir) = corpus_dir() else {
-        eprintln!("SKIPPED: ../shared/corpus not found (set WIRESPEED_CORPUS to run this test)");
+    let Some(dir) = corpus_dir("stats_corpus") else {
         return;
     };
     let mut stats_labels = 0;
