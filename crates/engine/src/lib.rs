@@ -9,19 +9,18 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-mod dpi;
+pub mod classify;
 pub mod gen;
 mod input;
 pub mod parallel;
 pub mod rss;
 mod rules;
-mod stats;
 mod summary;
 pub mod train;
 mod worker;
 
-pub use dpi::DPI_CONFIDENCE;
+pub use classify::{FlowExt, DPI_CONFIDENCE};
 pub use parallel::{DispatchStats, ParallelConfig, Pool};
 pub use rules::{ModelSource, RuleSources, Rules, RulesError};
 pub use summary::{add_app, AppStats, Counters, LabelHasher, Summary};
-pub use worker::{run_file, EngineConfig, FileOutcome, FlowExt, Worker};
+pub use worker::{run_file, EngineConfig, FileOutcome, Worker};

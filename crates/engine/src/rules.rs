@@ -4,7 +4,7 @@
 //! process each classify with their own rules.
 
 use std::sync::Arc;
-use wirespeed_classify::{LabelId, Labels, PortTable};
+use wirespeed_classify::{Labels, PortTable};
 use wirespeed_dpi::DpiRules;
 use wirespeed_stats::Loaded;
 
@@ -131,12 +131,6 @@ impl Rules {
     #[inline]
     pub fn model(&self) -> Option<&Loaded> {
         self.model.as_ref()
-    }
-
-    /// The label of a statistical class.
-    #[inline]
-    pub(crate) fn class_label(&self, class: usize) -> Option<LabelId> {
-        self.model.as_ref()?.labels.get(class).copied()
     }
 }
 

@@ -1,14 +1,14 @@
 //! Counters, per-application totals, and where records go.
 
+use crate::classify::{FlowExt, Stage};
 use crate::rules::Rules;
-use crate::worker::FlowExt;
 use std::collections::HashMap;
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::io;
 use wirespeed_classify::{LabelId, Labels};
-use wirespeed_dpi::{Dpi, DpiStats};
-use wirespeed_export::{FlowRecord, RecordSink};
+use wirespeed_dpi::DpiStats;
+use wirespeed_export::{FlowRecord, RecordSink, META_COUNT};
 use wirespeed_flow::{EndReason, Flow, FragStats, TableStats};
 use wirespeed_wire::DropReason;
 
@@ -151,12 +151,12 @@ impl<S: RecordSink> Output<S> {
         &mut self,
         f: &mut Flow<FlowExt>,
         why: EndReason,
-        dpi: &mut Dpi,
+        stage: &mut Stage,
         rules: &Rules,
     ) {
         let c = f.client;
         let s = f.server();
-        let (id, method, confidence, ttb_pkts, ttb_ns) = match &f.ext.verdict {
+        let (id, method, confidence, ttb_pkts, ttb_ns) = match f.ext.class.verdict() {
             Some(v) => (
                 v.label,
                 v.method.as_str(),
@@ -167,8 +167,7 @@ impl<S: RecordSink> Output<S> {
             None => (LabelId::UNKNOWN, "", 0.0, 0, 0),
         };
         let label = rules.labels().get(id);
-        let (stats_app, stats_class, stats_score) = crate::stats::fields(&f.ext, rules);
-        let rec = FlowRecord {
+        let mut rec = FlowRecord {
             source: self.with_source.then_some(self.source.as_str()),
             pcap: self.with_source.then_some(self.base.as_str()),
             src_ip: f.key.ip(c),
@@ -192,12 +191,13 @@ impl<S: RecordSink> Output<S> {
             confidence,
             ttb_pkts,
             ttb_us: ttb_ns / 1000,
-            early: f.ext.early,
-            stats_app,
-            stats_class,
-            stats_score,
-            meta: crate::dpi::meta(dpi, f.ext.dpi),
+            early: Default::default(),
+            stats_app: "",
+            stats_class: "",
+            stats_score: 0.0,
+            meta: [""; META_COUNT],
         };
+        stage.fill(&f.ext, &mut rec);
         if self.by_label.len() <= id.index() {
             // Grows to the run's label count at most (ids are the registry's), not per flow.
             self.by_label.resize(id.index() + 1, [0; 3]);
@@ -212,7 +212,7 @@ impl<S: RecordSink> Output<S> {
                 self.error = Some(e);
             }
         }
-        dpi.release(&mut f.ext.dpi);
+        stage.release(&mut f.ext);
     }
 
     pub(crate) fn take_error(&mut self) -> io::Result<()> {

@@ -368,7 +368,7 @@ impl<V: Default> FlowTable<V> {
         }
     }
 
-    /// Find the flow of `key` (hash from [`FlowKey::hash`]), or start one with `sender` as its
+    /// Find the flow of `key` (hash from [`FlowTable::hash`]), or start one with `sender` as its
     /// first packet's sender. A flow found idle-expired, or closed and hit by a SYN with a new
     /// initial sequence number (a new connection on the same 5-tuple; a SYN retransmitted with
     /// the old number stays in the flow), is ended through `on_end` first and a new one started

@@ -1,0 +1,107 @@
+//! Payload inspection as a classifier ([`wirespeed_dpi`]): every packet with payload is shown to
+//! the inspectors until they decide; the verdict, and a finer one later (STUN, then DTLS), is
+//! offered to the arbiter, and the fact that every inspector ruled the flow out is published.
+//! The inspectors' state lives in the worker's [`Dpi`] pools; the flow slot keeps a `u32`
+//! handle.
+
+use super::{Classifier, Decide, FlowView, PacketView};
+use crate::worker::EngineConfig;
+use wirespeed_classify::{Facts, Method, Verdict};
+use wirespeed_dpi::{Dpi, Packet};
+use wirespeed_export::{FlowRecord, META_COUNT};
+
+/// Confidence of a payload verdict.
+pub const DPI_CONFIDENCE: f32 = 0.9;
+
+/// Payload inspection of one worker.
+pub struct DpiClassifier {
+    pub(crate) dpi: Dpi,
+    enabled: bool,
+}
+
+impl Classifier for DpiClassifier {
+    /// The flow's handle into the pools (0 none yet; see [`wirespeed_dpi::is_done`]).
+    type State = u32;
+
+    fn new(cfg: &EngineConfig) -> Self {
+        DpiClassifier {
+            dpi: Dpi::new(cfg.dpi, cfg.rules.dpi().clone()),
+            enabled: cfg.classifiers.has(Method::Dpi),
+        }
+    }
+
+    #[inline]
+    fn packet(
+        &mut self,
+        flow: &FlowView<'_>,
+        p: &PacketView<'_>,
+        handle: &mut u32,
+        d: &mut Decide<'_>,
+    ) {
+        if !self.enabled || p.payload.is_empty() || wirespeed_dpi::is_done(*handle) {
+            return;
+        }
+        let server = flow.server();
+        let server_ip = flow.key.ip(server);
+        let pkt = Packet {
+            ip_proto: flow.key.proto,
+            server_port: flow.server_port(),
+            client_port: flow.client_port(),
+            from_client: p.side == flow.client,
+            seq: p.seq,
+            multicast: match server_ip {
+                std::net::IpAddr::V4(a) => {
+                    a.is_multicast() || a.is_broadcast() || a.octets()[3] == 255
+                }
+                std::net::IpAddr::V6(a) => a.is_multicast(),
+            },
+            server_ip,
+            client_ip: flow.key.ip(flow.client),
+            payload: p.payload,
+        };
+        if let Some(label) = self.dpi.inspect(handle, &pkt) {
+            d.refine(Verdict {
+                label,
+                method: Method::Dpi,
+                confidence: DPI_CONFIDENCE,
+                ttb_pkts: flow.total_pkts().min(u32::MAX as u64) as u32,
+                ttb_ns: p.ts.saturating_sub(flow.first_ts),
+            });
+        }
+        // Inspection ends by exclusion only on a packet that ends it: the one place to look.
+        if wirespeed_dpi::is_done(*handle) && self.dpi.ruled_out(*handle) {
+            d.publish(Facts::PAYLOAD_RULED_OUT);
+        }
+    }
+
+    /// The flow's metadata, in [`wirespeed_export::META_FIELDS`] order.
+    fn fill<'r>(&'r self, handle: &u32, rec: &mut FlowRecord<'r>) {
+        if let Some(m) = self.dpi.meta(*handle) {
+            for (f, v) in m.iter() {
+                if let Some(slot) = rec.meta.get_mut(f as usize) {
+                    *slot = v;
+                }
+            }
+        }
+    }
+
+    #[inline]
+    fn release(&mut self, handle: &mut u32) {
+        self.dpi.release(handle);
+    }
+}
+
+const _: () = assert!(META_COUNT == wirespeed_dpi::Field::COUNT);
+
+#[cfg(test)]
+mod tests {
+    use wirespeed_dpi::Field;
+    use wirespeed_export::META_FIELDS;
+
+    /// The parser crate and the record agree on the metadata fields and their order.
+    #[test]
+    fn metadata_names_match_the_record() {
+        let names: Vec<&str> = Field::ALL.iter().map(|f| f.name()).collect();
+        assert_eq!(names, META_FIELDS);
+    }
+}

@@ -1,0 +1,264 @@
+//! The classification stage: one contract every classifier implements ([`Classifier`]), and the
+//! list of classifiers a worker runs (the `classifiers!` list at the end of this file, one line
+//! each).
+//!
+//! # Adding a classifier (one module, one line)
+//!
+//! 1. Write `src/classify/<name>.rs` with a type implementing [`Classifier`]: its per-flow
+//!    `State` (small and `Copy`: it sits in every flow-table slot, and the slot's size is held by
+//!    a test), how it is built from the run's [`EngineConfig`] (its rules are in
+//!    [`EngineConfig::rules`]), and whichever hooks it needs.
+//! 2. Add `name: name::Type` to the `classifiers!` list below. The list's order is the order
+//!    the hooks run in, for every flow and packet.
+//!
+//! # What a classifier may touch
+//!
+//! - Its own per-flow state, mutably; the flow's key and counters ([`FlowView`]) and the packet
+//!   ([`PacketView`]), read-only.
+//! - The flow's classification only through [`Decide`]: it offers verdicts and publishes facts
+//!   ([`Facts`]); the [`Arbiter`] alone decides which verdict the flow keeps (ranks, confidence
+//!   thresholds, take-backs). No classifier sees another's state.
+//! - Its own fields of the flow's record ([`Classifier::fill`]).
+//!
+//! Hooks run on the hot path: no allocation, no logging, no clock (time is the capture's).
+
+pub mod dpi;
+pub mod port;
+pub mod stats;
+
+pub use dpi::DPI_CONFIDENCE;
+
+use crate::worker::EngineConfig;
+use wirespeed_classify::{Arbiter, Facts, FlowClass, Verdict};
+use wirespeed_export::FlowRecord;
+use wirespeed_flow::{Flow, FlowKey, Side};
+
+/// A flow as classifiers see it: its key and counters, read-only.
+#[derive(Clone, Copy, Debug)]
+pub struct FlowView<'a> {
+    /// The bidirectional key.
+    pub key: &'a FlowKey,
+    /// Which side started the flow.
+    pub client: Side,
+    /// Capture time of the flow's first packet, ns.
+    pub first_ts: u64,
+    /// Capture time of its latest packet (this one, in [`Classifier::packet`]), ns.
+    pub last_ts: u64,
+    /// Packets per side (this one included, in [`Classifier::packet`]).
+    pub pkts: [u64; 2],
+}
+
+impl FlowView<'_> {
+    /// The server's side.
+    #[inline]
+    pub fn server(&self) -> Side {
+        self.client.other()
+    }
+
+    /// The server's port.
+    #[inline]
+    pub fn server_port(&self) -> u16 {
+        self.key.port[self.server().index()]
+    }
+
+    /// The client's port.
+    #[inline]
+    pub fn client_port(&self) -> u16 {
+        self.key.port[self.client.index()]
+    }
+
+    /// Packets of both sides.
+    #[inline]
+    pub fn total_pkts(&self) -> u64 {
+        self.pkts[0] + self.pkts[1]
+    }
+}
+
+/// One packet of a flow.
+#[derive(Clone, Copy, Debug)]
+pub struct PacketView<'a> {
+    /// The sender's side.
+    pub side: Side,
+    /// Capture time, ns.
+    pub ts: u64,
+    /// Time since the flow's previous packet, ns (0 for the first).
+    pub gap_ns: u64,
+    /// TCP sequence number (0 for other transports).
+    pub seq: u32,
+    /// TCP flags (0 for other transports).
+    pub tcp_flags: u8,
+    /// Length of the innermost IP packet by its header.
+    pub ip_len: u16,
+    /// The transport payload (empty when none).
+    pub payload: &'a [u8],
+}
+
+/// What a hook may do with its flow's classification: offer verdicts and publish facts, which
+/// the [`Arbiter`] weighs.
+pub struct Decide<'a> {
+    arbiter: &'a Arbiter,
+    class: &'a mut FlowClass,
+}
+
+impl Decide<'_> {
+    /// Offer a verdict ([`Arbiter::offer`]); true if the flow keeps it.
+    #[inline]
+    pub fn offer(&mut self, v: Verdict) -> bool {
+        self.arbiter.offer(self.class, v)
+    }
+
+    /// Offer a finer label from a method that already named the flow ([`Arbiter::refine`]).
+    #[inline]
+    pub fn refine(&mut self, v: Verdict) -> bool {
+        self.arbiter.refine(self.class, v)
+    }
+
+    /// Publish a fact about the flow, for the arbiter's rules.
+    #[inline]
+    pub fn publish(&mut self, f: Facts) {
+        self.class.publish(f);
+    }
+
+    /// The flow's classification so far.
+    #[inline]
+    pub fn class(&self) -> &FlowClass {
+        self.class
+    }
+
+    /// Is `m`'s classifier enabled in this run?
+    #[inline]
+    pub fn enabled(&self, m: wirespeed_classify::Method) -> bool {
+        self.arbiter.classifiers().has(m)
+    }
+}
+
+/// A classifier: per-flow state, hooks at a flow's start, each packet and its end, and its
+/// fields of the flow's record. See the module's documentation for what it may touch.
+pub trait Classifier: Sized {
+    /// What it keeps per flow, in the flow-table slot.
+    type State: Copy + Default + std::fmt::Debug;
+
+    /// The classifier of one worker, for a run configured by `cfg`.
+    fn new(cfg: &EngineConfig) -> Self;
+
+    /// The flow's first packet, before the flow's counters include it.
+    #[inline]
+    fn start(&mut self, _flow: &FlowView<'_>, _st: &mut Self::State, _d: &mut Decide<'_>) {}
+
+    /// Every packet, after the flow's counters include it.
+    #[inline]
+    fn packet(
+        &mut self,
+        _flow: &FlowView<'_>,
+        _p: &PacketView<'_>,
+        _st: &mut Self::State,
+        _d: &mut Decide<'_>,
+    ) {
+    }
+
+    /// The flow ends, before its record is written (after the arbiter's end rules).
+    #[inline]
+    fn end(&mut self, _flow: &FlowView<'_>, _st: &mut Self::State, _d: &mut Decide<'_>) {}
+
+    /// Write this classifier's fields of the flow's record.
+    #[inline]
+    fn fill<'r>(&'r self, _st: &Self::State, _rec: &mut FlowRecord<'r>) {}
+
+    /// The record is written: give back what the flow held (pooled contexts).
+    #[inline]
+    fn release(&mut self, _st: &mut Self::State) {}
+}
+
+/// The flow's key and counters as a [`FlowView`], and its classifier states, borrowed apart.
+#[inline]
+fn split(f: &mut Flow<FlowExt>) -> (FlowView<'_>, &mut FlowExt) {
+    let Flow {
+        key,
+        client,
+        first_ts,
+        last_ts,
+        pkts,
+        ext,
+        ..
+    } = f;
+    let view = FlowView {
+        key,
+        client: *client,
+        first_ts: *first_ts,
+        last_ts: *last_ts,
+        pkts: *pkts,
+    };
+    (view, ext)
+}
+
+/// The registered classifiers: the per-flow states ([`FlowExt`]) and one worker's stage
+/// (`Stage`), whose hooks call every classifier's in the list's order.
+macro_rules! classifiers {
+    ($($(#[$doc:meta])* $field:ident: $ty:ty,)*) => {
+        /// What the engine keeps per flow beyond the flow table's own counters: the flow's
+        /// classification and each registered classifier's state.
+        #[derive(Clone, Copy, Debug, Default)]
+        pub struct FlowExt {
+            /// The verdict the arbiter kept and the facts classifiers published.
+            pub class: FlowClass,
+            $($(#[$doc])* pub $field: <$ty as Classifier>::State,)*
+        }
+
+        /// The classifiers of one worker.
+        pub(crate) struct Stage {
+            $(pub(crate) $field: $ty,)*
+        }
+
+        impl Stage {
+            pub(crate) fn new(cfg: &EngineConfig) -> Self {
+                Stage { $($field: <$ty as Classifier>::new(cfg),)* }
+            }
+
+            #[inline]
+            pub(crate) fn start(&mut self, arbiter: &Arbiter, f: &mut Flow<FlowExt>) {
+                let (view, ext) = split(f);
+                let mut d = Decide { arbiter, class: &mut ext.class };
+                $(self.$field.start(&view, &mut ext.$field, &mut d);)*
+            }
+
+            #[inline]
+            pub(crate) fn packet(
+                &mut self,
+                arbiter: &Arbiter,
+                f: &mut Flow<FlowExt>,
+                p: &PacketView<'_>,
+            ) {
+                let (view, ext) = split(f);
+                let mut d = Decide { arbiter, class: &mut ext.class };
+                $(self.$field.packet(&view, p, &mut ext.$field, &mut d);)*
+            }
+
+            #[inline]
+            pub(crate) fn end(&mut self, arbiter: &Arbiter, f: &mut Flow<FlowExt>) {
+                let (view, ext) = split(f);
+                arbiter.at_end(&mut ext.class);
+                let mut d = Decide { arbiter, class: &mut ext.class };
+                $(self.$field.end(&view, &mut ext.$field, &mut d);)*
+            }
+
+            #[inline]
+            pub(crate) fn fill<'r>(&'r self, ext: &FlowExt, rec: &mut FlowRecord<'r>) {
+                $(self.$field.fill(&ext.$field, rec);)*
+            }
+
+            #[inline]
+            pub(crate) fn release(&mut self, ext: &mut FlowExt) {
+                $(self.$field.release(&mut ext.$field);)*
+            }
+        }
+    };
+}
+
+classifiers! {
+    /// Well-known ports and IP protocol numbers (`method: "port"`).
+    port: port::PortClassifier,
+    /// Payload inspection (`method: "dpi"`): the flow's handle into the worker's DPI pools.
+    dpi: dpi::DpiClassifier,
+    /// The statistical model over the first packets (`method: "stats"`).
+    stats: stats::StatsClassifier,
+}

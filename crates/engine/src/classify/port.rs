@@ -1,0 +1,58 @@
+//! The port table as a classifier: a guess from the flow's ports (or IP protocol number) at its
+//! first packet, the least trusted verdict ([`wirespeed_classify::PortTable`]).
+
+use super::{Classifier, Decide, FlowView};
+use crate::rules::Rules;
+use crate::worker::EngineConfig;
+use std::sync::Arc;
+use wirespeed_classify::{Method, Verdict, PORT_CONFIDENCE};
+
+/// The port table's classifier: no per-flow state (the table answers the same at any time).
+pub struct PortClassifier {
+    rules: Arc<Rules>,
+    enabled: bool,
+}
+
+impl PortClassifier {
+    #[inline]
+    fn offer(&self, flow: &FlowView<'_>, d: &mut Decide<'_>) {
+        if !self.enabled {
+            return;
+        }
+        let ports = self.rules.ports();
+        if let Some(label) = ports.flow(flow.key.proto, flow.server_port(), flow.client_port()) {
+            d.offer(Verdict {
+                label,
+                method: Method::Port,
+                confidence: PORT_CONFIDENCE,
+                ttb_pkts: 1,
+                ttb_ns: 0,
+            });
+        }
+    }
+}
+
+impl Classifier for PortClassifier {
+    type State = ();
+
+    fn new(cfg: &EngineConfig) -> Self {
+        PortClassifier {
+            rules: cfg.rules.clone(),
+            enabled: cfg.classifiers.has(Method::Port),
+        }
+    }
+
+    #[inline]
+    fn start(&mut self, flow: &FlowView<'_>, _: &mut (), d: &mut Decide<'_>) {
+        self.offer(flow, d);
+    }
+
+    /// A flow left without a verdict at its end (a statistical guess taken back) keeps the
+    /// port table's, if it has one.
+    #[inline]
+    fn end(&mut self, flow: &FlowView<'_>, _: &mut (), d: &mut Decide<'_>) {
+        if d.class().verdict().is_none() {
+            self.offer(flow, d);
+        }
+    }
+}
