@@ -6,14 +6,15 @@ use std::fs::File;
 use std::io::{self, BufWriter, IsTerminal, Write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::Instant;
 use wirespeed_classify::ClassifierSet;
 use wirespeed_engine::{
-    gen, run_file, AppStats, Counters, DispatchStats, EngineConfig, FileOutcome, ModelSource,
-    ParallelConfig, Pool, RuleSources, Rules, RulesError, Summary, Worker,
+    gen, DispatchStats, EngineConfig, ModelSource, ParallelConfig, RuleSources, Rules, RulesError,
+    Session, Summary,
 };
+use wirespeed_export::shared::{LossyWriter, SharedWriter};
 use wirespeed_export::{CsvWriter, JsonLinesWriter, RecordSink};
 use wirespeed_flow::{FlowConfig, Timeouts};
 use wirespeed_wire::DecodeConfig;
@@ -419,109 +420,49 @@ fn open_out(path: Option<&Path>) -> io::Result<Box<dyn Write>> {
     })
 }
 
-fn sink(
-    format: Format,
-    out: Box<dyn Write>,
-    with_source: bool,
-    features: bool,
-) -> Box<dyn RecordSink> {
-    match format {
-        Format::Json => Box::new(JsonLinesWriter::new(out, with_source).with_features(features)),
-        Format::Csv => Box::new(CsvWriter::new(out, with_source).with_features(features)),
-    }
+/// A progress bar for one input file, when progress is shown.
+fn progress_bar(path: &Path) -> ProgressBar {
+    let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+    let b = ProgressBar::new(size);
+    b.set_style(
+        ProgressStyle::with_template(
+            "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> "),
+    );
+    b.set_message(
+        path.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default(),
+    );
+    b
 }
 
-/// One worker, or a pool of them behind a reader.
-trait Engine {
-    fn run_file(
-        &mut self,
-        path: &Path,
-        progress: &mut dyn FnMut(u64, u64),
-    ) -> io::Result<FileOutcome>;
-    fn counters(&self) -> Counters;
-    fn apps(&self) -> AppStats;
-}
-
-impl<S: RecordSink> Engine for Worker<S> {
-    fn run_file(
-        &mut self,
-        path: &Path,
-        progress: &mut dyn FnMut(u64, u64),
-    ) -> io::Result<FileOutcome> {
-        run_file(self, path, progress)
-    }
-    fn counters(&self) -> Counters {
-        Worker::counters(self)
-    }
-    fn apps(&self) -> AppStats {
-        Worker::apps(self).clone()
-    }
-}
-
-impl<S: RecordSink + Send> Engine for Pool<S> {
-    fn run_file(
-        &mut self,
-        path: &Path,
-        progress: &mut dyn FnMut(u64, u64),
-    ) -> io::Result<FileOutcome> {
-        Pool::run_file(self, path, progress)
-    }
-    fn counters(&self) -> Counters {
-        Pool::counters(self)
-    }
-    fn apps(&self) -> AppStats {
-        Pool::apps(self)
-    }
-}
-
-/// Run `files` through the engine; the summary and whether every input was read to its end.
-fn run(worker: &mut dyn Engine, files: &[PathBuf], show_progress: bool) -> io::Result<Summary> {
-    let start = Instant::now();
-    let mut summary = Summary::default();
+/// Run `files` through the session, with a progress bar per file if asked.
+fn run<S: RecordSink + Send>(
+    session: &mut Session<S>,
+    files: &[PathBuf],
+    show_progress: bool,
+) -> io::Result<()> {
     for path in files {
-        let bar = if show_progress {
-            let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
-            let b = ProgressBar::new(size);
-            b.set_style(
-                ProgressStyle::with_template(
-                    "{msg} [{bar:30}] {bytes}/{total_bytes} {bytes_per_sec} eta {eta}",
-                )
-                .unwrap_or_else(|_| ProgressStyle::default_bar())
-                .progress_chars("=> "),
-            );
-            b.set_message(
-                path.file_name()
-                    .map(|n| n.to_string_lossy().into_owned())
-                    .unwrap_or_default(),
-            );
-            Some(b)
-        } else {
-            None
-        };
+        let bar = show_progress.then(|| progress_bar(path));
         let mut last = 0u64;
-        let mut progress = |pos: u64, _total: u64| {
+        let mut progress = |pos: u64, total: u64| {
             // Update the bar at most every 4 MiB: cheap, and smooth enough.
             if let Some(b) = &bar {
-                if pos - last.min(pos) >= 4 << 20 || pos == _total {
+                if pos - last.min(pos) >= 4 << 20 || pos == total {
                     b.set_position(pos);
                     last = pos;
                 }
             }
         };
-        let outcome = worker.run_file(path, &mut progress)?;
+        session.run_file(path, &mut progress)?;
         if let Some(b) = bar {
             b.finish_and_clear();
         }
-        summary.files.push((
-            path.display().to_string(),
-            outcome.packets,
-            outcome.error.map(|e| e.to_string()),
-        ));
     }
-    summary.counters = worker.counters();
-    summary.apps = worker.apps();
-    summary.elapsed_s = start.elapsed().as_secs_f64();
-    Ok(summary)
+    Ok(())
 }
 
 fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
@@ -530,34 +471,19 @@ fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
     let par = a.par.config()?;
     let with_source = a.with_source || a.files.len() > 1;
     let progress = !a.no_progress && !a.quiet && io::stderr().is_terminal();
-    let (summary, dispatch) = if par.workers == 1 {
-        let out = open_out(a.output.as_deref()).map_err(|e| e.to_string())?;
-        let mut worker = Worker::new(
-            cfg,
-            sink(a.format, out, with_source, a.features),
-            with_source,
-        );
-        let summary =
-            run(&mut worker, &a.files, progress).map_err(|e| format!("writing records: {e}"))?;
-        worker
-            .finish()
-            .map_err(|e| format!("writing records: {e}"))?;
-        (summary, None)
-    } else {
-        let out = shared_out(a.output.as_deref(), a.format, with_source, a.features)
-            .map_err(|e| format!("writing records: {e}"))?;
-        let mut pool = Pool::new(
-            cfg,
-            par,
-            |_| shared_sink(a.format, &out, with_source, a.features),
-            with_source,
-        );
-        let summary =
-            run(&mut pool, &a.files, progress).map_err(|e| format!("writing records: {e}"))?;
-        let dispatch = pool.dispatch_stats().clone();
-        pool.finish().map_err(|e| format!("writing records: {e}"))?;
-        (summary, Some(dispatch))
-    };
+    let out = shared_out(a.output.as_deref(), a.format, with_source, a.features)
+        .map_err(|e| format!("writing records: {e}"))?;
+    let mut session = Session::new(
+        cfg,
+        par,
+        |_| shared_sink(a.format, &out, with_source, a.features),
+        with_source,
+    );
+    run(&mut session, &a.files, progress).map_err(|e| format!("writing records: {e}"))?;
+    let dispatch = session.dispatch_stats().cloned();
+    let (summary, _) = session
+        .finish()
+        .map_err(|e| format!("writing records: {e}"))?;
     let failed: Vec<_> = summary.files.iter().filter_map(|f| f.2.as_ref()).collect();
     if !a.quiet {
         eprint!("{summary}");
@@ -577,48 +503,22 @@ fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
     })
 }
 
-/// The output several workers share: each formats its records into its own buffer and writes it
-/// here in large chunks of whole records, under a lock.
-type SharedOut = Arc<Mutex<Box<dyn Write + Send>>>;
-
-/// A `Write` that hands every chunk to the shared output whole.
-struct SharedWriter(SharedOut);
-
-impl Write for SharedWriter {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let mut o = self
-            .0
-            .lock()
-            .map_err(|_| io::Error::other("output lock poisoned"))?;
-        o.write_all(buf)?;
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        let mut o = self
-            .0
-            .lock()
-            .map_err(|_| io::Error::other("output lock poisoned"))?;
-        o.flush()
-    }
-}
-
 /// Open the shared output; for CSV, write the header once, first.
 fn shared_out(
     path: Option<&Path>,
     format: Format,
     with_source: bool,
     features: bool,
-) -> io::Result<SharedOut> {
+) -> io::Result<SharedWriter> {
     let out: Box<dyn Write + Send> = match stdout_path(path) {
         Some(p) => Box::new(File::create(p).map_err(|e| {
             io::Error::new(e.kind(), format!("cannot create {}: {e}", p.display()))
         })?),
         None => Box::new(io::stdout()),
     };
-    let out = Arc::new(Mutex::new(out));
+    let out = SharedWriter::new(out);
     if format == Format::Csv {
-        CsvWriter::new(SharedWriter(out.clone()), with_source)
+        CsvWriter::new(out.clone(), with_source)
             .with_features(features)
             .finish()?;
     }
@@ -627,11 +527,11 @@ fn shared_out(
 
 fn shared_sink(
     format: Format,
-    out: &SharedOut,
+    out: &SharedWriter,
     with_source: bool,
     features: bool,
 ) -> Box<dyn RecordSink + Send> {
-    let w = SharedWriter(out.clone());
+    let w = out.clone();
     match format {
         Format::Json => Box::new(JsonLinesWriter::new(w, with_source).with_features(features)),
         Format::Csv => Box::new(CsvWriter::headerless(w, with_source).with_features(features)),
@@ -857,37 +757,6 @@ fn live(a: LiveArgs) -> Result<ExitCode, String> {
     }
 }
 
-/// Live output: chunks of whole records go through a bounded queue to a writer thread. When the
-/// output stalls and the queue is full, a chunk is dropped and counted, so capture never waits
-/// on the output (a capture file, by contrast, waits: it must not lose records).
-#[derive(Clone)]
-struct LossyWriter {
-    tx: std::sync::mpsc::SyncSender<Vec<u8>>,
-    dropped_records: Arc<AtomicU64>,
-    dropped_bytes: Arc<AtomicU64>,
-}
-
-impl Write for LossyWriter {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        // One copy per chunk of records (about 64 KiB), not per packet.
-        if self.tx.try_send(buf.to_vec()).is_err() {
-            let records = buf.iter().filter(|&&b| b == b'\n').count();
-            self.dropped_records
-                .fetch_add(records as u64, Ordering::Relaxed);
-            self.dropped_bytes
-                .fetch_add(buf.len() as u64, Ordering::Relaxed);
-        }
-        Ok(buf.len())
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-/// Chunks the live output queue holds (of about 64 KiB each).
-const LIVE_OUTPUT_CHUNKS: usize = 256;
-
 /// The live output and its writer thread (which returns the first write error).
 fn lossy_out(
     path: Option<&Path>,
@@ -902,25 +771,7 @@ fn lossy_out(
     if format == Format::Csv {
         out = CsvWriter::new(out, false).into_inner()?;
     }
-    let (tx, rx) = std::sync::mpsc::sync_channel::<Vec<u8>>(LIVE_OUTPUT_CHUNKS);
-    let writer = std::thread::spawn(move || -> io::Result<()> {
-        let mut res = Ok(());
-        for chunk in rx {
-            if res.is_ok() {
-                res = out.write_all(&chunk);
-            }
-        }
-        res?;
-        out.flush()
-    });
-    Ok((
-        LossyWriter {
-            tx,
-            dropped_records: Arc::default(),
-            dropped_bytes: Arc::default(),
-        },
-        writer,
-    ))
+    Ok(LossyWriter::new(out))
 }
 
 /// Peak resident set size of this process in KiB (Linux), if known.
@@ -963,35 +814,26 @@ fn bench(a: BenchArgs) -> Result<ExitCode, String> {
     // Records are always formatted (JSON) so the figure includes the sink; with no --output
     // they are formatted into a buffer and discarded.
     let par = a.par.config()?;
-    let (summary, t_finish) = if par.workers == 1 {
-        let out: Box<dyn Write> = match &a.output {
-            Some(p) => open_out(Some(p)).map_err(|e| e.to_string())?,
-            None => Box::new(io::sink()),
-        };
-        let mut worker = Worker::new(cfg, JsonLinesWriter::new(out, false), false);
-        let summary = run(&mut worker, &inputs, false).map_err(|e| e.to_string())?;
-        let start = Instant::now();
-        worker.finish().map_err(|e| e.to_string())?;
-        (summary, start.elapsed().as_secs_f64())
-    } else {
-        let out: SharedOut = match &a.output {
-            Some(p) => {
-                shared_out(Some(p), Format::Json, false, false).map_err(|e| e.to_string())?
-            }
-            None => Arc::new(Mutex::new(Box::new(io::sink()))),
-        };
-        let mut pool = Pool::new(
-            cfg,
-            par,
-            |_| shared_sink(Format::Json, &out, false, false),
-            false,
-        );
-        let summary = run(&mut pool, &inputs, false).map_err(|e| e.to_string())?;
-        print_dispatch(pool.dispatch_stats());
-        let start = Instant::now();
-        pool.finish().map_err(|e| e.to_string())?;
-        (summary, start.elapsed().as_secs_f64())
+    let out = match &a.output {
+        Some(p) => shared_out(Some(p), Format::Json, false, false).map_err(|e| e.to_string())?,
+        None => SharedWriter::new(Box::new(io::sink())),
     };
+    let workers = par.workers;
+    let mut session = Session::new(
+        cfg,
+        par,
+        |_| shared_sink(Format::Json, &out, false, false),
+        false,
+    );
+    run(&mut session, &inputs, false).map_err(|e| e.to_string())?;
+    if workers > 1 {
+        if let Some(d) = session.dispatch_stats() {
+            print_dispatch(d);
+        }
+    }
+    let start = Instant::now();
+    let (summary, _) = session.finish().map_err(|e| e.to_string())?;
+    let t_finish = start.elapsed().as_secs_f64();
     let t_run = summary.elapsed_s;
     let elapsed = t_run + t_finish;
     let c = summary.counters;

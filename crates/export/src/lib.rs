@@ -8,6 +8,8 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+pub mod shared;
+
 use std::io::{self, Write};
 use std::net::IpAddr;
 

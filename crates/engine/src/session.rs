@@ -1,0 +1,140 @@
+//! The runtime's one facade: a [`Session`] is built from a configuration (classifiers, rules,
+//! model, limits: [`EngineConfig`]; cores: [`ParallelConfig`]) and one record sink per worker,
+//! is fed inputs (capture files, directories' files, pipes and standard input), hands every
+//! ended flow's record to the sinks, and returns a [`Summary`].
+//!
+//! ```no_run
+//! use wirespeed_engine::{EngineConfig, ParallelConfig, Session};
+//! use wirespeed_export::NullSink;
+//!
+//! let (cfg, par) = (EngineConfig::default(), ParallelConfig::default());
+//! let mut s = Session::new(cfg, par, |_| NullSink::default(), false);
+//! s.run_file("trace.pcap".as_ref(), &mut |_, _| {})?;
+//! let (summary, _sinks) = s.finish()?;
+//! println!("{} flows", summary.counters.records);
+//! # Ok::<(), std::io::Error>(())
+//! ```
+//!
+//! One worker runs on the calling thread ([`Worker`]); more share the input by the symmetric
+//! hash ([`Pool`]); the records are the same either way.
+
+use crate::parallel::{DispatchStats, ParallelConfig, Pool};
+use crate::rules::Rules;
+use crate::summary::{AppStats, Counters, Summary};
+use crate::worker::{run_file, EngineConfig, FileOutcome, Worker};
+use std::io;
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Instant;
+use wirespeed_export::RecordSink;
+
+/// A run: its workers, their sinks, and what every input did.
+pub struct Session<S: RecordSink + Send> {
+    run: Run<S>,
+    rules: Arc<Rules>,
+    files: Vec<(String, u64, Option<String>)>,
+    start: Instant,
+}
+
+enum Run<S: RecordSink + Send> {
+    One(Box<Worker<S>>),
+    Many(Box<Pool<S>>),
+}
+
+impl<S: RecordSink + Send> Session<S> {
+    /// A session of `par.workers` workers (1: on the calling thread), worker `i` writing to
+    /// `sink(i)`; `with_source` stamps every record with its input's path.
+    pub fn new(
+        cfg: EngineConfig,
+        par: ParallelConfig,
+        mut sink: impl FnMut(usize) -> S,
+        with_source: bool,
+    ) -> Self {
+        let rules = cfg.rules.clone();
+        let run = if par.workers <= 1 {
+            Run::One(Box::new(Worker::new(cfg, sink(0), with_source)))
+        } else {
+            Run::Many(Box::new(Pool::new(cfg, par, sink, with_source)))
+        };
+        Session {
+            run,
+            rules,
+            files: Vec::new(),
+            start: Instant::now(),
+        }
+    }
+
+    /// Every packet of the capture at `path` (a pcap or pcapng file, or a pipe or `-` for
+    /// standard input, read as a stream), then the end of its flows: each input is its own
+    /// capture. `progress(consumed, total)` is called with byte offsets as it goes. A damaged
+    /// input processes every packet before the damage; its error is in the outcome and the
+    /// summary. Only a sink's error is `Err`.
+    pub fn run_file(
+        &mut self,
+        path: &Path,
+        progress: &mut dyn FnMut(u64, u64),
+    ) -> io::Result<FileOutcome> {
+        let outcome = match &mut self.run {
+            Run::One(w) => run_file(w, path, progress)?,
+            Run::Many(p) => p.run_file(path, progress)?,
+        };
+        self.files.push((
+            path.display().to_string(),
+            outcome.packets,
+            outcome.error.as_ref().map(|e| e.to_string()),
+        ));
+        Ok(outcome)
+    }
+
+    /// The run's rules (labels, tables, model).
+    pub fn rules(&self) -> &Rules {
+        &self.rules
+    }
+
+    /// Counters so far, all workers together.
+    pub fn counters(&self) -> Counters {
+        match &self.run {
+            Run::One(w) => w.counters(),
+            Run::Many(p) => p.counters(),
+        }
+    }
+
+    /// Flows, packets and bytes per application of the flows ended so far.
+    pub fn apps(&self) -> AppStats {
+        match &self.run {
+            Run::One(w) => w.apps(),
+            Run::Many(p) => p.apps(),
+        }
+    }
+
+    /// How the input was spread over the workers (None with one worker).
+    pub fn dispatch_stats(&self) -> Option<&DispatchStats> {
+        match &self.run {
+            Run::One(_) => None,
+            Run::Many(p) => Some(p.dispatch_stats()),
+        }
+    }
+
+    /// The summary so far: counters, applications, inputs, and the time since the session
+    /// started.
+    pub fn summary(&self) -> Summary {
+        Summary {
+            counters: self.counters(),
+            apps: self.apps(),
+            files: self.files.clone(),
+            elapsed_s: self.start.elapsed().as_secs_f64(),
+        }
+    }
+
+    /// End every open flow, write their records, finish the sinks; the final summary and the
+    /// sinks.
+    pub fn finish(self) -> io::Result<(Summary, Vec<S>)> {
+        let mut summary = self.summary();
+        let sinks = match self.run {
+            Run::One(w) => vec![w.finish()?],
+            Run::Many(p) => p.finish()?,
+        };
+        summary.elapsed_s = self.start.elapsed().as_secs_f64();
+        Ok((summary, sinks))
+    }
+}
