@@ -48,9 +48,7 @@ use std::time::Instant;
 use wirespeed_capture::{CaptureFile, PacketReader, RawPacket};
 use wirespeed_export::RecordSink;
 use wirespeed_flow::FragTable;
-use wirespeed_wire::{
-    decode, ip_proto, DecodeConfig, LinkType, CAPWAP_DATA_PORT, GTPU_PORT, VXLAN_PORT,
-};
+use wirespeed_wire::{decode, DecodeConfig, FastAddrs, LinkType};
 
 /// How the work is spread.
 #[derive(Clone, Copy, Debug)]
@@ -937,83 +935,22 @@ fn send<'a>(
     }
 }
 
-/// The symmetric hash of the commonest frames, read straight from the bytes: Ethernet, IPv4
-/// (not a fragment) or IPv6 (no extension header), TCP or UDP that is no tunnel. `None` for every
-/// other frame, and for any frame the full decoder might reject or key otherwise: those take the
-/// full decoder. The reader then spends a few loads per packet, not a whole decode (the profile
-/// of the worst case showed the full decode as the largest part of the reader).
+/// The symmetric hash of the commonest frames, read straight from the bytes
+/// ([`wirespeed_wire::fast_flow`]: Ethernet, IPv4 that is no fragment or IPv6 without extension
+/// headers, TCP or UDP that is no tunnel). `None` for every other frame, and for any frame the
+/// full decoder might reject or key otherwise: those take the full decoder. The reader then
+/// spends a few loads per packet, not a whole decode (the profile of the worst case showed the
+/// full decode as the largest part of the reader).
 #[inline(always)]
 pub fn fast_hash(p: &RawPacket<'_>) -> Option<u32> {
-    // Fixed-size views of the headers: one length check each instead of one per field, and
-    // the addresses folded as whole words (~110 instructions a packet before, most of a
+    let f = wirespeed_wire::fast_flow(LinkType(p.link), p.data, p.wire_len as usize)?;
+    // The addresses folded as whole words (~110 instructions a packet before, most of a
     // 2-worker run's dispatch cost).
-    const ETH: usize = 14;
-    if p.link != LinkType::ETHERNET.0 {
-        return None;
-    }
-    let f = p.data;
-    let (eth, rest) = f.split_first_chunk::<ETH>()?;
-    let (addrs, proto, l4, end) = match u16::from_be_bytes([eth[12], eth[13]]) {
-        0x0800 => {
-            let ip = rest.first_chunk::<20>()?;
-            let ihl = usize::from(ip[0] & 0x0f) * 4;
-            let total = usize::from(u16::from_be_bytes([ip[2], ip[3]]));
-            // Version 4, a sane header length, and no fragment (MF clear, offset 0).
-            if ip[0] >> 4 != 4 || ihl < 20 || total < ihl || ip[6] & 0x3f != 0 || ip[7] != 0 {
-                return None;
-            }
-            let src = [ip[12], ip[13], ip[14], ip[15]];
-            let dst = [ip[16], ip[17], ip[18], ip[19]];
-            (rss::fold_v4(src, dst), ip[9], ETH + ihl, ETH + total)
-        }
-        0x86dd => {
-            let ip = rest.first_chunk::<40>()?;
-            let plen = usize::from(u16::from_be_bytes([ip[4], ip[5]]));
-            if ip[0] >> 4 != 6 || plen == 0 {
-                return None;
-            }
-            let (src, dst) = ip[8..].split_first_chunk::<16>()?;
-            let dst = dst.first_chunk::<16>()?;
-            (rss::fold_v6(*src, *dst), ip[6], ETH + 40, ETH + 40 + plen)
-        }
-        _ => return None,
+    let addrs = match f.addrs {
+        FastAddrs::V4(s, d) => rss::fold_v4(*s, *d),
+        FastAddrs::V6(s, d) => rss::fold_v6(*s, *d),
     };
-    // A length beyond the frame on the wire is corrupt: the full decoder's path drops it.
-    if end > (p.wire_len as usize).max(f.len()) {
-        return None;
-    }
-    // The decoder reads the transport within the IP packet's own length.
-    let h = f.get(l4..end.min(f.len()))?;
-    let (s, d) = match proto {
-        ip_proto::TCP => {
-            let t = h.first_chunk::<20>()?;
-            if t[12] >> 4 < 5 {
-                return None;
-            }
-            (
-                u16::from_be_bytes([t[0], t[1]]),
-                u16::from_be_bytes([t[2], t[3]]),
-            )
-        }
-        ip_proto::UDP => {
-            let u = h.first_chunk::<8>()?;
-            let (s, d) = (
-                u16::from_be_bytes([u[0], u[1]]),
-                u16::from_be_bytes([u[2], u[3]]),
-            );
-            if d == VXLAN_PORT
-                || s == GTPU_PORT
-                || d == GTPU_PORT
-                || s == CAPWAP_DATA_PORT
-                || d == CAPWAP_DATA_PORT
-            {
-                return None;
-            }
-            (s, d)
-        }
-        _ => return None,
-    };
-    Some(rss::from_fold(addrs ^ s ^ d))
+    Some(rss::from_fold(addrs ^ f.sport ^ f.dport))
 }
 
 /// Packets for one worker, and the input's clock when they were sent.

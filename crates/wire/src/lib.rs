@@ -15,12 +15,14 @@
 #![deny(missing_docs)]
 
 mod decode;
+pub mod fast;
 mod ip;
 mod l4;
 mod link;
 mod read;
 mod tunnel;
 
+pub use fast::{fast_flow, FastAddrs, FastFlow};
 pub use ip::MAX_IPV6_EXT;
 pub use link::{MAX_MPLS_LABELS, MAX_PSEUDOWIRES, MAX_VLAN_TAGS};
 pub use tunnel::{CAPWAP_DATA_PORT, GTPU_PORT, MAX_GTP_EXT, MAX_TUNNEL_DEPTH, VXLAN_PORT};

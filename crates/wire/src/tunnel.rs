@@ -123,6 +123,17 @@ mod gtp {
     pub const EXT_UNIT: usize = 4;
 }
 
+/// Does a UDP datagram between these ports carry a tunnel the decoder opens ([`over_udp`])?
+/// The decoder and the fast path ([`crate::fast`]) share this one answer.
+#[inline]
+pub(crate) fn carries_tunnel(sport: u16, dport: u16) -> bool {
+    dport == VXLAN_PORT
+        || sport == GTPU_PORT
+        || dport == GTPU_PORT
+        || sport == CAPWAP_DATA_PORT
+        || dport == CAPWAP_DATA_PORT
+}
+
 /// VXLAN, GTP-U or CAPWAP data inside a UDP datagram whose payload starts at `at`.
 #[inline]
 pub(crate) fn over_udp<'a>(
