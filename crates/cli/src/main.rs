@@ -197,12 +197,13 @@ impl EngineArgs {
                 ))
             }
         };
-        // Memory is reserved for the whole table at start (~152 bytes a flow): refuse sizes that
+        // Memory is reserved for the whole table at start (a 192-byte slot and 16 bytes of index
+        // a flow, `flow_slot_stays_within_budget` in the engine): refuse sizes that
         // would take the machine down rather than fail later.
         const MAX_FLOWS: usize = 1 << 28;
         if self.max_flows == 0 || self.max_flows > MAX_FLOWS {
             return Err(format!(
-                "--max-flows must be between 1 and {MAX_FLOWS} (about 152 bytes of memory a flow)"
+                "--max-flows must be between 1 and {MAX_FLOWS} (about 210 bytes of memory a flow)"
             ));
         }
         if self.batch == 0 || self.batch > 4096 {

@@ -18,8 +18,8 @@
 //!   new flow is not inspected and [`DpiStats::no_context`] counts it. A context whose flow ended
 //!   inspection with no metadata is returned to the pool at once.
 //! * Metadata values are copied into the flow's [`Meta`] area, each truncated to its field's cap
-//!   ([`Field::cap`]), printable ASCII only (other bytes become `?`). Nothing is allocated per
-//!   packet.
+//!   ([`Field::cap`]), written as tshark shows text (valid UTF-8 kept, control characters as
+//!   `\ooo`, invalid sequences as U+FFFD). Nothing is allocated per packet.
 //! * TCP reassembly ([`reasm`]) uses at most [`DpiConfig::reasm_buffers`] buffers of
 //!   [`DpiConfig::reasm_bytes`] each, shared by all flows; every cap hit is counted.
 //!
