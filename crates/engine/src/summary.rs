@@ -157,16 +157,9 @@ impl<S: RecordSink> Output<S> {
         let c = f.client;
         let s = f.server();
         let (id, method, confidence, ttb_pkts, ttb_ns) = match f.ext.class.verdict() {
-            Some(v) => (
-                v.label,
-                v.method.as_str(),
-                v.confidence,
-                v.ttb_pkts,
-                v.ttb_ns,
-            ),
-            None => (LabelId::UNKNOWN, "", 0.0, 0, 0),
+            Some(v) => (v.label, Some(v.method), v.confidence, v.ttb_pkts, v.ttb_ns),
+            None => (LabelId::UNKNOWN, None, 0.0, 0, 0),
         };
-        let label = rules.labels().get(id);
         let mut rec = FlowRecord {
             source: self.with_source.then_some(self.source.as_str()),
             pcap: self.with_source.then_some(self.base.as_str()),
@@ -183,10 +176,9 @@ impl<S: RecordSink> Output<S> {
             c2s_bytes: f.bytes[c.index()],
             s2c_pkts: f.pkts[s.index()],
             s2c_bytes: f.bytes[s.index()],
-            end_reason: why.as_str(),
-            app: label.app(),
-            master: label.master(),
-            category: label.category(),
+            end_reason: why,
+            label: id,
+            labels: rules.labels(),
             method,
             confidence,
             ttb_pkts,

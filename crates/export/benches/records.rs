@@ -10,7 +10,9 @@
 use std::hint::black_box;
 use std::io;
 use std::net::{IpAddr, Ipv4Addr};
+use wirespeed_classify::{Labels, Method};
 use wirespeed_export::{CsvWriter, FlowRecord, JsonLinesWriter, RecordSink, META_COUNT};
+use wirespeed_flow::EndReason;
 
 fn thread_cpu_ns() -> u64 {
     // /proc/thread-self/schedstat: run time (ns) first; wall clock where it is missing.
@@ -24,7 +26,9 @@ fn thread_cpu_ns() -> u64 {
         })
 }
 
-fn records(tls: bool) -> Vec<FlowRecord<'static>> {
+fn records(tls: bool, labels: &Labels) -> Vec<FlowRecord<'_>> {
+    let google = labels.find("TLS", "Google", "Web").unwrap_or_default();
+    let stun = labels.find("STUN", "STUN", "Network").unwrap_or_default();
     let mut s = 0x9e37_79b9_7f4a_7c15u64;
     let mut next = move || {
         s ^= s << 13;
@@ -59,11 +63,10 @@ fn records(tls: bool) -> Vec<FlowRecord<'static>> {
                 c2s_bytes: 180 + (r >> 30) % 100_000,
                 s2c_pkts: 2 + (r >> 44) % 100,
                 s2c_bytes: 120 + (r >> 34) % 1_000_000,
-                end_reason: "end",
-                app: if tls { "Google" } else { "STUN" },
-                master: if tls { "TLS" } else { "STUN" },
-                category: if tls { "Web" } else { "Network" },
-                method: if tls { "dpi" } else { "stats" },
+                end_reason: EndReason::EndOfInput,
+                label: if tls { google } else { stun },
+                labels,
+                method: Some(if tls { Method::Dpi } else { Method::Stats }),
                 confidence: (r % 101) as f32 / 100.0,
                 ttb_pkts: 4,
                 ttb_us: (r >> 12) % 100_000,
@@ -77,7 +80,7 @@ fn records(tls: bool) -> Vec<FlowRecord<'static>> {
         .collect()
 }
 
-fn time(name: &str, recs: &[FlowRecord<'static>], mut w: impl RecordSink) {
+fn time(name: &str, recs: &[FlowRecord<'_>], mut w: impl RecordSink) {
     const N: usize = 1 << 20;
     let mut best = u64::MAX;
     for _ in 0..5 {
@@ -92,11 +95,15 @@ fn time(name: &str, recs: &[FlowRecord<'static>], mut w: impl RecordSink) {
 }
 
 fn main() {
+    let mut labels = Labels::new();
+    for (m, a, c) in [("TLS", "Google", "Web"), ("STUN", "STUN", "Network")] {
+        labels.intern(m, a, c, Default::default()).unwrap();
+    }
     for (kind, tls) in [
         ("worst case (UDP, model label)", false),
         ("TLS with metadata", true),
     ] {
-        let recs = records(tls);
+        let recs = records(tls, &labels);
         time(
             &format!("JSON lines, {kind}"),
             &recs,

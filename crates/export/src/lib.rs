@@ -12,9 +12,13 @@ pub mod shared;
 
 use std::io::{self, Write};
 use std::net::IpAddr;
+use wirespeed_classify::{LabelEntry, LabelId, Labels, Method};
+use wirespeed_flow::EndReason;
 
-/// One finished flow. `src` is the client.
-#[derive(Clone, Debug, PartialEq)]
+/// One finished flow, typed: the verdict is a label id with the run's registry to name it, the
+/// method and end reason are enums, metadata is indexed by field id. Sinks format it (names for
+/// JSON and CSV; ids for the sinks that key by them). `src` is the client.
+#[derive(Clone, Debug)]
 pub struct FlowRecord<'a> {
     /// The input file as given on the command line (written when several inputs are given).
     pub source: Option<&'a str>,
@@ -46,16 +50,15 @@ pub struct FlowRecord<'a> {
     pub s2c_pkts: u64,
     /// Server-to-client bytes.
     pub s2c_bytes: u64,
-    /// Why the flow ended: idle, fin, rst, evicted, end.
-    pub end_reason: &'a str,
-    /// Application label ("Unknown" when none).
-    pub app: &'a str,
-    /// Master protocol (nDPI's name), e.g. "TLS" for an application over TLS.
-    pub master: &'a str,
-    /// Category (nDPI's names).
-    pub category: &'a str,
-    /// Which classifier decided: port, dpi, stats, host-cache, dpt, or "" when none did.
-    pub method: &'a str,
+    /// Why the flow ended (written as idle, fin, rst, evicted, end).
+    pub end_reason: EndReason,
+    /// The verdict's label ([`LabelId::UNKNOWN`] when no classifier named the flow): its
+    /// application, master protocol and category in `labels`.
+    pub label: LabelId,
+    /// The run's labels, which name `label`.
+    pub labels: &'a Labels,
+    /// Which classifier decided (written as port, dpi, stats, host-cache, dpt; "" when none).
+    pub method: Option<Method>,
     /// Confidence of the verdict in [0, 1].
     pub confidence: f32,
     /// Packets seen when the verdict was reached (time to bind, in packets; 0 = none).
@@ -70,8 +73,17 @@ pub struct FlowRecord<'a> {
     pub stats_class: &'a str,
     /// Confidence of the statistical verdict in [0, 1].
     pub stats_score: f32,
-    /// Payload metadata ("" = not seen), named by [`META_FIELDS`] in the same order.
+    /// Payload metadata ("" = not seen), indexed by field id (`wirespeed_dpi::Field as usize`)
+    /// and named by [`META_FIELDS`] in the same order.
     pub meta: [&'a str; META_COUNT],
+}
+
+impl<'a> FlowRecord<'a> {
+    /// The verdict's label, by name.
+    #[inline]
+    pub fn label_names(&self) -> &'a LabelEntry {
+        self.labels.get(self.label)
+    }
 }
 
 /// Number of payload metadata fields.
@@ -331,11 +343,12 @@ fn csv_str(buf: &mut Vec<u8>, s: &str) {
 }
 
 /// nDPI's "MASTER.APP" form (just "APP" when both are the same).
-fn proto_label<'a>(r: &FlowRecord<'a>) -> (&'a str, Option<&'a str>) {
-    if r.master.is_empty() || r.master == r.app || r.master == "Unknown" {
-        (r.app, None)
+fn proto_label(l: &LabelEntry) -> (&str, Option<&str>) {
+    let (master, app) = (l.master(), l.app());
+    if master.is_empty() || master == app || master == "Unknown" {
+        (app, None)
     } else {
-        (r.master, Some(r.app))
+        (master, Some(app))
     }
 }
 
@@ -581,18 +594,19 @@ fn record<S: Syntax>(b: &mut Vec<u8>, r: &FlowRecord<'_>, with_source: bool, fea
     key!("s2c_bytes");
     Fmt::int(b, r.s2c_bytes);
     key!("end_reason");
-    S::str(b, r.end_reason);
+    S::str(b, r.end_reason.as_str());
+    let label = r.label_names();
     key!("proto");
-    let (m, a) = proto_label(r);
+    let (m, a) = proto_label(label);
     S::proto(b, m, a);
     key!("app");
-    S::str(b, r.app);
+    S::str(b, label.app());
     key!("master");
-    S::str(b, r.master);
+    S::str(b, label.master());
     key!("category");
-    S::str(b, r.category);
+    S::str(b, label.category());
     key!("method");
-    S::str(b, r.method);
+    S::str(b, r.method.map_or("", Method::as_str));
     key!("confidence");
     Fmt::conf(b, r.confidence);
     key!("ttb_pkts");
@@ -720,7 +734,19 @@ fn csv_pair(buf: &mut Vec<u8>, m: &str, a: &str) {
 mod tests {
     use super::*;
 
-    fn rec() -> FlowRecord<'static> {
+    /// A registry holding the labels the tests name.
+    fn labels() -> Labels {
+        let mut l = Labels::new();
+        l.intern("TLS", "Google", "Web", Default::default())
+            .unwrap();
+        l.intern("TLS", "we\"ird\\app", "Web", Default::default())
+            .unwrap();
+        l.intern("DNS", "DNS", "Network", Default::default())
+            .unwrap();
+        l
+    }
+
+    fn rec(labels: &Labels) -> FlowRecord<'_> {
         FlowRecord {
             source: Some("dir/a,b.pcap"),
             pcap: Some("a,b.pcap"),
@@ -737,11 +763,10 @@ mod tests {
             c2s_bytes: 300,
             s2c_pkts: 2,
             s2c_bytes: 2000,
-            end_reason: "fin",
-            app: "Google",
-            master: "TLS",
-            category: "Web",
-            method: "port",
+            end_reason: EndReason::Fin,
+            label: labels.find("TLS", "Google", "Web").unwrap(),
+            labels,
+            method: Some(Method::Port),
             confidence: 0.256,
             ttb_pkts: 1,
             ttb_us: 0,
@@ -759,8 +784,8 @@ mod tests {
     }
 
     /// A record with every metadata field set, one of them needing escapes.
-    fn rec_meta() -> FlowRecord<'static> {
-        let mut r = rec();
+    fn rec_meta(labels: &Labels) -> FlowRecord<'_> {
+        let mut r = rec(labels);
         r.meta = ["x"; META_COUNT];
         r.meta[0] = "a\"b,c";
         r
@@ -769,8 +794,8 @@ mod tests {
     #[test]
     fn metadata_fields_close_the_record() {
         let mut w = JsonLinesWriter::new(Vec::new(), false);
-        w.write(&rec()).unwrap();
-        w.write(&rec_meta()).unwrap();
+        w.write(&rec(&labels())).unwrap();
+        w.write(&rec_meta(&labels())).unwrap();
         let out = String::from_utf8(w.into_inner().unwrap()).unwrap();
         let mut lines = out.lines();
         let plain: serde_json::Value = serde_json::from_str(lines.next().unwrap()).unwrap();
@@ -782,7 +807,7 @@ mod tests {
         assert_eq!(full["sni"], "a\"b,c");
         assert_eq!(full["dhcp_host"], "x");
         let mut c = CsvWriter::new(Vec::new(), false);
-        c.write(&rec_meta()).unwrap();
+        c.write(&rec_meta(&labels())).unwrap();
         let text = String::from_utf8(c.into_inner().unwrap()).unwrap();
         let mut rd = csv::Reader::from_reader(text.as_bytes());
         let row = rd.records().next().unwrap().unwrap();
@@ -794,8 +819,10 @@ mod tests {
     #[test]
     fn json_line_parses_and_round_trips_fields() {
         let mut w = JsonLinesWriter::new(Vec::new(), true).with_features(true);
-        let mut r = rec();
-        r.app = "we\"ird\\\u{1}\napp";
+        let l = labels();
+        let mut r = rec(&l);
+        r.label = l.find("TLS", "we\"ird\\app", "Web").unwrap();
+        r.stats_app = "st\"at\u{1}\n";
         w.write(&r).unwrap();
         w.finish().unwrap();
         let text = String::from_utf8(w.out).unwrap();
@@ -804,8 +831,11 @@ mod tests {
         assert_eq!(v["src_ip"], "192.168.1.2");
         assert_eq!(v["dst_ip"], "2001:db8::1");
         assert_eq!(v["l4"], "TCP");
-        assert_eq!(v["app"], "we\"ird\\\u{1}\napp");
-        assert_eq!(v["proto"], "TLS.we\"ird\\\u{1}\napp");
+        assert_eq!(v["app"], "we\"ird\\app");
+        assert_eq!(v["proto"], "TLS.we\"ird\\app");
+        assert_eq!(v["method"], "port");
+        assert_eq!(v["end_reason"], "fin");
+        assert_eq!(v["stats_app"], "st\"at\u{1}\n");
         assert_eq!(v["first_ts"].as_f64().unwrap(), 1_600_000_000.000_001);
         assert!(text.contains("\"last_ts\":1600000001.500000,"), "{text}");
         assert!(text.contains("\"confidence\":0.26,"), "{text}");
@@ -825,7 +855,8 @@ mod tests {
     #[test]
     fn csv_header_matches_columns_and_quotes() {
         let mut w = CsvWriter::new(Vec::new(), true).with_features(true);
-        let mut r = rec();
+        let l = labels();
+        let mut r = rec(&l);
         r.l4 = 253;
         w.write(&r).unwrap();
         w.finish().unwrap();
@@ -854,7 +885,7 @@ mod tests {
     #[test]
     fn json_keys_follow_fields_in_order() {
         let mut w = JsonLinesWriter::new(Vec::new(), false).with_features(true);
-        w.write(&rec_meta()).unwrap();
+        w.write(&rec_meta(&labels())).unwrap();
         let line = String::from_utf8(w.into_inner().unwrap()).unwrap();
         let mut at = 0;
         for f in FIELDS {
@@ -868,7 +899,7 @@ mod tests {
         assert_eq!(v.as_object().unwrap().len(), FIELDS.len());
         // Without features: every other field, still in order, and the CSV header agrees.
         let mut w = JsonLinesWriter::new(Vec::new(), false);
-        w.write(&rec_meta()).unwrap();
+        w.write(&rec_meta(&labels())).unwrap();
         let line = String::from_utf8(w.into_inner().unwrap()).unwrap();
         let v: serde_json::Value = serde_json::from_str(line.trim_end()).unwrap();
         let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
@@ -885,10 +916,12 @@ mod tests {
 
     #[test]
     fn proto_is_app_alone_when_master_is_same() {
-        let mut r = rec();
-        r.master = "DNS";
-        r.app = "DNS";
-        assert_eq!(proto_label(&r), ("DNS", None));
+        let l = labels();
+        let dns = l.get(l.find("DNS", "DNS", "Network").unwrap());
+        assert_eq!(proto_label(dns), ("DNS", None));
+        let google = l.get(l.find("TLS", "Google", "Web").unwrap());
+        assert_eq!(proto_label(google), ("TLS", Some("Google")));
+        assert_eq!(proto_label(l.get(LabelId::UNKNOWN)), ("Unknown", None));
     }
     proptest::proptest! {
         /// The hand-built IPv4 text is the standard library's.
