@@ -5,7 +5,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use wirespeed_capture::RawPacket;
-use wirespeed_engine::{parallel::fast_hash, rss};
+use wirespeed_engine::{rss, runtime::fast_hash};
 use wirespeed_wire::{decode, DecodeConfig, LinkType};
 
 fuzz_target!(|data: &[u8]| {

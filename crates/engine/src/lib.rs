@@ -13,18 +13,15 @@
 
 pub mod classify;
 pub mod gen;
-mod input;
-pub mod parallel;
 pub mod rss;
 mod rules;
-mod session;
+pub mod runtime;
 mod summary;
 pub mod train;
 mod worker;
 
 pub use classify::{FlowExt, DPI_CONFIDENCE};
-pub use parallel::{DispatchStats, ParallelConfig, Pool};
 pub use rules::{ModelSource, RuleSources, Rules, RulesError};
-pub use session::Session;
+pub use runtime::{DispatchStats, ParallelConfig, Pool, Session};
 pub use summary::{add_app, AppStats, Counters, LabelHasher, Summary};
 pub use worker::{run_file, EngineConfig, FileOutcome, Worker};

@@ -343,7 +343,7 @@ pub fn run_file<S: RecordSink>(
 ) -> io::Result<FileOutcome> {
     worker.set_source(&path.to_string_lossy());
     let outcome = if wirespeed_capture::stream::is_stream(path) {
-        crate::input::stream(path, progress, &mut |file, p| run_packets(worker, file, p))?
+        crate::runtime::input::stream(path, progress, &mut |file, p| run_packets(worker, file, p))?
     } else {
         match CaptureFile::open(path) {
             Ok(file) => {

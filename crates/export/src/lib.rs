@@ -8,9 +8,15 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod csv;
+mod format;
+mod json;
 pub mod shared;
 
-use std::io::{self, Write};
+pub use csv::CsvWriter;
+pub use json::JsonLinesWriter;
+
+use std::io;
 use std::net::IpAddr;
 use wirespeed_classify::{LabelEntry, LabelId, Labels, Method};
 use wirespeed_flow::EndReason;
@@ -206,533 +212,39 @@ pub trait RecordSink {
     fn finish(&mut self) -> io::Result<()>;
 }
 
-/// Formatting helpers writing into a byte buffer.
-struct Fmt;
-
-impl Fmt {
-    #[inline]
-    fn int(buf: &mut Vec<u8>, v: impl itoa::Integer) {
-        let mut b = itoa::Buffer::new();
-        buf.extend_from_slice(b.format(v).as_bytes());
-    }
-
-    #[inline]
-    fn ip(buf: &mut Vec<u8>, ip: &IpAddr) {
-        match ip {
-            IpAddr::V4(a) => {
-                // Built in a block and appended by one copy: four integer formats and seven
-                // appends cost 10% of the worst case's record time (`cargo bench -p
-                // wirespeed-export`).
-                let mut t = [0u8; 15];
-                let mut n = 0;
-                for (i, &o) in a.octets().iter().enumerate() {
-                    if i > 0 {
-                        t[n] = b'.';
-                        n += 1;
-                    }
-                    if o >= 100 {
-                        t[n] = b'0' + o / 100;
-                        n += 1;
-                    }
-                    if o >= 10 {
-                        t[n] = b'0' + o / 10 % 10;
-                        n += 1;
-                    }
-                    t[n] = b'0' + o % 10;
-                    n += 1;
-                }
-                buf.extend_from_slice(&t[..n]);
-            }
-            // Display gives the RFC 5952 text form; IPv6 is rarer, so this is fine.
-            IpAddr::V6(a) => {
-                let _ = write!(buf, "{a}");
-            }
-        }
-    }
-
-    /// Seconds with microseconds: `1600000000.123456`.
-    #[inline]
-    fn ts(buf: &mut Vec<u8>, ns: u64) {
-        Fmt::int(buf, ns / 1_000_000_000);
-        buf.push(b'.');
-        let us = (ns % 1_000_000_000) / 1000;
-        let mut b = itoa::Buffer::new();
-        let s = b.format(us);
-        buf.extend(std::iter::repeat_n(b'0', 6 - s.len()));
-        buf.extend_from_slice(s.as_bytes());
-    }
-
-    /// A fraction in [0, 1] with two decimals.
-    #[inline]
-    fn conf(buf: &mut Vec<u8>, c: f32) {
-        let c = if c.is_finite() {
-            c.clamp(0.0, 1.0)
-        } else {
-            0.0
-        };
-        // Round half away from zero, as `f32::round`, without its libm call: c * 100 is in
-        // [0, 100], and in f64 adding 0.5 is exact, so truncating is the same rounding.
-        let hundredths = (f64::from(c * 100.0) + 0.5) as u32;
-        Fmt::int(buf, hundredths / 100);
-        buf.push(b'.');
-        buf.push(b'0' + (hundredths % 100 / 10) as u8);
-        buf.push(b'0' + (hundredths % 10) as u8);
-    }
-}
-
-/// JSON string escaping (RFC 8259): quotes, backslash and control characters.
-fn json_str(buf: &mut Vec<u8>, s: &str) {
-    buf.push(b'"');
-    json_esc(buf, s);
-    buf.push(b'"');
-}
-
-/// The inside of a JSON string (no quotes).
-#[inline]
-fn json_esc(buf: &mut Vec<u8>, s: &str) {
-    let bytes = s.as_bytes();
-    // Fast path: labels and names almost never need escaping.
-    if bytes.iter().all(|&b| b >= 0x20 && b != b'"' && b != b'\\') {
-        buf.extend_from_slice(bytes);
-        return;
-    }
-    json_esc_slow(buf, bytes);
-}
-
-#[cold]
-fn json_esc_slow(buf: &mut Vec<u8>, bytes: &[u8]) {
-    let mut start = 0;
-    for (i, &b) in bytes.iter().enumerate() {
-        let esc: &[u8] = match b {
-            b'"' => b"\\\"",
-            b'\\' => b"\\\\",
-            b'\n' => b"\\n",
-            b'\r' => b"\\r",
-            b'\t' => b"\\t",
-            0..=0x1f => b"",
-            _ => continue,
-        };
-        buf.extend_from_slice(&bytes[start..i]);
-        if esc.is_empty() {
-            const HEX: &[u8; 16] = b"0123456789abcdef";
-            buf.extend_from_slice(b"\\u00");
-            buf.push(HEX[(b >> 4) as usize]);
-            buf.push(HEX[(b & 15) as usize]);
-        } else {
-            buf.extend_from_slice(esc);
-        }
-        start = i + 1;
-    }
-    buf.extend_from_slice(&bytes[start..]);
-}
-
-/// CSV field (RFC 4180): quoted when it holds a comma, quote, CR or LF; quotes doubled.
-fn csv_str(buf: &mut Vec<u8>, s: &str) {
-    if !s.bytes().any(|b| matches!(b, b',' | b'"' | b'\n' | b'\r')) {
-        buf.extend_from_slice(s.as_bytes());
-        return;
-    }
-    buf.push(b'"');
-    for b in s.bytes() {
-        if b == b'"' {
-            buf.push(b'"');
-        }
-        buf.push(b);
-    }
-    buf.push(b'"');
-}
-
-/// nDPI's "MASTER.APP" form (just "APP" when both are the same).
-fn proto_label(l: &LabelEntry) -> (&str, Option<&str>) {
-    let (master, app) = (l.master(), l.app());
-    if master.is_empty() || master == app || master == "Unknown" {
-        (app, None)
-    } else {
-        (master, Some(app))
-    }
-}
-
-const FLUSH_AT: usize = 1 << 16;
-
-/// Hand the buffered records to `out` once there are at least `at` bytes of them.
-fn flush_at<W: Write>(out: &mut W, buf: &mut Vec<u8>, at: usize) -> io::Result<()> {
-    if buf.len() >= at {
-        out.write_all(buf)?;
-        buf.clear();
-    }
-    Ok(())
-}
-
-/// Writes one JSON object per line.
-pub struct JsonLinesWriter<W: Write> {
-    out: W,
-    buf: Vec<u8>,
-    with_source: bool,
-    features: bool,
-}
-
-impl<W: Write> JsonLinesWriter<W> {
-    /// A writer to `out`; `with_source` adds the `source` and `pcap` fields.
-    pub fn new(out: W, with_source: bool) -> Self {
-        JsonLinesWriter {
-            out,
-            buf: Vec::with_capacity(FLUSH_AT + 4096),
-            with_source,
-            features: false,
-        }
-    }
-
-    /// Also write the early-flow features ([`FEATURE_FIELDS`]); off by default because they
-    /// double the record's size.
-    pub fn with_features(mut self, on: bool) -> Self {
-        self.features = on;
-        self
-    }
-}
-
-impl<W: Write> RecordSink for JsonLinesWriter<W> {
+impl<T: RecordSink + ?Sized> RecordSink for Box<T> {
     fn write(&mut self, r: &FlowRecord<'_>) -> io::Result<()> {
-        record::<Json>(&mut self.buf, r, self.with_source, self.features);
-        flush_at(&mut self.out, &mut self.buf, FLUSH_AT)
+        (**self).write(r)
     }
 
     fn finish(&mut self) -> io::Result<()> {
-        flush_at(&mut self.out, &mut self.buf, 0)?;
-        self.out.flush()
+        (**self).finish()
     }
 }
 
-/// Writes CSV with a header line.
-pub struct CsvWriter<W: Write> {
-    out: W,
-    buf: Vec<u8>,
-    with_source: bool,
-    features: bool,
+/// A sink that discards records (benchmarks of the pipeline without output, and tests).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NullSink {
+    /// Records received.
+    pub records: u64,
 }
 
-impl<W: Write> CsvWriter<W> {
-    /// A writer to `out`; `with_source` adds the `source` and `pcap` columns. The header is
-    /// written with the first record (or by `finish` when there is none).
-    pub fn new(out: W, with_source: bool) -> Self {
-        let mut w = CsvWriter {
-            out,
-            buf: Vec::with_capacity(FLUSH_AT + 4096),
-            with_source,
-            features: false,
-        };
-        w.header();
-        w
-    }
-
-    /// Also write the early-flow features ([`FEATURE_FIELDS`]); off by default because they
-    /// double the record's size. Call before writing any record (a [`CsvWriter::headerless`]
-    /// writer stays headerless).
-    pub fn with_features(mut self, on: bool) -> Self {
-        let had_header = !self.buf.is_empty();
-        self.features = on;
-        self.buf.clear();
-        if had_header {
-            self.header();
-        }
-        self
-    }
-
-    fn header(&mut self) {
-        if self.with_source {
-            self.buf.extend_from_slice(b"source,pcap,");
-        }
-        let cols: Vec<&str> = FIELDS
-            .iter()
-            .copied()
-            .filter(|f| self.features || !FEATURE_FIELDS.contains(f))
-            .collect();
-        self.buf.extend_from_slice(cols.join(",").as_bytes());
-        self.buf.push(b'\n');
-    }
-}
-
-impl<W: Write> RecordSink for CsvWriter<W> {
-    fn write(&mut self, r: &FlowRecord<'_>) -> io::Result<()> {
-        record::<Csv>(&mut self.buf, r, self.with_source, self.features);
-        flush_at(&mut self.out, &mut self.buf, FLUSH_AT)
+impl RecordSink for NullSink {
+    fn write(&mut self, _r: &FlowRecord<'_>) -> io::Result<()> {
+        self.records += 1;
+        Ok(())
     }
 
     fn finish(&mut self) -> io::Result<()> {
-        flush_at(&mut self.out, &mut self.buf, 0)?;
-        self.out.flush()
+        Ok(())
     }
-}
-
-/// What differs between the two record formats. The fields and their order are written once,
-/// in [`record`]; JSON keys are spelt out at compile time by its `key!` macro.
-trait Syntax {
-    /// JSON (`"key":value`, metadata only when set) rather than CSV (every column, in order).
-    const JSON: bool;
-    /// Opens and closes a record.
-    const OPEN: &'static [u8];
-    const CLOSE: &'static [u8];
-    /// A string value.
-    fn str(b: &mut Vec<u8>, s: &str);
-    /// A value that JSON quotes and CSV writes bare (an address, a protocol name).
-    fn quoted(b: &mut Vec<u8>, write: impl FnOnce(&mut Vec<u8>));
-    /// `MASTER.APP` (or `APP`) as one string.
-    fn proto(b: &mut Vec<u8>, master: &str, app: Option<&str>);
-}
-
-/// JSON lines (RFC 8259 strings).
-struct Json;
-
-impl Syntax for Json {
-    const JSON: bool = true;
-    const OPEN: &'static [u8] = b"{";
-    const CLOSE: &'static [u8] = b"}\n";
-
-    #[inline]
-    fn str(b: &mut Vec<u8>, s: &str) {
-        json_str(b, s);
-    }
-
-    #[inline]
-    fn quoted(b: &mut Vec<u8>, write: impl FnOnce(&mut Vec<u8>)) {
-        b.push(b'"');
-        write(b);
-        b.push(b'"');
-    }
-
-    #[inline]
-    fn proto(b: &mut Vec<u8>, master: &str, app: Option<&str>) {
-        b.push(b'"');
-        json_esc(b, master);
-        if let Some(a) = app {
-            b.push(b'.');
-            json_esc(b, a);
-        }
-        b.push(b'"');
-    }
-}
-
-/// CSV (RFC 4180 fields).
-struct Csv;
-
-impl Syntax for Csv {
-    const JSON: bool = false;
-    const OPEN: &'static [u8] = b"";
-    const CLOSE: &'static [u8] = b"\n";
-
-    #[inline]
-    fn str(b: &mut Vec<u8>, s: &str) {
-        csv_str(b, s);
-    }
-
-    #[inline]
-    fn quoted(b: &mut Vec<u8>, write: impl FnOnce(&mut Vec<u8>)) {
-        write(b);
-    }
-
-    #[inline]
-    fn proto(b: &mut Vec<u8>, master: &str, app: Option<&str>) {
-        match app {
-            Some(a) => csv_pair(b, master, a),
-            None => csv_str(b, master),
-        }
-    }
-}
-
-/// One record in `S`'s syntax: the core fields, the early-flow features and the statistical
-/// verdict ([`early_fields`]), then the metadata, in [`FIELDS`] order.
-#[inline]
-fn record<S: Syntax>(b: &mut Vec<u8>, r: &FlowRecord<'_>, with_source: bool, features: bool) {
-    // Before every field but the first: `,"name":` in JSON, `,` in CSV.
-    macro_rules! key {
-        ($name:literal) => {
-            if S::JSON {
-                b.extend_from_slice(concat!(",\"", $name, "\":").as_bytes());
-            } else {
-                b.push(b',');
-            }
-        };
-    }
-    b.extend_from_slice(S::OPEN);
-    if with_source {
-        if S::JSON {
-            b.extend_from_slice(b"\"source\":");
-        }
-        S::str(b, r.source.unwrap_or(""));
-        key!("pcap");
-        S::str(b, r.pcap.unwrap_or(""));
-        b.push(b',');
-    }
-    if S::JSON {
-        b.extend_from_slice(b"\"src_ip\":");
-    }
-    S::quoted(b, |b| Fmt::ip(b, &r.src_ip));
-    key!("src_port");
-    Fmt::int(b, r.src_port);
-    key!("dst_ip");
-    S::quoted(b, |b| Fmt::ip(b, &r.dst_ip));
-    key!("dst_port");
-    Fmt::int(b, r.dst_port);
-    key!("l4");
-    match l4_name(r.l4) {
-        Some(n) => S::quoted(b, |b| b.extend_from_slice(n.as_bytes())),
-        None => Fmt::int(b, r.l4),
-    }
-    key!("vlan");
-    Fmt::int(b, r.vlan);
-    key!("tunnel");
-    S::str(b, r.tunnel);
-    key!("first_ts");
-    Fmt::ts(b, r.first_ts_ns);
-    key!("last_ts");
-    Fmt::ts(b, r.last_ts_ns);
-    key!("c2s_pkts");
-    Fmt::int(b, r.c2s_pkts);
-    key!("c2s_bytes");
-    Fmt::int(b, r.c2s_bytes);
-    key!("s2c_pkts");
-    Fmt::int(b, r.s2c_pkts);
-    key!("s2c_bytes");
-    Fmt::int(b, r.s2c_bytes);
-    key!("end_reason");
-    S::str(b, r.end_reason.as_str());
-    let label = r.label_names();
-    key!("proto");
-    let (m, a) = proto_label(label);
-    S::proto(b, m, a);
-    key!("app");
-    S::str(b, label.app());
-    key!("master");
-    S::str(b, label.master());
-    key!("category");
-    S::str(b, label.category());
-    key!("method");
-    S::str(b, r.method.map_or("", Method::as_str));
-    key!("confidence");
-    Fmt::conf(b, r.confidence);
-    key!("ttb_pkts");
-    Fmt::int(b, r.ttb_pkts);
-    key!("ttb_us");
-    Fmt::int(b, r.ttb_us);
-    early_fields(b, r, S::JSON, features);
-    for (k, v) in META_FIELDS.iter().zip(r.meta.iter()) {
-        if S::JSON {
-            if !v.is_empty() {
-                b.extend_from_slice(b",\"");
-                b.extend_from_slice(k.as_bytes());
-                b.extend_from_slice(b"\":");
-                S::str(b, v);
-            }
-        } else {
-            b.push(b',');
-            S::str(b, v);
-        }
-    }
-    b.extend_from_slice(S::CLOSE);
-}
-
-/// The `splt_*` and `atoz_*` fields (when `features`), then `stats_*`: JSON (arrays, null for
-/// undefined) or CSV (space-separated lists, empty for undefined).
-fn early_fields(b: &mut Vec<u8>, r: &FlowRecord<'_>, json: bool, features: bool) {
-    if features {
-        feature_fields(b, r, json);
-    }
-    if json {
-        b.extend_from_slice(b",\"stats_app\":");
-        json_str(b, r.stats_app);
-        b.extend_from_slice(b",\"stats_class\":");
-        json_str(b, r.stats_class);
-        b.extend_from_slice(b",\"stats_score\":");
-    } else {
-        b.push(b',');
-        csv_str(b, r.stats_app);
-        b.push(b',');
-        csv_str(b, r.stats_class);
-        b.push(b',');
-    }
-    Fmt::conf(b, r.stats_score);
-}
-
-fn feature_fields(b: &mut Vec<u8>, r: &FlowRecord<'_>, json: bool) {
-    use wirespeed_stats::SizeMode;
-    let e = &r.early;
-    let n = e.len();
-    let sep = if json { b',' } else { b' ' };
-    for (li, name) in [
-        &b"splt_ip"[..],
-        b"splt_payload",
-        b"splt_iat_us",
-        b"splt_flags",
-    ]
-    .iter()
-    .enumerate()
-    {
-        b.push(b',');
-        if json {
-            b.push(b'"');
-            b.extend_from_slice(name);
-            b.extend_from_slice(b"\":[");
-        }
-        let k = if li == 2 { n.saturating_sub(1) } else { n };
-        for i in 0..k {
-            if i > 0 {
-                b.push(sep);
-            }
-            match li {
-                0 => Fmt::int(b, e.signed(i, SizeMode::Ip)),
-                1 => Fmt::int(b, e.signed(i, SizeMode::Payload)),
-                2 => Fmt::int(b, e.iat_us[i]),
-                _ => Fmt::int(b, e.flags[i]),
-            }
-        }
-        if json {
-            b.push(b']');
-        }
-    }
-    let f = e.atoz(r.l4, r.dst_port);
-    for (name, v) in wirespeed_stats::ATOZ_NAMES.iter().zip(f) {
-        b.push(b',');
-        if json {
-            b.push(b'"');
-            b.extend_from_slice(name.as_bytes());
-            b.extend_from_slice(b"\":");
-        }
-        if (0.0..1e15).contains(&v) {
-            // Two decimals by integer formatting (no float formatter on the record path).
-            let h = (v as f64 * 100.0).round() as u64;
-            Fmt::int(b, h / 100);
-            if !h.is_multiple_of(100) {
-                b.push(b'.');
-                b.push(b'0' + (h % 100 / 10) as u8);
-                b.push(b'0' + (h % 10) as u8);
-            }
-        } else if json {
-            b.extend_from_slice(b"null");
-        }
-    }
-}
-
-/// `MASTER.APP` as one CSV field, quoted when either part needs it (no `String` per record).
-fn csv_pair(buf: &mut Vec<u8>, m: &str, a: &str) {
-    let special = |s: &str| s.bytes().any(|b| matches!(b, b',' | b'"' | b'\n' | b'\r'));
-    if !special(m) && !special(a) {
-        buf.extend_from_slice(m.as_bytes());
-        buf.push(b'.');
-        buf.extend_from_slice(a.as_bytes());
-        return;
-    }
-    buf.push(b'"');
-    for b in m.bytes().chain(std::iter::once(b'.')).chain(a.bytes()) {
-        if b == b'"' {
-            buf.push(b'"');
-        }
-        buf.push(b);
-    }
-    buf.push(b'"');
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::csv::csv_pair;
+    use crate::format::{proto_label, Fmt};
 
     /// A registry holding the labels the tests name.
     fn labels() -> Labels {
@@ -809,7 +321,7 @@ mod tests {
         let mut c = CsvWriter::new(Vec::new(), false);
         c.write(&rec_meta(&labels())).unwrap();
         let text = String::from_utf8(c.into_inner().unwrap()).unwrap();
-        let mut rd = csv::Reader::from_reader(text.as_bytes());
+        let mut rd = ::csv::Reader::from_reader(text.as_bytes());
         let row = rd.records().next().unwrap().unwrap();
         // Without --features the CSV has every column but the early-flow features.
         assert_eq!(row.len(), FIELDS.len() - FEATURE_FIELDS.len());
@@ -951,65 +463,13 @@ mod tests {
             let mut b = Vec::new();
             csv_pair(&mut b, &m, &a);
             b.push(b'\n');
-            let mut rd = csv::ReaderBuilder::new().has_headers(false).from_reader(&b[..]);
-            let rows: Vec<csv::StringRecord> = rd.records().map(|r| r.unwrap()).collect();
+            let mut rd = ::csv::ReaderBuilder::new().has_headers(false).from_reader(&b[..]);
+            let rows: Vec<::csv::StringRecord> = rd.records().map(|r| r.unwrap()).collect();
             proptest::prop_assert_eq!(rows.len(), 1);
             let row = &rows[0];
             proptest::prop_assert_eq!(row.len(), 1);
             let want = format!("{m}.{a}");
             proptest::prop_assert_eq!(&row[0], want.as_str());
         }
-    }
-}
-
-impl<T: RecordSink + ?Sized> RecordSink for Box<T> {
-    fn write(&mut self, r: &FlowRecord<'_>) -> io::Result<()> {
-        (**self).write(r)
-    }
-
-    fn finish(&mut self) -> io::Result<()> {
-        (**self).finish()
-    }
-}
-
-/// A sink that discards records (benchmarks of the pipeline without output, and tests).
-#[derive(Clone, Copy, Debug, Default)]
-pub struct NullSink {
-    /// Records received.
-    pub records: u64,
-}
-
-impl RecordSink for NullSink {
-    fn write(&mut self, _r: &FlowRecord<'_>) -> io::Result<()> {
-        self.records += 1;
-        Ok(())
-    }
-
-    fn finish(&mut self) -> io::Result<()> {
-        Ok(())
-    }
-}
-
-impl<W: Write> JsonLinesWriter<W> {
-    /// Write anything buffered and return the output.
-    pub fn into_inner(mut self) -> io::Result<W> {
-        self.finish()?;
-        Ok(self.out)
-    }
-}
-
-impl<W: Write> CsvWriter<W> {
-    /// A writer without the header line: for several writers sharing one output, after the
-    /// header was written once (by a `CsvWriter::new` with no records).
-    pub fn headerless(out: W, with_source: bool) -> Self {
-        let mut w = CsvWriter::new(out, with_source);
-        w.buf.clear();
-        w
-    }
-
-    /// Write anything buffered and return the output.
-    pub fn into_inner(mut self) -> io::Result<W> {
-        self.finish()?;
-        Ok(self.out)
     }
 }

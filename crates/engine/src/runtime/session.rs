@@ -18,7 +18,7 @@
 //! One worker runs on the calling thread ([`Worker`]); more share the input by the symmetric
 //! hash ([`Pool`]); the records are the same either way.
 
-use crate::parallel::{DispatchStats, ParallelConfig, Pool};
+use super::pool::{DispatchStats, ParallelConfig, Pool};
 use crate::rules::Rules;
 use crate::summary::{AppStats, Counters, Summary};
 use crate::worker::{run_file, EngineConfig, FileOutcome, Worker};

@@ -1,0 +1,144 @@
+//! CSV (RFC 4180) with a header line: every column in [`crate::FIELDS`] order.
+
+use crate::format::{flush_at, record, Syntax, FLUSH_AT};
+use crate::{FlowRecord, RecordSink, FEATURE_FIELDS, FIELDS};
+use std::io::{self, Write};
+
+/// CSV field (RFC 4180): quoted when it holds a comma, quote, CR or LF; quotes doubled.
+pub(crate) fn csv_str(buf: &mut Vec<u8>, s: &str) {
+    if !s.bytes().any(|b| matches!(b, b',' | b'"' | b'\n' | b'\r')) {
+        buf.extend_from_slice(s.as_bytes());
+        return;
+    }
+    buf.push(b'"');
+    for b in s.bytes() {
+        if b == b'"' {
+            buf.push(b'"');
+        }
+        buf.push(b);
+    }
+    buf.push(b'"');
+}
+
+/// Writes CSV with a header line.
+pub struct CsvWriter<W: Write> {
+    pub(crate) out: W,
+    buf: Vec<u8>,
+    with_source: bool,
+    features: bool,
+}
+
+impl<W: Write> CsvWriter<W> {
+    /// A writer to `out`; `with_source` adds the `source` and `pcap` columns. The header is
+    /// written with the first record (or by `finish` when there is none).
+    pub fn new(out: W, with_source: bool) -> Self {
+        let mut w = CsvWriter {
+            out,
+            buf: Vec::with_capacity(FLUSH_AT + 4096),
+            with_source,
+            features: false,
+        };
+        w.header();
+        w
+    }
+
+    /// Also write the early-flow features ([`crate::FEATURE_FIELDS`]); off by default because they
+    /// double the record's size. Call before writing any record (a [`CsvWriter::headerless`]
+    /// writer stays headerless).
+    pub fn with_features(mut self, on: bool) -> Self {
+        let had_header = !self.buf.is_empty();
+        self.features = on;
+        self.buf.clear();
+        if had_header {
+            self.header();
+        }
+        self
+    }
+
+    fn header(&mut self) {
+        if self.with_source {
+            self.buf.extend_from_slice(b"source,pcap,");
+        }
+        let cols: Vec<&str> = FIELDS
+            .iter()
+            .copied()
+            .filter(|f| self.features || !FEATURE_FIELDS.contains(f))
+            .collect();
+        self.buf.extend_from_slice(cols.join(",").as_bytes());
+        self.buf.push(b'\n');
+    }
+}
+
+impl<W: Write> RecordSink for CsvWriter<W> {
+    fn write(&mut self, r: &FlowRecord<'_>) -> io::Result<()> {
+        record::<Csv>(&mut self.buf, r, self.with_source, self.features);
+        flush_at(&mut self.out, &mut self.buf, FLUSH_AT)
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        flush_at(&mut self.out, &mut self.buf, 0)?;
+        self.out.flush()
+    }
+}
+
+/// CSV (RFC 4180 fields).
+pub(crate) struct Csv;
+
+impl Syntax for Csv {
+    const JSON: bool = false;
+    const OPEN: &'static [u8] = b"";
+    const CLOSE: &'static [u8] = b"\n";
+
+    #[inline]
+    fn str(b: &mut Vec<u8>, s: &str) {
+        csv_str(b, s);
+    }
+
+    #[inline]
+    fn quoted(b: &mut Vec<u8>, write: impl FnOnce(&mut Vec<u8>)) {
+        write(b);
+    }
+
+    #[inline]
+    fn proto(b: &mut Vec<u8>, master: &str, app: Option<&str>) {
+        match app {
+            Some(a) => csv_pair(b, master, a),
+            None => csv_str(b, master),
+        }
+    }
+}
+
+/// `MASTER.APP` as one CSV field, quoted when either part needs it (no `String` per record).
+pub(crate) fn csv_pair(buf: &mut Vec<u8>, m: &str, a: &str) {
+    let special = |s: &str| s.bytes().any(|b| matches!(b, b',' | b'"' | b'\n' | b'\r'));
+    if !special(m) && !special(a) {
+        buf.extend_from_slice(m.as_bytes());
+        buf.push(b'.');
+        buf.extend_from_slice(a.as_bytes());
+        return;
+    }
+    buf.push(b'"');
+    for b in m.bytes().chain(std::iter::once(b'.')).chain(a.bytes()) {
+        if b == b'"' {
+            buf.push(b'"');
+        }
+        buf.push(b);
+    }
+    buf.push(b'"');
+}
+
+impl<W: Write> CsvWriter<W> {
+    /// A writer without the header line: for several writers sharing one output, after the
+    /// header was written once (by a `CsvWriter::new` with no records).
+    pub fn headerless(out: W, with_source: bool) -> Self {
+        let mut w = CsvWriter::new(out, with_source);
+        w.buf.clear();
+        w
+    }
+
+    /// Write anything buffered and return the output.
+    pub fn into_inner(mut self) -> io::Result<W> {
+        self.finish()?;
+        Ok(self.out)
+    }
+}

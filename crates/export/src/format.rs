@@ -1,0 +1,298 @@
+//! What JSON lines and CSV share: number and address formatting, the one walk over a record's
+//! fields in [`crate::FIELDS`] order ([`record`]), parameterised by the format's [`Syntax`].
+
+use crate::csv::csv_str;
+use crate::json::json_str;
+use crate::{l4_name, FlowRecord, META_FIELDS};
+use std::io::{self, Write};
+use std::net::IpAddr;
+use wirespeed_classify::{LabelEntry, Method};
+
+/// Formatting helpers writing into a byte buffer.
+pub(crate) struct Fmt;
+
+impl Fmt {
+    #[inline]
+    pub(crate) fn int(buf: &mut Vec<u8>, v: impl itoa::Integer) {
+        let mut b = itoa::Buffer::new();
+        buf.extend_from_slice(b.format(v).as_bytes());
+    }
+
+    #[inline]
+    pub(crate) fn ip(buf: &mut Vec<u8>, ip: &IpAddr) {
+        match ip {
+            IpAddr::V4(a) => {
+                // Built in a block and appended by one copy: four integer formats and seven
+                // appends cost 10% of the worst case's record time (`cargo bench -p
+                // wirespeed-export`).
+                let mut t = [0u8; 15];
+                let mut n = 0;
+                for (i, &o) in a.octets().iter().enumerate() {
+                    if i > 0 {
+                        t[n] = b'.';
+                        n += 1;
+                    }
+                    if o >= 100 {
+                        t[n] = b'0' + o / 100;
+                        n += 1;
+                    }
+                    if o >= 10 {
+                        t[n] = b'0' + o / 10 % 10;
+                        n += 1;
+                    }
+                    t[n] = b'0' + o % 10;
+                    n += 1;
+                }
+                buf.extend_from_slice(&t[..n]);
+            }
+            // Display gives the RFC 5952 text form; IPv6 is rarer, so this is fine.
+            IpAddr::V6(a) => {
+                let _ = write!(buf, "{a}");
+            }
+        }
+    }
+
+    /// Seconds with microseconds: `1600000000.123456`.
+    #[inline]
+    pub(crate) fn ts(buf: &mut Vec<u8>, ns: u64) {
+        Fmt::int(buf, ns / 1_000_000_000);
+        buf.push(b'.');
+        let us = (ns % 1_000_000_000) / 1000;
+        let mut b = itoa::Buffer::new();
+        let s = b.format(us);
+        buf.extend(std::iter::repeat_n(b'0', 6 - s.len()));
+        buf.extend_from_slice(s.as_bytes());
+    }
+
+    /// A fraction in [0, 1] with two decimals.
+    #[inline]
+    pub(crate) fn conf(buf: &mut Vec<u8>, c: f32) {
+        let c = if c.is_finite() {
+            c.clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        // Round half away from zero, as `f32::round`, without its libm call: c * 100 is in
+        // [0, 100], and in f64 adding 0.5 is exact, so truncating is the same rounding.
+        let hundredths = (f64::from(c * 100.0) + 0.5) as u32;
+        Fmt::int(buf, hundredths / 100);
+        buf.push(b'.');
+        buf.push(b'0' + (hundredths % 100 / 10) as u8);
+        buf.push(b'0' + (hundredths % 10) as u8);
+    }
+}
+
+/// nDPI's "MASTER.APP" form (just "APP" when both are the same).
+pub(crate) fn proto_label(l: &LabelEntry) -> (&str, Option<&str>) {
+    let (master, app) = (l.master(), l.app());
+    if master.is_empty() || master == app || master == "Unknown" {
+        (app, None)
+    } else {
+        (master, Some(app))
+    }
+}
+
+pub(crate) const FLUSH_AT: usize = 1 << 16;
+
+/// Hand the buffered records to `out` once there are at least `at` bytes of them.
+pub(crate) fn flush_at<W: Write>(out: &mut W, buf: &mut Vec<u8>, at: usize) -> io::Result<()> {
+    if buf.len() >= at {
+        out.write_all(buf)?;
+        buf.clear();
+    }
+    Ok(())
+}
+
+/// What differs between the two record formats. The fields and their order are written once,
+/// in [`record`]; JSON keys are spelt out at compile time by its `key!` macro.
+pub(crate) trait Syntax {
+    /// JSON (`"key":value`, metadata only when set) rather than CSV (every column, in order).
+    const JSON: bool;
+    /// Opens and closes a record.
+    const OPEN: &'static [u8];
+    const CLOSE: &'static [u8];
+    /// A string value.
+    fn str(b: &mut Vec<u8>, s: &str);
+    /// A value that JSON quotes and CSV writes bare (an address, a protocol name).
+    fn quoted(b: &mut Vec<u8>, write: impl FnOnce(&mut Vec<u8>));
+    /// `MASTER.APP` (or `APP`) as one string.
+    fn proto(b: &mut Vec<u8>, master: &str, app: Option<&str>);
+}
+
+/// One record in `S`'s syntax: the core fields, the early-flow features and the statistical
+/// verdict ([`early_fields`]), then the metadata, in [`FIELDS`] order.
+#[inline]
+pub(crate) fn record<S: Syntax>(
+    b: &mut Vec<u8>,
+    r: &FlowRecord<'_>,
+    with_source: bool,
+    features: bool,
+) {
+    // Before every field but the first: `,"name":` in JSON, `,` in CSV.
+    macro_rules! key {
+        ($name:literal) => {
+            if S::JSON {
+                b.extend_from_slice(concat!(",\"", $name, "\":").as_bytes());
+            } else {
+                b.push(b',');
+            }
+        };
+    }
+    b.extend_from_slice(S::OPEN);
+    if with_source {
+        if S::JSON {
+            b.extend_from_slice(b"\"source\":");
+        }
+        S::str(b, r.source.unwrap_or(""));
+        key!("pcap");
+        S::str(b, r.pcap.unwrap_or(""));
+        b.push(b',');
+    }
+    if S::JSON {
+        b.extend_from_slice(b"\"src_ip\":");
+    }
+    S::quoted(b, |b| Fmt::ip(b, &r.src_ip));
+    key!("src_port");
+    Fmt::int(b, r.src_port);
+    key!("dst_ip");
+    S::quoted(b, |b| Fmt::ip(b, &r.dst_ip));
+    key!("dst_port");
+    Fmt::int(b, r.dst_port);
+    key!("l4");
+    match l4_name(r.l4) {
+        Some(n) => S::quoted(b, |b| b.extend_from_slice(n.as_bytes())),
+        None => Fmt::int(b, r.l4),
+    }
+    key!("vlan");
+    Fmt::int(b, r.vlan);
+    key!("tunnel");
+    S::str(b, r.tunnel);
+    key!("first_ts");
+    Fmt::ts(b, r.first_ts_ns);
+    key!("last_ts");
+    Fmt::ts(b, r.last_ts_ns);
+    key!("c2s_pkts");
+    Fmt::int(b, r.c2s_pkts);
+    key!("c2s_bytes");
+    Fmt::int(b, r.c2s_bytes);
+    key!("s2c_pkts");
+    Fmt::int(b, r.s2c_pkts);
+    key!("s2c_bytes");
+    Fmt::int(b, r.s2c_bytes);
+    key!("end_reason");
+    S::str(b, r.end_reason.as_str());
+    let label = r.label_names();
+    key!("proto");
+    let (m, a) = proto_label(label);
+    S::proto(b, m, a);
+    key!("app");
+    S::str(b, label.app());
+    key!("master");
+    S::str(b, label.master());
+    key!("category");
+    S::str(b, label.category());
+    key!("method");
+    S::str(b, r.method.map_or("", Method::as_str));
+    key!("confidence");
+    Fmt::conf(b, r.confidence);
+    key!("ttb_pkts");
+    Fmt::int(b, r.ttb_pkts);
+    key!("ttb_us");
+    Fmt::int(b, r.ttb_us);
+    early_fields(b, r, S::JSON, features);
+    for (k, v) in META_FIELDS.iter().zip(r.meta.iter()) {
+        if S::JSON {
+            if !v.is_empty() {
+                b.extend_from_slice(b",\"");
+                b.extend_from_slice(k.as_bytes());
+                b.extend_from_slice(b"\":");
+                S::str(b, v);
+            }
+        } else {
+            b.push(b',');
+            S::str(b, v);
+        }
+    }
+    b.extend_from_slice(S::CLOSE);
+}
+
+/// The `splt_*` and `atoz_*` fields (when `features`), then `stats_*`: JSON (arrays, null for
+/// undefined) or CSV (space-separated lists, empty for undefined).
+pub(crate) fn early_fields(b: &mut Vec<u8>, r: &FlowRecord<'_>, json: bool, features: bool) {
+    if features {
+        feature_fields(b, r, json);
+    }
+    if json {
+        b.extend_from_slice(b",\"stats_app\":");
+        json_str(b, r.stats_app);
+        b.extend_from_slice(b",\"stats_class\":");
+        json_str(b, r.stats_class);
+        b.extend_from_slice(b",\"stats_score\":");
+    } else {
+        b.push(b',');
+        csv_str(b, r.stats_app);
+        b.push(b',');
+        csv_str(b, r.stats_class);
+        b.push(b',');
+    }
+    Fmt::conf(b, r.stats_score);
+}
+
+pub(crate) fn feature_fields(b: &mut Vec<u8>, r: &FlowRecord<'_>, json: bool) {
+    use wirespeed_stats::SizeMode;
+    let e = &r.early;
+    let n = e.len();
+    let sep = if json { b',' } else { b' ' };
+    for (li, name) in [
+        &b"splt_ip"[..],
+        b"splt_payload",
+        b"splt_iat_us",
+        b"splt_flags",
+    ]
+    .iter()
+    .enumerate()
+    {
+        b.push(b',');
+        if json {
+            b.push(b'"');
+            b.extend_from_slice(name);
+            b.extend_from_slice(b"\":[");
+        }
+        let k = if li == 2 { n.saturating_sub(1) } else { n };
+        for i in 0..k {
+            if i > 0 {
+                b.push(sep);
+            }
+            match li {
+                0 => Fmt::int(b, e.signed(i, SizeMode::Ip)),
+                1 => Fmt::int(b, e.signed(i, SizeMode::Payload)),
+                2 => Fmt::int(b, e.iat_us[i]),
+                _ => Fmt::int(b, e.flags[i]),
+            }
+        }
+        if json {
+            b.push(b']');
+        }
+    }
+    let f = e.atoz(r.l4, r.dst_port);
+    for (name, v) in wirespeed_stats::ATOZ_NAMES.iter().zip(f) {
+        b.push(b',');
+        if json {
+            b.push(b'"');
+            b.extend_from_slice(name.as_bytes());
+            b.extend_from_slice(b"\":");
+        }
+        if (0.0..1e15).contains(&v) {
+            // Two decimals by integer formatting (no float formatter on the record path).
+            let h = (v as f64 * 100.0).round() as u64;
+            Fmt::int(b, h / 100);
+            if !h.is_multiple_of(100) {
+                b.push(b'.');
+                b.push(b'0' + (h % 100 / 10) as u8);
+                b.push(b'0' + (h % 10) as u8);
+            }
+        } else if json {
+            b.extend_from_slice(b"null");
+        }
+    }
+}

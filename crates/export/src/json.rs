@@ -1,0 +1,130 @@
+//! JSON lines: one object per record, keys in [`crate::FIELDS`] order, unset metadata left out.
+
+use crate::format::{flush_at, record, Syntax, FLUSH_AT};
+use crate::{FlowRecord, RecordSink};
+use std::io::{self, Write};
+
+/// JSON string escaping (RFC 8259): quotes, backslash and control characters.
+pub(crate) fn json_str(buf: &mut Vec<u8>, s: &str) {
+    buf.push(b'"');
+    json_esc(buf, s);
+    buf.push(b'"');
+}
+
+/// The inside of a JSON string (no quotes).
+#[inline]
+pub(crate) fn json_esc(buf: &mut Vec<u8>, s: &str) {
+    let bytes = s.as_bytes();
+    // Fast path: labels and names almost never need escaping.
+    if bytes.iter().all(|&b| b >= 0x20 && b != b'"' && b != b'\\') {
+        buf.extend_from_slice(bytes);
+        return;
+    }
+    json_esc_slow(buf, bytes);
+}
+
+#[cold]
+pub(crate) fn json_esc_slow(buf: &mut Vec<u8>, bytes: &[u8]) {
+    let mut start = 0;
+    for (i, &b) in bytes.iter().enumerate() {
+        let esc: &[u8] = match b {
+            b'"' => b"\\\"",
+            b'\\' => b"\\\\",
+            b'\n' => b"\\n",
+            b'\r' => b"\\r",
+            b'\t' => b"\\t",
+            0..=0x1f => b"",
+            _ => continue,
+        };
+        buf.extend_from_slice(&bytes[start..i]);
+        if esc.is_empty() {
+            const HEX: &[u8; 16] = b"0123456789abcdef";
+            buf.extend_from_slice(b"\\u00");
+            buf.push(HEX[(b >> 4) as usize]);
+            buf.push(HEX[(b & 15) as usize]);
+        } else {
+            buf.extend_from_slice(esc);
+        }
+        start = i + 1;
+    }
+    buf.extend_from_slice(&bytes[start..]);
+}
+
+/// Writes one JSON object per line.
+pub struct JsonLinesWriter<W: Write> {
+    pub(crate) out: W,
+    buf: Vec<u8>,
+    with_source: bool,
+    features: bool,
+}
+
+impl<W: Write> JsonLinesWriter<W> {
+    /// A writer to `out`; `with_source` adds the `source` and `pcap` fields.
+    pub fn new(out: W, with_source: bool) -> Self {
+        JsonLinesWriter {
+            out,
+            buf: Vec::with_capacity(FLUSH_AT + 4096),
+            with_source,
+            features: false,
+        }
+    }
+
+    /// Also write the early-flow features ([`crate::FEATURE_FIELDS`]); off by default because they
+    /// double the record's size.
+    pub fn with_features(mut self, on: bool) -> Self {
+        self.features = on;
+        self
+    }
+}
+
+impl<W: Write> RecordSink for JsonLinesWriter<W> {
+    fn write(&mut self, r: &FlowRecord<'_>) -> io::Result<()> {
+        record::<Json>(&mut self.buf, r, self.with_source, self.features);
+        flush_at(&mut self.out, &mut self.buf, FLUSH_AT)
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        flush_at(&mut self.out, &mut self.buf, 0)?;
+        self.out.flush()
+    }
+}
+
+/// JSON lines (RFC 8259 strings).
+pub(crate) struct Json;
+
+impl Syntax for Json {
+    const JSON: bool = true;
+    const OPEN: &'static [u8] = b"{";
+    const CLOSE: &'static [u8] = b"}\n";
+
+    #[inline]
+    fn str(b: &mut Vec<u8>, s: &str) {
+        json_str(b, s);
+    }
+
+    #[inline]
+    fn quoted(b: &mut Vec<u8>, write: impl FnOnce(&mut Vec<u8>)) {
+        b.push(b'"');
+        write(b);
+        b.push(b'"');
+    }
+
+    #[inline]
+    fn proto(b: &mut Vec<u8>, master: &str, app: Option<&str>) {
+        b.push(b'"');
+        json_esc(b, master);
+        if let Some(a) = app {
+            b.push(b'.');
+            json_esc(b, a);
+        }
+        b.push(b'"');
+    }
+}
+
+impl<W: Write> JsonLinesWriter<W> {
+    /// Write anything buffered and return the output.
+    pub fn into_inner(mut self) -> io::Result<W> {
+        self.finish()?;
+        Ok(self.out)
+    }
+}
