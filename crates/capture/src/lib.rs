@@ -13,12 +13,27 @@
 //! (pipes, standard input) are better read by [`stream::StreamWindows`], in bounded windows of
 //! whole records, which the engine does. [`CaptureFile::from_bytes`] wraps bytes that are already
 //! in memory (fuzzing, tests, a stream's window).
+//!
+//! Layout: this file opens a capture and hands out its packets; `pcap.rs` and `pcapng.rs` read
+//! and write each format; `backing.rs` is where the bytes live (mapping, pages ahead and behind);
+//! `stream.rs` reads pipes in windows.
 #![deny(unsafe_code)]
 #![deny(unsafe_op_in_unsafe_fn)]
 #![deny(missing_docs)]
 
+mod backing;
+mod pcap;
+mod pcapng;
+pub mod stream;
+
+use backing::*;
+pub use pcap::PcapWriter;
+use pcap::*;
+pub use pcapng::PcapngWriter;
+use pcapng::*;
+
 use std::fmt;
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -83,147 +98,12 @@ impl fmt::Display for CaptureError {
 
 impl std::error::Error for CaptureError {}
 
-/// Largest record a pcap file may claim (unless its snaplen is larger) before it is called corrupt
-/// rather than truncated.
-const PCAP_MAX_CAPLEN: u32 = 256 * 1024;
-/// pcapng Section Header Block type (a palindrome, the same in both byte orders).
-const PCAPNG_SHB: u32 = 0x0A0D_0D0A;
-/// pcapng byte-order magic.
-const PCAPNG_BOM: u32 = 0x1A2B_3C4D;
-
-/// A pcapng section's byte order from its byte-order magic read little-endian: big-endian or
-/// not; None for a bad magic.
-fn bom_order(bom: u32) -> Option<bool> {
-    match bom {
-        PCAPNG_BOM => Some(false),
-        b if b.swap_bytes() == PCAPNG_BOM => Some(true),
-        _ => None,
-    }
-}
-
-/// Where a file's bytes live.
-enum Backing {
-    /// A read-only mapping of a regular file.
-    Map(memmap2::Mmap),
-    /// Bytes read into memory (pipes, devices, [`CaptureFile::from_bytes`]).
-    Owned(Vec<u8>),
-}
-
-/// Consumed parts of a mapping are handed back in steps of this size (see
-/// [`Backing::release`]).
-const RELEASE_STEP: usize = 32 << 20;
-
-/// Bytes of the file mapped ahead of the reader in one call (see [`Backing::populate`]): on the
-/// worst case (5M 64-byte frames) one worker went from 0.94-1.14 s to 0.86-0.99 s, two workers
-/// from 0.72-0.94 s to 0.53-0.55 s (same machine, same minutes).
-const POPULATE_STEP: usize = 16 << 20;
-
-/// Bytes a shared scan's pages are mapped ahead or released in one call (see
-/// [`CaptureFile::populate_ahead`], [`CaptureFile::release_behind`]). Small on purpose: the
-/// worker that makes the call is held up ~0.1 ms, less than the work the others have queued.
-/// With [`POPULATE_STEP`] taken inside the scan (2 ms a call) and [`RELEASE_STEP`] (1.2 ms),
-/// the other worker waited at every one: ~60 ms a run on the worst case, 5% of two workers' time.
-const SHARED_STEP: usize = 1 << 20;
-
-/// How far past a shared scan's position its pages are mapped ahead.
-const SHARED_LEAD: usize = 4 << 20;
-
 /// How far ahead of the reader its cache lines are prefetched (see `PacketReader::prefetch_ahead`).
-const PREFETCH_AHEAD: usize = 4096;
-
-/// Hint the CPU to bring the cache line holding `b` closer; never faults, never changes meaning.
-#[inline(always)]
-fn prefetch(b: &u8) {
-    #[cfg(target_arch = "x86_64")]
-    #[allow(unsafe_code)]
-    // SAFETY: prefetch is a hint; it cannot fault or change memory, and `b` is a valid reference.
-    unsafe {
-        use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
-        _mm_prefetch::<_MM_HINT_T0>(b as *const u8 as *const i8);
-    }
-    #[cfg(not(target_arch = "x86_64"))]
-    let _ = b;
-}
-
-/// How far behind the reader pages are released: packets handed out but still queued for other
-/// threads (the multi-worker dispatcher's rings) are read from resident pages, not faulted back.
-const RELEASE_LAG: usize = 16 << 20;
-
-impl Backing {
-    /// Drop the pages of `[from, to)` from this process's resident set. The file's pages stay
-    /// in the page cache, and a later read of the range faults them back in with the same
-    /// bytes, so nothing borrowed becomes invalid; without this, reading a capture file larger
-    /// than memory limits would count the whole file against the process. No-op for owned
-    /// bytes and on failure (advice only).
-    fn release(&self, from: usize, to: usize) {
-        #[cfg(unix)]
-        if let Backing::Map(m) = self {
-            const PAGE: usize = 4096;
-            let start = from.next_multiple_of(PAGE);
-            let end = to.min(m.len()) & !(PAGE - 1);
-            if end > start {
-                #[allow(unsafe_code)]
-                // SAFETY: the mapping is a read-only (PROT_READ, MAP_SHARED) mapping of a file
-                // and is never written. MADV_DONTNEED on it only unmaps this process's pages;
-                // any later access faults the unchanged file contents back in from the page
-                // cache, so every outstanding `&[u8]` into the range still reads the same bytes
-                // (a test re-reads released packets). With pages larger than 4 KiB the call
-                // fails with EINVAL and is ignored: advice only.
-                let _ = unsafe {
-                    m.unchecked_advise_range(memmap2::UncheckedAdvice::DontNeed, start, end - start)
-                };
-            }
-        }
-        #[cfg(not(unix))]
-        let _ = (from, to);
-    }
-
-    /// Release the pages from `released` up to [`RELEASE_LAG`] behind `at`, once at least
-    /// `step` bytes are due; `released` records how far that has gone.
-    fn release_lagging(&self, released: &mut usize, at: usize, step: usize) {
-        if at >= *released + RELEASE_LAG + step {
-            let to = at - RELEASE_LAG;
-            self.release(*released, to);
-            *released = to & !(4096 - 1);
-        }
-    }
-
-    /// Map `[from, from + len)` into this process now (`MADV_POPULATE_READ`, Linux 5.14+), so
-    /// reading it takes no page faults. Advice only: ignored on failure and elsewhere.
-    fn populate(&self, from: usize, len: usize) {
-        #[cfg(target_os = "linux")]
-        if let Backing::Map(m) = self {
-            let len = len.min(m.len().saturating_sub(from));
-            if len > 0 {
-                let _ = m.advise_range(memmap2::Advice::PopulateRead, from, len);
-            }
-        }
-        #[cfg(not(target_os = "linux"))]
-        let _ = (from, len);
-    }
-
-    fn bytes(&self) -> &[u8] {
-        match self {
-            Backing::Map(m) => m,
-            Backing::Owned(v) => v,
-        }
-    }
-}
-
-/// Order of the caplen and len fields in pcap records, by file version.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum LenOrder {
-    /// Version 2.4 and later: caplen, then len.
-    Normal,
-    /// Versions 2.0–2.2: len, then caplen.
-    Swapped,
-    /// Version 2.3: swapped when caplen > len.
-    Maybe,
-}
+pub(crate) const PREFETCH_AHEAD: usize = 4096;
 
 /// The file format, as decided from the magic number when the file is opened.
 #[derive(Clone, Copy, Debug)]
-enum Format {
+pub(crate) enum Format {
     Pcap {
         big_endian: bool,
         nanos: bool,
@@ -246,7 +126,7 @@ pub struct CaptureFile {
     format: Format,
 }
 
-fn err(path: &Path, offset: usize, kind: CaptureErrorKind) -> CaptureError {
+pub(crate) fn err(path: &Path, offset: usize, kind: CaptureErrorKind) -> CaptureError {
     CaptureError {
         path: path.to_path_buf(),
         offset: offset as u64,
@@ -254,7 +134,12 @@ fn err(path: &Path, offset: usize, kind: CaptureErrorKind) -> CaptureError {
     }
 }
 
-fn truncated(path: &Path, offset: usize, needed: usize, available: usize) -> CaptureError {
+pub(crate) fn truncated(
+    path: &Path,
+    offset: usize,
+    needed: usize,
+    available: usize,
+) -> CaptureError {
     err(
         path,
         offset,
@@ -269,7 +154,7 @@ fn truncated(path: &Path, offset: usize, needed: usize, available: usize) -> Cap
 /// read at every packet). Callers have checked the length; past the end reads as zeros rather
 /// than panicking.
 #[inline]
-fn bytes_at<const N: usize>(b: &[u8], off: usize) -> [u8; N] {
+pub(crate) fn bytes_at<const N: usize>(b: &[u8], off: usize) -> [u8; N] {
     b.get(off..)
         .and_then(<[u8]>::first_chunk::<N>)
         .copied()
@@ -277,7 +162,7 @@ fn bytes_at<const N: usize>(b: &[u8], off: usize) -> [u8; N] {
 }
 
 #[inline]
-fn rd16(b: &[u8], off: usize, be: bool) -> u16 {
+pub(crate) fn rd16(b: &[u8], off: usize, be: bool) -> u16 {
     let a = bytes_at(b, off);
     if be {
         u16::from_be_bytes(a)
@@ -287,7 +172,7 @@ fn rd16(b: &[u8], off: usize, be: bool) -> u16 {
 }
 
 #[inline]
-fn rd32(b: &[u8], off: usize, be: bool) -> u32 {
+pub(crate) fn rd32(b: &[u8], off: usize, be: bool) -> u32 {
     let a = bytes_at(b, off);
     if be {
         u32::from_be_bytes(a)
@@ -296,7 +181,7 @@ fn rd32(b: &[u8], off: usize, be: bool) -> u32 {
     }
 }
 
-fn rd64(b: &[u8], off: usize, be: bool) -> u64 {
+pub(crate) fn rd64(b: &[u8], off: usize, be: bool) -> u64 {
     let a = bytes_at(b, off);
     if be {
         u64::from_be_bytes(a)
@@ -486,53 +371,10 @@ impl CaptureFile {
 }
 
 /// Read a whole non-mappable file.
-fn read_all(file: &mut std::fs::File, hint: u64) -> io::Result<Vec<u8>> {
+pub(crate) fn read_all(file: &mut std::fs::File, hint: u64) -> io::Result<Vec<u8>> {
     let mut v = Vec::with_capacity(hint.min(1 << 30) as usize);
     file.read_to_end(&mut v)?;
     Ok(v)
-}
-
-/// A pcapng timestamp unit.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum TsUnit {
-    /// 10^-n seconds.
-    Pow10(u8),
-    /// 2^-n seconds.
-    Pow2(u8),
-}
-
-/// A pcapng interface of the current section.
-#[derive(Clone, Copy, Debug)]
-struct Iface {
-    link: u32,
-    unit: TsUnit,
-    /// if_tsoffset: seconds added to every timestamp.
-    offset_s: i64,
-}
-
-/// Convert a pcapng timestamp to nanoseconds since the epoch, saturating at 0 and `u64::MAX`
-/// rather than overflowing on hostile values.
-fn pcapng_ts_ns(ts: u64, unit: TsUnit, offset_s: i64) -> u64 {
-    let ts = ts as u128;
-    // ts < 2^64, so ts * 10^9 < 2^94: no overflow in u128.
-    let ns: u128 = match unit {
-        TsUnit::Pow10(9) => ts,
-        TsUnit::Pow10(6) => ts * 1_000,
-        TsUnit::Pow10(e) if e < 9 => ts * 10u128.pow(u32::from(9 - e)),
-        TsUnit::Pow10(e) => {
-            let d = u32::from(e - 9);
-            // 10^38 < 2^128 < 10^39.
-            if d > 38 {
-                0
-            } else {
-                ts / 10u128.pow(d)
-            }
-        }
-        TsUnit::Pow2(n) => (ts * 1_000_000_000) >> u32::from(n.min(127)),
-    };
-    // |ns| < 2^94 and |offset_s * 10^9| < 2^94: fits i128.
-    let total = ns as i128 + i128::from(offset_s) * 1_000_000_000;
-    total.clamp(0, i128::from(u64::MAX)) as u64
 }
 
 /// Hands out the packets of a [`CaptureFile`] in order.
@@ -689,220 +531,14 @@ impl<'a> PacketReader<'a> {
     fn corrupt(&self, offset: usize, what: &'static str) -> CaptureError {
         self.err(offset, CaptureErrorKind::Corrupt(what))
     }
-
-    #[inline]
-    fn next_pcap(
-        &mut self,
-        be: bool,
-        nanos: bool,
-        link: u32,
-        fcs: u32,
-        max_caplen: u32,
-        lens: LenOrder,
-    ) -> Result<Option<RawPacket<'a>>, CaptureError> {
-        let b = self.bytes;
-        let at = self.pos;
-        let left = b.len() - at;
-        if left == 0 {
-            return Ok(None);
-        }
-        if left < 16 {
-            return Err(truncated(&self.file.path, at, 16, left));
-        }
-        let sec = rd32(b, at, be);
-        let frac = rd32(b, at + 4, be);
-        let (mut caplen, mut origlen) = (rd32(b, at + 8, be), rd32(b, at + 12, be));
-        if lens == LenOrder::Swapped || (lens == LenOrder::Maybe && caplen > origlen) {
-            (caplen, origlen) = (origlen, caplen);
-        }
-        if caplen > max_caplen {
-            return Err(self.corrupt(at, "record caplen larger than 256 KiB and the snaplen"));
-        }
-        let need = 16 + caplen as usize;
-        if need > left {
-            return Err(truncated(&self.file.path, at, need, left));
-        }
-        let mult = if nanos { 1 } else { 1_000 };
-        let ts_ns = u64::from(sec) * 1_000_000_000 + u64::from(frac) * mult;
-        let mut data = &b[at + 16..at + need];
-        let mut wire_len = origlen;
-        if fcs != 0 {
-            (data, wire_len) = strip_fcs(data, origlen, fcs);
-        }
-        self.pos = at + need;
-        Ok(Some(RawPacket {
-            ts_ns,
-            wire_len,
-            link,
-            iface: 0,
-            data,
-        }))
-    }
-
-    fn next_pcapng(&mut self) -> Result<Option<RawPacket<'a>>, CaptureError> {
-        let b = self.bytes;
-        loop {
-            let at = self.pos;
-            let left = b.len() - at;
-            if left == 0 {
-                return Ok(None);
-            }
-            if left < 12 {
-                return Err(truncated(&self.file.path, at, 12, left));
-            }
-            let btype_le = rd32(b, at, false);
-            if btype_le == PCAPNG_SHB {
-                // The byte order of the section comes from its byte-order magic.
-                self.be = bom_order(rd32(b, at + 8, false)).ok_or_else(|| {
-                    self.corrupt(at, "section header with a bad byte-order magic")
-                })?;
-            }
-            let be = self.be;
-            let btype = rd32(b, at, be);
-            let total = rd32(b, at + 4, be) as usize;
-            if total < 12 {
-                return Err(self.corrupt(at, "block total length below 12"));
-            }
-            if total & 3 != 0 {
-                return Err(self.corrupt(at, "block total length not a multiple of 4"));
-            }
-            if total > left {
-                return Err(truncated(&self.file.path, at, total, left));
-            }
-            if rd32(b, at + total - 4, be) as usize != total {
-                return Err(self.corrupt(at, "block trailing length differs from leading length"));
-            }
-            let blk = &b[at..at + total];
-            match btype {
-                PCAPNG_SHB => {
-                    if total < 28 {
-                        return Err(self.corrupt(at, "section header block too short"));
-                    }
-                    if rd16(blk, 12, be) != 1 {
-                        return Err(self.corrupt(at, "unsupported pcapng major version"));
-                    }
-                    self.ifaces.clear();
-                }
-                1 => {
-                    if total < 20 {
-                        return Err(self.corrupt(at, "interface description block too short"));
-                    }
-                    let mut iface = Iface {
-                        link: u32::from(rd16(blk, 8, be)),
-                        unit: TsUnit::Pow10(6),
-                        offset_s: 0,
-                    };
-                    for (code, val) in Options::new(&blk[16..total - 4], be) {
-                        match (code, val.len()) {
-                            (9, 1..) => {
-                                let r = val[0];
-                                iface.unit = if r & 0x80 == 0 {
-                                    TsUnit::Pow10(r)
-                                } else {
-                                    TsUnit::Pow2(r & 0x7f)
-                                };
-                            }
-                            (14, 8..) => iface.offset_s = rd64(val, 0, be) as i64,
-                            _ => {}
-                        }
-                    }
-                    self.ifaces.push(iface);
-                }
-                // Enhanced Packet Block and the obsolete Packet Block share a layout, except that
-                // the Packet Block's interface id is 16 bits (followed by a drop count).
-                6 | 2 => {
-                    if total < 32 {
-                        return Err(self.corrupt(at, "packet block too short"));
-                    }
-                    let id = if btype == 6 {
-                        rd32(blk, 8, be)
-                    } else {
-                        u32::from(rd16(blk, 8, be))
-                    };
-                    let Some(iface) = self.ifaces.get(id as usize).copied() else {
-                        return Err(self.corrupt(at, "packet for unknown interface"));
-                    };
-                    let ts = (u64::from(rd32(blk, 12, be)) << 32) | u64::from(rd32(blk, 16, be));
-                    let caplen = rd32(blk, 20, be) as usize;
-                    let origlen = rd32(blk, 24, be);
-                    if caplen > total - 32 {
-                        return Err(self.corrupt(at, "packet data overruns its block"));
-                    }
-                    self.pos = at + total;
-                    return Ok(Some(RawPacket {
-                        ts_ns: pcapng_ts_ns(ts, iface.unit, iface.offset_s),
-                        wire_len: origlen,
-                        link: iface.link,
-                        iface: id,
-                        data: &blk[28..28 + caplen],
-                    }));
-                }
-                3 => {
-                    if total < 16 {
-                        return Err(self.corrupt(at, "simple packet block too short"));
-                    }
-                    let Some(iface) = self.ifaces.first().copied() else {
-                        return Err(self.corrupt(at, "packet for unknown interface"));
-                    };
-                    let origlen = rd32(blk, 8, be);
-                    let caplen = (origlen as usize).min(total - 16);
-                    self.pos = at + total;
-                    return Ok(Some(RawPacket {
-                        ts_ns: 0,
-                        wire_len: origlen,
-                        link: iface.link,
-                        iface: 0,
-                        data: &blk[12..12 + caplen],
-                    }));
-                }
-                // Name resolution, statistics, decryption secrets, custom, ...: skipped.
-                _ => {}
-            }
-            self.pos = at + total;
-        }
-    }
 }
 
 /// Drop the FCS at the end of a frame: the frame without its FCS is `origlen - fcs` bytes, which
 /// becomes the wire length, and captured bytes beyond it are cut.
-fn strip_fcs(data: &[u8], origlen: u32, fcs: u32) -> (&[u8], u32) {
+pub(crate) fn strip_fcs(data: &[u8], origlen: u32, fcs: u32) -> (&[u8], u32) {
     let frame = origlen.saturating_sub(fcs);
     let keep = data.len().min(frame as usize);
     (&data[..keep], frame)
-}
-
-/// Iterator over a pcapng options area: `(code, value)` until `opt_endofopt` or the end. A
-/// malformed option (its length past the end of the area) ends the iteration: options never
-/// make a file unreadable.
-struct Options<'a> {
-    b: &'a [u8],
-    be: bool,
-}
-
-impl<'a> Options<'a> {
-    fn new(b: &'a [u8], be: bool) -> Self {
-        Options { b, be }
-    }
-}
-
-impl<'a> Iterator for Options<'a> {
-    type Item = (u16, &'a [u8]);
-
-    fn next(&mut self) -> Option<Self::Item> {
-        if self.b.len() < 4 {
-            return None;
-        }
-        let code = rd16(self.b, 0, self.be);
-        let len = rd16(self.b, 2, self.be) as usize;
-        if code == 0 || 4 + len > self.b.len() {
-            self.b = &[];
-            return None;
-        }
-        let val = &self.b[4..4 + len];
-        let adv = (4 + len + 3) & !3;
-        self.b = &self.b[adv.min(self.b.len())..];
-        Some((code, val))
-    }
 }
 
 impl<'a> Iterator for PacketReader<'a> {
@@ -931,7 +567,7 @@ impl<'a> Iterator for PacketReader<'a> {
 }
 
 /// Split `ts_ns` into whole seconds (which must fit 32 bits for pcap) and the nanosecond rest.
-fn split_ts(ts_ns: u64) -> io::Result<(u32, u32)> {
+pub(crate) fn split_ts(ts_ns: u64) -> io::Result<(u32, u32)> {
     let sec = u32::try_from(ts_ns / 1_000_000_000).map_err(|_| {
         io::Error::new(
             io::ErrorKind::InvalidInput,
@@ -941,136 +577,10 @@ fn split_ts(ts_ns: u64) -> io::Result<(u32, u32)> {
     Ok((sec, (ts_ns % 1_000_000_000) as u32))
 }
 
-fn caplen_u32(data: &[u8]) -> io::Result<u32> {
+pub(crate) fn caplen_u32(data: &[u8]) -> io::Result<u32> {
     u32::try_from(data.len())
         .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "packet longer than 4 GiB"))
 }
-
-/// Writes a classic pcap file (little-endian, micro- or nanosecond timestamps).
-pub struct PcapWriter<W: std::io::Write> {
-    out: W,
-    nanos: bool,
-}
-
-impl<W: std::io::Write> PcapWriter<W> {
-    /// Write the global header for `link` with snaplen 65535.
-    pub fn new(mut out: W, link: u32, nanos: bool) -> std::io::Result<Self> {
-        let magic: u32 = if nanos { 0xa1b2_3c4d } else { 0xa1b2_c3d4 };
-        let mut h = [0u8; 24];
-        h[0..4].copy_from_slice(&magic.to_le_bytes());
-        h[4..6].copy_from_slice(&2u16.to_le_bytes());
-        h[6..8].copy_from_slice(&4u16.to_le_bytes());
-        // thiszone and sigfigs: 0.
-        h[16..20].copy_from_slice(&65535u32.to_le_bytes());
-        h[20..24].copy_from_slice(&link.to_le_bytes());
-        out.write_all(&h)?;
-        Ok(PcapWriter { out, nanos })
-    }
-
-    /// Write one record; `wire_len` may exceed `data.len()` to record a truncated capture.
-    /// Microsecond files truncate the timestamp to the microsecond. Fails with `InvalidInput`
-    /// for a timestamp whose seconds do not fit 32 bits or data longer than 4 GiB.
-    pub fn write(&mut self, ts_ns: u64, data: &[u8], wire_len: u32) -> std::io::Result<()> {
-        let (sec, ns) = split_ts(ts_ns)?;
-        let frac = if self.nanos { ns } else { ns / 1_000 };
-        let mut h = [0u8; 16];
-        h[0..4].copy_from_slice(&sec.to_le_bytes());
-        h[4..8].copy_from_slice(&frac.to_le_bytes());
-        h[8..12].copy_from_slice(&caplen_u32(data)?.to_le_bytes());
-        h[12..16].copy_from_slice(&wire_len.to_le_bytes());
-        self.out.write_all(&h)?;
-        self.out.write_all(data)
-    }
-
-    /// Flush and return the inner writer.
-    pub fn finish(mut self) -> std::io::Result<W> {
-        self.out.flush()?;
-        Ok(self.out)
-    }
-}
-
-/// Writes a little-endian pcapng file: one section, any number of interfaces (each with
-/// nanosecond timestamps, `if_tsresol` = 9) and Enhanced Packet Blocks.
-pub struct PcapngWriter<W: Write> {
-    out: W,
-    ifaces: u32,
-}
-
-impl<W: Write> PcapngWriter<W> {
-    /// Write the Section Header Block (version 1.0, section length unknown).
-    pub fn new(mut out: W) -> io::Result<Self> {
-        let mut b = [0u8; 28];
-        b[0..4].copy_from_slice(&PCAPNG_SHB.to_le_bytes());
-        b[4..8].copy_from_slice(&28u32.to_le_bytes());
-        b[8..12].copy_from_slice(&PCAPNG_BOM.to_le_bytes());
-        b[12..14].copy_from_slice(&1u16.to_le_bytes());
-        // minor version 0.
-        b[16..24].copy_from_slice(&u64::MAX.to_le_bytes());
-        b[24..28].copy_from_slice(&28u32.to_le_bytes());
-        out.write_all(&b)?;
-        Ok(PcapngWriter { out, ifaces: 0 })
-    }
-
-    /// Write an Interface Description Block for `link` (no snaplen limit, nanosecond
-    /// timestamps) and return its interface id (0, 1, ...). `link` must fit 16 bits.
-    pub fn add_interface(&mut self, link: u32) -> io::Result<u32> {
-        let link16 = u16::try_from(link).map_err(|_| {
-            io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "pcapng link type must fit 16 bits",
-            )
-        })?;
-        let mut b = [0u8; 32];
-        b[0..4].copy_from_slice(&1u32.to_le_bytes());
-        b[4..8].copy_from_slice(&32u32.to_le_bytes());
-        b[8..10].copy_from_slice(&link16.to_le_bytes());
-        // reserved 0, snaplen 0 (no limit).
-        // if_tsresol = 9 (10^-9 s), padded to 4.
-        b[16..18].copy_from_slice(&9u16.to_le_bytes());
-        b[18..20].copy_from_slice(&1u16.to_le_bytes());
-        b[20] = 9;
-        // opt_endofopt: 4 zero bytes at 24..28.
-        b[28..32].copy_from_slice(&32u32.to_le_bytes());
-        self.out.write_all(&b)?;
-        self.ifaces += 1;
-        Ok(self.ifaces - 1)
-    }
-
-    /// Write an Enhanced Packet Block on interface `iface`; `wire_len` may exceed `data.len()`.
-    /// Fails with `InvalidInput` for an interface not added yet or an oversized packet.
-    pub fn write(&mut self, iface: u32, ts_ns: u64, data: &[u8], wire_len: u32) -> io::Result<()> {
-        if iface >= self.ifaces {
-            return Err(io::Error::new(
-                io::ErrorKind::InvalidInput,
-                "pcapng packet for an interface not added",
-            ));
-        }
-        let caplen = caplen_u32(data)?;
-        let pad = (4 - data.len() % 4) % 4;
-        let total = u32::try_from(32 + data.len() + pad)
-            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "packet too long"))?;
-        let mut h = [0u8; 28];
-        h[0..4].copy_from_slice(&6u32.to_le_bytes());
-        h[4..8].copy_from_slice(&total.to_le_bytes());
-        h[8..12].copy_from_slice(&iface.to_le_bytes());
-        h[12..16].copy_from_slice(&((ts_ns >> 32) as u32).to_le_bytes());
-        h[16..20].copy_from_slice(&(ts_ns as u32).to_le_bytes());
-        h[20..24].copy_from_slice(&caplen.to_le_bytes());
-        h[24..28].copy_from_slice(&wire_len.to_le_bytes());
-        self.out.write_all(&h)?;
-        self.out.write_all(data)?;
-        self.out.write_all(&[0u8; 3][..pad])?;
-        self.out.write_all(&total.to_le_bytes())
-    }
-
-    /// Flush and return the inner writer.
-    pub fn finish(mut self) -> io::Result<W> {
-        self.out.flush()?;
-        Ok(self.out)
-    }
-}
-
-pub mod stream;
 
 #[cfg(test)]
 mod tests;
