@@ -64,8 +64,20 @@ pub(crate) fn probe(ins: &Inspector, hints: Hints, data: &[u8]) -> (Probe, Meta)
 
 /// [`probe`] with these signatures.
 fn probe_sigs(sigs: &SigSet, ins: &Inspector, hints: Hints, data: &[u8]) -> (Probe, Meta) {
-    let mut meta = Meta::default();
-    let mut state = [0u8; STATE_BYTES];
+    let (r, meta, _) = probe_from(sigs, ins, hints, data, Meta::default(), [0; STATE_BYTES]);
+    (r, meta)
+}
+
+/// One probe of `ins` on `data` from a flow's `meta` and `state` (a later packet of a flow the
+/// inspector chose); its answer, and the metadata and state after it.
+pub(crate) fn probe_from(
+    sigs: &SigSet,
+    ins: &Inspector,
+    hints: Hints,
+    data: &[u8],
+    mut meta: Meta,
+    mut state: [u8; STATE_BYTES],
+) -> (Probe, Meta, [u8; STATE_BYTES]) {
     let mut bad = 0u64;
     let mut cx = Cx {
         hints,
@@ -79,7 +91,7 @@ fn probe_sigs(sigs: &SigSet, ins: &Inspector, hints: Hints, data: &[u8]) -> (Pro
         sigs,
     };
     let r = (ins.probe)(&mut cx);
-    (r, meta)
+    (r, meta, state)
 }
 
 fn pkt(ip_proto: u8, server_port: u16, from_client: bool, seq: u32, payload: &[u8]) -> Packet<'_> {

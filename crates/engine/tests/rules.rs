@@ -13,46 +13,31 @@ use wirespeed_export::JsonLinesWriter;
 fn frames() -> Vec<Vec<u8>> {
     let fb = FrameBuilder { vlan: 0 };
     let (a, b) = ([192, 0, 2, 1], [198, 51, 100, 7]);
-    let up = b"WSPROBE-7f3a record of a test protocol";
-    let down = b"WSPROBE-ack";
-    vec![
+    let req: &[u8] = b"WSPROBE-7f3a record of a test protocol";
+    let ack: &[u8] = b"WSPROBE-ack";
+    let up = |p| {
         fb.ipv4(
             a,
             b,
             &L4::Udp {
                 sport: 40123,
                 dport: 47001,
-                payload: up,
+                payload: p,
             },
-        ),
+        )
+    };
+    let down = |p| {
         fb.ipv4(
             b,
             a,
             &L4::Udp {
                 sport: 47001,
                 dport: 40123,
-                payload: down,
+                payload: p,
             },
-        ),
-        fb.ipv4(
-            a,
-            b,
-            &L4::Udp {
-                sport: 40123,
-                dport: 47001,
-                payload: up,
-            },
-        ),
-        fb.ipv4(
-            b,
-            a,
-            &L4::Udp {
-                sport: 47001,
-                dport: 40123,
-                payload: down,
-            },
-        ),
-    ]
+        )
+    };
+    vec![up(req), down(ack), up(req), down(ack)]
 }
 
 /// Run the frames through a worker with these rules; the JSON records.

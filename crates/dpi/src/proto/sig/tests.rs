@@ -39,19 +39,16 @@ fn corpus_vectors() {
     let sigs = SigSet::parse(BUILTIN, SEED).unwrap();
     // The answer names the signature by the index the probe keeps in its state.
     let named = |server_port: u16, data: &[u8]| {
-        let (mut meta, mut state, mut bad) = (crate::Meta::default(), [0u8; STATE_BYTES], 0);
-        let mut cx = Cx {
-            hints: to_server(TCP, server_port),
+        let hints = to_server(TCP, server_port);
+        let (r, _, state) = crate::tests::probe_from(
+            &sigs,
+            &INSPECTOR,
+            hints,
             data,
-            meta: &mut meta,
-            state: &mut state,
-            stash: None,
-            more: false,
-            incomplete: false,
-            malformed: &mut bad,
-            sigs: &sigs,
-        };
-        match probe(&mut cx) {
+            crate::Meta::default(),
+            [0; STATE_BYTES],
+        );
+        match r {
             Probe::Certain(l) if std::ptr::eq(l, &BY_SIGNATURE) => {
                 sigs.sigs()[chosen(&state)].master.to_string()
             }

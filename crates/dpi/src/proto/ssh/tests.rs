@@ -10,27 +10,13 @@ fn banner_and_hassh_from_corpus() {
     let (r, m) = probe(&INSPECTOR, to_server(TCP, 22), &vector!("ssh_client_banner"));
     assert_eq!(r, Probe::Certain(&LABEL));
     assert_eq!(m.get(Field::SshClient), Some("SSH-2.0-OpenSSH_5.6"));
-    let mut meta = m;
-    let mut state = [CLIENT, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
-    let mut bad = 0;
+    let state = [CLIENT, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
     let kex = vector!("ssh_client_kexinit");
-    let mut cx = crate::Cx {
-        hints: to_server(TCP, 22),
-        data: &kex,
-        meta: &mut meta,
-        state: &mut state,
-        stash: None,
-        more: false,
-        incomplete: false,
-        malformed: &mut bad,
-        sigs: &crate::tests::builtin_sigs(),
-    };
-    assert_eq!(probe_fn(&mut cx), Probe::Certain(&LABEL));
+    let sigs = crate::tests::builtin_sigs();
+    let (r, meta, _) =
+        crate::tests::probe_from(&sigs, &INSPECTOR, to_server(TCP, 22), &kex, m, state);
+    assert_eq!(r, Probe::Certain(&LABEL));
     assert_eq!(meta.get(Field::Hassh), Some("21b457a327ce7a2d4fce5ef2c42400bd"));
-}
-
-fn probe_fn(cx: &mut crate::Cx<'_>) -> Probe {
-    (INSPECTOR.probe)(cx)
 }
 
 #[test]
