@@ -702,19 +702,19 @@ fn live(a: LiveArgs) -> Result<ExitCode, String> {
     };
     let (lossy, writer) =
         lossy_out(a.output.as_deref(), a.format).map_err(|e| format!("writing records: {e}"))?;
-    let sinks: Vec<Box<dyn RecordSink + Send>> = (0..par.workers)
-        .map(|_| -> Box<dyn RecordSink + Send> {
-            match a.format {
-                Format::Json => Box::new(JsonLinesWriter::new(lossy.clone(), false)),
-                Format::Csv => Box::new(CsvWriter::headerless(lossy.clone(), false)),
-            }
-        })
-        .collect();
     let dropped = (lossy.dropped_records.clone(), lossy.dropped_bytes.clone());
-    drop(lossy);
+    let format = a.format;
+    // The factory owns the queue's last handle: once the workers' sinks are gone, so is the
+    // queue, and its writer thread ends.
+    let sink = move |_| -> Box<dyn RecordSink + Send> {
+        match format {
+            Format::Json => Box::new(JsonLinesWriter::new(lossy.clone(), false)),
+            Format::Csv => Box::new(CsvWriter::headerless(lossy.clone(), false)),
+        }
+    };
     let stop = stop_flag()?;
     let quiet = a.quiet;
-    let o = wirespeed_live::run(&lc, sinks, stop, &mut |line| {
+    let o = wirespeed_live::run(&lc, sink, stop, &mut |line| {
         if !quiet {
             eprintln!("{line}");
         }

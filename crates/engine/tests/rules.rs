@@ -1,11 +1,12 @@
-//! Rules belong to a run: two runs in one process, at the same time, each with its own signature
-//! and pattern files, each label their flows by their own files only; a third with the built-in
-//! rules knows neither. (Before, signatures and patterns were installed once per process.)
+//! Rules belong to a run: two sessions in one process, at the same time, each with its own
+//! signature and pattern files, each label their flows by their own files only; a third with the
+//! built-in rules knows neither. (Before, signatures and patterns were installed once per
+//! process.)
 
 use std::sync::Arc;
-use wirespeed_capture::RawPacket;
+use wirespeed_capture::PcapWriter;
 use wirespeed_engine::gen::{FrameBuilder, L4};
-use wirespeed_engine::{EngineConfig, RuleSources, Rules, Worker};
+use wirespeed_engine::{EngineConfig, ParallelConfig, RuleSources, Rules, Session};
 use wirespeed_export::JsonLinesWriter;
 
 /// Ethernet frames of one UDP flow whose payload no built-in inspector or signature claims:
@@ -40,27 +41,32 @@ fn frames() -> Vec<Vec<u8>> {
     vec![up(req), down(ack), up(req), down(ack)]
 }
 
-/// Run the frames through a worker with these rules; the JSON records.
-fn run(rules: Rules) -> Vec<serde_json::Value> {
-    let cfg = EngineConfig {
-        rules: Arc::new(rules),
-        ..EngineConfig::default()
+/// The frames as a capture file, written once per test process.
+fn capture() -> std::path::PathBuf {
+    let path = std::env::temp_dir().join(format!("wirespeed-rules-{}.pcap", std::process::id()));
+    let mut w = PcapWriter::new(std::fs::File::create(&path).unwrap(), 1, false).unwrap();
+    for (i, f) in frames().iter().enumerate() {
+        let ts = 1_700_000_000_000_000_000 + i as u64 * 1_000_000;
+        w.write(ts, f, f.len() as u32).unwrap();
+    }
+    w.finish().unwrap();
+    path
+}
+
+/// A session (the runtime's facade) with these rules over the capture; the JSON records.
+fn run(rules: Rules, pcap: &std::path::Path) -> Vec<serde_json::Value> {
+    let cfg = EngineConfig::with_rules(Arc::new(rules));
+    let par = ParallelConfig {
+        workers: 1,
+        ..ParallelConfig::default()
     };
-    let frames = frames();
-    let batch: Vec<RawPacket<'_>> = frames
-        .iter()
-        .enumerate()
-        .map(|(i, f)| RawPacket {
-            ts_ns: 1_700_000_000_000_000_000 + i as u64 * 1_000_000,
-            wire_len: f.len() as u32,
-            link: 1,
-            iface: 0,
-            data: f,
-        })
+    let mut s = Session::new(cfg, par, |_| JsonLinesWriter::new(Vec::new(), false), false);
+    assert!(s.run_file(pcap, &mut |_, _| {}).unwrap().error.is_none());
+    let (_, sinks) = s.finish().unwrap();
+    let out: Vec<u8> = sinks
+        .into_iter()
+        .flat_map(|w| w.into_inner().unwrap())
         .collect();
-    let mut w = Worker::new(cfg, JsonLinesWriter::new(Vec::new(), false), false);
-    w.process_batch(&batch).unwrap();
-    let out = w.finish().unwrap().into_inner().unwrap();
     String::from_utf8(out)
         .unwrap()
         .lines()
@@ -79,15 +85,19 @@ fn rules(sig: &str, patterns: Option<&str>) -> Rules {
 
 #[test]
 fn two_runs_in_one_process_each_use_their_own_files() {
-    let a = std::thread::spawn(|| {
-        run(rules(
-            "ProbeAlpha Chat udp \"WSPROBE-\"\n",
-            Some("record of\n"),
-        ))
+    let pcap = capture();
+    let p = pcap.clone();
+    let a = std::thread::spawn(move || {
+        run(
+            rules("ProbeAlpha Chat udp \"WSPROBE-\"\n", Some("record of\n")),
+            &p,
+        )
     });
-    let b = std::thread::spawn(|| run(rules("ProbeBeta Game udp \"WSPROBE-\"\n", None)));
+    let p = pcap.clone();
+    let b = std::thread::spawn(move || run(rules("ProbeBeta Game udp \"WSPROBE-\"\n", None), &p));
     let (a, b) = (a.join().unwrap(), b.join().unwrap());
-    let builtin = run(Rules::builtin());
+    let builtin = run(Rules::builtin(), &pcap);
+    let _ = std::fs::remove_file(&pcap);
     for (recs, master, category) in [(&a, "ProbeAlpha", "Chat"), (&b, "ProbeBeta", "Game")] {
         assert_eq!(recs.len(), 1, "{recs:?}");
         let r = &recs[0];

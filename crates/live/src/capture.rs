@@ -7,7 +7,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use wirespeed_capture::RawPacket;
-use wirespeed_engine::{AppStats, Counters, EngineConfig, Worker};
+use wirespeed_engine::runtime::feed::MAX_BATCH;
+use wirespeed_engine::runtime::Feed;
+use wirespeed_engine::{AppStats, Counters, EngineConfig, ParallelConfig, Session};
 use wirespeed_export::RecordSink;
 
 /// What to capture and how.
@@ -34,15 +36,13 @@ pub struct LiveConfig {
     pub engine: EngineConfig,
 }
 
-/// Counters the workers publish while running (read by the status line).
+/// The kernel's counters of every ring, added up as the workers publish them (read by the status
+/// line).
 #[derive(Default)]
-struct Shared {
+struct Kernel {
     packets: AtomicU64,
-    bytes: AtomicU64,
-    records: AtomicU64,
-    kernel_packets: AtomicU64,
-    kernel_drops: AtomicU64,
-    kernel_freezes: AtomicU64,
+    drops: AtomicU64,
+    freezes: AtomicU64,
     vlan_stripped: AtomicU64,
 }
 
@@ -64,17 +64,16 @@ pub struct LiveOutcome {
 const BLOCK: usize = 1 << 20;
 
 /// Run until `stop` is set (SIGINT/SIGTERM) or `cfg.duration` passes; every open flow is then
-/// ended and written to the sinks. Worker `i` writes to `sinks[i]`.
+/// ended and written to the sinks. Worker `i` writes to `sink(i)`. The workers are a
+/// [`Session`]'s, each reading its own rings (`RingFeed`): the flow table and the DPI pools
+/// are split between them as for a capture file, not given whole to each.
 pub fn run<S: RecordSink + Send>(
     cfg: &LiveConfig,
-    sinks: Vec<S>,
+    sink: impl FnMut(usize) -> S,
     stop: Arc<AtomicBool>,
     status: &mut dyn FnMut(&str),
 ) -> io::Result<LiveOutcome> {
     let n = cfg.workers.max(1);
-    if sinks.len() != n {
-        return Err(io::Error::other("one sink per worker"));
-    }
     if cfg.ifaces.is_empty() {
         return Err(io::Error::other("no interface"));
     }
@@ -82,10 +81,16 @@ pub fn run<S: RecordSink + Send>(
     let blocks = (per_ring / BLOCK).max(2);
     // Every socket is open before privileges go; one fanout group per interface.
     let group_base = (std::process::id() as u16).wrapping_mul(31);
-    let mut rings: Vec<Vec<(RxRing, u32)>> = (0..n).map(|_| Vec::new()).collect();
+    let kernel = Arc::new(Kernel::default());
+    let mut feeds: Vec<RingFeed> = (0..n)
+        .map(|_| RingFeed {
+            rings: Vec::new(),
+            kernel: kernel.clone(),
+        })
+        .collect();
     for (k, iface) in cfg.ifaces.iter().enumerate() {
         let link = link_type(iface);
-        for r in rings.iter_mut() {
+        for f in feeds.iter_mut() {
             let ring = RxRing::open(
                 iface,
                 BLOCK,
@@ -94,7 +99,7 @@ pub fn run<S: RecordSink + Send>(
                 (n > 1).then_some(group_base.wrapping_add(k as u16)),
             )
             .map_err(|e| io::Error::new(e.kind(), format!("{iface}: {e}")))?;
-            r.push((ring, link));
+            f.rings.push((ring, link));
         }
     }
     if let Some(u) = &cfg.user {
@@ -107,99 +112,100 @@ pub fn run<S: RecordSink + Send>(
         n,
         blocks
     ));
-    let shared = Arc::new(Shared::default());
-    let cores = if cfg.pin {
-        core_affinity::get_core_ids().unwrap_or_default()
-    } else {
-        Vec::new()
+    let par = ParallelConfig {
+        workers: n,
+        pin: cfg.pin,
+        buffer_mb: cfg.buffer_mb,
+        reader_thread: false,
     };
+    let mut session = Session::new(cfg.engine.clone(), par, sink, false);
     let start = Instant::now();
-    let mut workers: Vec<Worker<S>> = sinks
-        .into_iter()
-        .map(|s| Worker::new(cfg.engine.clone(), s, false))
-        .collect();
-    let results: Vec<io::Result<()>> = std::thread::scope(|sc| {
-        let mut handles = Vec::new();
-        for (i, (w, my_rings)) in workers.iter_mut().zip(rings).enumerate() {
-            let stop = &stop;
-            let shared = &shared;
-            let core = (!cores.is_empty()).then(|| cores[i % cores.len()]);
-            let bs = cfg.engine.batch_size.clamp(1, MAX_BATCH);
-            handles.push(sc.spawn(move || {
-                if let Some(c) = core {
-                    core_affinity::set_for_current(c);
-                }
-                worker_loop(w, my_rings, stop, shared, bs)
-            }));
+    let mut last_status = Instant::now();
+    let mut last_packets = 0u64;
+    let run = session.run_feeds(feeds, &stop, cfg.pin, &mut |c| {
+        if !cfg.status_every.is_zero() && last_status.elapsed() >= cfg.status_every {
+            let dt = last_status.elapsed().as_secs_f64();
+            last_status = Instant::now();
+            let p = c.packets.load(Ordering::Relaxed);
+            status(&format!(
+                "live: {:.0} s, {} packets ({:.1} kpps), {} flows ended, kernel: {} seen, {} dropped, {} queue freezes",
+                start.elapsed().as_secs_f64(),
+                p,
+                (p - last_packets) as f64 / dt / 1e3,
+                c.records.load(Ordering::Relaxed),
+                kernel.packets.load(Ordering::Relaxed),
+                kernel.drops.load(Ordering::Relaxed),
+                kernel.freezes.load(Ordering::Relaxed),
+            ));
+            last_packets = p;
         }
-        // The status line and the clock that stops the run.
-        let mut last_status = Instant::now();
-        let mut last_packets = 0u64;
-        while !stop.load(Ordering::Relaxed) {
-            std::thread::sleep(Duration::from_millis(50));
-            if handles.iter().any(|h| h.is_finished()) {
-                // A worker failed: stop the others.
-                stop.store(true, Ordering::Relaxed);
-            }
-            if cfg.duration.is_some_and(|d| start.elapsed() >= d) {
-                stop.store(true, Ordering::Relaxed);
-            }
-            if !cfg.status_every.is_zero() && last_status.elapsed() >= cfg.status_every {
-                let dt = last_status.elapsed().as_secs_f64();
-                last_status = Instant::now();
-                let p = shared.packets.load(Ordering::Relaxed);
-                status(&format!(
-                    "live: {:.0} s, {} packets ({:.1} kpps), {} flows ended, kernel: {} seen, {} dropped, {} queue freezes",
-                    start.elapsed().as_secs_f64(),
-                    p,
-                    (p - last_packets) as f64 / dt / 1e3,
-                    shared.records.load(Ordering::Relaxed),
-                    shared.kernel_packets.load(Ordering::Relaxed),
-                    shared.kernel_drops.load(Ordering::Relaxed),
-                    shared.kernel_freezes.load(Ordering::Relaxed),
-                ));
-                last_packets = p;
-            }
-        }
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(io::Error::other("a worker thread panicked")))
-            })
-            .collect()
+        cfg.duration.is_none_or(|d| start.elapsed() < d)
     });
-    let mut out = LiveOutcome {
+    let out = LiveOutcome {
         elapsed_s: start.elapsed().as_secs_f64(),
-        ..LiveOutcome::default()
+        counters: session.counters(),
+        apps: session.apps(),
+        kernel: KernelStats {
+            packets: kernel.packets.load(Ordering::Relaxed),
+            drops: kernel.drops.load(Ordering::Relaxed),
+            freezes: kernel.freezes.load(Ordering::Relaxed),
+        },
+        vlan_stripped: kernel.vlan_stripped.load(Ordering::Relaxed),
     };
-    for w in &workers {
-        out.counters.add(&w.counters());
-        for (k, v) in w.apps() {
-            let e = out.apps.entry(k).or_insert([0; 3]);
-            for (a, b) in e.iter_mut().zip(v) {
-                *a += b;
-            }
-        }
-    }
-    out.kernel = KernelStats {
-        packets: shared.kernel_packets.load(Ordering::Relaxed),
-        drops: shared.kernel_drops.load(Ordering::Relaxed),
-        freezes: shared.kernel_freezes.load(Ordering::Relaxed),
-    };
-    out.vlan_stripped = shared.vlan_stripped.load(Ordering::Relaxed);
-    for r in results {
-        r?;
-    }
+    run?;
     // Every flow was ended by its worker; write out what the sinks still buffer.
-    for w in workers {
-        w.finish()?;
-    }
+    session.finish()?;
     Ok(out)
 }
 
-/// Largest batch handed to a worker at once (a stack array, so no allocation per block).
-const MAX_BATCH: usize = 256;
+/// One worker's rings, one per interface, read block by block in place.
+struct RingFeed {
+    rings: Vec<(RxRing, u32)>,
+    kernel: Arc<Kernel>,
+}
+
+impl Feed for RingFeed {
+    fn read(
+        &mut self,
+        each: &mut dyn FnMut(&[RawPacket<'_>]) -> io::Result<()>,
+    ) -> io::Result<u64> {
+        let mut n = 0u64;
+        for (ring, link) in self.rings.iter_mut() {
+            // A bounded number of blocks per ring and turn, so no interface starves another.
+            for _ in 0..64 {
+                let Some(block) = ring.next_block() else {
+                    break;
+                };
+                let (k, vlan) = process_block(block.bytes(), *link, each)?;
+                drop(block);
+                n += k;
+                self.kernel.vlan_stripped.fetch_add(vlan, Ordering::Relaxed);
+            }
+        }
+        Ok(n)
+    }
+
+    fn wait(&mut self, timeout: Duration) -> io::Result<()> {
+        let fds: Vec<_> = self.rings.iter().map(|(r, _)| r.fd()).collect();
+        sys::poll_readable(&fds, timeout.as_millis().min(i32::MAX as u128) as i32)
+    }
+
+    fn now_ns(&self) -> u64 {
+        sys::realtime_ns()
+    }
+
+    /// The kernel's counters, which each read resets.
+    fn publish(&mut self) {
+        for (r, _) in &self.rings {
+            if let Ok(s) = r.stats() {
+                let k = &self.kernel;
+                k.packets.fetch_add(s.packets, Ordering::Relaxed);
+                k.drops.fetch_add(s.drops, Ordering::Relaxed);
+                k.freezes.fetch_add(s.freezes, Ordering::Relaxed);
+            }
+        }
+    }
+}
 
 /// The pcap link type of what an AF_PACKET raw socket on `iface` delivers.
 fn link_type(iface: &str) -> u32 {
@@ -209,86 +215,6 @@ fn link_type(iface: &str) -> u32 {
         "65534" | "519" => 101,
         // Ethernet, loopback (with a zeroed Ethernet header), and the rest.
         _ => 1,
-    }
-}
-
-fn worker_loop<S: RecordSink>(
-    w: &mut Worker<S>,
-    mut rings: Vec<(RxRing, u32)>,
-    stop: &AtomicBool,
-    shared: &Shared,
-    bs: usize,
-) -> io::Result<()> {
-    let fds: Vec<_> = rings.iter().map(|(r, _)| r.fd()).collect();
-    let mut idle_since = Instant::now();
-    let mut last_stats = Instant::now();
-    let mut res = Ok(());
-    let mut published = 0u64;
-    while !stop.load(Ordering::Relaxed) && res.is_ok() {
-        let mut got = false;
-        for (ring, link) in rings.iter_mut() {
-            // A bounded number of blocks per ring and turn, so no interface starves another.
-            for _ in 0..64 {
-                let Some(block) = ring.next_block() else {
-                    break;
-                };
-                got = true;
-                let (n, bytes, vlan) = process_block(w, block.bytes(), *link, bs, &mut res);
-                drop(block);
-                shared.packets.fetch_add(n, Ordering::Relaxed);
-                shared.bytes.fetch_add(bytes, Ordering::Relaxed);
-                shared.vlan_stripped.fetch_add(vlan, Ordering::Relaxed);
-            }
-        }
-        if got {
-            idle_since = Instant::now();
-        } else {
-            sys::poll_readable(&fds, 100)?;
-            // A quiet link: let idle flows expire by the kernel's clock (the one that stamps
-            // packets), once a second.
-            if idle_since.elapsed() >= Duration::from_secs(1) {
-                w.advance_clock(sys::realtime_ns());
-                res = w.process_batch(&[]);
-                idle_since = Instant::now();
-            }
-        }
-        if last_stats.elapsed() >= Duration::from_millis(500) {
-            last_stats = Instant::now();
-            publish(w, &rings, shared, &mut published);
-        }
-    }
-    // Shutdown: what is already in the rings is processed, then every flow is ended.
-    for (ring, link) in rings.iter_mut() {
-        while let Some(block) = ring.next_block() {
-            let (n, bytes, vlan) = process_block(w, block.bytes(), *link, bs, &mut res);
-            drop(block);
-            shared.packets.fetch_add(n, Ordering::Relaxed);
-            shared.bytes.fetch_add(bytes, Ordering::Relaxed);
-            shared.vlan_stripped.fetch_add(vlan, Ordering::Relaxed);
-        }
-    }
-    res?;
-    w.flush()?;
-    publish(w, &rings, shared, &mut published);
-    Ok(())
-}
-
-/// Publish what changed since the last call: records written (cumulative per worker, hence
-/// `last`) and the kernel's counters (reset by each read).
-fn publish<S: RecordSink>(w: &Worker<S>, rings: &[(RxRing, u32)], shared: &Shared, last: &mut u64) {
-    let r = w.counters().records;
-    shared.records.fetch_add(r - *last, Ordering::Relaxed);
-    *last = r;
-    for (r, _) in rings {
-        if let Ok(s) = r.stats() {
-            shared
-                .kernel_packets
-                .fetch_add(s.packets, Ordering::Relaxed);
-            shared.kernel_drops.fetch_add(s.drops, Ordering::Relaxed);
-            shared
-                .kernel_freezes
-                .fetch_add(s.freezes, Ordering::Relaxed);
-        }
     }
 }
 
@@ -343,15 +269,14 @@ pub fn block_packets(b: &[u8], link: u32) -> impl Iterator<Item = (RawPacket<'_>
     })
 }
 
-/// Run the packets of one ring block through the worker in batches; returns packets, bytes and
-/// frames whose VLAN tag the kernel stripped.
-fn process_block<S: RecordSink>(
-    w: &mut Worker<S>,
+/// Hand the packets of one ring block to `each` in batches of at most [`MAX_BATCH`] (a stack
+/// array, no allocation per block); returns the packets, and the frames whose VLAN tag the
+/// kernel stripped.
+fn process_block(
     b: &[u8],
     link: u32,
-    bs: usize,
-    res: &mut io::Result<()>,
-) -> (u64, u64, u64) {
+    each: &mut dyn FnMut(&[RawPacket<'_>]) -> io::Result<()>,
+) -> io::Result<(u64, u64)> {
     const EMPTY: RawPacket<'static> = RawPacket {
         ts_ns: 0,
         wire_len: 0,
@@ -361,24 +286,21 @@ fn process_block<S: RecordSink>(
     };
     let mut batch = [EMPTY; MAX_BATCH];
     let mut k = 0;
-    let (mut n, mut bytes, mut vlan) = (0u64, 0u64, 0u64);
+    let (mut n, mut vlan) = (0u64, 0u64);
     for (p, stripped) in block_packets(b, link) {
         vlan += u64::from(stripped);
         n += 1;
-        bytes += p.data.len() as u64;
         batch[k] = p;
         k += 1;
-        if k == bs {
-            if res.is_ok() {
-                *res = w.process_batch(&batch[..k]);
-            }
+        if k == MAX_BATCH {
+            each(&batch[..k])?;
             k = 0;
         }
     }
-    if k > 0 && res.is_ok() {
-        *res = w.process_batch(&batch[..k]);
+    if k > 0 {
+        each(&batch[..k])?;
     }
-    (n, bytes, vlan)
+    Ok((n, vlan))
 }
 
 #[cfg(test)]

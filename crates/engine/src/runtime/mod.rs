@@ -1,14 +1,17 @@
 //! The runtime: the facade ([`Session`]), a pool of workers over one input ([`Pool`]), and the
 //! two ways the pool is fed — the workers taking turns scanning a mapped file ([`scan`]), or a
-//! reader thread dispatching by the symmetric hash ([`reader`]). One worker's pipeline is
+//! reader thread dispatching by the symmetric hash ([`reader`]); sources that spread flows by
+//! themselves (live rings) feed each worker directly ([`feed`]). One worker's pipeline is
 //! [`crate::Worker`]; pipes and standard input are read in windows (`input`).
 
+pub mod feed;
 pub(crate) mod input;
 pub mod pool;
 pub mod reader;
 pub mod scan;
 pub mod session;
 
+pub use feed::{Feed, FeedCounters};
 pub use pool::{worker_config, DispatchStats, ParallelConfig, Pool};
 pub use reader::fast_hash;
 pub use session::Session;

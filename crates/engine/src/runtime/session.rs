@@ -18,12 +18,14 @@
 //! One worker runs on the calling thread ([`Worker`]); more share the input by the symmetric
 //! hash ([`Pool`]); the records are the same either way.
 
+use super::feed::{run_worker, Feed, FeedCounters};
 use super::pool::{DispatchStats, ParallelConfig, Pool};
 use crate::rules::Rules;
 use crate::summary::{AppStats, Counters, Summary};
 use crate::worker::{run_file, EngineConfig, FileOutcome, Worker};
 use std::io;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Instant;
 use wirespeed_export::RecordSink;
@@ -84,6 +86,79 @@ impl<S: RecordSink + Send> Session<S> {
             outcome.error.as_ref().map(|e| e.to_string()),
         ));
         Ok(outcome)
+    }
+
+    /// Workers in this session.
+    pub fn workers(&self) -> usize {
+        match &self.run {
+            Run::One(_) => 1,
+            Run::Many(p) => p.workers(),
+        }
+    }
+
+    /// Run worker `i` over `feeds[i]` (one feed per worker: sources that spread flows by
+    /// themselves, such as live rings with kernel fanout), each on a thread of its own (pinned
+    /// to core `i mod cores` with `pin`), until `stop` is set or `tick` returns false. `tick`
+    /// runs on the calling thread about every 50 ms with the run's counters (a status line, a
+    /// time limit). At the stop every worker processes what its feed still holds and ends its
+    /// flows. A worker's error stops the others and is returned.
+    pub fn run_feeds<F: Feed>(
+        &mut self,
+        mut feeds: Vec<F>,
+        stop: &AtomicBool,
+        pin: bool,
+        tick: &mut dyn FnMut(&FeedCounters) -> bool,
+    ) -> io::Result<()> {
+        let workers: Vec<&mut Worker<S>> = match &mut self.run {
+            Run::One(w) => vec![&mut **w],
+            Run::Many(p) => p.workers.iter_mut().map(|w| &mut **w).collect(),
+        };
+        if feeds.len() != workers.len() {
+            return Err(io::Error::other(format!(
+                "{} feeds for {} workers: one each",
+                feeds.len(),
+                workers.len()
+            )));
+        }
+        let counters = FeedCounters::default();
+        let cores = if pin {
+            core_affinity::get_core_ids().unwrap_or_default()
+        } else {
+            Vec::new()
+        };
+        let results: Vec<io::Result<()>> = std::thread::scope(|sc| {
+            let handles: Vec<_> = workers
+                .into_iter()
+                .zip(feeds.iter_mut())
+                .enumerate()
+                .map(|(i, (w, feed))| {
+                    let core = (!cores.is_empty()).then(|| cores[i % cores.len()]);
+                    let counters = &counters;
+                    sc.spawn(move || {
+                        if let Some(c) = core {
+                            core_affinity::set_for_current(c);
+                        }
+                        run_worker(w, feed, stop, counters)
+                    })
+                })
+                .collect();
+            while !stop.load(Ordering::Relaxed) {
+                std::thread::sleep(std::time::Duration::from_millis(50));
+                // A worker that ended early failed: stop the others.
+                if handles.iter().any(|h| h.is_finished()) || !tick(&counters) {
+                    stop.store(true, Ordering::Relaxed);
+                }
+            }
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(io::Error::other("a worker thread panicked")))
+                })
+                .collect()
+        });
+        tick(&counters);
+        results.into_iter().collect()
     }
 
     /// The run's rules (labels, tables, model).

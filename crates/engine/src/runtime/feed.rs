@@ -1,0 +1,128 @@
+//! Sources that spread flows over the workers by themselves (live rings with kernel fanout;
+//! next, NFQUEUE ranges for inline action): each worker reads its own [`Feed`], with no
+//! dispatcher between them. [`crate::Session::run_feeds`] runs one worker thread per feed with
+//! the one loop every such source shares: read what is ready, wait without
+//! spinning when nothing is, let idle flows expire by the wall clock on a quiet link, and at
+//! the stop process what the feed still holds before every flow is ended.
+
+use crate::worker::Worker;
+use std::io;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::{Duration, Instant};
+use wirespeed_capture::RawPacket;
+use wirespeed_export::RecordSink;
+
+/// Largest batch a feed hands to its worker at once.
+pub const MAX_BATCH: usize = 256;
+
+/// One worker's source of packets.
+pub trait Feed: Send {
+    /// Hand the packets ready now to `each`, in batches of at most [`MAX_BATCH`] (borrowed from
+    /// the source's own memory: a ring block is given back after its packets are processed);
+    /// returns how many packets, 0 when none were ready. A bounded amount per call, so the
+    /// worker comes back to its other duties.
+    fn read(&mut self, each: &mut dyn FnMut(&[RawPacket<'_>]) -> io::Result<()>)
+        -> io::Result<u64>;
+
+    /// Wait up to `timeout` for packets, without spinning.
+    fn wait(&mut self, timeout: Duration) -> io::Result<()>;
+
+    /// The time now on the clock that stamps this source's packets, ns since the epoch (a quiet
+    /// link's flows expire by it).
+    fn now_ns(&self) -> u64;
+
+    /// Publish the source's own counters (the kernel's, say); called about twice a second and
+    /// once at the end.
+    fn publish(&mut self) {}
+}
+
+/// Counters the workers of a feed run publish while running (the status line reads them).
+#[derive(Debug, Default)]
+pub struct FeedCounters {
+    /// Packets read.
+    pub packets: AtomicU64,
+    /// Captured bytes read.
+    pub bytes: AtomicU64,
+    /// Flow records written.
+    pub records: AtomicU64,
+}
+
+/// Wait this long for packets before looking at the stop flag and the clock again.
+const WAIT: Duration = Duration::from_millis(100);
+/// A quiet link's flows expire this often.
+const IDLE_TICK: Duration = Duration::from_secs(1);
+/// Counters are published this often.
+const PUBLISH_EVERY: Duration = Duration::from_millis(500);
+
+/// One worker over one feed until `stop`; then what the feed holds is processed and every flow
+/// ended. A sink error stops this worker (the caller stops the others).
+pub(crate) fn run_worker<S: RecordSink, F: Feed>(
+    w: &mut Worker<S>,
+    feed: &mut F,
+    stop: &AtomicBool,
+    counters: &FeedCounters,
+) -> io::Result<()> {
+    let mut idle_since = Instant::now();
+    let mut last_publish = Instant::now();
+    let mut published = 0u64;
+    while !stop.load(Ordering::Relaxed) {
+        if read(w, feed, counters)? > 0 {
+            idle_since = Instant::now();
+        } else {
+            feed.wait(WAIT)?;
+            if idle_since.elapsed() >= IDLE_TICK {
+                // A quiet link: idle flows expire by the clock that stamps its packets.
+                idle_since = Instant::now();
+                w.advance_clock(feed.now_ns());
+                w.process_batch(&[])?;
+            }
+        }
+        if last_publish.elapsed() >= PUBLISH_EVERY {
+            last_publish = Instant::now();
+            publish(w, feed, counters, &mut published);
+        }
+    }
+    // Stopping: what the feed already holds is processed, then every flow is ended.
+    while read(w, feed, counters)? > 0 {}
+    w.flush()?;
+    publish(w, feed, counters, &mut published);
+    Ok(())
+}
+
+/// One read of the feed into the worker; the packets read.
+#[inline]
+fn read<S: RecordSink, F: Feed>(
+    w: &mut Worker<S>,
+    feed: &mut F,
+    counters: &FeedCounters,
+) -> io::Result<u64> {
+    let mut bytes = 0u64;
+    let bs = w.config().batch_size.max(1);
+    let n = feed.read(&mut |b| {
+        bytes += b.iter().map(|p| p.data.len() as u64).sum::<u64>();
+        // The engine's batch size (the sweep's pace, the pipeline's stage buffers).
+        for chunk in b.chunks(bs) {
+            w.process_batch(chunk)?;
+        }
+        Ok(())
+    })?;
+    counters.packets.fetch_add(n, Ordering::Relaxed);
+    counters.bytes.fetch_add(bytes, Ordering::Relaxed);
+    Ok(n)
+}
+
+/// Publish what changed since the last call: the worker's records (cumulative, hence `last`)
+/// and the feed's own counters.
+fn publish<S: RecordSink, F: Feed>(
+    w: &Worker<S>,
+    feed: &mut F,
+    counters: &FeedCounters,
+    last: &mut u64,
+) {
+    let r = w.counters().records;
+    counters
+        .records
+        .fetch_add(r.saturating_sub(*last), Ordering::Relaxed);
+    *last = r;
+    feed.publish();
+}
