@@ -241,17 +241,23 @@ impl EngineArgs {
     /// The run's rules: the built-in ones with the files named on the command line. Errors
     /// name the file (and, from the parsers, its line).
     fn rules(&self) -> Result<Rules, String> {
-        let read = |p: &Path| {
-            std::fs::read_to_string(p).map_err(|e| format!("cannot read {}: {e}", p.display()))
+        let text = |p: &Path, cap: u64, what: &str| {
+            String::from_utf8(read_capped(p, cap, what)?)
+                .map_err(|_| format!("{}: the {what} is not UTF-8 text", p.display()))
         };
         let src = RuleSources {
-            signatures: self.signatures.as_deref().map(read).transpose()?,
-            patterns: self.match_file.as_deref().map(read).transpose()?,
+            signatures: self
+                .signatures
+                .as_deref()
+                .map(|p| text(p, MAX_SIGNATURE_FILE, "signature file"))
+                .transpose()?,
+            patterns: self
+                .match_file
+                .as_deref()
+                .map(|p| text(p, MAX_PATTERN_FILE, "pattern file"))
+                .transpose()?,
             model: match &self.model {
-                Some(p) => ModelSource::Bytes(
-                    std::fs::read(p)
-                        .map_err(|e| format!("cannot read model {}: {e}", p.display()))?,
-                ),
+                Some(p) => ModelSource::Bytes(read_capped(p, MAX_MODEL_FILE, "model")?),
                 None => ModelSource::Builtin,
             },
         };
@@ -268,6 +274,33 @@ impl EngineArgs {
             }
         })
     }
+}
+
+/// Largest `--signatures` file read (signatures are at most 64 bytes: ten thousand of them
+/// take well under this).
+const MAX_SIGNATURE_FILE: u64 = 4 << 20;
+/// Largest `--match` file read (at most 100,000 patterns).
+const MAX_PATTERN_FILE: u64 = 16 << 20;
+/// Largest `--model` file read (the shipped models are kilobytes).
+const MAX_MODEL_FILE: u64 = 64 << 20;
+
+/// The bytes of `p`, refused past `cap` (a FIFO or `/dev/zero` given by mistake must not fill
+/// memory); errors name the file, what it is for, and the cap.
+fn read_capped(p: &Path, cap: u64, what: &str) -> Result<Vec<u8>, String> {
+    use std::io::Read;
+    let f = File::open(p).map_err(|e| format!("cannot read {what} {}: {e}", p.display()))?;
+    let mut b = Vec::new();
+    f.take(cap + 1)
+        .read_to_end(&mut b)
+        .map_err(|e| format!("cannot read {what} {}: {e}", p.display()))?;
+    if b.len() as u64 > cap {
+        return Err(format!(
+            "{}: the {what} is larger than {} MiB, the most read",
+            p.display(),
+            cap >> 20
+        ));
+    }
+    Ok(b)
 }
 
 #[derive(Args, Clone)]
