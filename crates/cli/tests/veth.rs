@@ -123,7 +123,7 @@ fn live_capture(v: &Veth, file: &Path, out: &Path, extra: &[&str]) -> String {
     let reader = std::thread::spawn(move || {
         let mut all = String::new();
         for l in BufReader::new(err).lines().map_while(Result::ok) {
-            if l.starts_with("live: capturing") {
+            if l.starts_with("live: ready") {
                 let _ = tx.send(());
             }
             all.push_str(&l);
@@ -154,8 +154,8 @@ fn live_capture(v: &Veth, file: &Path, out: &Path, extra: &[&str]) -> String {
         .output()
         .unwrap();
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-    std::thread::sleep(Duration::from_millis(300));
-    // SIGTERM: every open flow must be written before exit.
+    // SIGTERM at once: the packets the kernel accepted must still be processed (some sit in a
+    // ring block not handed over yet), and every open flow written before exit.
     let pid = live.id().to_string();
     assert!(Command::new("kill")
         .args(["-TERM", &pid])

@@ -107,7 +107,7 @@ pub fn run<S: RecordSink + Send>(
             .map_err(|e| io::Error::new(e.kind(), format!("--user {u}: {e}")))?;
     }
     status(&format!(
-        "live: capturing on {} with {} workers, rings of {} blocks of 1 MiB",
+        "live: ready: capturing on {} with {} workers, rings of {} blocks of 1 MiB",
         cfg.ifaces.join(","),
         n,
         blocks
@@ -192,6 +192,11 @@ impl Feed for RingFeed {
 
     fn now_ns(&self) -> u64 {
         sys::realtime_ns()
+    }
+
+    /// A block the kernel is filling is handed over at its retire timeout at the latest.
+    fn settle(&self) -> Duration {
+        sys::BLOCK_RETIRE * 3
     }
 
     /// The kernel's counters, which each read resets.

@@ -97,6 +97,9 @@ fn bind(fd: RawFd, index: u32, protocol: u16) -> io::Result<()> {
     .map(drop)
 }
 
+/// A ring block is handed to user space when full or this long after its first packet.
+pub const BLOCK_RETIRE: std::time::Duration = std::time::Duration::from_millis(10);
+
 /// A TPACKET_V3 receive ring on one interface.
 pub struct RxRing {
     fd: OwnedFd,
@@ -147,7 +150,7 @@ impl RxRing {
             tp_frame_size: 2048,
             tp_frame_nr: (block_size / 2048 * block_nr) as u32,
             // Hand a partly filled block to user space after 10 ms.
-            tp_retire_blk_tov: 10,
+            tp_retire_blk_tov: BLOCK_RETIRE.as_millis() as u32,
             tp_sizeof_priv: 0,
             tp_feature_req_word: 0,
         };

@@ -34,6 +34,14 @@ pub trait Feed: Send {
     /// Publish the source's own counters (the kernel's, say); called about twice a second and
     /// once at the end.
     fn publish(&mut self) {}
+
+    /// How long packets the source has already accepted may take to become readable (a ring
+    /// block is handed over when full or when its retire timeout runs out): at the stop the
+    /// worker waits this long once, then reads what came, so packets received just before the
+    /// stop are not lost.
+    fn settle(&self) -> Duration {
+        Duration::ZERO
+    }
 }
 
 /// Counters the workers of a feed run publish while running (the status line reads them).
@@ -82,8 +90,14 @@ pub(crate) fn run_worker<S: RecordSink, F: Feed>(
             publish(w, feed, counters, &mut published);
         }
     }
-    // Stopping: what the feed already holds is processed, then every flow is ended.
+    // Stopping: what the feed already holds is processed (and what it accepted just before, once
+    // that becomes readable), then every flow is ended.
     while read(w, feed, counters)? > 0 {}
+    let settle = feed.settle();
+    if !settle.is_zero() {
+        std::thread::sleep(settle);
+        while read(w, feed, counters)? > 0 {}
+    }
     w.flush()?;
     publish(w, feed, counters, &mut published);
     Ok(())
@@ -125,4 +139,92 @@ fn publish<S: RecordSink, F: Feed>(
         .fetch_add(r.saturating_sub(*last), Ordering::Relaxed);
     *last = r;
     feed.publish();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::gen::{FrameBuilder, L4};
+    use crate::worker::EngineConfig;
+    use wirespeed_export::NullSink;
+
+    /// A feed whose packets become readable only `delay` after it was made (a ring block the
+    /// kernel hands over at its retire timeout), and that says so in `settle`.
+    struct Late {
+        frames: Vec<Vec<u8>>,
+        made: Instant,
+        delay: Duration,
+        settle: Duration,
+        given: bool,
+    }
+
+    impl Feed for Late {
+        fn read(
+            &mut self,
+            each: &mut dyn FnMut(&[RawPacket<'_>]) -> io::Result<()>,
+        ) -> io::Result<u64> {
+            if self.given || self.made.elapsed() < self.delay {
+                return Ok(0);
+            }
+            self.given = true;
+            let b: Vec<RawPacket<'_>> = self
+                .frames
+                .iter()
+                .map(|f| RawPacket {
+                    ts_ns: 1_700_000_000_000_000_000,
+                    wire_len: f.len() as u32,
+                    link: 1,
+                    iface: 0,
+                    data: f,
+                })
+                .collect();
+            each(&b)?;
+            Ok(b.len() as u64)
+        }
+        fn wait(&mut self, timeout: Duration) -> io::Result<()> {
+            std::thread::sleep(timeout.min(Duration::from_millis(5)));
+            Ok(())
+        }
+        fn now_ns(&self) -> u64 {
+            0
+        }
+        fn settle(&self) -> Duration {
+            self.settle
+        }
+    }
+
+    fn run(settle: Duration) -> (u64, u64) {
+        let fb = FrameBuilder { vlan: 0 };
+        let frames = (0..3u16)
+            .map(|i| {
+                let l4 = L4::Udp {
+                    sport: 40000 + i,
+                    dport: 53,
+                    payload: b"x",
+                };
+                fb.ipv4([192, 0, 2, 1], [198, 51, 100, 1], &l4)
+            })
+            .collect();
+        let mut feed = Late {
+            frames,
+            made: Instant::now(),
+            delay: Duration::from_millis(30),
+            settle,
+            given: false,
+        };
+        let mut w = Worker::new(EngineConfig::default(), NullSink::default(), false);
+        // Stopped before the packets are readable.
+        let stop = AtomicBool::new(true);
+        let c = FeedCounters::default();
+        run_worker(&mut w, &mut feed, &stop, &c).unwrap();
+        (c.packets.load(Ordering::Relaxed), w.counters().records)
+    }
+
+    /// At the stop, packets the source accepted but had not handed over yet are waited for
+    /// (`settle`) and processed, and their flows written; without the wait they would be lost.
+    #[test]
+    fn packets_still_settling_at_the_stop_are_processed() {
+        assert_eq!(run(Duration::from_millis(60)), (3, 3));
+        assert_eq!(run(Duration::ZERO), (0, 0));
+    }
 }
