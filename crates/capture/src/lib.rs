@@ -79,12 +79,18 @@ pub enum CaptureErrorKind {
     },
     /// A header or block field has an impossible value.
     Corrupt(&'static str),
+    /// The file holds no byte at all.
+    Empty,
 }
 
 impl fmt::Display for CaptureError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if let CaptureErrorKind::Empty = self.kind {
+            return write!(f, "{}: the file is empty", self.path.display());
+        }
         write!(f, "{}: offset {}: ", self.path.display(), self.offset)?;
         match &self.kind {
+            CaptureErrorKind::Empty => Ok(()),
             CaptureErrorKind::Io(e) => write!(f, "{e}"),
             CaptureErrorKind::UnknownFormat => write!(f, "not a pcap or pcapng file"),
             CaptureErrorKind::Truncated { needed, available } => write!(
@@ -236,6 +242,9 @@ impl CaptureFile {
 
     fn with_backing(path: PathBuf, data: Backing) -> Result<CaptureFile, CaptureError> {
         let b = data.bytes();
+        if b.is_empty() {
+            return Err(err(&path, 0, CaptureErrorKind::Empty));
+        }
         if b.len() < 4 {
             return Err(truncated(&path, 0, 4, b.len()));
         }

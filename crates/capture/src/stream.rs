@@ -174,10 +174,13 @@ impl<R: Read> StreamWindows<R> {
         }
     }
 
-    /// Read the file header (an empty stream is a truncated one, as an empty file is).
+    /// Read the file header (an empty stream is called empty, as an empty file is).
     fn start(&mut self) -> Result<Kind, CaptureError> {
         let mut magic = [0u8; 4];
         let n = self.fill(&mut magic)?;
+        if n == 0 {
+            return Err(crate::err(&self.name, 0, crate::CaptureErrorKind::Empty));
+        }
         if n < 4 {
             return Err(truncated(&self.name, 0, 4, n));
         }
@@ -522,7 +525,8 @@ mod tests {
 
     #[test]
     fn bad_starts_and_hostile_lengths() {
-        assert!(streamed(&[], 64).1.unwrap().contains("Truncated"));
+        assert!(streamed(&[], 64).1.unwrap().contains("Empty"));
+        assert!(streamed(&[0xd4, 0xc3], 64).1.unwrap().contains("Truncated"));
         assert!(streamed(b"nope, not a capture", 64)
             .1
             .unwrap()

@@ -214,6 +214,12 @@ impl ClassifierSet {
     /// Parse a comma-separated list of names ("port,dpi"); "none" and "all" are accepted.
     pub fn parse(list: &str) -> Result<Self, ParseClassifiersError> {
         let mut s = ClassifierSet::none();
+        if list.split(',').all(|n| n.trim().is_empty()) {
+            return Err(ParseClassifiersError(format!(
+                "no classifier named (give a list of {}, or all, or none)",
+                AVAILABLE.iter().map(|a| a.0).collect::<Vec<_>>().join(", ")
+            )));
+        }
         for name in list.split(',').map(str::trim).filter(|n| !n.is_empty()) {
             match name {
                 "all" => s = ClassifierSet::all(),
@@ -363,6 +369,10 @@ mod tests {
         assert!(ClassifierSet::parse("stats").unwrap().has(Method::Stats));
         let e = ClassifierSet::parse("host-cache").unwrap_err().to_string();
         assert!(e.contains("not built yet"), "{e}");
+        for empty in ["", " ", ",", " , "] {
+            let e = ClassifierSet::parse(empty).unwrap_err().to_string();
+            assert!(e.contains("no classifier named"), "{e}");
+        }
     }
 
     #[test]

@@ -454,6 +454,27 @@ fn open_out(path: Option<&Path>) -> io::Result<Box<dyn Write>> {
     })
 }
 
+/// Every input can be opened (standard input aside): a missing or unreadable one is a usage
+/// error, said in one line before anything runs.
+fn readable(files: &[PathBuf]) -> Result<(), String> {
+    for p in files {
+        if p.as_os_str() != "-" {
+            File::open(p).map_err(|e| format!("cannot read {}: {e}", p.display()))?;
+        }
+    }
+    Ok(())
+}
+
+/// The end of a run whose record output failed. A reader that closed the pipe (`| head`) ends
+/// the run quietly, as other Unix tools do; any other failure is an error.
+fn records_error(e: io::Error) -> Result<ExitCode, String> {
+    if e.kind() == io::ErrorKind::BrokenPipe {
+        Ok(ExitCode::SUCCESS)
+    } else {
+        Err(format!("writing records: {e}"))
+    }
+}
+
 /// A progress bar for one input file, when progress is shown.
 fn progress_bar(path: &Path) -> ProgressBar {
     let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
@@ -501,23 +522,29 @@ fn run<S: RecordSink + Send>(
 
 fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
     a.files = train::expand(&a.files)?;
+    readable(&a.files)?;
     let cfg = a.engine.config()?;
     let par = a.par.config()?;
     let with_source = a.with_source || a.files.len() > 1;
     let progress = !a.no_progress && !a.quiet && io::stderr().is_terminal();
-    let out = shared_out(a.output.as_deref(), a.format, with_source, a.features)
-        .map_err(|e| format!("writing records: {e}"))?;
+    let out = match shared_out(a.output.as_deref(), a.format, with_source, a.features) {
+        Ok(out) => out,
+        Err(e) => return records_error(e),
+    };
     let mut session = Session::new(
         cfg,
         par,
         |_| shared_sink(a.format, &out, with_source, a.features),
         with_source,
     );
-    run(&mut session, &a.files, progress).map_err(|e| format!("writing records: {e}"))?;
+    if let Err(e) = run(&mut session, &a.files, progress) {
+        return records_error(e);
+    }
     let dispatch = session.dispatch_stats().cloned();
-    let (summary, _) = session
-        .finish()
-        .map_err(|e| format!("writing records: {e}"))?;
+    let summary = match session.finish() {
+        Ok((summary, _)) => summary,
+        Err(e) => return records_error(e),
+    };
     let failed: Vec<_> = summary.files.iter().filter_map(|f| f.2.as_ref()).collect();
     if !a.quiet {
         eprint!("{summary}");

@@ -220,8 +220,9 @@ fn damaged_input_keeps_good_packets_and_names_file_and_offset() {
     assert!(stderr.contains("cut.pcap: offset "), "{stderr}");
     assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 9);
 
+    // A missing input is a usage error (exit 2), not a damaged one (tests/contract.rs).
     let missing = run(bin().arg("classify").arg(temp("no-such-file.pcap")));
-    assert_eq!(missing.status.code(), Some(1));
+    assert_eq!(missing.status.code(), Some(2));
     assert!(String::from_utf8(missing.stderr)
         .unwrap()
         .contains("no-such-file.pcap"));

@@ -1,0 +1,81 @@
+//! The output contract scripts rely on: a missing input is a usage error in one line (exit 2),
+//! an empty file is called empty, an empty classifier list is refused, and a reader that closes
+//! the pipe early (`| head -1`) ends the run quietly with success.
+
+use std::io::{BufRead, BufReader};
+use std::process::{Command, Stdio};
+
+mod common;
+use common::{bin, demo, temp};
+
+fn run(cmd: &mut Command) -> (i32, String) {
+    let out = cmd.output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn a_missing_input_is_a_usage_error_in_one_line() {
+    let pcap = demo("contract-demo.pcap");
+    let missing = temp("no-such-capture.pcap");
+    let (code, err) = run(bin().arg("classify").arg(&pcap).arg(&missing));
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.contains("cannot read") && err.contains("no-such-capture.pcap"),
+        "{err}"
+    );
+}
+
+#[test]
+fn an_empty_file_is_called_empty() {
+    let empty = temp("empty.pcap");
+    std::fs::write(&empty, b"").unwrap();
+    let (code, err) = run(bin().arg("classify").arg(&empty).arg("-q"));
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("empty.pcap: the file is empty"), "{err}");
+}
+
+#[test]
+fn an_empty_classifier_list_is_refused() {
+    let pcap = demo("contract-classifiers.pcap");
+    let (code, err) = run(bin().arg("classify").arg(&pcap).args(["--classifiers", ""]));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("no classifier named"), "{err}");
+}
+
+#[test]
+fn a_reader_that_closes_the_pipe_ends_the_run_quietly() {
+    let wc = temp("contract-worst.pcap");
+    let g = bin()
+        .args(["gen", "worst-case", "--flows", "50000", "-o"])
+        .arg(&wc)
+        .output()
+        .unwrap();
+    assert!(g.status.success());
+    for workers in ["1", "2"] {
+        let mut child = bin()
+            .arg("classify")
+            .arg(&wc)
+            .args(["--workers", workers])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut first = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut first)
+            .unwrap();
+        assert!(first.starts_with('{'), "{first}");
+        // The reader goes away, as `head -1` does.
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{workers} workers: {err}");
+        assert!(
+            !err.contains("Broken pipe") && !err.contains("error"),
+            "{err}"
+        );
+    }
+}
