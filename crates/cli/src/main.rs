@@ -447,11 +447,41 @@ fn stdout_path(path: Option<&Path>) -> Option<&Path> {
 
 fn open_out(path: Option<&Path>) -> io::Result<Box<dyn Write>> {
     Ok(match stdout_path(path) {
-        Some(p) => Box::new(File::create(p).map_err(|e| {
-            io::Error::new(e.kind(), format!("cannot create {}: {e}", p.display()))
-        })?),
+        Some(p) => Box::new(OutFile::create(p)?),
         None => Box::new(io::stdout().lock()),
     })
+}
+
+/// An output file whose errors name it (`-o /proc/version`: "…/proc/version: Input/output
+/// error", not the error alone). The error's kind is kept.
+struct OutFile {
+    path: PathBuf,
+    file: File,
+}
+
+impl OutFile {
+    fn create(p: &Path) -> io::Result<OutFile> {
+        let file = File::create(p)
+            .map_err(|e| io::Error::new(e.kind(), format!("cannot create {}: {e}", p.display())))?;
+        Ok(OutFile {
+            path: p.to_path_buf(),
+            file,
+        })
+    }
+
+    fn named(&self, e: io::Error) -> io::Error {
+        io::Error::new(e.kind(), format!("{}: {e}", self.path.display()))
+    }
+}
+
+impl Write for OutFile {
+    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        self.file.write(buf).map_err(|e| self.named(e))
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.file.flush().map_err(|e| self.named(e))
+    }
 }
 
 /// Every input can be opened (standard input aside): a missing or unreadable one is a usage
@@ -522,9 +552,9 @@ fn run<S: RecordSink + Send>(
 
 fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
     a.files = train::expand(&a.files)?;
-    readable(&a.files)?;
     let cfg = a.engine.config()?;
     let par = a.par.config()?;
+    readable(&a.files)?;
     let with_source = a.with_source || a.files.len() > 1;
     let progress = !a.no_progress && !a.quiet && io::stderr().is_terminal();
     let out = match shared_out(a.output.as_deref(), a.format, with_source, a.features) {
@@ -572,9 +602,7 @@ fn shared_out(
     features: bool,
 ) -> io::Result<SharedWriter> {
     let out: Box<dyn Write + Send> = match stdout_path(path) {
-        Some(p) => Box::new(File::create(p).map_err(|e| {
-            io::Error::new(e.kind(), format!("cannot create {}: {e}", p.display()))
-        })?),
+        Some(p) => Box::new(OutFile::create(p)?),
         None => Box::new(io::stdout()),
     };
     let out = SharedWriter::new(out);
@@ -760,39 +788,59 @@ fn live(a: LiveArgs) -> Result<ExitCode, String> {
         duration: a.duration.map(|d| secs(d, "duration")).transpose()?,
         engine: cfg,
     };
-    let (lossy, writer) =
-        lossy_out(a.output.as_deref(), a.format).map_err(|e| format!("writing records: {e}"))?;
-    let dropped = (lossy.dropped_records.clone(), lossy.dropped_bytes.clone());
-    let format = a.format;
-    // The factory owns the queue's last handle: once the workers' sinks are gone, so is the
-    // queue, and its writer thread ends.
+    let stop = stop_flag()?;
+    // The output is opened once the capture sockets are (no file is left behind by a run that
+    // could not open them), and before privileges are dropped.
+    let out: std::rc::Rc<std::cell::RefCell<Option<LiveOut>>> = Default::default();
+    let (path, format, quiet) = (a.output.clone(), a.format, a.quiet);
+    let (slot, stop2) = (out.clone(), stop.clone());
+    let mut opened = move || -> io::Result<()> {
+        *slot.borrow_mut() = Some(lossy_out(path.as_deref(), format, stop2.clone())?);
+        Ok(())
+    };
+    let slot = out.clone();
     let sink = move |_| -> Box<dyn RecordSink + Send> {
-        match format {
-            Format::Json => Box::new(JsonLinesWriter::new(lossy.clone(), false)),
-            Format::Csv => Box::new(CsvWriter::headerless(lossy.clone(), false)),
+        // Opened before the session that asks for sinks is built.
+        let w = slot.borrow().as_ref().map(|o| o.0.clone());
+        match (w, format) {
+            (Some(w), Format::Json) => Box::new(JsonLinesWriter::new(w, false)),
+            (Some(w), Format::Csv) => Box::new(CsvWriter::headerless(w, false)),
+            (None, _) => Box::new(wirespeed_export::NullSink::default()),
         }
     };
-    let stop = stop_flag()?;
-    let quiet = a.quiet;
-    let o = wirespeed_live::run(&lc, sink, stop, &mut |line| {
+    let run = wirespeed_live::run(&lc, sink, stop, &mut opened, &mut |line| {
         if !quiet {
             eprintln!("{line}");
         }
-    })
-    .map_err(|e| e.to_string())?;
-    // The sinks are gone with the workers: the queue ends, the writer writes what is left, unless
-    // the output is stuck, in which case it is abandoned (counted below) rather than waited for.
+    });
+    let Some((lossy, writer)) = out.borrow_mut().take() else {
+        return Err(run
+            .err()
+            .map_or("the output was not opened".into(), |e| e.to_string()));
+    };
+    let o = run.map_err(|e| e.to_string())?;
+    let (dropped, queued) = (lossy.dropped_records.clone(), lossy.queued_records.clone());
+    let dropped_bytes = lossy.dropped_bytes.clone();
+    drop(lossy);
+    // The workers' sinks are gone: the queue ends and the writer writes what is left, unless the
+    // output is stalled, in which case it is abandoned after the grace period and what it still
+    // holds is counted as lost.
     let t = Instant::now();
-    while !writer.is_finished() && t.elapsed().as_secs() < 5 {
+    while !writer.is_finished() && t.elapsed() < LIVE_GRACE {
         std::thread::sleep(std::time::Duration::from_millis(10));
     }
-    let write_error = if writer.is_finished() {
-        writer.join().ok().and_then(|r| r.err())
+    let (write_error, stranded) = if writer.is_finished() {
+        (writer.join().ok().and_then(|r| r.err()), 0)
     } else {
-        Some(io::Error::other(
-            "the output is stalled: records still queued are lost",
-        ))
+        let n = queued.load(Ordering::Relaxed);
+        (
+            Some(io::Error::other(format!(
+                "the output is stalled: {n} records still queued are lost"
+            ))),
+            n,
+        )
     };
+    let lost = dropped.load(Ordering::Relaxed) + stranded;
     if !a.quiet {
         let summary = Summary {
             counters: o.counters,
@@ -808,31 +856,37 @@ fn live(a: LiveArgs) -> Result<ExitCode, String> {
         );
         eprintln!(
             "output: {} records ({} bytes) dropped because the output did not keep up",
-            dropped.0.load(Ordering::Relaxed),
-            dropped.1.load(Ordering::Relaxed)
+            dropped.load(Ordering::Relaxed),
+            dropped_bytes.load(Ordering::Relaxed)
         );
     }
     match write_error {
         Some(e) => Err(format!("writing records: {e}")),
+        // Every record is written or counted; any loss makes the exit non-zero.
+        None if lost > 0 => {
+            eprintln!("wirespeed: {lost} records lost because the output did not keep up");
+            Ok(ExitCode::from(1))
+        }
         None => Ok(ExitCode::SUCCESS),
     }
 }
 
+/// How long after the stop a live run waits for its output to take the last records.
+const LIVE_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// The live output and its writer thread (which returns the first write error).
-fn lossy_out(
-    path: Option<&Path>,
-    format: Format,
-) -> io::Result<(LossyWriter, std::thread::JoinHandle<io::Result<()>>)> {
-    let mut out: Box<dyn Write + Send> = match path {
-        Some(p) => Box::new(File::create(p).map_err(|e| {
-            io::Error::new(e.kind(), format!("cannot create {}: {e}", p.display()))
-        })?),
+type LiveOut = (LossyWriter, std::thread::JoinHandle<io::Result<()>>);
+
+/// Open the live output (`-` or none: standard output) for a run that stops with `stop`.
+fn lossy_out(path: Option<&Path>, format: Format, stop: Arc<AtomicBool>) -> io::Result<LiveOut> {
+    let mut out: Box<dyn Write + Send> = match stdout_path(path) {
+        Some(p) => Box::new(OutFile::create(p)?),
         None => Box::new(io::stdout()),
     };
     if format == Format::Csv {
         out = CsvWriter::new(out, false).into_inner()?;
     }
-    Ok(LossyWriter::new(out))
+    Ok(LossyWriter::new(out, stop, LIVE_GRACE))
 }
 
 /// Peak resident set size of this process in KiB (Linux), if known.

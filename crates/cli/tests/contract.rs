@@ -79,3 +79,35 @@ fn a_reader_that_closes_the_pipe_ends_the_run_quietly() {
         );
     }
 }
+
+/// Without the right to capture, `live` says what it needs and leaves no output file behind
+/// (the file is created only once the sockets are open). Run as `nobody` by `setpriv`, as root.
+#[test]
+fn live_without_capture_rights_says_so_and_creates_no_file() {
+    let is_root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    let setpriv = Command::new("setpriv").arg("--version").output().is_ok();
+    if !is_root || !setpriv {
+        eprintln!("SKIPPED: needs root and setpriv to run as nobody");
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("wirespeed-nobody-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    // nobody may write here: the file's absence is then live's doing, not the directory's.
+    Command::new("chmod").arg("777").arg(&dir).status().unwrap();
+    let out_file = dir.join("live.json");
+    let out = Command::new("setpriv")
+        .args(["--reuid=nobody", "--regid=nogroup", "--clear-groups", "--"])
+        .arg(env!("CARGO_BIN_EXE_wirespeed"))
+        .args(["live", "-i", "lo", "--duration", "1", "-o"])
+        .arg(&out_file)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("CAP_NET_RAW"), "{err}");
+    assert!(!out_file.exists(), "an output file was left behind");
+    let _ = std::fs::remove_dir_all(&dir);
+}

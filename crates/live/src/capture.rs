@@ -67,10 +67,15 @@ const BLOCK: usize = 1 << 20;
 /// ended and written to the sinks. Worker `i` writes to `sink(i)`. The workers are a
 /// [`Session`]'s, each reading its own rings (`RingFeed`): the flow table and the DPI pools
 /// are split between them as for a capture file, not given whole to each.
+///
+/// `opened` is called once every capture socket is open, before privileges are dropped and
+/// before the first sink is asked for: the place to create output files, so that a run that
+/// cannot capture leaves none behind.
 pub fn run<S: RecordSink + Send>(
     cfg: &LiveConfig,
     sink: impl FnMut(usize) -> S,
     stop: Arc<AtomicBool>,
+    opened: &mut dyn FnMut() -> io::Result<()>,
     status: &mut dyn FnMut(&str),
 ) -> io::Result<LiveOutcome> {
     let n = cfg.workers.max(1);
@@ -98,10 +103,18 @@ pub fn run<S: RecordSink + Send>(
                 cfg.filter.as_deref(),
                 (n > 1).then_some(group_base.wrapping_add(k as u16)),
             )
-            .map_err(|e| io::Error::new(e.kind(), format!("{iface}: {e}")))?;
+            .map_err(|e| {
+                let hint = if e.kind() == io::ErrorKind::PermissionDenied {
+                    " (capturing needs root or the CAP_NET_RAW capability)"
+                } else {
+                    ""
+                };
+                io::Error::new(e.kind(), format!("{iface}: {e}{hint}"))
+            })?;
             f.rings.push((ring, link));
         }
     }
+    opened()?;
     if let Some(u) = &cfg.user {
         sys::drop_privileges(u)
             .map_err(|e| io::Error::new(e.kind(), format!("--user {u}: {e}")))?;
