@@ -818,7 +818,6 @@ fn live(a: LiveArgs) -> Result<ExitCode, String> {
             .err()
             .map_or("the output was not opened".into(), |e| e.to_string()));
     };
-    let o = run.map_err(|e| e.to_string())?;
     let (dropped, queued) = (lossy.dropped_records.clone(), lossy.queued_records.clone());
     let dropped_bytes = lossy.dropped_bytes.clone();
     drop(lossy);
@@ -841,6 +840,16 @@ fn live(a: LiveArgs) -> Result<ExitCode, String> {
         )
     };
     let lost = dropped.load(Ordering::Relaxed) + stranded;
+    // A failed run (an interface gone) still wrote the records of its flows: written above.
+    let o = match run {
+        Ok(o) => o,
+        Err(e) => {
+            if lost > 0 {
+                eprintln!("wirespeed: {lost} records lost because the output did not keep up");
+            }
+            return Err(e.to_string());
+        }
+    };
     if !a.quiet {
         let summary = Summary {
             counters: o.counters,

@@ -263,6 +263,90 @@ fn replayed_captures_give_the_offline_flows_and_labels() {
     eprintln!("--filter 'udp port 53': only the {} DNS flows", want.len());
     stalled_output_is_no_hang(&v, &corpus.join("WebattackRCE.pcap"));
     replay_keeps_its_pace(&v, &corpus.join("chrome.pcap"));
+    // Last: it deletes the capture end of the pair.
+    link_down_then_gone(&v, &corpus.join("chrome.pcap"), &dir.join("gone.json"));
+}
+
+/// CPU seconds process `pid` has used so far.
+fn cpu_s(pid: u32) -> f64 {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
+    // Fields after the command name (which may hold spaces): utime and stime are 14 and 15.
+    let rest = stat.rsplit_once(')').map_or("", |r| r.1);
+    let f: Vec<u64> = rest
+        .split_whitespace()
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    (f.get(10).copied().unwrap_or(0) + f.get(11).copied().unwrap_or(0)) as f64 / 100.0
+}
+
+/// A link that goes down is reported and waited out without spinning, and capture goes on when
+/// it comes back; an interface that is deleted ends the run with a clear error, a non-zero exit,
+/// and every flow seen so far written.
+fn link_down_then_gone(v: &Veth, file: &Path, out: &Path) {
+    let mut live = Command::new("ip")
+        .args(["netns", "exec", &v.ns[1], bin(), "live", "-i", &v.dev[1]])
+        .args(["--workers", "2", "--status", "0", "-o"])
+        .arg(out)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = mpsc::channel();
+    let err = live.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut all = String::new();
+        for l in BufReader::new(err).lines().map_while(Result::ok) {
+            if l.starts_with("live: ready") {
+                let _ = tx.send(());
+            }
+            all.push_str(&l);
+            all.push('\n');
+        }
+        all
+    });
+    rx.recv_timeout(Duration::from_secs(20))
+        .expect("live did not get ready");
+    assert!(ip(&["-n", &v.ns[1], "link", "set", &v.dev[1], "down"]));
+    std::thread::sleep(Duration::from_millis(500));
+    let before = cpu_s(live.id());
+    std::thread::sleep(Duration::from_secs(1));
+    let spent = cpu_s(live.id()) - before;
+    // Spinning on the error took both cores whole (2 s of CPU a second).
+    assert!(spent < 0.3, "{spent} s of CPU in 1 s with the link down");
+    assert!(ip(&["-n", &v.ns[1], "link", "set", &v.dev[1], "up"]));
+    std::thread::sleep(Duration::from_millis(300));
+    let r = Command::new("ip")
+        .args(["netns", "exec", &v.ns[0], bin(), "replay", "-i", &v.dev[0]])
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(r.status.success());
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(ip(&["-n", &v.ns[1], "link", "del", &v.dev[1]]));
+    let t = std::time::Instant::now();
+    let st = loop {
+        if let Some(st) = live.try_wait().unwrap() {
+            break st;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(20),
+            "live runs on without its interface"
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    let err = reader.join().unwrap();
+    assert_eq!(st.code(), Some(2), "{err}");
+    for want in ["link down", "link up again", "the interface is gone"] {
+        assert!(err.contains(want), "{want}: {err}");
+    }
+    let off = Command::new(bin())
+        .args(["classify", "-q"])
+        .arg(file)
+        .output()
+        .unwrap();
+    let want = flows(&String::from_utf8(off.stdout).unwrap());
+    let got = flows(&std::fs::read_to_string(out).unwrap());
+    assert_eq!(got, want, "the flows seen before the interface went");
+    eprintln!("link down: {spent:.2} s of CPU a second; interface gone: exit 2, flows written");
 }
 
 /// The replayer's pacing, against the capture's own span (1.5035 s by capinfos) and the rates

@@ -40,6 +40,10 @@ pub struct LiveConfig {
 /// line).
 #[derive(Default)]
 struct Kernel {
+    /// Link events the workers saw (down, up again), for the status output, in order.
+    notices: std::sync::Mutex<Vec<String>>,
+    /// Interfaces whose link is down (every worker has a socket on each: one notice per event).
+    down: std::sync::Mutex<std::collections::BTreeSet<String>>,
     packets: AtomicU64,
     drops: AtomicU64,
     freezes: AtomicU64,
@@ -111,7 +115,12 @@ pub fn run<S: RecordSink + Send>(
                 };
                 io::Error::new(e.kind(), format!("{iface}: {e}{hint}"))
             })?;
-            f.rings.push((ring, link));
+            f.rings.push(Ring {
+                ring,
+                link,
+                iface: iface.clone(),
+                down: false,
+            });
         }
     }
     opened()?;
@@ -136,6 +145,11 @@ pub fn run<S: RecordSink + Send>(
     let mut last_status = Instant::now();
     let mut last_packets = 0u64;
     let run = session.run_feeds(feeds, &stop, cfg.pin, &mut |c| {
+        if let Ok(mut n) = kernel.notices.lock() {
+            for line in n.drain(..) {
+                status(&line);
+            }
+        }
         if !cfg.status_every.is_zero() && last_status.elapsed() >= cfg.status_every {
             let dt = last_status.elapsed().as_secs_f64();
             last_status = Instant::now();
@@ -165,16 +179,83 @@ pub fn run<S: RecordSink + Send>(
         },
         vlan_stripped: kernel.vlan_stripped.load(Ordering::Relaxed),
     };
+    // Every flow was ended by its worker (also when one failed: a vanished interface); write
+    // out what the sinks still buffer, then report the failure.
+    let finished = session.finish();
     run?;
-    // Every flow was ended by its worker; write out what the sinks still buffer.
-    session.finish()?;
+    finished?;
     Ok(out)
+}
+
+/// One capture socket's ring, and the state of its link.
+struct Ring {
+    ring: RxRing,
+    link: u32,
+    iface: String,
+    /// The link went down (ENETDOWN): reported once, waited out.
+    down: bool,
 }
 
 /// One worker's rings, one per interface, read block by block in place.
 struct RingFeed {
-    rings: Vec<(RxRing, u32)>,
+    rings: Vec<Ring>,
     kernel: Arc<Kernel>,
+}
+
+impl RingFeed {
+    fn notice(&self, line: String) {
+        if let Ok(mut n) = self.kernel.notices.lock() {
+            n.push(line);
+        }
+    }
+
+    /// Record that `iface`'s link is down (`down`) or up again; true when that is news.
+    fn link_state(&self, iface: &str, down: bool) -> bool {
+        let Ok(mut d) = self.kernel.down.lock() else {
+            return false;
+        };
+        if down {
+            d.insert(iface.to_string())
+        } else {
+            d.remove(iface)
+        }
+    }
+
+    /// Collect the error ring `i` reported. A link that went down is reported once and waited
+    /// out; an interface that is gone ends the worker with an error naming it.
+    fn ring_error(&mut self, i: usize) -> io::Result<()> {
+        let Some(r) = self.rings.get_mut(i) else {
+            return Ok(());
+        };
+        let err = r.ring.take_error()?;
+        let gone = sys::ifindex(&r.iface).is_err();
+        if gone {
+            let why = err.map_or(String::new(), |e| format!(" ({e})"));
+            return Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("{}: the interface is gone{why}", r.iface),
+            ));
+        }
+        match err {
+            Some(e) if e.raw_os_error() == Some(libc::ENETDOWN) => {
+                if !r.down {
+                    r.down = true;
+                    let iface = r.iface.clone();
+                    if self.link_state(&iface, true) {
+                        self.notice(format!(
+                            "live: {iface}: link down, waiting for it to come back"
+                        ));
+                    }
+                }
+            }
+            Some(e) => {
+                let line = format!("live: {}: {e}", r.iface);
+                self.notice(line);
+            }
+            None => {}
+        }
+        Ok(())
+    }
 }
 
 impl Feed for RingFeed {
@@ -183,24 +264,47 @@ impl Feed for RingFeed {
         each: &mut dyn FnMut(&[RawPacket<'_>]) -> io::Result<()>,
     ) -> io::Result<u64> {
         let mut n = 0u64;
-        for (ring, link) in self.rings.iter_mut() {
+        let mut back = Vec::new();
+        for (i, r) in self.rings.iter_mut().enumerate() {
             // A bounded number of blocks per ring and turn, so no interface starves another.
             for _ in 0..64 {
-                let Some(block) = ring.next_block() else {
+                let Some(block) = r.ring.next_block() else {
                     break;
                 };
-                let (k, vlan) = process_block(block.bytes(), *link, each)?;
+                let (k, vlan) = process_block(block.bytes(), r.link, each)?;
                 drop(block);
                 n += k;
                 self.kernel.vlan_stripped.fetch_add(vlan, Ordering::Relaxed);
+                if r.down {
+                    r.down = false;
+                    back.push(i);
+                }
+            }
+        }
+        for i in back {
+            let iface = self.rings[i].iface.clone();
+            if self.link_state(&iface, false) {
+                self.notice(format!("live: {iface}: link up again"));
             }
         }
         Ok(n)
     }
 
     fn wait(&mut self, timeout: Duration) -> io::Result<()> {
-        let fds: Vec<_> = self.rings.iter().map(|(r, _)| r.fd()).collect();
-        sys::poll_readable(&fds, timeout.as_millis().min(i32::MAX as u128) as i32)
+        let fds: Vec<_> = self.rings.iter().map(|r| r.ring.fd()).collect();
+        let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
+        let bad = sys::poll_readable(&fds, ms)?;
+        if bad == 0 {
+            return Ok(());
+        }
+        for i in 0..self.rings.len().min(64) {
+            if bad & (1 << i) != 0 {
+                self.ring_error(i)?;
+            }
+        }
+        // The poll came back at once with an error: never spin on it.
+        std::thread::sleep(timeout);
+        Ok(())
     }
 
     fn now_ns(&self) -> u64 {
@@ -214,8 +318,8 @@ impl Feed for RingFeed {
 
     /// The kernel's counters, which each read resets.
     fn publish(&mut self) {
-        for (r, _) in &self.rings {
-            if let Ok(s) = r.stats() {
+        for r in &self.rings {
+            if let Ok(s) = r.ring.stats() {
                 let k = &self.kernel;
                 k.packets.fetch_add(s.packets, Ordering::Relaxed);
                 k.drops.fetch_add(s.drops, Ordering::Relaxed);

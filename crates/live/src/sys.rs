@@ -221,6 +221,24 @@ impl RxRing {
         Some(Block { bytes, status: st })
     }
 
+    /// Collect the error the socket reports (`SO_ERROR`, which reading clears): ENETDOWN when
+    /// its link went down, ENODEV or ENXIO when its interface is gone. None when there is none.
+    pub fn take_error(&self) -> io::Result<Option<io::Error>> {
+        let mut e: libc::c_int = 0;
+        let mut len = std::mem::size_of::<libc::c_int>() as libc::socklen_t;
+        // SAFETY: `e` and `len` are valid for writes and `len` holds the size of `e`.
+        cvt(unsafe {
+            libc::getsockopt(
+                self.fd(),
+                libc::SOL_SOCKET,
+                libc::SO_ERROR,
+                (&mut e as *mut libc::c_int).cast(),
+                &mut len,
+            )
+        })?;
+        Ok((e != 0).then(|| io::Error::from_raw_os_error(e)))
+    }
+
     /// Read and reset the kernel's counters for this socket.
     pub fn stats(&self) -> io::Result<KernelStats> {
         // SAFETY: plain old data; all-zero is valid.
@@ -292,8 +310,10 @@ fn attach_filter(fd: RawFd, prog: &[BpfInsn]) -> io::Result<()> {
     setsockopt(fd, libc::SOL_SOCKET, libc::SO_ATTACH_FILTER, &fprog)
 }
 
-/// Wait until one of `fds` is readable or `timeout_ms` passes.
-pub fn poll_readable(fds: &[RawFd], timeout_ms: i32) -> io::Result<()> {
+/// Wait until one of `fds` is readable or reports an error, or `timeout_ms` passes; returns a
+/// bit per fd (in order, the first 64) that reported an error or hang-up, which the caller must
+/// collect ([`RxRing::take_error`]) or the next poll reports it again at once.
+pub fn poll_readable(fds: &[RawFd], timeout_ms: i32) -> io::Result<u64> {
     let mut p: Vec<libc::pollfd> = fds
         .iter()
         .map(|&fd| libc::pollfd {
@@ -309,8 +329,14 @@ pub fn poll_readable(fds: &[RawFd], timeout_ms: i32) -> io::Result<()> {
         if e.kind() != io::ErrorKind::Interrupted {
             return Err(e);
         }
+        return Ok(0);
     }
-    Ok(())
+    let bad = libc::POLLERR | libc::POLLHUP | libc::POLLNVAL;
+    Ok(p.iter()
+        .take(64)
+        .enumerate()
+        .filter(|(_, q)| q.revents & bad != 0)
+        .fold(0u64, |m, (i, _)| m | 1 << i))
 }
 
 /// A transmit-only AF_PACKET socket on one interface, sending whole frames with `sendmmsg`.

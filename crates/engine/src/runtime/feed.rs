@@ -73,34 +73,40 @@ pub(crate) fn run_worker<S: RecordSink, F: Feed>(
     let mut idle_since = Instant::now();
     let mut last_publish = Instant::now();
     let mut published = 0u64;
-    while !stop.load(Ordering::Relaxed) {
-        if read(w, feed, counters)? > 0 {
-            idle_since = Instant::now();
-        } else {
-            feed.wait(WAIT)?;
-            if idle_since.elapsed() >= IDLE_TICK {
-                // A quiet link: idle flows expire by the clock that stamps its packets.
+    let mut run = || -> io::Result<()> {
+        while !stop.load(Ordering::Relaxed) {
+            if read(w, feed, counters)? > 0 {
                 idle_since = Instant::now();
-                w.advance_clock(feed.now_ns());
-                w.process_batch(&[])?;
+            } else {
+                feed.wait(WAIT)?;
+                if idle_since.elapsed() >= IDLE_TICK {
+                    // A quiet link: idle flows expire by the clock that stamps its packets.
+                    idle_since = Instant::now();
+                    w.advance_clock(feed.now_ns());
+                    w.process_batch(&[])?;
+                }
+            }
+            if last_publish.elapsed() >= PUBLISH_EVERY {
+                last_publish = Instant::now();
+                publish(w, feed, counters, &mut published);
             }
         }
-        if last_publish.elapsed() >= PUBLISH_EVERY {
-            last_publish = Instant::now();
-            publish(w, feed, counters, &mut published);
-        }
-    }
-    // Stopping: what the feed already holds is processed (and what it accepted just before, once
-    // that becomes readable), then every flow is ended.
-    while read(w, feed, counters)? > 0 {}
-    let settle = feed.settle();
-    if !settle.is_zero() {
-        std::thread::sleep(settle);
+        // Stopping: what the feed already holds is processed (and what it accepted just before,
+        // once that becomes readable).
         while read(w, feed, counters)? > 0 {}
-    }
-    w.flush()?;
+        let settle = feed.settle();
+        if !settle.is_zero() {
+            std::thread::sleep(settle);
+            while read(w, feed, counters)? > 0 {}
+        }
+        Ok(())
+    };
+    // Every flow is ended and written, also when the feed failed (its interface vanished): the
+    // records of the flows seen so far are not lost with it.
+    let ran = run();
+    let flushed = w.flush();
     publish(w, feed, counters, &mut published);
-    Ok(())
+    ran.and(flushed)
 }
 
 /// One read of the feed into the worker; the packets read.
