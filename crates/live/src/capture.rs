@@ -237,17 +237,17 @@ impl RingFeed {
             ));
         }
         match err {
-            Some(e) if e.raw_os_error() == Some(libc::ENETDOWN) => {
-                if !r.down {
-                    r.down = true;
-                    let iface = r.iface.clone();
-                    if self.link_state(&iface, true) {
-                        self.notice(format!(
-                            "live: {iface}: link down, waiting for it to come back"
-                        ));
-                    }
+            // Reported once per event (this socket's first error of it, and any worker's).
+            Some(e) if e.raw_os_error() == Some(libc::ENETDOWN) && !r.down => {
+                r.down = true;
+                let iface = r.iface.clone();
+                if self.link_state(&iface, true) {
+                    self.notice(format!(
+                        "live: {iface}: link down, waiting for it to come back"
+                    ));
                 }
             }
+            Some(e) if e.raw_os_error() == Some(libc::ENETDOWN) => {}
             Some(e) => {
                 let line = format!("live: {}: {e}", r.iface);
                 self.notice(line);
