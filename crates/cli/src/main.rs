@@ -351,8 +351,9 @@ struct ClassifyArgs {
     /// Write records here instead of standard output (`-`: standard output).
     #[arg(short, long)]
     output: Option<PathBuf>,
-    /// Add `source` and `pcap` to every record even for a single input.
-    #[arg(long)]
+    /// Accepted for older scripts: every record now has `source` and `pcap`, whatever the
+    /// number of inputs (the columns depend on options only).
+    #[arg(long, hide = true)]
     with_source: bool,
     /// No run summary on standard error.
     #[arg(short, long)]
@@ -555,7 +556,9 @@ fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
     let cfg = a.engine.config()?;
     let par = a.par.config()?;
     readable(&a.files)?;
-    let with_source = a.with_source || a.files.len() > 1;
+    // The set of columns depends on options only, never on how many inputs there are.
+    let with_source = true;
+    let _ = a.with_source;
     let progress = !a.no_progress && !a.quiet && io::stderr().is_terminal();
     let out = match shared_out(a.output.as_deref(), a.format, with_source, a.features) {
         Ok(out) => out,

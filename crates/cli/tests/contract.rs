@@ -111,3 +111,42 @@ fn live_without_capture_rights_says_so_and_creates_no_file() {
     assert!(!out_file.exists(), "an output file was left behind");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The columns depend on options only: one input or several, CSV has the same header, and
+/// every record names its input (`source`, `pcap`) in CSV and JSON alike.
+#[test]
+fn the_columns_do_not_depend_on_the_number_of_inputs() {
+    let a = demo("contract-cols-a.pcap");
+    let b = demo("contract-cols-b.pcap");
+    let header = |files: &[&std::path::Path]| {
+        let out = bin()
+            .args(["classify", "-q", "--format", "csv"])
+            .args(files)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    let one = header(&[&a]);
+    assert_eq!(one, header(&[&a, &b]));
+    assert!(one.starts_with("source,pcap,"), "{one}");
+    let out = bin().args(["classify", "-q"]).arg(&a).output().unwrap();
+    let first: serde_json::Value = serde_json::from_str(
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .next()
+            .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(first["pcap"], "contract-cols-a.pcap");
+    assert!(first["source"]
+        .as_str()
+        .unwrap()
+        .ends_with("contract-cols-a.pcap"));
+}
