@@ -75,6 +75,10 @@ struct LiveArgs {
     /// No run summary on standard error.
     #[arg(short, long)]
     quiet: bool,
+    /// Also the engine's internals in the summary (fragments, payload inspection, reassembly
+    /// caps, how the work was spread over the workers).
+    #[arg(short, long, conflicts_with = "quiet")]
+    verbose: bool,
     #[command(flatten)]
     engine: EngineArgs,
     #[command(flatten)]
@@ -358,6 +362,10 @@ struct ClassifyArgs {
     /// No run summary on standard error.
     #[arg(short, long)]
     quiet: bool,
+    /// Also the engine's internals in the summary (fragments, payload inspection, reassembly
+    /// caps, how the work was spread over the workers).
+    #[arg(short, long, conflicts_with = "quiet")]
+    verbose: bool,
     /// No progress bar (it is shown only when standard error is a terminal anyway).
     #[arg(long)]
     no_progress: bool,
@@ -580,8 +588,8 @@ fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
     };
     let failed: Vec<_> = summary.files.iter().filter_map(|f| f.2.as_ref()).collect();
     if !a.quiet {
-        eprint!("{summary}");
-        if let Some(d) = &dispatch {
+        eprint!("{}", summary.render(a.verbose));
+        if let (true, Some(d)) = (a.verbose, &dispatch) {
             print_dispatch(d);
         }
     } else {
@@ -795,7 +803,7 @@ fn live(a: LiveArgs) -> Result<ExitCode, String> {
     // The output is opened once the capture sockets are (no file is left behind by a run that
     // could not open them), and before privileges are dropped.
     let out: std::rc::Rc<std::cell::RefCell<Option<LiveOut>>> = Default::default();
-    let (path, format, quiet) = (a.output.clone(), a.format, a.quiet);
+    let (path, format, quiet, verbose) = (a.output.clone(), a.format, a.quiet, a.verbose);
     let (slot, stop2) = (out.clone(), stop.clone());
     let mut opened = move || -> io::Result<()> {
         *slot.borrow_mut() = Some(lossy_out(path.as_deref(), format, stop2.clone())?);
@@ -860,7 +868,7 @@ fn live(a: LiveArgs) -> Result<ExitCode, String> {
             files: Vec::new(),
             elapsed_s: o.elapsed_s,
         };
-        eprint!("{summary}");
+        eprint!("{}", summary.render(verbose));
         eprintln!(
             "kernel: {} packets passed the filter, {} dropped with the ring full, {} queue \
              freezes; {} frames arrived with their VLAN tag already removed",

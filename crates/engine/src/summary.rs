@@ -228,31 +228,46 @@ pub struct Summary {
     pub elapsed_s: f64,
 }
 
-impl fmt::Display for Summary {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+impl Summary {
+    /// The summary as text: what a user needs first (inputs, packets, flows, applications,
+    /// what was not counted and why); with `verbose`, the engine's internals after it
+    /// (fragments, payload inspection, reassembly caps).
+    pub fn render(&self, verbose: bool) -> String {
+        let mut s = String::new();
+        let _ = self.write(&mut s, verbose);
+        s
+    }
+
+    fn write(&self, f: &mut impl fmt::Write, verbose: bool) -> fmt::Result {
         let c = &self.counters;
         let rate = if self.elapsed_s > 0.0 {
             c.packets as f64 / self.elapsed_s / 1e6
         } else {
             0.0
         };
+        let n = self.files.len();
+        let plural =
+            |n: u64, one: &'static str, many: &'static str| if n == 1 { one } else { many };
+        // A live run has no inputs to count.
+        let inputs = if n == 0 {
+            String::new()
+        } else {
+            format!("{n} {}, ", plural(n as u64, "input", "inputs"))
+        };
         writeln!(
             f,
-            "wirespeed: {} files, {} packets, {} bytes, {} flows in {:.3} s ({:.2} Mpps)",
-            self.files.len(),
+            "wirespeed: {inputs}{} {}, {} bytes, {} {} in {:.3} s ({:.2} Mpps)",
             c.packets,
+            plural(c.packets, "packet", "packets"),
             c.bytes,
             c.records,
+            plural(c.records, "flow", "flows"),
             self.elapsed_s,
             rate
         )?;
-        for (path, n, err) in &self.files {
+        for (_, n, err) in &self.files {
             if let Some(e) = err {
                 writeln!(f, "  input error after {n} packets: {e}")?;
-            } else if self.files.len() <= 1 {
-                // One file: its totals are the run's.
-            } else {
-                let _ = (path, n);
             }
         }
         writeln!(f, "applications (flows, packets, bytes):")?;
@@ -263,25 +278,40 @@ impl fmt::Display for Summary {
         }
         writeln!(
             f,
-            "packets: {} in flows, {} dropped",
+            "packets: {} in flows, {} not in any flow",
             c.decoded,
             c.dropped()
         )?;
         for r in DropReason::ALL {
             let n = c.drops[r.index()];
             if n > 0 {
-                writeln!(f, "  dropped {:<24} {n:>12}", r.as_str())?;
+                writeln!(f, "  {:<40} {n:>12}", r.describe())?;
             }
         }
         if c.frag_orphans > 0 {
-            writeln!(f, "  dropped {:<24} {:>12}", "frag_orphan", c.frag_orphans)?;
+            let what = "later IP fragments whose first was unseen";
+            writeln!(f, "  {what:<40} {:>12}", c.frag_orphans)?;
         }
         let t = &c.table;
         writeln!(
             f,
-            "flows: {} created, peak {} open, ended idle {} / fin-rst {} / evicted {}",
+            "flows: {} created, peak {} open, ended idle {} / fin-rst {} / evicted (table full) {}",
             t.created, t.peak, t.idle, t.closed, t.evicted
         )?;
+        let d = &c.dpi;
+        if d.no_context > 0 {
+            writeln!(
+                f,
+                "payload inspection: {} flows not inspected (the pool of contexts was full)",
+                d.no_context
+            )?;
+        }
+        if c.capture_errors > 0 {
+            writeln!(f, "input errors: {}", c.capture_errors)?;
+        }
+        if !verbose {
+            return Ok(());
+        }
         let g = &c.frag;
         if g.first + g.mapped + g.orphans > 0 {
             writeln!(
@@ -290,7 +320,6 @@ impl fmt::Display for Summary {
                 g.first, g.mapped, g.orphans, g.replaced
             )?;
         }
-        let d = &c.dpi;
         if d.flows > 0 || d.no_context > 0 {
             writeln!(
                 f,
@@ -304,9 +333,13 @@ impl fmt::Display for Summary {
                 r.started, r.out_of_order, r.delivered, r.duplicates, r.resync, r.pool_full, r.overflow, r.segments_full
             )?;
         }
-        if c.capture_errors > 0 {
-            writeln!(f, "input errors: {}", c.capture_errors)?;
-        }
         Ok(())
+    }
+}
+
+/// The summary without the engine's internals ([`Summary::render`] with them).
+impl fmt::Display for Summary {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        self.write(f, false)
     }
 }

@@ -248,6 +248,24 @@ pub enum DropReason {
 }
 
 impl DropReason {
+    /// What the reason means, for people reading a run's summary.
+    pub fn describe(self) -> &'static str {
+        match self {
+            DropReason::UnsupportedLinkType => "link type not supported",
+            DropReason::TruncatedLink => "cut inside the link header",
+            DropReason::NotIp => "not IP (ARP, LLDP, STP, …)",
+            DropReason::TruncatedIpv4 => "cut inside the IPv4 header",
+            DropReason::MalformedIpv4 => "malformed IPv4 header",
+            DropReason::TruncatedIpv6 => "cut inside the IPv6 headers",
+            DropReason::MalformedIpv6 => "malformed IPv6 header",
+            DropReason::TruncatedL4 => "cut inside the transport header",
+            DropReason::MalformedL4 => "malformed transport header",
+            DropReason::MalformedTunnel => "undecodable tunnel",
+            DropReason::TooManyLabels => "too many VLAN tags or MPLS labels",
+            DropReason::IpBeyondFrame => "IP length beyond the frame (corrupt)",
+        }
+    }
+
     /// Number of reasons (size of a counter array).
     pub const COUNT: usize = 12;
     /// All reasons, in counter order.
