@@ -21,18 +21,120 @@ use std::path::{Path, PathBuf};
 /// Is `path` an input to read as a stream (a pipe, standard input, a character device) rather
 /// than to map? `-` is standard input.
 pub fn is_stream(path: &Path) -> bool {
-    path.as_os_str() == "-" || std::fs::metadata(path).is_ok_and(|m| !m.is_file())
+    path.as_os_str() == "-"
+        || std::fs::metadata(path).is_ok_and(|m| !m.is_file())
+        || compression(path).is_some()
 }
 
-/// The windows of the stream at `path` (`-`: standard input), read through a 1 MiB buffer.
+/// How a capture file is compressed, by its first bytes (as tshark and Zeek read such files).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Compression {
+    /// gzip (RFC 1952), one member or several.
+    Gzip,
+    /// Zstandard (RFC 8878), one frame or several.
+    Zstd,
+    /// xz, one stream or several.
+    Xz,
+}
+
+impl Compression {
+    /// The compression these first bytes announce, if any.
+    pub fn of(head: &[u8]) -> Option<Compression> {
+        if head.starts_with(&[0x1f, 0x8b]) {
+            Some(Compression::Gzip)
+        } else if head.starts_with(&[0x28, 0xb5, 0x2f, 0xfd]) {
+            Some(Compression::Zstd)
+        } else if head.starts_with(&[0xfd, b'7', b'z', b'X', b'Z', 0x00]) {
+            Some(Compression::Xz)
+        } else {
+            None
+        }
+    }
+}
+
+/// The first bytes of a regular file (up to 6), or none.
+fn head(path: &Path) -> Vec<u8> {
+    let mut b = Vec::with_capacity(6);
+    if std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        if let Ok(f) = std::fs::File::open(path) {
+            let _ = f.take(6).read_to_end(&mut b);
+        }
+    }
+    b
+}
+
+/// How the file at `path` is compressed, if it is a compressed regular file.
+pub fn compression(path: &Path) -> Option<Compression> {
+    Compression::of(&head(path))
+}
+
+/// Does the file at `path` start as a capture does (pcap or pcapng magic in either byte order,
+/// or a compressed file)? For walking directories, where other files are skipped.
+pub fn looks_like_capture(path: &Path) -> bool {
+    let h = head(path);
+    let magic: [[u8; 4]; 5] = [
+        [0xd4, 0xc3, 0xb2, 0xa1],
+        [0xa1, 0xb2, 0xc3, 0xd4],
+        [0x4d, 0x3c, 0xb2, 0xa1],
+        [0xa1, 0xb2, 0x3c, 0x4d],
+        [0x0a, 0x0d, 0x0d, 0x0a],
+    ];
+    magic.iter().any(|m| h.starts_with(m)) || Compression::of(&h).is_some()
+}
+
+/// The windows of the stream at `path` (`-`: standard input; a compressed file is
+/// decompressed as it is read), read through a 1 MiB buffer.
 pub fn open(path: &Path) -> Result<StreamWindows<Box<dyn Read + Send>>, CaptureError> {
+    let io_err = |e: io::Error| err(path, 0, CaptureErrorKind::Io(e));
     let src: Box<dyn Read + Send> = if path.as_os_str() == "-" {
         Box::new(io::BufReader::with_capacity(1 << 20, io::stdin()))
     } else {
-        let f = std::fs::File::open(path).map_err(|e| err(path, 0, CaptureErrorKind::Io(e)))?;
-        Box::new(io::BufReader::with_capacity(1 << 20, f))
+        let f = std::fs::File::open(path).map_err(io_err)?;
+        let f = io::BufReader::with_capacity(1 << 20, f);
+        match compression(path) {
+            None => Box::new(f),
+            Some(Compression::Gzip) => Box::new(flate2::bufread::MultiGzDecoder::new(f)),
+            Some(Compression::Xz) => Box::new(xz2::bufread::XzDecoder::new_multi_decoder(f)),
+            Some(Compression::Zstd) => Box::new(ZstdFrames::new(f).map_err(io_err)?),
+        }
     };
     Ok(StreamWindows::new(src, path, DEFAULT_WINDOW))
+}
+
+/// Zstandard frames one after the other (the decoder reads one frame).
+struct ZstdFrames<R: io::BufRead> {
+    dec: Option<ruzstd::decoding::StreamingDecoder<R, ruzstd::decoding::FrameDecoder>>,
+}
+
+impl<R: io::BufRead> ZstdFrames<R> {
+    fn new(src: R) -> io::Result<Self> {
+        let dec = ruzstd::decoding::StreamingDecoder::new(src)
+            .map_err(|e| io::Error::new(io::ErrorKind::InvalidData, format!("zstd: {e}")))?;
+        Ok(ZstdFrames { dec: Some(dec) })
+    }
+}
+
+impl<R: io::BufRead> Read for ZstdFrames<R> {
+    fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+        // Frames end one at a time; the loop ends at the end of the input (bounded by it).
+        loop {
+            let Some(dec) = self.dec.as_mut() else {
+                return Ok(0);
+            };
+            let n = dec.read(buf)?;
+            if n > 0 || buf.is_empty() {
+                return Ok(n);
+            }
+            let Some(d) = self.dec.take() else {
+                return Ok(0);
+            };
+            let mut src = d.into_inner();
+            if src.fill_buf()?.is_empty() {
+                return Ok(0);
+            }
+            *self = ZstdFrames::new(src)?;
+        }
+    }
 }
 
 /// The default window: big enough that a window's fixed costs (a header copy, a reader) vanish.

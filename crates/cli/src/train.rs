@@ -1,7 +1,7 @@
 //! `wirespeed train`: captures + labels → model file, with a cross-validation report.
 
 use clap::{Args, ValueEnum};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use wirespeed_engine::train::{
     arff, case_folds, cross_validate, extract, label, predictions_csv, read_labels, size_mode,
@@ -79,23 +79,53 @@ pub(crate) struct TrainArgs {
     arff_folds: Option<PathBuf>,
 }
 
-/// The inputs with each directory replaced by the files in it (not recursively), by name.
+/// The inputs with each directory replaced by the captures in it and in its subdirectories
+/// (sorted by path; pcap, pcapng, and their gzip, zstd or xz compressions, told by their first
+/// bytes). Other files inside a directory are skipped, each named in one line on standard
+/// error; a file named on the command line is always an input.
 pub(crate) fn expand(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     let mut out = Vec::new();
     for p in inputs {
         if p.is_dir() {
-            let mut v: Vec<PathBuf> = std::fs::read_dir(p)
-                .map_err(|e| format!("{}: {e}", p.display()))?
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.is_file())
-                .collect();
-            v.sort();
-            out.extend(v);
+            let mut found = Vec::new();
+            walk(p, &mut found, 0)?;
+            found.sort();
+            for f in found {
+                if wirespeed_capture::stream::looks_like_capture(&f) {
+                    out.push(f);
+                } else {
+                    eprintln!("wirespeed: skipped (not a capture): {}", f.display());
+                }
+            }
         } else {
             out.push(p.clone());
         }
     }
     Ok(out)
+}
+
+/// Directories nested deeper than this are not entered (a link loop must end).
+const MAX_DEPTH: usize = 32;
+
+/// Every regular file under `dir`, into `out`.
+fn walk(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) -> Result<(), String> {
+    if depth > MAX_DEPTH {
+        eprintln!(
+            "wirespeed: skipped (nested deeper than {MAX_DEPTH} directories): {}",
+            dir.display()
+        );
+        return Ok(());
+    }
+    let rd = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+    for e in rd.filter_map(Result::ok) {
+        let p = e.path();
+        if p.is_dir() {
+            walk(&p, out, depth + 1)?;
+        } else if p.is_file() {
+            out.push(p);
+        }
+    }
+    Ok(())
 }
 
 pub(crate) fn train_cmd(a: TrainArgs) -> Result<ExitCode, String> {
