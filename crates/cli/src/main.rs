@@ -372,6 +372,10 @@ struct ClassifyArgs {
     /// Add the early-flow features to every record (`splt_*`, `atoz_*`; docs/SCHEMA.md).
     #[arg(long)]
     features: bool,
+    /// Add each flow's Community ID (`community_id`, v1, seed 0: the flow hash Zeek and
+    /// Suricata write, so records join their logs).
+    #[arg(long)]
+    community_id: bool,
     #[command(flatten)]
     engine: EngineArgs,
     #[command(flatten)]
@@ -568,14 +572,18 @@ fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
     let with_source = true;
     let _ = a.with_source;
     let progress = !a.no_progress && !a.quiet && io::stderr().is_terminal();
-    let out = match shared_out(a.output.as_deref(), a.format, with_source, a.features) {
+    let cols = Columns {
+        features: a.features,
+        community: a.community_id,
+    };
+    let out = match shared_out(a.output.as_deref(), a.format, with_source, cols) {
         Ok(out) => out,
         Err(e) => return records_error(e),
     };
     let mut session = Session::new(
         cfg,
         par,
-        |_| shared_sink(a.format, &out, with_source, a.features),
+        |_| shared_sink(a.format, &out, with_source, cols),
         with_source,
     );
     if let Err(e) = run(&mut session, &a.files, progress) {
@@ -605,12 +613,19 @@ fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
     })
 }
 
+/// The optional columns of the records.
+#[derive(Clone, Copy, Default)]
+struct Columns {
+    features: bool,
+    community: bool,
+}
+
 /// Open the shared output; for CSV, write the header once, first.
 fn shared_out(
     path: Option<&Path>,
     format: Format,
     with_source: bool,
-    features: bool,
+    cols: Columns,
 ) -> io::Result<SharedWriter> {
     let out: Box<dyn Write + Send> = match stdout_path(path) {
         Some(p) => Box::new(OutFile::create(p)?),
@@ -619,7 +634,8 @@ fn shared_out(
     let out = SharedWriter::new(out);
     if format == Format::Csv {
         CsvWriter::new(out.clone(), with_source)
-            .with_features(features)
+            .with_features(cols.features)
+            .with_community_id(cols.community)
             .finish()?;
     }
     Ok(out)
@@ -629,12 +645,20 @@ fn shared_sink(
     format: Format,
     out: &SharedWriter,
     with_source: bool,
-    features: bool,
+    cols: Columns,
 ) -> Box<dyn RecordSink + Send> {
     let w = out.clone();
     match format {
-        Format::Json => Box::new(JsonLinesWriter::new(w, with_source).with_features(features)),
-        Format::Csv => Box::new(CsvWriter::headerless(w, with_source).with_features(features)),
+        Format::Json => Box::new(
+            JsonLinesWriter::new(w, with_source)
+                .with_features(cols.features)
+                .with_community_id(cols.community),
+        ),
+        Format::Csv => Box::new(
+            CsvWriter::headerless(w, with_source)
+                .with_features(cols.features)
+                .with_community_id(cols.community),
+        ),
     }
 }
 
@@ -950,14 +974,15 @@ fn bench(a: BenchArgs) -> Result<ExitCode, String> {
     // they are formatted into a buffer and discarded.
     let par = a.par.config()?;
     let out = match &a.output {
-        Some(p) => shared_out(Some(p), Format::Json, false, false).map_err(|e| e.to_string())?,
+        Some(p) => shared_out(Some(p), Format::Json, false, Columns::default())
+            .map_err(|e| e.to_string())?,
         None => SharedWriter::new(Box::new(io::sink())),
     };
     let workers = par.workers;
     let mut session = Session::new(
         cfg,
         par,
-        |_| shared_sink(Format::Json, &out, false, false),
+        |_| shared_sink(Format::Json, &out, false, Columns::default()),
         false,
     );
     run(&mut session, &inputs, false).map_err(|e| e.to_string())?;

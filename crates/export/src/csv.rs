@@ -1,7 +1,7 @@
 //! CSV (RFC 4180) with a header line: every column in [`crate::FIELDS`] order.
 
 use crate::format::{flush_at, record, Syntax, FLUSH_AT};
-use crate::{FlowRecord, RecordSink, FEATURE_FIELDS, FIELDS};
+use crate::{FlowRecord, RecordSink, COMMUNITY_FIELD, FEATURE_FIELDS, FIELDS};
 use std::io::{self, Write};
 
 /// CSV field (RFC 4180): quoted when it holds a comma, quote, CR or LF; quotes doubled.
@@ -26,6 +26,7 @@ pub struct CsvWriter<W: Write> {
     buf: Vec<u8>,
     with_source: bool,
     features: bool,
+    community: bool,
 }
 
 impl<W: Write> CsvWriter<W> {
@@ -37,6 +38,7 @@ impl<W: Write> CsvWriter<W> {
             buf: Vec::with_capacity(FLUSH_AT + 4096),
             with_source,
             features: false,
+            community: false,
         };
         w.header();
         w
@@ -55,6 +57,18 @@ impl<W: Write> CsvWriter<W> {
         self
     }
 
+    /// Also write each flow's Community ID ([`crate::community_id`]); off by default (a SHA-1
+    /// per record). Call before writing any record, as [`CsvWriter::with_features`].
+    pub fn with_community_id(mut self, on: bool) -> Self {
+        let had_header = !self.buf.is_empty();
+        self.community = on;
+        self.buf.clear();
+        if had_header {
+            self.header();
+        }
+        self
+    }
+
     fn header(&mut self) {
         if self.with_source {
             self.buf.extend_from_slice(b"source,pcap,");
@@ -63,6 +77,7 @@ impl<W: Write> CsvWriter<W> {
             .iter()
             .copied()
             .filter(|f| self.features || !FEATURE_FIELDS.contains(f))
+            .filter(|f| self.community || *f != COMMUNITY_FIELD)
             .collect();
         self.buf.extend_from_slice(cols.join(",").as_bytes());
         self.buf.push(b'\n');
@@ -71,7 +86,13 @@ impl<W: Write> CsvWriter<W> {
 
 impl<W: Write> RecordSink for CsvWriter<W> {
     fn write(&mut self, r: &FlowRecord<'_>) -> io::Result<()> {
-        record::<Csv>(&mut self.buf, r, self.with_source, self.features);
+        record::<Csv>(
+            &mut self.buf,
+            r,
+            self.with_source,
+            self.features,
+            self.community,
+        );
         flush_at(&mut self.out, &mut self.buf, FLUSH_AT)
     }
 

@@ -127,6 +127,7 @@ pub(crate) fn record<S: Syntax>(
     r: &FlowRecord<'_>,
     with_source: bool,
     features: bool,
+    community: bool,
 ) {
     // Before every field but the first: `,"name":` in JSON, `,` in CSV.
     macro_rules! key {
@@ -158,11 +159,14 @@ pub(crate) fn record<S: Syntax>(
     S::quoted(b, |b| Fmt::ip(b, &r.dst_ip));
     key!("dst_port");
     Fmt::int(b, r.dst_port);
+    // `l4` is always a string (the keyword, or the number as text), `ip_proto` the number.
     key!("l4");
     match l4_name(r.l4) {
         Some(n) => S::quoted(b, |b| b.extend_from_slice(n.as_bytes())),
-        None => Fmt::int(b, r.l4),
+        None => S::quoted(b, |b| Fmt::int(b, r.l4)),
     }
+    key!("ip_proto");
+    Fmt::int(b, r.l4);
     key!("vlan");
     Fmt::int(b, r.vlan);
     key!("tunnel");
@@ -171,6 +175,8 @@ pub(crate) fn record<S: Syntax>(
     Fmt::ts(b, r.first_ts_ns);
     key!("last_ts");
     Fmt::ts(b, r.last_ts_ns);
+    key!("duration");
+    Fmt::ts(b, r.last_ts_ns.saturating_sub(r.first_ts_ns));
     key!("c2s_pkts");
     Fmt::int(b, r.c2s_pkts);
     key!("c2s_bytes");
@@ -199,6 +205,24 @@ pub(crate) fn record<S: Syntax>(
     Fmt::int(b, r.ttb_pkts);
     key!("ttb_us");
     Fmt::int(b, r.ttb_us);
+    if community {
+        // Undefined (ICMP, whose ID needs the message type): null in JSON, empty in CSV.
+        key!("community_id");
+        let at = b.len();
+        if S::JSON {
+            b.push(b'"');
+        }
+        if crate::community_id(b, (r.src_ip, r.src_port), (r.dst_ip, r.dst_port), r.l4) {
+            if S::JSON {
+                b.push(b'"');
+            }
+        } else {
+            b.truncate(at);
+            if S::JSON {
+                b.extend_from_slice(b"null");
+            }
+        }
+    }
     early_fields(b, r, S::JSON, features);
     for (k, v) in META_FIELDS.iter().zip(r.meta.iter()) {
         if S::JSON {

@@ -56,6 +56,7 @@ pub struct JsonLinesWriter<W: Write> {
     buf: Vec<u8>,
     with_source: bool,
     features: bool,
+    community: bool,
 }
 
 impl<W: Write> JsonLinesWriter<W> {
@@ -66,6 +67,7 @@ impl<W: Write> JsonLinesWriter<W> {
             buf: Vec::with_capacity(FLUSH_AT + 4096),
             with_source,
             features: false,
+            community: false,
         }
     }
 
@@ -75,11 +77,24 @@ impl<W: Write> JsonLinesWriter<W> {
         self.features = on;
         self
     }
+
+    /// Also write each flow's Community ID ([`crate::community_id`]); off by default (a SHA-1
+    /// per record).
+    pub fn with_community_id(mut self, on: bool) -> Self {
+        self.community = on;
+        self
+    }
 }
 
 impl<W: Write> RecordSink for JsonLinesWriter<W> {
     fn write(&mut self, r: &FlowRecord<'_>) -> io::Result<()> {
-        record::<Json>(&mut self.buf, r, self.with_source, self.features);
+        record::<Json>(
+            &mut self.buf,
+            r,
+            self.with_source,
+            self.features,
+            self.community,
+        );
         flush_at(&mut self.out, &mut self.buf, FLUSH_AT)
     }
 

@@ -8,11 +8,13 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod community;
 mod csv;
 mod format;
 mod json;
 pub mod shared;
 
+pub use community::community_id;
 pub use csv::CsvWriter;
 pub use json::JsonLinesWriter;
 
@@ -114,16 +116,18 @@ const fn concat<const N: usize>(parts: &[&[&'static str]]) -> [&'static str; N] 
 }
 
 /// The fields every record has, in order (after `source` and `pcap`, when written).
-const CORE_FIELDS: [&str; 22] = [
+const CORE_FIELDS: [&str; 24] = [
     "src_ip",
     "src_port",
     "dst_ip",
     "dst_port",
     "l4",
+    "ip_proto",
     "vlan",
     "tunnel",
     "first_ts",
     "last_ts",
+    "duration",
     "c2s_pkts",
     "c2s_bytes",
     "s2c_pkts",
@@ -181,8 +185,17 @@ pub const META_FIELDS: [&str; META_COUNT] = [
 /// The record's fields in output order (CSV header). `source` and `pcap` come first and only when
 /// the writer was built with `with_source`.
 pub const FIELDS: &[&str] = &concat::<
-    { CORE_FIELDS.len() + FEATURE_FIELDS.len() + STATS_FIELDS.len() + META_COUNT },
->(&[&CORE_FIELDS, FEATURE_FIELDS, &STATS_FIELDS, &META_FIELDS]);
+    { CORE_FIELDS.len() + 1 + FEATURE_FIELDS.len() + STATS_FIELDS.len() + META_COUNT },
+>(&[
+    &CORE_FIELDS,
+    &[COMMUNITY_FIELD],
+    FEATURE_FIELDS,
+    &STATS_FIELDS,
+    &META_FIELDS,
+]);
+
+/// The Community ID field, written only with `with_community_id(true)` ([`community_id`]).
+pub const COMMUNITY_FIELD: &str = "community_id";
 
 /// The keyword of an IP protocol number, if it is one we name — the names nDPI prints, so records
 /// compare directly; others are written as numbers.
@@ -323,8 +336,8 @@ mod tests {
         let text = String::from_utf8(c.into_inner().unwrap()).unwrap();
         let mut rd = ::csv::Reader::from_reader(text.as_bytes());
         let row = rd.records().next().unwrap().unwrap();
-        // Without --features the CSV has every column but the early-flow features.
-        assert_eq!(row.len(), FIELDS.len() - FEATURE_FIELDS.len());
+        // Without --features and --community-id the CSV has every other column.
+        assert_eq!(row.len(), FIELDS.len() - FEATURE_FIELDS.len() - 1);
         assert_eq!(&row[row.len() - META_COUNT], "a\"b,c");
     }
 
@@ -366,7 +379,9 @@ mod tests {
 
     #[test]
     fn csv_header_matches_columns_and_quotes() {
-        let mut w = CsvWriter::new(Vec::new(), true).with_features(true);
+        let mut w = CsvWriter::new(Vec::new(), true)
+            .with_features(true)
+            .with_community_id(true);
         let l = labels();
         let mut r = rec(&l);
         r.l4 = 253;
@@ -378,11 +393,11 @@ mod tests {
         assert_eq!(header.len(), FIELDS.len() + 2);
         let row = lines.next().unwrap();
         assert!(row.starts_with(
-            "\"dir/a,b.pcap\",\"a,b.pcap\",192.168.1.2,40000,2001:db8::1,443,253,12,,"
+            "\"dir/a,b.pcap\",\"a,b.pcap\",192.168.1.2,40000,2001:db8::1,443,253,253,12,,"
         ));
         assert!(
             row.contains(
-                ",fin,TLS.Google,Google,TLS,Web,port,0.26,1,0,60 -1452,0 -1400,1500,2 24,443,"
+                ",fin,TLS.Google,Google,TLS,Web,port,0.26,1,0,,60 -1452,0 -1400,1500,2 24,443,"
             ),
             "{row}"
         );
@@ -396,7 +411,9 @@ mod tests {
     /// apart: the same fields, in the same order.
     #[test]
     fn json_keys_follow_fields_in_order() {
-        let mut w = JsonLinesWriter::new(Vec::new(), false).with_features(true);
+        let mut w = JsonLinesWriter::new(Vec::new(), false)
+            .with_features(true)
+            .with_community_id(true);
         w.write(&rec_meta(&labels())).unwrap();
         let line = String::from_utf8(w.into_inner().unwrap()).unwrap();
         let mut at = 0;
@@ -409,7 +426,8 @@ mod tests {
         }
         let v: serde_json::Value = serde_json::from_str(line.trim_end()).unwrap();
         assert_eq!(v.as_object().unwrap().len(), FIELDS.len());
-        // Without features: every other field, still in order, and the CSV header agrees.
+        // Without features and Community ID: every other field, still in order, and the CSV
+        // header agrees.
         let mut w = JsonLinesWriter::new(Vec::new(), false);
         w.write(&rec_meta(&labels())).unwrap();
         let line = String::from_utf8(w.into_inner().unwrap()).unwrap();
@@ -417,7 +435,7 @@ mod tests {
         let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
         let want: Vec<&&str> = FIELDS
             .iter()
-            .filter(|f| !FEATURE_FIELDS.contains(f))
+            .filter(|f| !FEATURE_FIELDS.contains(f) && **f != COMMUNITY_FIELD)
             .collect();
         assert_eq!(keys.len(), want.len());
         let c = CsvWriter::new(Vec::new(), false).into_inner().unwrap();
