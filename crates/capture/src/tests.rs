@@ -515,7 +515,9 @@ fn open_errors_at_offset_zero() {
     let e = CaptureFile::from_bytes("x", vec![]).err().unwrap();
     assert!(matches!(e.kind, CaptureErrorKind::Empty), "{e}");
     assert_eq!(e.to_string(), "x: the file is empty");
-    let e = CaptureFile::from_bytes("x", vec![0xd4, 0xc3]).err().unwrap();
+    let e = CaptureFile::from_bytes("x", vec![0xd4, 0xc3])
+        .err()
+        .unwrap();
     assert_eq!(truncated_at(&e), (0, 4, 2));
     let e = CaptureFile::from_bytes("x", b"GIF89a".to_vec())
         .err()
