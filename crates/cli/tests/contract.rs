@@ -6,7 +6,7 @@ use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
 mod common;
-use common::{bin, demo, temp};
+use common::{bin, demo, ok, temp};
 
 fn run(cmd: &mut Command) -> (i32, String) {
     let out = cmd.output().unwrap();
@@ -49,12 +49,9 @@ fn an_empty_classifier_list_is_refused() {
 #[test]
 fn a_reader_that_closes_the_pipe_ends_the_run_quietly() {
     let wc = temp("contract-worst.pcap");
-    let g = bin()
+    ok(bin()
         .args(["gen", "worst-case", "--flows", "50000", "-o"])
-        .arg(&wc)
-        .output()
-        .unwrap();
-    assert!(g.status.success());
+        .arg(&wc));
     for workers in ["1", "2"] {
         let mut child = bin()
             .arg("classify")

@@ -5,7 +5,7 @@
 use std::io::Write;
 
 mod common;
-use common::{bin, demo, temp};
+use common::{bin, demo, ok, temp};
 
 /// The records of a run, each without `source` and `pcap`, sorted.
 fn records(out: &[u8]) -> Vec<String> {
@@ -54,8 +54,7 @@ fn directories_recursively_and_compressed_captures() {
     )
     .unwrap();
     std::fs::write(dir.join("notes.txt"), "not a capture\n").unwrap();
-    let one = bin().args(["classify", "-q"]).arg(&plain).output().unwrap();
-    assert!(one.status.success());
+    let one = ok(bin().args(["classify", "-q"]).arg(&plain));
     let want = records(&one.stdout);
     assert_eq!(want.len(), 9);
     let all = bin().args(["classify", "-q"]).arg(&dir).output().unwrap();

@@ -5,7 +5,7 @@
 use std::process::Command;
 
 mod common;
-use common::{bin, demo, temp};
+use common::{bin, demo, ok, temp};
 
 fn run(cmd: &mut Command) -> (i32, String) {
     let out = cmd.output().unwrap();
@@ -40,19 +40,12 @@ fn one_long_pattern_builds_and_runs() {
     let pcap = demo("options-long.pcap");
     let pats = temp("long-pattern.txt");
     std::fs::write(&pats, format!("{}\nGET /\n", "A".repeat(262_144))).unwrap();
-    let out = bin()
+    let out = ok(bin()
         .arg("classify")
         .arg(&pcap)
         .arg("--match")
         .arg(&pats)
-        .arg("-q")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .arg("-q"));
     // The demo's HTTP request holds pattern 1.
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("\"matches\":\"1\""), "{text}");

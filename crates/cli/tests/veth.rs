@@ -106,18 +106,23 @@ fn flows(json: &str) -> BTreeSet<String> {
         .collect()
 }
 
-/// Capture on `dev` in namespace `ns` while `file` is replayed from the other end; the records.
-fn live_capture(v: &Veth, file: &Path, out: &Path, extra: &[&str]) -> String {
+/// Start `wirespeed live` with 2 workers on the capture end, these extra arguments and `-o out`,
+/// and wait until it says its sockets are open; the process, and the thread collecting its
+/// standard error.
+fn start_live(
+    v: &Veth,
+    extra: &[&str],
+    out: &Path,
+) -> (std::process::Child, std::thread::JoinHandle<String>) {
     let mut live = Command::new("ip")
         .args(["netns", "exec", &v.ns[1], bin(), "live", "-i", &v.dev[1]])
-        .args(["--workers", "2", "--status", "0", "--duration", "30"])
+        .args(["--workers", "2", "--status", "0"])
         .args(extra)
         .arg("-o")
         .arg(out)
         .stderr(Stdio::piped())
         .spawn()
         .expect("start wirespeed live");
-    // Wait until the sockets are open.
     let (tx, rx) = mpsc::channel();
     let err = live.stderr.take().unwrap();
     let reader = std::thread::spawn(move || {
@@ -133,6 +138,13 @@ fn live_capture(v: &Veth, file: &Path, out: &Path, extra: &[&str]) -> String {
     });
     rx.recv_timeout(Duration::from_secs(20))
         .expect("wirespeed live did not start capturing within 20 s");
+    (live, reader)
+}
+
+/// Capture on `dev` in namespace `ns` while `file` is replayed from the other end; the records.
+fn live_capture(v: &Veth, file: &Path, out: &Path, extra: &[&str]) -> String {
+    let args = [&["--duration", "30"][..], extra].concat();
+    let (mut live, reader) = start_live(v, &args, out);
     if let Some(i) = extra.iter().position(|a| *a == "--user") {
         // The sockets are open and the process runs as that user now.
         let status = std::fs::read_to_string(format!("/proc/{}/status", live.id())).unwrap();
@@ -283,28 +295,7 @@ fn cpu_s(pid: u32) -> f64 {
 /// it comes back; an interface that is deleted ends the run with a clear error, a non-zero exit,
 /// and every flow seen so far written.
 fn link_down_then_gone(v: &Veth, file: &Path, out: &Path) {
-    let mut live = Command::new("ip")
-        .args(["netns", "exec", &v.ns[1], bin(), "live", "-i", &v.dev[1]])
-        .args(["--workers", "2", "--status", "0", "-o"])
-        .arg(out)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (tx, rx) = mpsc::channel();
-    let err = live.stderr.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut all = String::new();
-        for l in BufReader::new(err).lines().map_while(Result::ok) {
-            if l.starts_with("live: ready") {
-                let _ = tx.send(());
-            }
-            all.push_str(&l);
-            all.push('\n');
-        }
-        all
-    });
-    rx.recv_timeout(Duration::from_secs(20))
-        .expect("live did not get ready");
+    let (mut live, reader) = start_live(v, &[], out);
     assert!(ip(&["-n", &v.ns[1], "link", "set", &v.dev[1], "down"]));
     std::thread::sleep(Duration::from_millis(500));
     let before = cpu_s(live.id());

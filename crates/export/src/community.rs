@@ -17,33 +17,25 @@ pub fn community_id(out: &mut Vec<u8>, src: (IpAddr, u16), dst: (IpAddr, u16), p
         return false;
     }
     let ports = matches!(proto, 6 | 17 | 132);
-    let mut h = Sha1::new();
-    h.update(0u16.to_be_bytes());
-    let (a, b) = match (src.0, dst.0) {
-        (IpAddr::V4(s), IpAddr::V4(d)) => {
-            let (s, d) = (s.octets(), d.octets());
-            let ordered = s < d || (s == d && src.1 < dst.1);
-            let (a, b) = if ordered { (src, dst) } else { (dst, src) };
-            let (sa, da) = if ordered { (s, d) } else { (d, s) };
-            h.update(sa);
-            h.update(da);
-            (a, b)
-        }
-        (IpAddr::V6(s), IpAddr::V6(d)) => {
-            let (s, d) = (s.octets(), d.octets());
-            let ordered = s < d || (s == d && src.1 < dst.1);
-            let (a, b) = if ordered { (src, dst) } else { (dst, src) };
-            let (sa, da) = if ordered { (s, d) } else { (d, s) };
-            h.update(sa);
-            h.update(da);
-            (a, b)
-        }
+    // Addresses as the bytes they are hashed as; the end-points ordered by address, then port.
+    let (s, d): (&[u8], &[u8]) = match (&src.0, &dst.0) {
+        (IpAddr::V4(s), IpAddr::V4(d)) => (&s.octets()[..], &d.octets()[..]),
+        (IpAddr::V6(s), IpAddr::V6(d)) => (&s.octets()[..], &d.octets()[..]),
         _ => return false,
     };
+    let ((sa, sp), (da, dp)) = if (s, src.1) <= (d, dst.1) {
+        ((s, src.1), (d, dst.1))
+    } else {
+        ((d, dst.1), (s, src.1))
+    };
+    let mut h = Sha1::new();
+    h.update(0u16.to_be_bytes());
+    h.update(sa);
+    h.update(da);
     h.update([proto, 0]);
     if ports {
-        h.update(a.1.to_be_bytes());
-        h.update(b.1.to_be_bytes());
+        h.update(sp.to_be_bytes());
+        h.update(dp.to_be_bytes());
     }
     out.extend_from_slice(b"1:");
     let mut enc = [0u8; 28];

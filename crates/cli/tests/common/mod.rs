@@ -22,20 +22,26 @@ pub fn temp(name: &str) -> PathBuf {
 /// process, and a shared file would be rewritten (truncated) under another test's feet.
 pub fn demo(name: &str) -> PathBuf {
     let p = temp(name);
-    let out = bin().args(["gen", "demo", "-o"]).arg(&p).output().unwrap();
+    ok(bin().args(["gen", "demo", "-o"]).arg(&p));
+    p
+}
+
+/// Run `cmd`, which must succeed (its standard error in the message when not); its output.
+pub fn ok(cmd: &mut Command) -> std::process::Output {
+    let out = cmd.output().unwrap();
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    p
+    out
 }
 
 /// A fresh worst-case capture (`gen worst-case`) of `flows` flows, `window` interleaved.
 pub fn worst_case(name: &str, flows: u32, window: u32) -> PathBuf {
     let p = temp(name);
     let (flows, window) = (flows.to_string(), window.to_string());
-    let out = bin()
+    ok(bin()
         .args([
             "gen",
             "worst-case",
@@ -45,13 +51,6 @@ pub fn worst_case(name: &str, flows: u32, window: u32) -> PathBuf {
             &window,
             "-o",
         ])
-        .arg(&p)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+        .arg(&p));
     p
 }
