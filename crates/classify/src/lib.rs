@@ -320,28 +320,6 @@ impl Arbiter {
         }
         false
     }
-
-    /// The port-table verdict for a flow's first packet ([`PortTable::flow`]). None when the
-    /// port classifier is disabled or nothing matches.
-    #[inline]
-    pub fn by_port(
-        &self,
-        table: &PortTable,
-        proto: u8,
-        server_port: u16,
-        client_port: u16,
-    ) -> Option<Verdict> {
-        if !self.set.has(Method::Port) {
-            return None;
-        }
-        Some(Verdict {
-            label: table.flow(proto, server_port, client_port)?,
-            method: Method::Port,
-            confidence: PORT_CONFIDENCE,
-            ttb_pkts: 1,
-            ttb_ns: 0,
-        })
-    }
 }
 
 #[cfg(test)]

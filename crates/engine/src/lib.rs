@@ -23,5 +23,5 @@ mod worker;
 pub use classify::{FlowExt, DPI_CONFIDENCE};
 pub use rules::{ModelSource, RuleSources, Rules, RulesError};
 pub use runtime::{DispatchStats, ParallelConfig, Pool, Session};
-pub use summary::{add_app, AppStats, Counters, LabelHasher, Summary};
+pub use summary::{AppStats, Counters, LabelHasher, Summary};
 pub use worker::{run_file, EngineConfig, FileOutcome, Worker};

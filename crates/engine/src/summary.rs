@@ -75,7 +75,7 @@ impl Counters {
 pub type AppStats = HashMap<String, [u64; 3], BuildHasherDefault<LabelHasher>>;
 
 /// Add `n` to `apps`' entry for `app`.
-pub fn add_app(apps: &mut AppStats, app: &str, n: &[u64; 3]) {
+fn add_app(apps: &mut AppStats, app: &str, n: &[u64; 3]) {
     if let Some(e) = apps.get_mut(app) {
         for (a, b) in e.iter_mut().zip(n) {
             *a += b;
@@ -109,7 +109,7 @@ pub(crate) struct Output<S> {
     source: String,
     base: String,
     /// Flows, packets and bytes by label id (a vector indexed by id: one add per ended flow).
-    pub(crate) by_label: Vec<[u64; 3]>,
+    by_label: Vec<[u64; 3]>,
     pub(crate) records: u64,
     error: Option<io::Error>,
 }

@@ -132,12 +132,6 @@ impl<S: RecordSink> Worker<S> {
         self.out.apps(self.cfg.rules.labels())
     }
 
-    /// Per-label totals (flows, packets, bytes) of the flows ended so far, indexed by the
-    /// [`wirespeed_classify::LabelId`] of the run's rules.
-    pub fn label_totals(&self) -> &[[u64; 3]] {
-        &self.out.by_label
-    }
-
     /// Call `call` with the value of one of `fields` when payload inspection first extracts it
     /// on a flow (HTTP URL, SMTP recipient, DNS name, …): [`wirespeed_dpi::Dpi::subscribe`].
     pub fn subscribe(
