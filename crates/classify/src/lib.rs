@@ -142,17 +142,45 @@ impl Facts {
 
 /// A flow's classification: the verdict it keeps and the facts published about it. Changed only
 /// through the [`Arbiter`].
+///
+/// The verdict's fields are held flat, not as an `Option<Verdict>` beside the facts: that takes
+/// 24 bytes of every flow-table slot instead of 32 (the 8 hold the flow's id).
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
 pub struct FlowClass {
-    verdict: Option<Verdict>,
+    ttb_ns: u64,
+    confidence: f32,
+    ttb_pkts: u32,
+    label: LabelId,
+    /// None: no verdict (the other verdict fields are then meaningless).
+    method: Option<Method>,
     facts: Facts,
 }
 
 impl FlowClass {
     /// The verdict kept, if any.
     #[inline]
-    pub fn verdict(&self) -> Option<&Verdict> {
-        self.verdict.as_ref()
+    pub fn verdict(&self) -> Option<Verdict> {
+        self.method.map(|method| Verdict {
+            label: self.label,
+            method,
+            confidence: self.confidence,
+            ttb_pkts: self.ttb_pkts,
+            ttb_ns: self.ttb_ns,
+        })
+    }
+
+    #[inline]
+    fn set(&mut self, v: Option<Verdict>) {
+        match v {
+            Some(v) => {
+                self.label = v.label;
+                self.method = Some(v.method);
+                self.confidence = v.confidence;
+                self.ttb_pkts = v.ttb_pkts;
+                self.ttb_ns = v.ttb_ns;
+            }
+            None => self.method = None,
+        }
     }
 
     /// The facts published.
@@ -278,16 +306,16 @@ impl Arbiter {
             return false;
         }
         if new.method == Method::Stats
-            && (class.verdict.is_some()
+            && (class.method.is_some()
                 || new.confidence < STATS_ALONE
                 || class.facts.has(Facts::PAYLOAD_RULED_OUT))
         {
             return false;
         }
-        match &class.verdict {
-            Some(c) if c.method.rank() >= new.method.rank() => false,
+        match class.method {
+            Some(m) if m.rank() >= new.method.rank() => false,
             _ => {
-                class.verdict = Some(new);
+                class.set(Some(new));
                 true
             }
         }
@@ -298,9 +326,9 @@ impl Arbiter {
     /// first answer's); otherwise `new` is offered as a first answer would be.
     #[inline]
     pub fn refine(&self, class: &mut FlowClass, new: Verdict) -> bool {
-        match &mut class.verdict {
-            Some(cur) if cur.method == new.method => {
-                cur.label = new.label;
+        match class.method {
+            Some(m) if m == new.method => {
+                class.label = new.label;
                 true
             }
             _ => self.offer(class, new),
@@ -312,10 +340,8 @@ impl Arbiter {
     /// at its end, if anything). Returns true if the verdict was taken back.
     #[inline]
     pub fn at_end(&self, class: &mut FlowClass) -> bool {
-        if class.verdict.is_some_and(|v| v.method == Method::Stats)
-            && class.facts.has(Facts::PAYLOAD_RULED_OUT)
-        {
-            class.verdict = None;
+        if class.method == Some(Method::Stats) && class.facts.has(Facts::PAYLOAD_RULED_OUT) {
+            class.set(None);
             return true;
         }
         false

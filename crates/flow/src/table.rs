@@ -26,6 +26,11 @@ pub struct Timeouts {
     /// packet, so trailing ACKs and retransmissions still count toward it, then ends
     /// (`fin` / `rst`).
     pub closed_ns: u64,
+    /// Active timeout: a flow still open this long after its first packet gets an interim
+    /// record (`active`), and another each time as much more has passed, so a crash loses at
+    /// most this much of a long flow (NetFlow's and Tstat's convention). [`Timeouts::NEVER`]
+    /// (the default): only final records.
+    pub active_ns: u64,
 }
 
 /// Defaults for capture files: idle timeouts of a day, so a 5-tuple is one flow for the length
@@ -42,6 +47,7 @@ impl Default for Timeouts {
             udp_ns: 86_400 * S,
             other_ns: 86_400 * S,
             closed_ns: 10 * S,
+            active_ns: Timeouts::NEVER,
         }
     }
 }
@@ -94,6 +100,9 @@ pub enum EndReason {
     Evicted,
     /// Still open when the input ended.
     EndOfInput,
+    /// Not an end: the flow is still open and its active timeout ran out, so an interim record
+    /// is written ([`Timeouts::active_ns`]); the flow goes on, with its counters, and keeps its id.
+    Active,
 }
 
 impl EndReason {
@@ -105,6 +114,7 @@ impl EndReason {
             EndReason::Rst => "rst",
             EndReason::Evicted => "evicted",
             EndReason::EndOfInput => "end",
+            EndReason::Active => "active",
         }
     }
 }
@@ -129,6 +139,11 @@ pub struct Flow<V> {
     /// Sequence number of the client's SYN (0 when none was seen): a later SYN with the same
     /// number is a retransmission, not a new connection.
     syn_seq: u32,
+    /// Interim records written so far (active timeout).
+    interims: u32,
+    /// Which flow this is: the table's count of flows started before it (0 for the first), so
+    /// unique within the table's life, whatever slot it is in.
+    pub serial: u64,
     /// Capture time of the first packet (ns).
     pub first_ts: u64,
     /// Capture time of the latest packet (ns).
@@ -214,6 +229,21 @@ impl<V> Flow<V> {
         (now.saturating_sub(self.seen) > idle).then_some(EndReason::Idle)
     }
 
+    /// True when the flow's next interim record is due at capture time `now`: the flow has been
+    /// open more than `interims + 1` active timeouts.
+    #[inline]
+    fn interim_due(&self, now: u64, t: &Timeouts) -> bool {
+        t.active_ns != Timeouts::NEVER
+            && now.saturating_sub(self.first_ts)
+                > t.active_ns.saturating_mul(u64::from(self.interims) + 1)
+    }
+
+    /// Interim records written for this flow so far.
+    #[inline]
+    pub fn interims(&self) -> u32 {
+        self.interims
+    }
+
     fn close_reason(&self) -> EndReason {
         match self.close {
             CLOSE_RST => EndReason::Rst,
@@ -252,6 +282,8 @@ pub struct TableStats {
     pub idle: u64,
     /// Flows ended by FIN/RST.
     pub closed: u64,
+    /// Interim records of flows still open (active timeout).
+    pub interim: u64,
     /// Most flows held at once.
     pub peak: u64,
     /// Slots visited by the stepwise sweep.
@@ -420,7 +452,6 @@ impl<V: Default> FlowTable<V> {
                         self.count_end(reason);
                         on_end(&mut self.slots[slot], reason);
                         self.init_slot(slot, key, sender, ts, now, tcp);
-                        self.stats.created += 1;
                         return Lookup::New(slot as u32);
                     }
                     let f = &mut self.slots[slot];
@@ -442,7 +473,6 @@ impl<V: Default> FlowTable<V> {
         self.index[j] = h32 << 32 | (slot as u64 + 1);
         self.init_slot(slot, key, sender, ts, now, tcp);
         self.live += 1;
-        self.stats.created += 1;
         if self.live as u64 > self.stats.peak {
             self.stats.peak = self.live as u64;
         }
@@ -476,6 +506,9 @@ impl<V: Default> FlowTable<V> {
         f.close = CLOSE_NONE;
         f.fin = 0;
         f.syn_seq = syn_seq;
+        f.interims = 0;
+        f.serial = self.stats.created;
+        self.stats.created += 1;
         f.first_ts = ts;
         f.last_ts = ts;
         f.seen = now.max(ts);
@@ -490,6 +523,7 @@ impl<V: Default> FlowTable<V> {
             EndReason::Fin | EndReason::Rst => self.stats.closed += 1,
             EndReason::Evicted => self.stats.evicted += 1,
             EndReason::EndOfInput => {}
+            EndReason::Active => self.stats.interim += 1,
         }
     }
 
@@ -585,7 +619,9 @@ impl<V: Default> FlowTable<V> {
 
     /// One step of the incremental sweep at capture time `now`: visit enough slots that the
     /// whole table is covered once per `sweep_ns` of capture time (at least `min_sweep_step`),
-    /// ending flows that are idle or closed. Call once per batch.
+    /// ending flows that are idle or closed, and handing `on_end` an interim
+    /// ([`EndReason::Active`]) for each open flow whose active timeout ran out (the flow stays).
+    /// Call once per batch.
     pub fn gc_step(&mut self, now: u64, on_end: &mut impl FnMut(&mut Flow<V>, EndReason)) {
         let n = self.slots.len();
         if n == 0 {
@@ -608,6 +644,14 @@ impl<V: Default> FlowTable<V> {
             if let Some(r) = f.expiry(now, &self.cfg.timeouts) {
                 self.end_and_unlink(s, r, on_end);
                 self.free.push(s as u32);
+            } else if !f.is_closed() && f.interim_due(now, &self.cfg.timeouts) {
+                self.count_end(EndReason::Active);
+                let f = &mut self.slots[s];
+                // However long the sweep took to come by, one interim, and the next one due a
+                // whole active timeout after it (not a burst to catch up).
+                f.interims = (now.saturating_sub(f.first_ts) / self.cfg.timeouts.active_ns.max(1))
+                    .min(u64::from(u32::MAX)) as u32;
+                on_end(f, EndReason::Active);
             }
         }
         self.stats.swept += steps as u64;
@@ -791,9 +835,80 @@ mod tests {
                 udp_ns: 120 * S,
                 other_ns: 60 * S,
                 closed_ns: 10 * S,
+                active_ns: Timeouts::NEVER,
             },
             ..FlowConfig::default()
         })
+    }
+
+    /// Active timeout 120 s (hand count): a UDP flow with a packet every 10 s from t = 0 to
+    /// 300 s gets interims when the sweep passes after 120 s and after 240 s, one each however
+    /// late the sweep comes, none after its end; its serial stays; a closed flow lingering gets
+    /// none; `interim` counts them, and they are not ends.
+    #[test]
+    fn active_timeout_writes_interims_of_open_flows() {
+        let mut t = FlowTable::<u32>::new(FlowConfig {
+            capacity: 16,
+            timeouts: Timeouts {
+                active_ns: 120 * S,
+                ..Timeouts::default()
+            },
+            min_sweep_step: 16,
+            ..FlowConfig::default()
+        });
+        let mut events = vec![];
+        let k = key(1, 1000);
+        let base = 1_000 * S;
+        for i in 0..=30u64 {
+            let ts = base + i * 10 * S;
+            let r = t.lookup_or_insert(&k.0, t.hash(&k.0), k.1, ts, ts, None, &mut |f, why| {
+                events.push((f.serial, why, f.total_pkts()))
+            });
+            let f = t.get_mut(r.slot());
+            f.update(k.1, ts, 100, None);
+            t.gc_step(ts, &mut |f, why| {
+                events.push((f.serial, why, f.total_pkts()))
+            });
+        }
+        // Due once more than 120 s have passed: at 130 s (14 packets) and 250 s (26 packets).
+        assert_eq!(
+            events,
+            vec![(0, EndReason::Active, 14), (0, EndReason::Active, 26)]
+        );
+        assert_eq!(t.stats().interim, 2);
+        assert_eq!(t.stats().idle + t.stats().closed + t.stats().evicted, 0);
+        // A sweep long after (the flow still open under a day's idle timeout): one interim,
+        // not a burst; then the next is a whole timeout later.
+        events.clear();
+        let late = base + 1_000 * S;
+        t.gc_step(late, &mut |f, why| {
+            events.push((f.serial, why, f.total_pkts()))
+        });
+        t.gc_step(late + 60 * S, &mut |f, why| events.push((f.serial, why, 0)));
+        assert_eq!(events, vec![(0, EndReason::Active, 31)]);
+        t.gc_step(late + 121 * S, &mut |f, why| {
+            events.push((f.serial, why, 0))
+        });
+        assert_eq!(events.len(), 2);
+        // Its end: a final record, same serial.
+        events.clear();
+        t.flush(&mut |f, why| events.push((f.serial, why, f.total_pkts())));
+        assert_eq!(events, vec![(0, EndReason::EndOfInput, 31)]);
+        // A second flow gets the next serial; closed by RST 200 s after its start, it lingers
+        // 10 s without an interim, though one would be due.
+        let k2 = key(2, 2000);
+        let r = t.lookup_or_insert(&k2.0, t.hash(&k2.0), k2.1, base, base, None, &mut |_, _| {});
+        assert_eq!(t.get_mut(r.slot()).serial, 1);
+        let rst = base + 200 * S;
+        let r = t.lookup_or_insert(&k2.0, t.hash(&k2.0), k2.1, rst, rst, None, &mut |_, _| {});
+        assert!(matches!(r, Lookup::Found(_)));
+        t.get_mut(r.slot())
+            .update(k2.1, rst, 60, Some(tcp_flags::RST));
+        events.clear();
+        t.gc_step(base + 205 * S, &mut |f, why| {
+            events.push((f.serial, why, 0))
+        });
+        assert!(events.is_empty(), "{events:?}");
     }
 
     /// A capture spliced from pieces of different days: time jumps back by two days. Expiry

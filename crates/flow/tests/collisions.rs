@@ -45,6 +45,7 @@ fn probes(keys: &[FlowKey], hash_key: Option<u64>) -> usize {
             udp_ns: Timeouts::NEVER,
             other_ns: Timeouts::NEVER,
             closed_ns: Timeouts::NEVER,
+            active_ns: Timeouts::NEVER,
         },
         hash_key,
         ..FlowConfig::default()
