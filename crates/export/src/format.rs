@@ -1,9 +1,7 @@
 //! What JSON lines and CSV share: number and address formatting, the one walk over a record's
 //! fields in [`crate::FIELDS`] order ([`record`]), parameterised by the format's [`Syntax`].
 
-use crate::csv::csv_str;
-use crate::json::json_str;
-use crate::{l4_name, FlowRecord, META_FIELDS};
+use crate::{l4_name, FlowRecord, META_FIELDS, NUMERIC_META};
 use std::io::{self, Write};
 use std::net::IpAddr;
 use wirespeed_classify::{LabelEntry, Method};
@@ -117,6 +115,40 @@ pub(crate) trait Syntax {
     fn quoted(b: &mut Vec<u8>, write: impl FnOnce(&mut Vec<u8>));
     /// `MASTER.APP` (or `APP`) as one string.
     fn proto(b: &mut Vec<u8>, master: &str, app: Option<&str>);
+
+    /// An absent value: `null` in JSON, an empty field in CSV (the one way each format says it).
+    #[inline]
+    fn null(b: &mut Vec<u8>) {
+        if Self::JSON {
+            b.extend_from_slice(b"null");
+        }
+    }
+
+    /// A string that is absent when empty.
+    #[inline]
+    fn opt_str(b: &mut Vec<u8>, s: &str) {
+        if s.is_empty() {
+            Self::null(b);
+        } else {
+            Self::str(b, s);
+        }
+    }
+
+    /// A metadata value that is a number on the wire (a DNS query type or response code, an
+    /// HTTP status): written bare when it is one, absent otherwise (not seen, or a hostile
+    /// packet's text where digits belong).
+    #[inline]
+    fn opt_num(b: &mut Vec<u8>, s: &str) {
+        if !s.is_empty() && s.len() <= 10 && s.bytes().all(|c| c.is_ascii_digit()) {
+            // Leading zeros would not be a JSON number: write the value, not the text.
+            match s.parse::<u64>() {
+                Ok(v) => Fmt::int(b, v),
+                Err(_) => Self::null(b),
+            }
+        } else {
+            Self::null(b);
+        }
+    }
 }
 
 /// One record in `S`'s syntax: the core fields, the early-flow features and the statistical
@@ -146,12 +178,14 @@ pub(crate) fn record<S: Syntax>(
         }
         S::str(b, r.source.unwrap_or(""));
         key!("pcap");
-        S::str(b, r.pcap.unwrap_or(""));
+        S::opt_str(b, r.pcap.unwrap_or(""));
         b.push(b',');
     }
     if S::JSON {
-        b.extend_from_slice(b"\"src_ip\":");
+        b.extend_from_slice(b"\"flow_id\":");
     }
+    Fmt::int(b, r.flow_id);
+    key!("src_ip");
     S::quoted(b, |b| Fmt::ip(b, &r.src_ip));
     key!("src_port");
     Fmt::int(b, r.src_port);
@@ -170,7 +204,7 @@ pub(crate) fn record<S: Syntax>(
     key!("vlan");
     Fmt::int(b, r.vlan);
     key!("tunnel");
-    S::str(b, r.tunnel);
+    S::opt_str(b, r.tunnel);
     key!("first_ts");
     Fmt::ts(b, r.first_ts_ns);
     key!("last_ts");
@@ -198,7 +232,7 @@ pub(crate) fn record<S: Syntax>(
     key!("category");
     S::str(b, label.category());
     key!("method");
-    S::str(b, r.method.map_or("", Method::as_str));
+    S::opt_str(b, r.method.map_or("", Method::as_str));
     key!("confidence");
     Fmt::conf(b, r.confidence);
     key!("ttb_pkts");
@@ -218,23 +252,24 @@ pub(crate) fn record<S: Syntax>(
             }
         } else {
             b.truncate(at);
-            if S::JSON {
-                b.extend_from_slice(b"null");
-            }
+            S::null(b);
         }
     }
-    early_fields(b, r, S::JSON, features);
-    for (k, v) in META_FIELDS.iter().zip(r.meta.iter()) {
+    early_fields::<S>(b, r, features);
+    // Every metadata field in every record (the columns depend on options only), absent ones
+    // as the format's null.
+    for (i, (k, v)) in META_FIELDS.iter().zip(r.meta.iter()).enumerate() {
         if S::JSON {
-            if !v.is_empty() {
-                b.extend_from_slice(b",\"");
-                b.extend_from_slice(k.as_bytes());
-                b.extend_from_slice(b"\":");
-                S::str(b, v);
-            }
+            b.extend_from_slice(b",\"");
+            b.extend_from_slice(k.as_bytes());
+            b.extend_from_slice(b"\":");
         } else {
             b.push(b',');
-            S::str(b, v);
+        }
+        if NUMERIC_META & (1 << i) != 0 {
+            S::opt_num(b, v);
+        } else {
+            S::opt_str(b, v);
         }
     }
     b.extend_from_slice(S::CLOSE);
@@ -242,24 +277,33 @@ pub(crate) fn record<S: Syntax>(
 
 /// The `splt_*` and `atoz_*` fields (when `features`), then `stats_*`: JSON (arrays, null for
 /// undefined) or CSV (space-separated lists, empty for undefined).
-pub(crate) fn early_fields(b: &mut Vec<u8>, r: &FlowRecord<'_>, json: bool, features: bool) {
+pub(crate) fn early_fields<S: Syntax>(b: &mut Vec<u8>, r: &FlowRecord<'_>, features: bool) {
     if features {
-        feature_fields(b, r, json);
+        feature_fields(b, r, S::JSON);
     }
-    if json {
-        b.extend_from_slice(b",\"stats_app\":");
-        json_str(b, r.stats_app);
-        b.extend_from_slice(b",\"stats_class\":");
-        json_str(b, r.stats_class);
-        b.extend_from_slice(b",\"stats_score\":");
+    // The model did not run: all three absent.
+    let ran = !r.stats_app.is_empty();
+    for (name, v) in [
+        (&b"stats_app"[..], r.stats_app),
+        (b"stats_class", r.stats_class),
+    ] {
+        b.push(b',');
+        if S::JSON {
+            b.push(b'"');
+            b.extend_from_slice(name);
+            b.extend_from_slice(b"\":");
+        }
+        S::opt_str(b, v);
+    }
+    b.push(b',');
+    if S::JSON {
+        b.extend_from_slice(b"\"stats_score\":");
+    }
+    if ran {
+        Fmt::conf(b, r.stats_score);
     } else {
-        b.push(b',');
-        csv_str(b, r.stats_app);
-        b.push(b',');
-        csv_str(b, r.stats_class);
-        b.push(b',');
+        S::null(b);
     }
-    Fmt::conf(b, r.stats_score);
 }
 
 pub(crate) fn feature_fields(b: &mut Vec<u8>, r: &FlowRecord<'_>, json: bool) {

@@ -1,4 +1,4 @@
-//! JSON lines: one object per record, keys in [`crate::FIELDS`] order, unset metadata left out.
+//! JSON lines: one object per record, every key of [`crate::FIELDS`] the options select, in order; absent values are `null`.
 
 use crate::format::{flush_at, record, Syntax, FLUSH_AT};
 use crate::{FlowRecord, RecordSink};

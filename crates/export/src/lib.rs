@@ -32,6 +32,9 @@ pub struct FlowRecord<'a> {
     pub source: Option<&'a str>,
     /// The input file's base name (written with `source`; what nDPI's test suite keys on).
     pub pcap: Option<&'a str>,
+    /// The flow's id, unique within the run: an interim record (`end_reason` `active`) and the
+    /// flow's final record share it.
+    pub flow_id: u64,
     /// Client address.
     pub src_ip: IpAddr,
     /// Client port (0 when the transport has none).
@@ -116,7 +119,8 @@ const fn concat<const N: usize>(parts: &[&[&'static str]]) -> [&'static str; N] 
 }
 
 /// The fields every record has, in order (after `source` and `pcap`, when written).
-const CORE_FIELDS: [&str; 24] = [
+const CORE_FIELDS: [&str; 25] = [
+    "flow_id",
     "src_ip",
     "src_port",
     "dst_ip",
@@ -154,8 +158,8 @@ pub const FEATURE_FIELDS: &[&str] = &concat::<
 /// The statistical verdict's fields.
 const STATS_FIELDS: [&str; 3] = ["stats_app", "stats_class", "stats_score"];
 
-/// Payload metadata fields (DPI), at the end of the record in this order. JSON lines carry a
-/// field only when it is set; CSV has every column.
+/// Payload metadata fields (DPI), at the end of the record in this order; in every record, an
+/// unseen one as the format's absent value (`null` in JSON, an empty field in CSV).
 pub const META_FIELDS: [&str; META_COUNT] = [
     "sni",
     "alpn",
@@ -181,6 +185,10 @@ pub const META_FIELDS: [&str; META_COUNT] = [
     "smtp_from",
     "smtp_rcpt",
 ];
+
+/// Metadata fields written as numbers (bit i: `META_FIELDS[i]`): `http_status`, `dns_qtype`,
+/// `dns_rcode`.
+pub(crate) const NUMERIC_META: u32 = 1 << 9 | 1 << 11 | 1 << 12;
 
 /// The record's fields in output order (CSV header). `source` and `pcap` come first and only when
 /// the writer was built with `with_source`.
@@ -275,6 +283,7 @@ mod tests {
         FlowRecord {
             source: Some("dir/a,b.pcap"),
             pcap: Some("a,b.pcap"),
+            flow_id: 7,
             src_ip: "192.168.1.2".parse().unwrap(),
             src_port: 40000,
             dst_ip: "2001:db8::1".parse().unwrap(),
@@ -324,13 +333,16 @@ mod tests {
         let out = String::from_utf8(w.into_inner().unwrap()).unwrap();
         let mut lines = out.lines();
         let plain: serde_json::Value = serde_json::from_str(lines.next().unwrap()).unwrap();
-        assert!(
-            plain.get("sni").is_none(),
-            "unset metadata is left out of JSON"
+        assert_eq!(
+            plain.get("sni"),
+            Some(&serde_json::Value::Null),
+            "unset metadata is null in JSON"
         );
         let full: serde_json::Value = serde_json::from_str(lines.next().unwrap()).unwrap();
         assert_eq!(full["sni"], "a\"b,c");
         assert_eq!(full["dhcp_host"], "x");
+        // Numbers on the wire are numbers in the record; text where digits belong is absent.
+        assert_eq!(full["dns_qtype"], serde_json::Value::Null);
         let mut c = CsvWriter::new(Vec::new(), false);
         c.write(&rec_meta(&labels())).unwrap();
         let text = String::from_utf8(c.into_inner().unwrap()).unwrap();
@@ -393,7 +405,7 @@ mod tests {
         assert_eq!(header.len(), FIELDS.len() + 2);
         let row = lines.next().unwrap();
         assert!(row.starts_with(
-            "\"dir/a,b.pcap\",\"a,b.pcap\",192.168.1.2,40000,2001:db8::1,443,253,253,12,,"
+            "\"dir/a,b.pcap\",\"a,b.pcap\",7,192.168.1.2,40000,2001:db8::1,443,253,253,12,,"
         ));
         assert!(
             row.contains(
@@ -405,6 +417,43 @@ mod tests {
         let tail = format!(",253,TLS,WEB,0.50{}", ",".repeat(META_COUNT));
         assert!(row.ends_with(&tail), "{row}");
         assert_eq!(row.split(',').count(), FIELDS.len() + 4, "{row}");
+    }
+
+    /// `http_status`, `dns_qtype` and `dns_rcode` are JSON numbers, checked by name (the writer
+    /// picks them by index); leading zeros and non-digits do not make invalid JSON.
+    #[test]
+    fn numeric_metadata_is_numbers_or_null() {
+        let l = labels();
+        let mut r = rec(&l);
+        let at = |n: &str| META_FIELDS.iter().position(|f| *f == n).unwrap();
+        r.meta[at("http_status")] = "404";
+        r.meta[at("dns_qtype")] = "0028";
+        r.meta[at("dns_rcode")] = "3x";
+        r.meta[at("dns_query")] = "12";
+        let mut w = JsonLinesWriter::new(Vec::new(), false);
+        w.write(&r).unwrap();
+        let line = String::from_utf8(w.into_inner().unwrap()).unwrap();
+        let v: serde_json::Value = serde_json::from_str(line.trim_end()).unwrap();
+        assert_eq!(v["http_status"], 404);
+        assert_eq!(v["dns_qtype"], 28);
+        assert_eq!(v["dns_rcode"], serde_json::Value::Null);
+        assert_eq!(v["dns_query"], "12", "other metadata stays text");
+        assert_eq!(v["flow_id"], 7);
+        assert_eq!(v["tunnel"], serde_json::Value::Null, "no tunnel is absent");
+        let numeric: Vec<&str> = (0..META_COUNT)
+            .filter(|i| NUMERIC_META & (1 << i) != 0)
+            .map(|i| META_FIELDS[i])
+            .collect();
+        assert_eq!(numeric, ["http_status", "dns_qtype", "dns_rcode"]);
+        // Not asked: the model's three fields are absent together.
+        r.stats_app = "";
+        r.stats_class = "";
+        let mut w = JsonLinesWriter::new(Vec::new(), false);
+        w.write(&r).unwrap();
+        let line = String::from_utf8(w.into_inner().unwrap()).unwrap();
+        let v: serde_json::Value = serde_json::from_str(line.trim_end()).unwrap();
+        assert_eq!(v["stats_score"], serde_json::Value::Null);
+        assert_eq!(v["stats_app"], serde_json::Value::Null);
     }
 
     /// The JSON writer and the CSV header are written separately; this keeps them from drifting
