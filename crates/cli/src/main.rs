@@ -72,6 +72,12 @@ struct LiveArgs {
     /// Write records here instead of standard output (`-`: standard output).
     #[arg(short, long)]
     output: Option<PathBuf>,
+    /// Add the early-flow features to every record (`splt_*`, `atoz_*`; docs/SCHEMA.md).
+    #[arg(long)]
+    features: bool,
+    /// Add each flow's Community ID (`community_id`, v1, seed 0), as `classify` does.
+    #[arg(long)]
+    community_id: bool,
     /// No run summary on standard error.
     #[arg(short, long)]
     quiet: bool,
@@ -160,6 +166,12 @@ struct EngineArgs {
     /// How long a TCP flow closed by FIN or RST lingers for trailing packets, seconds.
     #[arg(long, default_value_t = 10.0)]
     closed_timeout: f64,
+    /// Active timeout, seconds or `inf`: a flow open this long gets an interim record
+    /// (`end_reason` `active`, counters cumulative since the flow's start, the same `flow_id` as
+    /// its final record), and another each time as much more passes, so a crash loses at most
+    /// this much of a long flow (files: inf; live: 120, NetFlow's and Tstat's convention).
+    #[arg(long)]
+    active_timeout: Option<f64>,
     /// Count tunnel packets (GRE, VXLAN, GTP-U, IP-in-IP) as the outer flow instead of the inner.
     #[arg(long)]
     no_tunnels: bool,
@@ -181,11 +193,12 @@ struct EngineArgs {
 
 impl EngineArgs {
     fn config(&self) -> Result<EngineConfig, String> {
-        self.config_with([86400.0; 3])
+        self.config_with([86400.0, 86400.0, 86400.0, f64::INFINITY])
     }
 
-    /// The configuration with these default idle timeouts (TCP, UDP, other), in seconds.
-    fn config_with(&self, default_timeouts: [f64; 3]) -> Result<EngineConfig, String> {
+    /// The configuration with these default idle timeouts (TCP, UDP, other) and active
+    /// timeout, in seconds.
+    fn config_with(&self, default_timeouts: [f64; 4]) -> Result<EngineConfig, String> {
         let rules = self.rules()?;
         let secs = |s: f64, what: &str| {
             if s > 0.0 {
@@ -230,6 +243,10 @@ impl EngineArgs {
                         "other-timeout",
                     )?,
                     closed_ns: secs(self.closed_timeout, "closed-timeout")?,
+                    active_ns: secs(
+                        self.active_timeout.unwrap_or(default_timeouts[3]),
+                        "active-timeout",
+                    )?,
                 },
                 ..FlowConfig::default()
             },
@@ -799,7 +816,7 @@ fn replay(a: ReplayArgs) -> Result<ExitCode, String> {
 
 fn live(a: LiveArgs) -> Result<ExitCode, String> {
     // Tstat's timeouts: a live link has no end of file to end its flows.
-    let cfg = a.engine.config_with([300.0, 120.0, 60.0])?;
+    let cfg = a.engine.config_with([300.0, 120.0, 60.0, 120.0])?;
     let par = a.par.config()?;
     let filter = match &a.filter {
         Some(f) => Some(wirespeed_live::bpf::compile(f)?),
@@ -828,18 +845,31 @@ fn live(a: LiveArgs) -> Result<ExitCode, String> {
     // could not open them), and before privileges are dropped.
     let out: std::rc::Rc<std::cell::RefCell<Option<LiveOut>>> = Default::default();
     let (path, format, quiet, verbose) = (a.output.clone(), a.format, a.quiet, a.verbose);
+    let cols = Columns {
+        features: a.features,
+        community: a.community_id,
+    };
     let (slot, stop2) = (out.clone(), stop.clone());
     let mut opened = move || -> io::Result<()> {
-        *slot.borrow_mut() = Some(lossy_out(path.as_deref(), format, stop2.clone())?);
+        *slot.borrow_mut() = Some(lossy_out(path.as_deref(), format, cols, stop2.clone())?);
         Ok(())
     };
     let slot = out.clone();
     let sink = move |_| -> Box<dyn RecordSink + Send> {
-        // Opened before the session that asks for sinks is built.
+        // Opened before the session that asks for sinks is built. Records name the interfaces
+        // as their `source` (no `pcap`): the same columns as `classify` writes.
         let w = slot.borrow().as_ref().map(|o| o.0.clone());
         match (w, format) {
-            (Some(w), Format::Json) => Box::new(JsonLinesWriter::new(w, false)),
-            (Some(w), Format::Csv) => Box::new(CsvWriter::headerless(w, false)),
+            (Some(w), Format::Json) => Box::new(
+                JsonLinesWriter::new(w, true)
+                    .with_features(cols.features)
+                    .with_community_id(cols.community),
+            ),
+            (Some(w), Format::Csv) => Box::new(
+                CsvWriter::headerless(w, true)
+                    .with_features(cols.features)
+                    .with_community_id(cols.community),
+            ),
             (None, _) => Box::new(wirespeed_export::NullSink::default()),
         }
     };
@@ -922,13 +952,21 @@ const LIVE_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
 type LiveOut = (LossyWriter, std::thread::JoinHandle<io::Result<()>>);
 
 /// Open the live output (`-` or none: standard output) for a run that stops with `stop`.
-fn lossy_out(path: Option<&Path>, format: Format, stop: Arc<AtomicBool>) -> io::Result<LiveOut> {
+fn lossy_out(
+    path: Option<&Path>,
+    format: Format,
+    cols: Columns,
+    stop: Arc<AtomicBool>,
+) -> io::Result<LiveOut> {
     let mut out: Box<dyn Write + Send> = match stdout_path(path) {
         Some(p) => Box::new(OutFile::create(p)?),
         None => Box::new(io::stdout()),
     };
     if format == Format::Csv {
-        out = CsvWriter::new(out, false).into_inner()?;
+        out = CsvWriter::new(out, true)
+            .with_features(cols.features)
+            .with_community_id(cols.community)
+            .into_inner()?;
     }
     Ok(LossyWriter::new(out, stop, LIVE_GRACE))
 }

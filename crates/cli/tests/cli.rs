@@ -44,13 +44,19 @@ fn a_capture_piped_to_standard_input() {
     use std::process::Stdio;
     let p = demo("demo-stdin.pcap");
     let bytes = std::fs::read(&p).unwrap();
-    // Every record names its input (`source`, `pcap`: the first two columns); the rest must be
-    // the same whether the capture came from a file or a pipe.
+    // Every record names its input (`source`, `pcap`: the first two columns) and has an id
+    // unique in the run (`flow_id`, the third, numbered per worker); the rest must be the same
+    // whether the capture came from a file or a pipe.
     let sorted = |out: Vec<u8>| {
-        let mut l: Vec<String> = String::from_utf8(out)
-            .unwrap()
+        let text = String::from_utf8(out).unwrap();
+        let ids: std::collections::HashSet<&str> = text
             .lines()
-            .map(|r| r.splitn(3, ',').nth(2).unwrap_or("").to_string())
+            .map(|r| r.split(',').nth(2).unwrap_or(""))
+            .collect();
+        assert_eq!(ids.len(), text.lines().count(), "flow ids repeat: {text}");
+        let mut l: Vec<String> = text
+            .lines()
+            .map(|r| r.splitn(4, ',').nth(3).unwrap_or("").to_string())
             .collect();
         l.sort();
         l

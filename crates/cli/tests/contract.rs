@@ -147,3 +147,76 @@ fn the_columns_do_not_depend_on_the_number_of_inputs() {
         .unwrap()
         .ends_with("contract-cols-a.pcap"));
 }
+
+/// `--active-timeout 10` on a capture of long flows (1kxun.pcap spans about a minute): the
+/// final records are exactly those of a run without it (interims change nothing); every interim
+/// (`end_reason` `active`) names a flow that has a final record with the same `flow_id`,
+/// 5-tuple and start, and counters that are cumulative (never more than the final's, never less
+/// than an earlier interim's); a flow never closed by FIN or RST whose packets span more than
+/// T + 2 s (the sweep's 1 s pace, and a batch) has at least one interim, and none has more than
+/// the whole timeouts that fit before the capture's last packet.
+#[test]
+fn active_timeout_writes_cumulative_interims_with_the_final_flow_id() {
+    let Some(corpus) = wirespeed_testkit::corpus("active_timeout") else {
+        return;
+    };
+    let pcap = corpus.pcap("1kxun.pcap");
+    let lines = |extra: &[&str]| -> Vec<serde_json::Value> {
+        let out = ok(bin()
+            .args(["classify", "-q", "--workers", "1"])
+            .args(extra)
+            .arg(&pcap));
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect()
+    };
+    let plain = lines(&[]);
+    let with = lines(&["--active-timeout", "10"]);
+    let (interim, fin): (Vec<_>, Vec<_>) = with.iter().partition(|r| r["end_reason"] == "active");
+    let text = |v: &[&serde_json::Value]| -> Vec<String> {
+        let mut t: Vec<String> = v.iter().map(|r| r.to_string()).collect();
+        t.sort();
+        t
+    };
+    assert_eq!(text(&fin), text(&plain.iter().collect::<Vec<_>>()));
+    assert!(interim.len() > 100, "{} interims", interim.len());
+    let by_id: std::collections::HashMap<u64, &serde_json::Value> = fin
+        .iter()
+        .map(|r| (r["flow_id"].as_u64().unwrap(), *r))
+        .collect();
+    assert_eq!(by_id.len(), fin.len(), "final flow ids are unique");
+    let ns = |r: &serde_json::Value, k: &str| (r[k].as_f64().unwrap() * 1e6).round() as i64;
+    let last = fin.iter().map(|r| ns(r, "last_ts")).max().unwrap();
+    let mut seen: std::collections::HashMap<u64, (u64, i64)> = Default::default();
+    for r in &interim {
+        let id = r["flow_id"].as_u64().unwrap();
+        let f = by_id
+            .get(&id)
+            .unwrap_or_else(|| panic!("no final record for {r}"));
+        for k in ["src_ip", "src_port", "dst_ip", "dst_port", "l4", "first_ts"] {
+            assert_eq!(r[k], f[k], "{k}: {r} / {f}");
+        }
+        let pkts = |x: &serde_json::Value| {
+            x["c2s_pkts"].as_u64().unwrap() + x["s2c_pkts"].as_u64().unwrap()
+        };
+        assert!(
+            pkts(r) <= pkts(f) && ns(r, "last_ts") <= ns(f, "last_ts"),
+            "{r} / {f}"
+        );
+        let e = seen.entry(id).or_insert((0, 0));
+        assert!(pkts(r) >= e.0, "an interim's counters are cumulative: {r}");
+        *e = (pkts(r), e.1 + 1);
+    }
+    for f in &fin {
+        let id = f["flow_id"].as_u64().unwrap();
+        let open_us = last - ns(f, "first_ts");
+        let n = seen.get(&id).map_or(0, |e| e.1);
+        assert!(n <= open_us / 10_000_000, "{n} interims: {f}");
+        let never_closed = f["end_reason"] == "idle" || f["end_reason"] == "end";
+        if never_closed && ns(f, "last_ts") - ns(f, "first_ts") > 12_000_000 {
+            assert!(n >= 1, "a flow open over 12 s has no interim: {f}");
+        }
+    }
+}

@@ -8,7 +8,10 @@ mod common;
 use common::{bin, demo, ok, temp};
 
 /// The records of a run, each without `source` and `pcap`, sorted.
+/// The records without the fields that name the input and the flow's id in the run (each input's
+/// flows get ids of their own: checked unique here).
 fn records(out: &[u8]) -> Vec<String> {
+    let mut ids = std::collections::HashSet::new();
     let mut v: Vec<String> = String::from_utf8_lossy(out)
         .lines()
         .map(|l| {
@@ -16,6 +19,8 @@ fn records(out: &[u8]) -> Vec<String> {
             let o = j.as_object_mut().unwrap();
             o.remove("source");
             o.remove("pcap");
+            let id = o.remove("flow_id").unwrap();
+            assert!(ids.insert(id.as_u64().unwrap()), "flow_id {id} repeated");
             j.to_string()
         })
         .collect();

@@ -223,19 +223,32 @@ fn replayed_captures_give_the_offline_flows_and_labels() {
             .output()
             .unwrap();
         assert!(off.status.success());
-        let want = flows(&String::from_utf8(off.stdout).unwrap());
+        let want = flows(&String::from_utf8_lossy(&off.stdout));
         // Privileges are dropped once the sockets are open, where the user exists.
         let user: &[&str] = if has_nobody {
             &["--user", "nobody"]
         } else {
             &[]
         };
-        let got = flows(&live_capture(
-            &v,
-            &file,
-            &dir.join(format!("{name}.json")),
-            user,
-        ));
+        let live_json = live_capture(&v, &file, &dir.join(format!("{name}.json")), user);
+        // The same columns as `classify`'s, in the same order; `source` names the interface.
+        let keys = |l: &str| -> Vec<String> {
+            let r: serde_json::Value = serde_json::from_str(l).unwrap();
+            r.as_object().unwrap().keys().cloned().collect()
+        };
+        let (first_off, first_live) = (
+            String::from_utf8_lossy(&off.stdout)
+                .lines()
+                .next()
+                .unwrap()
+                .to_string(),
+            live_json.lines().next().unwrap().to_string(),
+        );
+        assert_eq!(keys(&first_live), keys(&first_off), "{name}: columns");
+        let r: serde_json::Value = serde_json::from_str(&first_live).unwrap();
+        assert_eq!(r["source"], v.dev[1].as_str(), "{first_live}");
+        assert!(r["pcap"].is_null(), "{first_live}");
+        let got = flows(&live_json);
         let missing: Vec<_> = want.difference(&got).collect();
         let extra: Vec<_> = got.difference(&want).collect();
         assert!(
@@ -275,6 +288,7 @@ fn replayed_captures_give_the_offline_flows_and_labels() {
     eprintln!("--filter 'udp port 53': only the {} DNS flows", want.len());
     stalled_output_is_no_hang(&v, &corpus.join("WebattackRCE.pcap"));
     replay_keeps_its_pace(&v, &corpus.join("chrome.pcap"));
+    kill_9_keeps_the_interims(&v, &corpus.join("chrome.pcap"), &dir.join("killed.json"));
     // Last: it deletes the capture end of the pair.
     link_down_then_gone(&v, &corpus.join("chrome.pcap"), &dir.join("gone.json"));
 }
@@ -366,6 +380,63 @@ fn replay_keeps_its_pace(v: &Veth, file: &Path) {
     let (_, _, mbps) = run(&["--mbps", "2"]);
     assert!((1.8..2.2).contains(&mbps), "{mbps} Mbit/s for 2");
     eprintln!("replay: original timing {secs:.2} s, {pps:.0} pps, {mbps:.1} Mbit/s as asked");
+}
+
+/// `kill -9` during a run with `--active-timeout 0.5`: the flows still open were already
+/// reported by interim records, and those were on disk (a worker hands its records to the
+/// output at least once a second): every flow `classify` sees that FIN or RST never closed is in
+/// the file, as an `active` record with its counters so far; no final record (none ended).
+fn kill_9_keeps_the_interims(v: &Veth, file: &Path, out: &Path) {
+    let off = Command::new(bin())
+        .args(["classify", "-q"])
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(off.status.success());
+    let tuple = |r: &serde_json::Value| {
+        ["src_ip", "src_port", "dst_ip", "dst_port", "l4"]
+            .iter()
+            .map(|k| r[k].to_string())
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let open: BTreeSet<String> = String::from_utf8_lossy(&off.stdout)
+        .lines()
+        .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+        .filter(|r| r["end_reason"] == "end" || r["end_reason"] == "idle")
+        .map(|r| tuple(&r))
+        .collect();
+    assert!(!open.is_empty());
+    let (mut live, reader) = start_live(v, &["--active-timeout", "0.5"], out);
+    let r = Command::new("ip")
+        .args(["netns", "exec", &v.ns[0], bin(), "replay", "-i", &v.dev[0]])
+        .args(["--timing", "original"])
+        .arg(file)
+        .output()
+        .unwrap();
+    assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
+    // The sweep runs on a quiet link every second; the interims are written within another.
+    std::thread::sleep(Duration::from_millis(3000));
+    live.kill().unwrap();
+    let _ = live.wait();
+    let _ = reader.join();
+    let text = std::fs::read_to_string(out).unwrap();
+    let recs: Vec<serde_json::Value> = text
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect();
+    assert!(
+        recs.iter().all(|r| r["end_reason"] == "active"),
+        "only interims before the kill"
+    );
+    let got: BTreeSet<String> = recs.iter().map(tuple).collect();
+    let missing: Vec<_> = open.difference(&got).collect();
+    assert!(missing.is_empty(), "lost with kill -9: {missing:#?}");
+    eprintln!(
+        "kill -9: {} open flows kept by {} interim records",
+        open.len(),
+        recs.len()
+    );
 }
 
 /// Records to a pipe nobody reads: capture goes on, the run ends on time and says what was lost.

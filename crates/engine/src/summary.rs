@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::io;
-use wirespeed_classify::{LabelId, Labels};
+use wirespeed_classify::{Arbiter, LabelId, Labels};
 use wirespeed_dpi::DpiStats;
 use wirespeed_export::{FlowRecord, RecordSink, META_COUNT};
 use wirespeed_flow::{EndReason, Flow, FragStats, TableStats};
@@ -59,6 +59,7 @@ impl Counters {
         t.evicted += u.evicted;
         t.idle += u.idle;
         t.closed += u.closed;
+        t.interim += u.interim;
         t.peak = t.peak.max(u.peak);
         t.swept += u.swept;
         let (f, g) = (&mut self.frag, &o.frag);
@@ -107,10 +108,16 @@ pub(crate) struct Output<S> {
     pub(crate) sink: S,
     with_source: bool,
     source: String,
-    base: String,
+    pub(crate) base: String,
     /// Flows, packets and bytes by label id (a vector indexed by id: one add per ended flow).
     by_label: Vec<[u64; 3]>,
     pub(crate) records: u64,
+    /// Records handed to the sink, interim ones included.
+    pub(crate) written: u64,
+    /// A flow's id is `serial × id_stride + id_base` (its table's serial; this worker's number
+    /// and the number of workers), so ids are unique across the run's workers.
+    id_base: u64,
+    id_stride: u64,
     error: Option<io::Error>,
 }
 
@@ -123,8 +130,17 @@ impl<S: RecordSink> Output<S> {
             base: String::new(),
             by_label: Vec::new(),
             records: 0,
+            written: 0,
+            id_base: 0,
+            id_stride: 1,
             error: None,
         }
+    }
+
+    /// This output is worker `index` of `count`: its flow ids interleave with the others'.
+    pub(crate) fn number(&mut self, index: usize, count: usize) {
+        self.id_base = index as u64;
+        self.id_stride = count.max(1) as u64;
     }
 
     /// The per-label totals by application name.
@@ -146,14 +162,34 @@ impl<S: RecordSink> Output<S> {
             .push_str(path.rsplit(['/', '\\']).next().unwrap_or(path));
     }
 
-    /// Write the record of an ended flow. Sink errors are kept and reported after the batch.
-    pub(crate) fn emit(
+    /// A flow ended (`why`): let the classifiers conclude, write its record, give back what
+    /// it held. An interim ([`EndReason::Active`]) writes the record the flow would have if it
+    /// ended now, from a copy, and leaves the flow as it was: it goes on being classified and
+    /// counted, and its final record carries the same id. Sink errors are kept and reported
+    /// after the batch.
+    #[inline]
+    pub(crate) fn end(
         &mut self,
         f: &mut Flow<FlowExt>,
         why: EndReason,
         stage: &mut Stage,
+        arbiter: &Arbiter,
         rules: &Rules,
     ) {
+        if why == EndReason::Active {
+            let mut now = f.clone();
+            stage.end(arbiter, &mut now);
+            self.emit(&now, why, stage, rules);
+        } else {
+            stage.end(arbiter, f);
+            self.emit(f, why, stage, rules);
+            stage.release(&mut f.ext);
+        }
+    }
+
+    /// Write the record of `f`.
+    #[inline]
+    fn emit(&mut self, f: &Flow<FlowExt>, why: EndReason, stage: &Stage, rules: &Rules) {
         let c = f.client;
         let s = f.server();
         let (id, method, confidence, ttb_pkts, ttb_ns) = match f.ext.class.verdict() {
@@ -163,6 +199,7 @@ impl<S: RecordSink> Output<S> {
         let mut rec = FlowRecord {
             source: self.with_source.then_some(self.source.as_str()),
             pcap: self.with_source.then_some(self.base.as_str()),
+            flow_id: f.serial * self.id_stride + self.id_base,
             src_ip: f.key.ip(c),
             src_port: f.key.port[c.index()],
             dst_ip: f.key.ip(s),
@@ -190,6 +227,16 @@ impl<S: RecordSink> Output<S> {
             meta: [""; META_COUNT],
         };
         stage.fill(&f.ext, &mut rec);
+        self.written += 1;
+        if why == EndReason::Active {
+            // Interim records are not flows: the flow is counted once, at its end.
+            if self.error.is_none() {
+                if let Err(e) = self.sink.write(&rec) {
+                    self.error = Some(e);
+                }
+            }
+            return;
+        }
         if self.by_label.len() <= id.index() {
             // Grows to the run's label count at most (ids are the registry's), not per flow.
             self.by_label.resize(id.index() + 1, [0; 3]);
@@ -204,7 +251,6 @@ impl<S: RecordSink> Output<S> {
                 self.error = Some(e);
             }
         }
-        stage.release(&mut f.ext);
     }
 
     pub(crate) fn take_error(&mut self) -> io::Result<()> {
@@ -298,6 +344,13 @@ impl Summary {
             "flows: {} created, peak {} open, ended idle {} / fin-rst {} / evicted (table full) {}",
             t.created, t.peak, t.idle, t.closed, t.evicted
         )?;
+        if t.interim > 0 {
+            writeln!(
+                f,
+                "  {} interim records of flows still open (active timeout)",
+                t.interim
+            )?;
+        }
         let d = &c.dpi;
         if d.no_context > 0 {
             writeln!(

@@ -112,6 +112,13 @@ impl<S: RecordSink> Worker<S> {
         }
     }
 
+    /// This is worker `index` of a run's `count`: flow ids (`flow_id` in records) interleave
+    /// with the other workers', so they are unique in the run. A lone worker needs no number.
+    pub fn numbered(mut self, index: usize, count: usize) -> Self {
+        self.out.number(index, count);
+        self
+    }
+
     /// Configuration in force.
     pub fn config(&self) -> &EngineConfig {
         &self.cfg
@@ -125,6 +132,17 @@ impl<S: RecordSink> Worker<S> {
         c.records = self.out.records;
         c.dpi = self.stage.dpi.dpi.stats();
         c
+    }
+
+    /// Records written so far, interim ones included.
+    pub fn records_written(&self) -> u64 {
+        self.out.written
+    }
+
+    /// Hand what the sink holds to its output now (the sink's `finish`, which a sink may be
+    /// asked for more than once), so records do not wait in a buffer on a quiet link.
+    pub fn flush_output(&mut self) -> io::Result<()> {
+        self.out.sink.finish()
     }
 
     /// Per-application totals of the flows ended so far.
@@ -145,6 +163,13 @@ impl<S: RecordSink> Worker<S> {
     /// Records from now on carry `path` as their source (and its base name as `pcap`).
     pub fn set_source(&mut self, path: &str) {
         self.out.set_source(path);
+    }
+
+    /// Records from now on carry `name` as their source and no `pcap` (a source that is not a
+    /// file, such as a live capture's interfaces).
+    pub fn name_source(&mut self, name: &str) {
+        self.out.set_source(name);
+        self.out.base.clear();
     }
 
     /// Run one batch through the pipeline. Per-packet work allocates nothing and reads no clock:
@@ -242,10 +267,8 @@ impl<S: RecordSink> Worker<S> {
         // Stage 3: look up or create each flow, update it, and run the classifiers.
         let rules = &*cfg.rules;
         for q in pending.iter() {
-            let mut on_end = |f: &mut Flow<FlowExt>, why: EndReason| {
-                stage.end(arbiter, f);
-                out.emit(f, why, stage, rules)
-            };
+            let mut on_end =
+                |f: &mut Flow<FlowExt>, why: EndReason| out.end(f, why, stage, arbiter, rules);
             let r = table.lookup_or_insert(
                 &q.key,
                 q.hash,
@@ -279,10 +302,7 @@ impl<S: RecordSink> Worker<S> {
             stage.packet(arbiter, f, &p);
         }
         // One small sweep step per batch (ΔT/M): no packet ever waits on a full scan.
-        table.gc_step(*now, &mut |f, why| {
-            stage.end(arbiter, f);
-            out.emit(f, why, stage, rules)
-        });
+        table.gc_step(*now, &mut |f, why| out.end(f, why, stage, arbiter, rules));
         out.take_error()
     }
 
@@ -297,10 +317,8 @@ impl<S: RecordSink> Worker<S> {
     pub fn flush(&mut self) -> io::Result<()> {
         let (out, stage) = (&mut self.out, &mut self.stage);
         let (rules, arbiter) = (&*self.cfg.rules, &self.arbiter);
-        let mut end = |f: &mut Flow<FlowExt>, why: EndReason| {
-            stage.end(arbiter, f);
-            out.emit(f, why, stage, rules)
-        };
+        let mut end =
+            |f: &mut Flow<FlowExt>, why: EndReason| out.end(f, why, stage, arbiter, rules);
         // Flows already idle at the input's last time end as such, wherever the sweep was.
         self.table.expire_all(self.now, &mut end);
         self.table.flush(&mut end);

@@ -28,7 +28,10 @@ fn sorted_apps(a: &AppStats) -> Vec<(String, [u64; 3])> {
     v
 }
 
+/// The records, sorted, each without its `flow_id`: ids are unique in the run (checked here) but
+/// numbered per worker, so they are the one field that depends on the number of workers.
 fn lines(bufs: Vec<Vec<u8>>) -> Vec<String> {
+    let mut ids = std::collections::HashSet::new();
     let mut v: Vec<String> = bufs
         .into_iter()
         .flat_map(|b| {
@@ -37,6 +40,16 @@ fn lines(bufs: Vec<Vec<u8>>) -> Vec<String> {
                 .lines()
                 .map(str::to_string)
                 .collect::<Vec<_>>()
+        })
+        .map(|l| {
+            let at = l.find(",\"flow_id\":").expect("a flow_id") + 1;
+            let end = at + l[at..].find(',').unwrap();
+            assert!(
+                ids.insert(l[at..end].to_string()),
+                "repeated {}",
+                &l[at..end]
+            );
+            format!("{}{}", &l[..at], &l[end + 1..])
         })
         .collect();
     v.sort();

@@ -109,13 +109,13 @@ fn two_runs_in_one_process_each_use_their_own_files() {
     }
     // Pattern 0 of A's file is in the first datagram; B has no patterns.
     assert_eq!(a[0]["matches"], "0", "{}", a[0]);
-    assert!(b[0].get("matches").is_none(), "{}", b[0]);
+    assert!(b[0]["matches"].is_null(), "{}", b[0]);
     // The built-in rules know neither protocol.
     assert_eq!(builtin.len(), 1);
     for name in ["ProbeAlpha", "ProbeBeta"] {
         assert_ne!(builtin[0]["master"], name, "{}", builtin[0]);
     }
-    assert!(builtin[0].get("matches").is_none());
+    assert!(builtin[0]["matches"].is_null());
 }
 
 /// Labels are interned per run: a name a file adds gets an id in that run's registry only.

@@ -140,7 +140,8 @@ pub fn run<S: RecordSink + Send>(
         buffer_mb: cfg.buffer_mb,
         reader_thread: false,
     };
-    let mut session = Session::new(cfg.engine.clone(), par, sink, false);
+    let mut session = Session::new(cfg.engine.clone(), par, sink, true);
+    session.name_source(&cfg.ifaces.join(","));
     let start = Instant::now();
     let mut last_status = Instant::now();
     let mut last_packets = 0u64;

@@ -61,6 +61,10 @@ const WAIT: Duration = Duration::from_millis(100);
 const IDLE_TICK: Duration = Duration::from_secs(1);
 /// Counters are published this often.
 const PUBLISH_EVERY: Duration = Duration::from_millis(500);
+/// Records a worker holds in its writer's buffer are handed to the output at least this often,
+/// so a process killed (`kill -9`, a crash) loses at most this much of what was already ended
+/// or reported (interims included), not a buffer's worth on a quiet link.
+const FLUSH_EVERY: Duration = Duration::from_secs(1);
 
 /// One worker over one feed until `stop`; then what the feed holds is processed and every flow
 /// ended. A sink error stops this worker (the caller stops the others).
@@ -72,6 +76,7 @@ pub(crate) fn run_worker<S: RecordSink, F: Feed>(
 ) -> io::Result<()> {
     let mut idle_since = Instant::now();
     let mut last_publish = Instant::now();
+    let mut last_flush = (Instant::now(), 0u64);
     let mut published = 0u64;
     let mut run = || -> io::Result<()> {
         while !stop.load(Ordering::Relaxed) {
@@ -89,6 +94,13 @@ pub(crate) fn run_worker<S: RecordSink, F: Feed>(
             if last_publish.elapsed() >= PUBLISH_EVERY {
                 last_publish = Instant::now();
                 publish(w, feed, counters, &mut published);
+            }
+            if last_flush.0.elapsed() >= FLUSH_EVERY {
+                let written = w.records_written();
+                if written != last_flush.1 {
+                    w.flush_output()?;
+                }
+                last_flush = (Instant::now(), written);
             }
         }
         // Stopping: what the feed already holds is processed (and what it accepted just before,

@@ -189,7 +189,9 @@ impl<S: RecordSink + Send> Pool<S> {
         let ring = ((par.buffer_mb << 20) / SLOT_BYTES / (batch * SEND_BATCHES) / n).max(2);
         Pool {
             workers: (0..n)
-                .map(|i| CachePadded::new(Worker::new(wc.clone(), sink(i), with_source)))
+                .map(|i| {
+                    CachePadded::new(Worker::new(wc.clone(), sink(i), with_source).numbered(i, n))
+                })
                 .collect(),
             frag: FragTable::new(cfg.frag_capacity, cfg.frag_timeout_ns),
             reader_thread: par.reader_thread,

@@ -88,6 +88,16 @@ impl<S: RecordSink + Send> Session<S> {
         Ok(outcome)
     }
 
+    /// Records from now on carry `name` as their `source` and no `pcap` (a source that is not
+    /// a file: a live capture's interfaces). Files given to [`Session::run_file`] name
+    /// themselves.
+    pub fn name_source(&mut self, name: &str) {
+        match &mut self.run {
+            Run::One(w) => w.name_source(name),
+            Run::Many(p) => p.workers.iter_mut().for_each(|w| w.name_source(name)),
+        }
+    }
+
     /// Workers in this session.
     pub fn workers(&self) -> usize {
         match &self.run {
