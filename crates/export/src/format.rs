@@ -1,7 +1,7 @@
 //! What JSON lines and CSV share: number and address formatting, the one walk over a record's
 //! fields in [`crate::FIELDS`] order ([`record`]), parameterised by the format's [`Syntax`].
 
-use crate::{l4_name, FlowRecord, META_FIELDS, NUMERIC_META};
+use crate::{l4_name, FlowRecord, META_COUNT, META_JSON_KEYS, META_JSON_NULLS, NUMERIC_META};
 use std::io::{self, Write};
 use std::net::IpAddr;
 use wirespeed_classify::{LabelEntry, Method};
@@ -257,19 +257,25 @@ pub(crate) fn record<S: Syntax>(
     }
     early_fields::<S>(b, r, features);
     // Every metadata field in every record (the columns depend on options only), absent ones
-    // as the format's null.
-    for (i, (k, v)) in META_FIELDS.iter().zip(r.meta.iter()).enumerate() {
+    // as the format's null; most flows have none, and get the whole run of nulls in one copy.
+    if r.meta.iter().all(|v| v.is_empty()) {
         if S::JSON {
-            b.extend_from_slice(b",\"");
-            b.extend_from_slice(k.as_bytes());
-            b.extend_from_slice(b"\":");
+            b.extend_from_slice(META_JSON_NULLS.as_bytes());
         } else {
-            b.push(b',');
+            b.extend_from_slice(&[b','; META_COUNT]);
         }
-        if NUMERIC_META & (1 << i) != 0 {
-            S::opt_num(b, v);
-        } else {
-            S::opt_str(b, v);
+    } else {
+        for (i, v) in r.meta.iter().enumerate() {
+            if S::JSON {
+                b.extend_from_slice(META_JSON_KEYS[i].as_bytes());
+            } else {
+                b.push(b',');
+            }
+            if NUMERIC_META & (1 << i) != 0 {
+                S::opt_num(b, v);
+            } else {
+                S::opt_str(b, v);
+            }
         }
     }
     b.extend_from_slice(S::CLOSE);

@@ -158,9 +158,22 @@ pub const FEATURE_FIELDS: &[&str] = &concat::<
 /// The statistical verdict's fields.
 const STATS_FIELDS: [&str; 3] = ["stats_app", "stats_class", "stats_score"];
 
-/// Payload metadata fields (DPI), at the end of the record in this order; in every record, an
-/// unseen one as the format's absent value (`null` in JSON, an empty field in CSV).
-pub const META_FIELDS: [&str; META_COUNT] = [
+/// Defines the metadata field names once, and from them the JSON spellings the writer appends
+/// whole (a key with its punctuation; every key with `null`, for a record with no metadata).
+macro_rules! meta_fields {
+    ($($name:literal),* $(,)?) => {
+        /// Payload metadata fields (DPI), at the end of the record in this order; in every
+        /// record, an unseen one as the format's absent value (`null` in JSON, an empty field
+        /// in CSV).
+        pub const META_FIELDS: [&str; META_COUNT] = [$($name),*];
+        /// `,"name":` of each metadata field.
+        pub(crate) const META_JSON_KEYS: [&str; META_COUNT] = [$(concat!(",\"", $name, "\":")),*];
+        /// Every metadata field absent, in JSON.
+        pub(crate) const META_JSON_NULLS: &str = concat!($(",\"", $name, "\":null"),*);
+    };
+}
+
+meta_fields!(
     "sni",
     "alpn",
     "tls_version",
@@ -184,7 +197,7 @@ pub const META_FIELDS: [&str; META_COUNT] = [
     "tls_cert_issuer",
     "smtp_from",
     "smtp_rcpt",
-];
+);
 
 /// Metadata fields written as numbers (bit i: `META_FIELDS[i]`): `http_status`, `dns_qtype`,
 /// `dns_rcode`.
