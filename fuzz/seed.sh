@@ -19,7 +19,7 @@ for f in "$src"/*; do
 done
 python3 - "$src" <<'PY'
 import os, struct, sys, hashlib
-LINKS = [0, 1, 9, 12, 14, 101, 104, 108, 113, 192, 228, 229, 276]
+LINKS = [0, 1, 9, 12, 14, 51, 101, 104, 105, 108, 113, 119, 127, 163, 192, 228, 229, 276]  # as in fuzz_targets/decode.rs
 def frames(b):
     if b[:4] == b'\x0a\x0d\x0d\x0a':
         bo = '<' if b[8:12] == b'\x4d\x3c\x2b\x1a' else '>'

@@ -6,7 +6,9 @@
 use libfuzzer_sys::fuzz_target;
 use wirespeed_wire::{decode, DecodeConfig, LinkType};
 
-const LINKS: &[u32] = &[0, 1, 9, 12, 14, 101, 104, 108, 113, 192, 228, 229, 276];
+const LINKS: &[u32] = &[
+    0, 1, 9, 12, 14, 51, 101, 104, 105, 108, 113, 119, 127, 163, 192, 228, 229, 276,
+];
 
 fuzz_target!(|data: &[u8]| {
     let Some((&pick, frame)) = data.split_first() else {

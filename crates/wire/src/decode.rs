@@ -2,7 +2,8 @@
 //!
 //! Offsets are absolute in the frame, so `Decoded::l3_offset` needs no bookkeeping across tunnel
 //! levels. Layers call each other directly (no dynamic dispatch); the only recursion is through
-//! tunnels and pseudowires, and both are capped here.
+//! tunnels and through Ethernet frames nested in Ethernet frames (MPLS pseudowires, 802.1ah,
+//! FabricPath), and both are capped here.
 
 use crate::link::{self, MAX_PSEUDOWIRES};
 use crate::tunnel::MAX_TUNNEL_DEPTH;
@@ -20,19 +21,25 @@ pub(crate) struct Ctx {
     pub(crate) tunnel: Tunnel,
     /// Tunnel levels removed so far.
     pub(crate) depth: u8,
-    /// MPLS pseudowires entered so far.
-    pub(crate) pseudowires: u8,
+    /// Ethernet frames entered inside Ethernet frames so far (MPLS pseudowires, 802.1ah I-TAGs,
+    /// FabricPath headers).
+    pub(crate) inner_frames: u8,
+    /// Set when a tunnel further in carried a link-layer frame typed as not IP: the
+    /// [`DropReason::NotIp`] then passes every outer tunnel instead of leaving its packet as the
+    /// flow.
+    pub(crate) not_ip_inside: bool,
 }
 
 impl Ctx {
-    /// Enter one more MPLS pseudowire, or fail when the frame nests too deep. (Tunnels are
-    /// capped by `depth`; pseudowires are the other way an Ethernet frame can hold another.)
+    /// Enter one more Ethernet frame held by an Ethernet frame (an MPLS pseudowire, an 802.1ah
+    /// customer frame, a FabricPath frame), or fail when the frame nests too deep. (Tunnels are
+    /// capped by `depth`; these are the other ways an Ethernet frame can hold another.)
     #[inline]
-    pub(crate) fn enter_pseudowire(&mut self) -> Result<(), DropReason> {
-        if self.pseudowires >= MAX_PSEUDOWIRES {
+    pub(crate) fn enter_inner_frame(&mut self) -> Result<(), DropReason> {
+        if self.inner_frames >= MAX_PSEUDOWIRES {
             return Err(DropReason::TooManyLabels);
         }
-        self.pseudowires += 1;
+        self.inner_frames += 1;
         Ok(())
     }
 
@@ -43,16 +50,22 @@ impl Ctx {
     }
 
     /// Remove one tunnel level of kind `t` with `inner`. When the inner packet cannot be decoded
-    /// (or tunnels are off, or the cap is reached) the context is left as it was and `None`
+    /// (or tunnels are off, or the cap is reached) the context is left as it was and `Ok(None)`
     /// tells the caller to report the outer packet as the flow.
+    ///
+    /// `Err(NotIp)` is the one exception: when `inner` decodes a link-layer frame (`frame`: an
+    /// Ethernet or 802.11 frame) whose own type field says it is not IP, or when a tunnel further
+    /// in did. The tunnel was real and what it carries is no IP flow, so the frame is dropped as
+    /// that inner frame would be on its own, rather than keyed on the outer packet.
     #[inline]
     pub(crate) fn tunnel<'a>(
         &mut self,
         t: Tunnel,
+        frame: bool,
         inner: impl FnOnce(&mut Ctx) -> Result<Decoded<'a>, DropReason>,
-    ) -> Option<Decoded<'a>> {
+    ) -> Result<Option<Decoded<'a>>, DropReason> {
         if !self.may_tunnel() {
-            return None;
+            return Ok(None);
         }
         let saved = *self;
         self.depth += 1;
@@ -60,10 +73,14 @@ impl Ctx {
             self.tunnel = t;
         }
         match inner(self) {
-            Ok(d) => Some(d),
+            Ok(d) => Ok(Some(d)),
+            Err(DropReason::NotIp) if frame || self.not_ip_inside => {
+                self.not_ip_inside = true;
+                Err(DropReason::NotIp)
+            }
             Err(_) => {
                 *self = saved;
-                None
+                Ok(None)
             }
         }
     }
@@ -80,7 +97,8 @@ pub(crate) fn decode<'a>(
         vlan: 0,
         tunnel: Tunnel::None,
         depth: 0,
-        pseudowires: 0,
+        inner_frames: 0,
+        not_ip_inside: false,
     };
     link::link_layer(link, frame, 0, &mut ctx, true)
 }

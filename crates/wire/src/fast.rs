@@ -1,7 +1,7 @@
 //! The flow end-points of the commonest frames, read straight from the bytes: Ethernet without a
 //! VLAN tag, IPv4 that is no fragment or IPv6 without extension headers, TCP or UDP that carries
 //! no tunnel the decoder opens. A dispatcher spreading packets over workers calls this for every
-//! packet, so it costs a few bounds-checked loads where [`crate::decode`] walks every layer.
+//! packet, so it costs a few bounds-checked loads where [`crate::decode()`] walks every layer.
 //!
 //! It answers `None` for every other frame, and for any frame the full decoder might reject or
 //! key otherwise (a tunnel port, a length past the frame, a short header): those take the full
@@ -162,10 +162,36 @@ mod tests {
         assert_eq!(ff.addrs, FastAddrs::V4(&[192, 0, 2, 1], &[198, 51, 100, 2]));
         assert_eq!((ff.proto, ff.sport, ff.dport), (17, 40000, 53));
         agrees(&f).unwrap();
-        for port in [crate::VXLAN_PORT, crate::GTPU_PORT, crate::CAPWAP_DATA_PORT] {
+        for port in [
+            crate::VXLAN_PORT,
+            crate::GTPU_PORT,
+            crate::CAPWAP_DATA_PORT,
+            crate::GENEVE_PORT,
+            crate::TEREDO_PORT,
+            crate::AYIYA_PORT,
+            crate::GRE_IN_UDP_PORT,
+        ] {
             assert!(
                 fast_flow(LinkType::ETHERNET, &udp4(port), 50).is_none(),
                 "{port}"
+            );
+        }
+        // Ports that open a tunnel from either side decline from the source side too.
+        for port in [crate::TEREDO_PORT, crate::AYIYA_PORT, crate::GTPU_PORT] {
+            let mut f = udp4(53);
+            f[34..36].copy_from_slice(&port.to_be_bytes());
+            assert!(
+                fast_flow(LinkType::ETHERNET, &f, f.len()).is_none(),
+                "{port}"
+            );
+        }
+        // Tags and frames inside frames (802.1ah, VN-Tag, FabricPath): the decoder's.
+        for et in [0x88e7u16, 0x8926, 0x8903] {
+            let mut g = f.clone();
+            g[12..14].copy_from_slice(&et.to_be_bytes());
+            assert!(
+                fast_flow(LinkType::ETHERNET, &g, g.len()).is_none(),
+                "{et:#x}"
             );
         }
         // A VLAN tag, another link type, a cut frame: the decoder's.

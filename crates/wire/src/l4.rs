@@ -1,5 +1,5 @@
 //! Transports: TCP, UDP, ICMP/ICMPv6 and SCTP ports and fields; other protocols are flows with
-//! ports 0. Tunnels carried by a transport (VXLAN, GTP-U, GRE, IP in IP) branch off here.
+//! ports 0. Tunnels carried by a transport (the UDP tunnels, GRE, IP in IP) branch off here.
 
 use crate::decode::Ctx;
 use crate::ip::Ip;
@@ -26,6 +26,7 @@ mod udp {
     use core::ops::Range;
     pub const SRC_PORT: Range<usize> = 0..2;
     pub const DST_PORT: Range<usize> = 2..4;
+    pub const LEN: Range<usize> = 4..6;
     pub const HDR: usize = 8;
 }
 
@@ -83,7 +84,8 @@ pub(crate) fn transport<'a>(
             let sport = h16(h, udp::SRC_PORT);
             let dport = h16(h, udp::DST_PORT);
             if tunnels {
-                if let Some(d) = tunnel::over_udp(f, at + udp::HDR, sport, dport, ctx) {
+                let end = at + usize::from(h16(h, udp::LEN));
+                if let Some(d) = tunnel::over_udp(f, at + udp::HDR, end, sport, dport, ctx)? {
                     return Ok(d);
                 }
             }
@@ -107,7 +109,7 @@ pub(crate) fn transport<'a>(
         }
         ip_proto::IPIP | ip_proto::IPV6 if tunnels => {
             let v6 = ip.proto == ip_proto::IPV6;
-            Ok(tunnel::ip_in_ip(f, at, v6, ctx).unwrap_or_else(|| ip.flow(f, at, ctx)))
+            Ok(tunnel::ip_in_ip(f, at, v6, ctx)?.unwrap_or_else(|| ip.flow(f, at, ctx)))
         }
         ip_proto::GRE if tunnels => {
             Ok(tunnel::gre(f, at, ctx)?.unwrap_or_else(|| ip.flow(f, at, ctx)))

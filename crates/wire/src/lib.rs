@@ -1,16 +1,32 @@
 //! Zero-copy decoding of captured frames down to the flow's 5-tuple.
 //!
-//! [`decode`] takes one captured frame and its link type and returns a [`Decoded`] view that borrows
+//! [`decode()`] takes one captured frame and its link type and returns a [`Decoded`] view that borrows
 //! the L4 payload from the frame. It never allocates, never panics and contains no `unsafe`: every
 //! read goes through bounds-checked slice access, every loop (VLAN tags, MPLS labels, IPv6
-//! extension headers, nested tunnels) has a fixed cap, and every frame that cannot be decoded yields
-//! a [`DropReason`] that the engine counts by name.
+//! extension headers, radiotap bitmaps, nested tunnels) has a fixed cap, and every frame that
+//! cannot be decoded yields a [`DropReason`] that the engine counts by name.
 //!
 //! The layers live in one module each and call each other directly (no dynamic dispatch), with
-//! absolute offsets into the frame: `link` (Ethernet, VLAN, MPLS, PPPoE, PPP, Cisco HDLC, Linux
-//! cooked, BSD loopback, PPI), `ip` (IPv4, IPv6 and its extension headers), `l4` (TCP, UDP,
-//! ICMP, SCTP) and `tunnel` (GRE, VXLAN, GTP-U, IP in IP); `read` holds the bounds-checked
-//! readers every access goes through.
+//! absolute offsets into the frame:
+//!
+//! * `link`: Ethernet II and 802.3 LLC/SNAP; 802.1Q/802.1ad tags, VN-Tag, 802.1ah I-TAG
+//!   (provider backbone bridging) and Cisco FabricPath; MPLS (with Ethernet pseudowires); PPPoE
+//!   sessions (behind an ethertype, or as link type 51) and PPP (with address/control and
+//!   protocol-field compression); Cisco HDLC; Linux cooked v1/v2; BSD loopback; PPI; raw IP.
+//! * `wifi`: IEEE 802.11 data frames (QoS, four addresses, +HTC, A-MSDU) with LLC/SNAP, bare or
+//!   behind a radiotap, Prism, AVS or PPI header; shared with CAPWAP's 802.11 binding.
+//! * `ip`: IPv4, IPv6 and its extension headers, fragments.
+//! * `l4`: TCP, UDP, ICMP/ICMPv6, SCTP; other protocols are flows with ports 0.
+//! * `tunnel`: GRE (with ERSPAN, PPTP), IP in IP, and over UDP: VXLAN, Geneve, GTP-U, CAPWAP
+//!   data, Teredo, AYIYA and GRE-in-UDP.
+//!
+//! `read` holds the bounds-checked readers every access goes through.
+//!
+//! The flow is always the innermost IP packet's. A tunnel whose own header does not check out,
+//! or whose inner packet does not decode, leaves the outer packet as the flow; but a tunnel that
+//! carries a link-layer frame (an Ethernet frame in VXLAN, Geneve, GRE or CAPWAP, or an 802.11
+//! frame in CAPWAP) whose type says it is not IP (ARP, LLDP, …) is a [`DropReason::NotIp`] drop,
+//! as that frame would be on its own.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
@@ -21,11 +37,16 @@ mod l4;
 mod link;
 mod read;
 mod tunnel;
+mod wifi;
 
 pub use fast::{fast_flow, FastAddrs, FastFlow};
 pub use ip::MAX_IPV6_EXT;
 pub use link::{MAX_MPLS_LABELS, MAX_PSEUDOWIRES, MAX_VLAN_TAGS};
-pub use tunnel::{CAPWAP_DATA_PORT, GTPU_PORT, MAX_GTP_EXT, MAX_TUNNEL_DEPTH, VXLAN_PORT};
+pub use tunnel::{
+    AYIYA_PORT, CAPWAP_DATA_PORT, GENEVE_PORT, GRE_IN_UDP_PORT, GTPU_PORT, MAX_GTP_EXT,
+    MAX_TUNNEL_DEPTH, TEREDO_PORT, VXLAN_PORT,
+};
+pub use wifi::MAX_RADIOTAP_PRESENT;
 
 /// A capture link type (the pcap `LINKTYPE_*` / DLT numbers).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -38,10 +59,21 @@ impl LinkType {
     pub const ETHERNET: LinkType = LinkType(1);
     /// PPP (RFC 1661), optionally with HDLC-like framing (ff 03).
     pub const PPP: LinkType = LinkType(9);
+    /// PPPoE (RFC 2516) without the Ethernet header: the PPPoE header comes first (DLT_PPP_ETHER).
+    pub const PPP_ETHER: LinkType = LinkType(51);
     /// Raw IP (v4 or v6, told by the version nibble); DLT_RAW on most platforms.
     pub const RAW: LinkType = LinkType(101);
     /// Cisco HDLC.
     pub const C_HDLC: LinkType = LinkType(104);
+    /// IEEE 802.11 frames without a capture header.
+    pub const IEEE802_11: LinkType = LinkType(105);
+    /// IEEE 802.11 behind a 144-byte Prism monitor-mode header (or an AVS header, which some
+    /// captures of this type hold).
+    pub const PRISM_HEADER: LinkType = LinkType(119);
+    /// IEEE 802.11 behind a radiotap header.
+    pub const IEEE802_11_RADIOTAP: LinkType = LinkType(127);
+    /// IEEE 802.11 behind an AVS monitor-mode header.
+    pub const IEEE802_11_AVS: LinkType = LinkType(163);
     /// DLT_RAW as numbered on OpenBSD (14) — also raw IP.
     pub const RAW_OPENBSD: LinkType = LinkType(14);
     /// DLT_RAW as numbered on some BSDs (12) — also raw IP.
@@ -63,8 +95,8 @@ impl LinkType {
 /// Which options change how frames are decoded.
 #[derive(Clone, Copy, Debug)]
 pub struct DecodeConfig {
-    /// Decode GRE, VXLAN (UDP 4789), GTP-U (UDP 2152), CAPWAP data (UDP 5247) and IP-in-IP, so
-    /// the flow is the inner one.
+    /// Decode GRE, IP-in-IP, and over UDP: VXLAN (4789), Geneve (6081), GTP-U (2152), CAPWAP data
+    /// (5247), Teredo (3544), AYIYA (5072) and GRE-in-UDP (4754), so the flow is the inner one.
     pub decode_tunnels: bool,
 }
 
@@ -93,6 +125,16 @@ pub enum Tunnel {
     /// CAPWAP data channel (RFC 5415, UDP 5247): 802.3 frames, or 802.11 data frames (RFC 5416)
     /// from a wireless access point to its controller.
     Capwap,
+    /// Geneve (RFC 8926, UDP 6081): Ethernet frames or IP packets behind variable options.
+    Geneve,
+    /// Teredo (RFC 4380, UDP 3544): IPv6 in UDP over IPv4, with optional authentication and
+    /// origin indication headers.
+    Teredo,
+    /// AYIYA, Anything In Anything (draft-massar-v6ops-ayiya, UDP 5072): IPv4 or IPv6 behind an
+    /// identity and a signature.
+    Ayiya,
+    /// GRE-in-UDP (RFC 8086, UDP 4754): a GRE header and its payload inside UDP.
+    GreInUdp,
 }
 
 impl Tunnel {
@@ -105,6 +147,10 @@ impl Tunnel {
             Tunnel::GtpU => "GTP-U",
             Tunnel::IpInIp => "IP-in-IP",
             Tunnel::Capwap => "CAPWAP",
+            Tunnel::Geneve => "Geneve",
+            Tunnel::Teredo => "Teredo",
+            Tunnel::Ayiya => "AYIYA",
+            Tunnel::GreInUdp => "GRE-in-UDP",
         }
     }
 }
@@ -240,11 +286,18 @@ pub enum DropReason {
     MalformedL4,
     /// A tunnel header that could not be decoded, or nesting deeper than the cap.
     MalformedTunnel,
-    /// Too many VLAN tags or MPLS labels.
+    /// Too many VLAN tags, VN-Tags or MPLS labels, or Ethernet frames nested too deep inside
+    /// Ethernet frames (MPLS pseudowires, 802.1ah, FabricPath).
     TooManyLabels,
     /// An IP header whose total length runs past the end of the frame as it was on the wire
     /// ([`Decoded::beyond_frame`]): a corrupt length, not a capture cut short by its snap length.
     IpBeyondFrame,
+    /// An IEEE 802.11 frame that carries no data: management (beacons, probes, …), control (ACK,
+    /// RTS, …), a data frame without a body (Null, QoS Null), or a protocol version other than 0.
+    WifiNotData,
+    /// An IEEE 802.11 data frame with the Protected flag whose body is not readable LLC/SNAP
+    /// (WEP, TKIP or CCMP encrypted).
+    WifiEncrypted,
 }
 
 impl DropReason {
@@ -263,11 +316,13 @@ impl DropReason {
             DropReason::MalformedTunnel => "undecodable tunnel",
             DropReason::TooManyLabels => "too many VLAN tags or MPLS labels",
             DropReason::IpBeyondFrame => "IP length beyond the frame (corrupt)",
+            DropReason::WifiNotData => "802.11 management, control or null frame",
+            DropReason::WifiEncrypted => "802.11 frame encrypted (WEP/WPA)",
         }
     }
 
     /// Number of reasons (size of a counter array).
-    pub const COUNT: usize = 12;
+    pub const COUNT: usize = 14;
     /// All reasons, in counter order.
     pub const ALL: [DropReason; Self::COUNT] = [
         DropReason::UnsupportedLinkType,
@@ -282,6 +337,8 @@ impl DropReason {
         DropReason::MalformedTunnel,
         DropReason::TooManyLabels,
         DropReason::IpBeyondFrame,
+        DropReason::WifiNotData,
+        DropReason::WifiEncrypted,
     ];
 
     /// Stable snake_case name used in summaries and metrics.
@@ -299,6 +356,8 @@ impl DropReason {
             DropReason::MalformedTunnel => "malformed_tunnel",
             DropReason::TooManyLabels => "too_many_labels",
             DropReason::IpBeyondFrame => "ip_beyond_frame",
+            DropReason::WifiNotData => "wifi_not_data",
+            DropReason::WifiEncrypted => "wifi_encrypted",
         }
     }
 
@@ -313,7 +372,8 @@ impl DropReason {
 /// Lax where captures are short (a payload cut by the snap length is just shorter; TCP options
 /// cut off leave an empty payload), strict where headers lie (a bad version, header length or
 /// total length is an error). A tunnel whose inner packet cannot be decoded yields the outer
-/// packet as the flow rather than a drop.
+/// packet as the flow rather than a drop, except that a link-layer frame carried by a tunnel and
+/// typed as not IP is a [`DropReason::NotIp`] drop (see the crate documentation).
 pub fn decode<'a>(
     link: LinkType,
     frame: &'a [u8],

@@ -1,17 +1,21 @@
-//! Link layers: Ethernet (with 802.1Q/802.1ad tags, MPLS, PPPoE and 802.3 LLC/SNAP), BSD
-//! loopback, PPP, Cisco HDLC, Linux cooked captures v1/v2, PPI and raw IP.
+//! Link layers: Ethernet (with 802.1Q/802.1ad tags, VN-Tag, 802.1ah I-TAG, Cisco FabricPath,
+//! MPLS, PPPoE and 802.3 LLC/SNAP), BSD loopback, PPP, PPPoE without Ethernet, Cisco HDLC, Linux
+//! cooked captures v1/v2, PPI and raw IP; the 802.11 link types are in [`crate::wifi`].
 
 use crate::decode::Ctx;
 use crate::ip::{ip_any, ipv4, ipv6};
 use crate::read::{be16, be32, chunk, h16, h32, h8, u8_at};
+use crate::wifi;
 use crate::{Decoded, DropReason, LinkType};
 
-/// Most 802.1Q/802.1ad tags accepted on one Ethernet header.
+/// Most 802.1Q/802.1ad tags and VN-Tags accepted on one Ethernet header.
 pub const MAX_VLAN_TAGS: usize = 8;
 /// Most MPLS labels accepted in one stack.
 pub const MAX_MPLS_LABELS: usize = 16;
-/// Most MPLS Ethernet pseudowires entered in one frame (each is an Ethernet frame inside an MPLS
-/// stack, which could hold another). Deeper frames are dropped as [`DropReason::TooManyLabels`].
+/// Most Ethernet frames entered inside Ethernet frames without a tunnel: MPLS Ethernet
+/// pseudowires, 802.1ah customer frames behind an I-TAG, and classical Ethernet frames behind a
+/// FabricPath header (each could hold another). Deeper frames are dropped as
+/// [`DropReason::TooManyLabels`].
 pub const MAX_PSEUDOWIRES: u8 = 4;
 
 /// Ethertypes (also GRE protocol types and Linux cooked-capture protocols).
@@ -24,6 +28,12 @@ pub(crate) mod ethertype {
     pub const MPLS_UC: u16 = 0x8847;
     pub const MPLS_MC: u16 = 0x8848;
     pub const PPPOE_SESSION: u16 = 0x8864;
+    /// IEEE 802.1ah backbone service instance tag (I-TAG).
+    pub const PBB_ITAG: u16 = 0x88e7;
+    /// Cisco VN-Tag (802.1Qbh interface virtualizer).
+    pub const VNTAG: u16 = 0x8926;
+    /// Cisco FabricPath (the "DCE" ethertype).
+    pub const FABRICPATH: u16 = 0x8903;
     /// Smallest value that is a type rather than an 802.3 length.
     pub const MIN_TYPE: u16 = 0x0600;
 }
@@ -67,6 +77,28 @@ mod vlan {
     pub const VID_MASK: u16 = 0x0fff;
 }
 
+/// Cisco VN-Tag (after the ethertype that announces it): direction, pointer, destination and
+/// source virtual interfaces, looped and version bits, then the next ethertype.
+mod vntag {
+    use core::ops::Range;
+    pub const TYPE: Range<usize> = 4..6;
+    pub const HDR: usize = 6;
+}
+
+/// IEEE 802.1ah I-TAG (after the ethertype 0x88e7): priority, drop eligibility, use-customer-
+/// address and reserved bits, and the 24-bit I-SID, then the customer frame from its destination
+/// address on.
+mod itag {
+    pub const TCI: usize = 4;
+}
+
+/// Cisco FabricPath: outer destination and source (hierarchical MACs), the FabricPath ethertype,
+/// then FTag (10 bits) and TTL (6 bits); the classical Ethernet frame follows. A VLAN tag may come
+/// before the FabricPath ethertype (the 20-byte form), which the tag loop reads on its way.
+mod fabricpath {
+    pub const FTAG_TTL: usize = 2;
+}
+
 /// MPLS label stack entry.
 mod mpls {
     pub const HDR: usize = 4;
@@ -75,11 +107,12 @@ mod mpls {
     pub const CONTROL_WORD: usize = 4;
 }
 
-/// PPPoE session header (RFC 2516) with the PPP protocol that follows it.
+/// PPPoE header (RFC 2516 §4): version and type, code, session id, length; the PPP frame follows.
 mod pppoe {
-    use core::ops::Range;
-    pub const PPP_PROTO: Range<usize> = 6..8;
-    pub const HDR: usize = 8;
+    pub const CODE: usize = 1;
+    /// The code of session data; discovery packets (PADI, PADO, PADR, PADS, PADT) have others.
+    pub const CODE_SESSION: u8 = 0x00;
+    pub const HDR: usize = 6;
 }
 
 /// BSD loopback (DLT_NULL / DLT_LOOP).
@@ -144,7 +177,19 @@ pub(crate) fn link_layer<'a>(
         LinkType::IPV6 => ipv6(f, off, ctx),
         LinkType::NULL | LinkType::LOOP => loopback(f, off, ctx),
         LinkType::PPP => ppp_frame(f, off, ctx),
+        LinkType::PPP_ETHER => {
+            let h = chunk::<{ pppoe::HDR }>(f, off).ok_or(DropReason::TruncatedLink)?;
+            if h8(h, pppoe::CODE) != pppoe::CODE_SESSION {
+                // Discovery: no PPP frame.
+                return Err(DropReason::NotIp);
+            }
+            ppp_payload(f, off + pppoe::HDR, ctx)
+        }
         LinkType::C_HDLC => cisco_hdlc(f, off, ctx),
+        LinkType::IEEE802_11 => wifi::frame(f, off, ctx, false),
+        LinkType::IEEE802_11_RADIOTAP => wifi::radiotap(f, off, ctx),
+        LinkType::PRISM_HEADER => wifi::prism(f, off, ctx),
+        LinkType::IEEE802_11_AVS => wifi::avs(f, off, ctx),
         LinkType::LINUX_SLL => {
             let h = chunk::<{ sll::HDR }>(f, off).ok_or(DropReason::TruncatedLink)?;
             cooked(
@@ -239,7 +284,8 @@ pub(crate) fn ethernet<'a>(
     ether_payload(f, at + llc::SNAP_HDR, h16(snap, llc::SNAP_TYPE), ctx)
 }
 
-/// What follows an ethertype `et` at `off`: VLAN tags, MPLS, PPPoE, IPv4 or IPv6.
+/// What follows an ethertype `et` at `off`: VLAN tags and VN-Tags, MPLS, PPPoE, an 802.1ah or
+/// FabricPath inner Ethernet frame, IPv4 or IPv6.
 pub(crate) fn ether_payload<'a>(
     f: &'a [u8],
     mut off: usize,
@@ -262,10 +308,29 @@ pub(crate) fn ether_payload<'a>(
                 et = h16(t, vlan::TYPE);
                 off += vlan::HDR;
             }
+            ethertype::VNTAG => {
+                // A tag like a VLAN tag, counted with them; it names no VLAN.
+                tags += 1;
+                if tags > MAX_VLAN_TAGS {
+                    return Err(DropReason::TooManyLabels);
+                }
+                let t = chunk::<{ vntag::HDR }>(f, off).ok_or(DropReason::TruncatedLink)?;
+                et = h16(t, vntag::TYPE);
+                off += vntag::HDR;
+            }
             ethertype::MPLS_UC | ethertype::MPLS_MC => return mpls_stack(f, off, ctx),
             ethertype::PPPOE_SESSION => {
-                let h = chunk::<{ pppoe::HDR }>(f, off).ok_or(DropReason::TruncatedLink)?;
-                return ppp_proto(f, off + pppoe::HDR, h16(h, pppoe::PPP_PROTO), ctx);
+                chunk::<{ pppoe::HDR }>(f, off).ok_or(DropReason::TruncatedLink)?;
+                return ppp_payload(f, off + pppoe::HDR, ctx);
+            }
+            ethertype::PBB_ITAG => {
+                // The backbone VLAN (the B-tag before) stays unless the customer frame has tags.
+                ctx.enter_inner_frame()?;
+                return ethernet(f, off + itag::TCI, ctx);
+            }
+            ethertype::FABRICPATH => {
+                ctx.enter_inner_frame()?;
+                return ethernet(f, off + fabricpath::FTAG_TTL, ctx);
             }
             // ARP, LLDP, PPPoE discovery, 802.1X, ...: valid frames with no IP flow.
             _ => return Err(DropReason::NotIp),
@@ -288,7 +353,7 @@ pub(crate) fn mpls_stack<'a>(
                 4 => ipv4(f, off, ctx),
                 6 => ipv6(f, off, ctx),
                 0 => {
-                    ctx.enter_pseudowire()?;
+                    ctx.enter_inner_frame()?;
                     ethernet(f, off + mpls::CONTROL_WORD, ctx)
                 }
                 _ => Err(DropReason::NotIp),
@@ -298,12 +363,11 @@ pub(crate) fn mpls_stack<'a>(
     Err(DropReason::TooManyLabels)
 }
 
-/// A PPP frame at `off`: optional HDLC-like framing (ff 03), then a 1- or 2-byte protocol.
-/// Captures labelled PPP that hold Cisco HDLC (address 0x0f/0x8f, as libpcap's PPP_SERIAL and
-/// nDPI read them) are decoded as Cisco HDLC.
+/// A PPP frame at `off`, as [`ppp_payload`] reads it. Captures labelled PPP that hold Cisco HDLC
+/// (address 0x0f/0x8f, as libpcap's PPP_SERIAL and nDPI read them) are decoded as Cisco HDLC.
 pub(crate) fn ppp_frame<'a>(
     f: &'a [u8],
-    mut off: usize,
+    off: usize,
     ctx: &mut Ctx,
 ) -> Result<Decoded<'a>, DropReason> {
     if let Some(h) = chunk::<{ chdlc::HDR }>(f, off) {
@@ -312,6 +376,14 @@ pub(crate) fn ppp_frame<'a>(
             return cisco_hdlc(f, off, ctx);
         }
     }
+    ppp_payload(f, off, ctx)
+}
+
+/// A PPP frame at `off` (on a serial link, in PPTP's GRE, or in a PPPoE session): optional
+/// HDLC-like framing (ff 03, which address-and-control-field compression leaves out), then a 2-byte
+/// protocol, or a 1-byte one under protocol-field compression (RFC 1661 §6.5, §2: a protocol
+/// whose first byte is odd).
+fn ppp_payload<'a>(f: &'a [u8], mut off: usize, ctx: &mut Ctx) -> Result<Decoded<'a>, DropReason> {
     if chunk::<2>(f, off) == Some(&ppp::HDLC_ADDR_CTRL) {
         off += ppp::HDLC_ADDR_CTRL.len();
     }

@@ -237,3 +237,77 @@ fn ipv6_hop_by_hop_then_icmpv6() {
     assert_eq!((d.ip_version, d.proto, d.src, d.dst), (6, 58, [0; 16], dst));
     assert_eq!((d.src_port, d.dst_port, d.icmp), (0, 0, Some((143, 0))));
 }
+
+// Frames whose expected values were read by tshark 4.0 (`tshark -T fields`), independently of
+// the decoder: encapsulations the first sets do not cover.
+
+/// teredo.pcap, frame 2 (link type 1, 151 bytes): a Teredo server's Router Advertisement to a
+/// client, behind the authentication indicator (empty id and value) and an origin indication
+/// (port 52513, 185.6.192.185). tshark: fe80::8000:f227:3d77:e3b3 -> fe80::ffff:ffff:fffe,
+/// ICMPv6 type 134 code 0, hop limit 255.
+const TEREDO_AUTH_ORIGIN_RA: &str = concat!(
+    "001b170001156c416a8c808908004500008931be000072111cf8c2881c4c0a70106a0dd8cd2100755f6e00010000",
+    "b11b3fea46a9afe900000032de46f93f466000000000303afffe800000000000008000f2273d77e3b3fe80000000",
+    "0000000000fffffffffffe8600649d0000000000003a98000007d003044040ffffffffffffffff00000000200100",
+    "00c2881c4cff00000000200100",
+);
+
+/// teredo.pcap, frame 15 (link type 1, 90 bytes): a bubble (no payload, next header 59) behind an
+/// origin indication. tshark: fe80::8000:f227:3d77:e3b3 -> 2001:0:c288:1c4c:20f3:359b:46f9:3f46,
+/// hop limit 21.
+const TEREDO_ORIGIN_BUBBLE: &str = concat!(
+    "001b170001156c416a8c808908004500004c31c4000072111d56c2881c4c0a7010430dd8ca64003811d90000f227",
+    "3d77e3b36000000000003b15fe800000000000008000f2273d77e3b320010000c2881c4c20f3359b46f93f46",
+);
+
+/// ajp.pcap, frame 8 (link type 1, 86 bytes): Cisco FabricPath (FTag 256, TTL 32), then a
+/// classical frame on VLAN 7. tshark: 172.29.9.147:8009 -> 172.29.9.146:38856, TCP ACK, IP TTL
+/// 64.
+const FABRICPATH_AJP: &str = concat!(
+    "020abd000000020abc00000089034020005056835d58005056838ef381000007080045000034c160400040060e04",
+    "ac1d0993ac1d09921f4997c893a02eb972c5db35801000727ccf00000101080a1e57efd94e9c69e8",
+);
+
+fn v6(s: &str) -> [u8; 16] {
+    s.parse::<std::net::Ipv6Addr>().unwrap().octets()
+}
+
+#[test]
+fn teredo_frames_match_tshark() {
+    let (f, d) = run(1, TEREDO_AUTH_ORIGIN_RA);
+    assert_eq!((d.ip_version, d.proto, d.tunnel), (6, 58, Tunnel::Teredo));
+    assert_eq!(
+        (d.src, d.dst),
+        (v6("fe80::8000:f227:3d77:e3b3"), v6("fe80::ffff:ffff:fffe"))
+    );
+    assert_eq!((d.icmp, d.ttl, d.ip_len), (Some((134, 0)), 255, 40 + 48));
+    // Ethernet, IPv4, UDP, authentication (4 + 0 + 0 + 9), origin indication (8).
+    assert_eq!(d.l3_offset as usize, 14 + 20 + 8 + 13 + 8);
+    assert_eq!(f.len(), d.l3_offset as usize + 40 + 48);
+
+    let (_, d) = run(1, TEREDO_ORIGIN_BUBBLE);
+    assert_eq!((d.ip_version, d.proto, d.tunnel), (6, 59, Tunnel::Teredo));
+    assert_eq!(
+        (d.src, d.dst),
+        (
+            v6("fe80::8000:f227:3d77:e3b3"),
+            v6("2001:0:c288:1c4c:20f3:359b:46f9:3f46")
+        )
+    );
+    assert_eq!((d.src_port, d.dst_port, d.ttl, d.ip_len), (0, 0, 21, 40));
+    assert!(d.payload.is_empty());
+}
+
+#[test]
+fn fabricpath_frame_matches_tshark() {
+    let (_, d) = run(1, FABRICPATH_AJP);
+    assert_eq!((d.ip_version, d.proto), (4, 6));
+    assert_eq!(
+        (d.src, d.src_port, d.dst, d.dst_port),
+        (v4([172, 29, 9, 147]), 8009, v4([172, 29, 9, 146]), 38856)
+    );
+    assert_eq!((d.vlan, d.tunnel, d.ttl), (7, Tunnel::None, 64));
+    assert_eq!(d.l3_offset, 16 + 18);
+    assert_eq!(d.tcp.map(|t| t.flags), Some(0x10));
+    assert!(d.payload.is_empty());
+}

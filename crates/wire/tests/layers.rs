@@ -295,14 +295,19 @@ fn ppi_header_then_its_dlt() {
     // With a field (e.g. 802.11 common, 20 bytes) inside the header length.
     is_tcp4(&ok(LinkType::PPI, &ppi(28, 1, 20, &e)), 42);
     is_udp6(&ok(LinkType::PPI, &ppi(8, 229, 0, &udp6())), 8);
-    // PPI in PPI is not followed; 802.11 is not supported.
+    // PPI in PPI is not followed.
     assert_eq!(
         err(LinkType::PPI, &ppi(8, 192, 0, &ppi(8, 1, 0, &e))),
         DropReason::UnsupportedLinkType
     );
+    // 802.11 (DLT 105) behind a PPI header with an 802.11-common field (20 bytes): a data frame
+    // from the DS, then a beacon.
+    let w = wifi80211([0x08, 0x02], [0, 0], 0, &snap(ET_IPV4, &tcp4()));
+    is_tcp4(&ok(LinkType::PPI, &ppi(28, 105, 20, &w)), 28 + 24 + 8);
+    let beacon = wifi80211([0x80, 0x00], [0, 0], 0, &[0; 12]);
     assert_eq!(
-        err(LinkType::PPI, &ppi(8, 105, 0, &[0; 40])),
-        DropReason::UnsupportedLinkType
+        err(LinkType::PPI, &ppi(28, 105, 20, &beacon)),
+        DropReason::WifiNotData
     );
     assert_eq!(
         err(LinkType::PPI, &ppi(4, 1, 0, &e)),
@@ -321,7 +326,7 @@ fn ppi_header_then_its_dlt() {
 
 #[test]
 fn unsupported_link_types() {
-    for l in [2u32, 105, 127, 147, 0xffff_ffff] {
+    for l in [2u32, 50, 106, 147, 0xffff_ffff] {
         assert_eq!(
             err(LinkType(l), &eth(ET_IPV4, &tcp4())),
             DropReason::UnsupportedLinkType
@@ -910,13 +915,14 @@ fn vxlan_tunnel() {
     let d = ok(LinkType::ETHERNET, &f);
     is_udp6(&d, 18 + 20 + 8 + 8 + 14);
     assert_eq!((d.tunnel, d.vlan), (Tunnel::Vxlan, 5));
-    // No I flag, an inner ARP, or 4789 as the source port only: the outer UDP flow.
+    // No I flag, an inner frame cut inside its IPv4 header, or 4789 as the source port only:
+    // the outer UDP flow.
     let mut v = vxlan(&inner);
     v[0] = 0;
-    let arp = vxlan(&eth(0x0806, &[0; 28]));
+    let cut = vxlan(&eth(ET_IPV4, &tcp4()[..12]));
     for u in [
         udp(40000, 4789, &v),
-        udp(40000, 4789, &arp),
+        udp(40000, 4789, &cut),
         udp(4789, 40000, &vxlan(&inner)),
     ] {
         let d = ok(LinkType::ETHERNET, &outer4(17, &u));
@@ -1138,6 +1144,749 @@ fn fragmented_tunnels_are_not_opened() {
     assert_eq!((d.proto, d.dst_port, d.tunnel), (17, 4789, Tunnel::None));
 }
 
+// ---------------------------------------------------------------- more encapsulations
+
+/// `body` in UDP from `sport` to `dport`, in the outer IPv4 packet of `outer4`.
+fn over_udp4(sport: u16, dport: u16, body: &[u8]) -> Vec<u8> {
+    outer4(17, &udp(sport, dport, body))
+}
+
+/// The outer UDP datagram stands as the flow, with its ports and its whole payload.
+fn is_outer_udp(d: &Decoded<'_>, sport: u16, dport: u16, body: &[u8]) {
+    is_outer4(d, 17);
+    assert_eq!((d.src_port, d.dst_port, d.payload), (sport, dport, body));
+}
+
+#[test]
+fn geneve() {
+    // RFC 8926: an Ethernet frame (protocol type 0x6558) behind 12 bytes of options.
+    let opts = [
+        geneve_opt(0x0103, 0x80, &[1, 2, 3, 4]),
+        geneve_opt(0xffff, 0x01, &[]),
+    ]
+    .concat();
+    let inner = eth_tagged(&[(0x8100, 33)], ET_IPV4, &tcp4());
+    let d = ok(
+        LinkType::ETHERNET,
+        &over_udp4(50000, 6081, &common::geneve(&opts, 0x6558, &inner)),
+    );
+    is_tcp4(&d, 18 + 20 + 8 + 8 + 12 + 18);
+    assert_eq!(
+        (d.tunnel, d.tunnel.as_str(), d.vlan),
+        (Tunnel::Geneve, "Geneve", 33)
+    );
+    // IPv4 directly, no options.
+    let d = ok(
+        LinkType::ETHERNET,
+        &over_udp4(50000, 6081, &common::geneve(&[], ET_IPV4, &tcp4())),
+    );
+    is_tcp4(&d, 18 + 20 + 8 + 8);
+    assert_eq!((d.tunnel, d.vlan), (Tunnel::Geneve, 5));
+    // IPv6 directly over an IPv6 outer header, with the most options (63 words).
+    let g = common::geneve(&[0; 252], ET_IPV6, &udp6());
+    let o = ipv6_addrs(DST6, SRC6, 17, &udp(50000, 6081, &g));
+    let d = ok(LinkType::ETHERNET, &eth(ET_IPV6, &o));
+    is_udp6(&d, 14 + 40 + 8 + 8 + 252);
+    assert_eq!(d.tunnel, Tunnel::Geneve);
+    // The outer datagram stands: version 1, a protocol type that is not IP (LLDP), options
+    // past the datagram, a header cut short, 6081 as the source port only, a broken inner
+    // packet.
+    let mut v1 = common::geneve(&[], ET_IPV4, &tcp4());
+    v1[0] |= 0x40;
+    let mut long = common::geneve(&[], ET_IPV4, &tcp4());
+    long[0] = 0x3f;
+    let whole = common::geneve(&[], ET_IPV4, &tcp4());
+    for (sport, dport, g) in [
+        (50000, 6081, v1),
+        (50000, 6081, common::geneve(&[], 0x88cc, &[0; 20])),
+        (50000, 6081, long),
+        (50000, 6081, whole[..6].to_vec()),
+        (6081, 50000, whole.clone()),
+        (50000, 6081, common::geneve(&[], ET_IPV4, &[0x45; 12])),
+    ] {
+        let u = udp(sport, dport, &g);
+        is_outer_udp(
+            &ok(LinkType::ETHERNET, &outer4(17, &u)),
+            sport,
+            dport,
+            &u[8..],
+        );
+    }
+}
+
+#[test]
+fn teredo() {
+    // RFC 4380: IPv6 in UDP from the server port.
+    let d = ok(LinkType::ETHERNET, &over_udp4(3544, 51812, &udp6()));
+    is_udp6(&d, 18 + 20 + 8);
+    assert_eq!(
+        (d.tunnel, d.tunnel.as_str(), d.vlan),
+        (Tunnel::Teredo, "Teredo", 5)
+    );
+    // To the server: authentication (3-byte client id, 2-byte value), then origin indication.
+    let t = teredo_auth(
+        b"cli",
+        &[0xa1, 0xa2],
+        &teredo_origin(51812, [10, 112, 16, 67], &udp6()),
+    );
+    let d = ok(LinkType::ETHERNET, &over_udp4(51812, 3544, &t));
+    is_udp6(&d, 18 + 20 + 8 + (4 + 3 + 2 + 9) + 8);
+    // Each alone; an empty identifier and value.
+    let t = teredo_origin(1, [192, 0, 2, 9], &udp6());
+    is_udp6(
+        &ok(LinkType::ETHERNET, &over_udp4(3544, 1, &t)),
+        18 + 20 + 8 + 8,
+    );
+    let t = teredo_auth(&[], &[], &udp6());
+    is_udp6(
+        &ok(LinkType::ETHERNET, &over_udp4(1, 3544, &t)),
+        18 + 20 + 8 + 13,
+    );
+    // A bubble: no payload, next header 59 — an IPv6 flow with ports 0.
+    let t = teredo_origin(1, [192, 0, 2, 9], &ipv6(59, &[]));
+    let d = ok(LinkType::ETHERNET, &over_udp4(3544, 51812, &t));
+    assert_eq!(
+        (d.ip_version, d.proto, d.src, d.dst, d.tunnel),
+        (6, 59, SRC6, DST6, Tunnel::Teredo)
+    );
+    assert_eq!((d.src_port, d.dst_port, d.payload), (0, 0, &[][..]));
+    // Port 3544 traffic that is not Teredo stays the outer flow: not IPv6 (a DNS-like payload,
+    // IPv4), a payload length short of the datagram or beyond it, an authentication header
+    // cut short, an origin indication with nothing after it.
+    let mut short = udp6();
+    short[5] -= 1;
+    let mut long = udp6();
+    long[5] += 1;
+    for body in [
+        vec![0x12, 0x34, 0x01, 0x00, 0x00, 0x01, 0, 0, 0, 0, 0, 0],
+        tcp4(),
+        short,
+        [udp6(), vec![0]].concat(),
+        long,
+        teredo_auth(b"cli", &[], &[])[..3].to_vec(),
+        teredo_origin(1, [1, 2, 3, 4], &[]),
+    ] {
+        let u = udp(51812, 3544, &body);
+        is_outer_udp(&ok(LinkType::ETHERNET, &outer4(17, &u)), 51812, 3544, &body);
+    }
+    // Cut by the snap length inside the IPv6 header: the outer flow, not a drop.
+    let f = over_udp4(3544, 51812, &udp6());
+    let d = ok(LinkType::ETHERNET, &f[..18 + 20 + 8 + 30]);
+    is_outer4(&d, 17);
+    assert_eq!(d.src_port, 3544);
+}
+
+#[test]
+fn ayiya() {
+    // draft-massar-v6ops-ayiya: IPv6 (next header 41) behind a 16-byte identity and a 20-byte
+    // signature, from the port.
+    let a = common::ayiya(4, 5, 1, 41, &udp6());
+    let d = ok(LinkType::ETHERNET, &over_udp4(5072, 40000, &a));
+    is_udp6(&d, 18 + 20 + 8 + 8 + 16 + 20);
+    assert_eq!((d.tunnel, d.tunnel.as_str()), (Tunnel::Ayiya, "AYIYA"));
+    // IPv4 (next header 4), a 1-byte identity and no signature, to the port.
+    let a = common::ayiya(0, 0, 1, 4, &tcp4());
+    is_tcp4(
+        &ok(LinkType::ETHERNET, &over_udp4(40000, 5072, &a)),
+        18 + 20 + 8 + 8 + 1,
+    );
+    // The outer datagram stands: a heartbeat (opcode 0), an echo request (2), next header 59
+    // or UDP, a signature longer than the datagram, a header cut short.
+    let mut long_sig = common::ayiya(4, 5, 1, 41, &udp6());
+    long_sig[1] = 0xf2;
+    for a in [
+        common::ayiya(4, 5, 0, 59, &[]),
+        common::ayiya(4, 5, 2, 41, &udp6()),
+        common::ayiya(4, 5, 1, 59, &udp6()),
+        common::ayiya(4, 5, 1, 17, &udp(1, 2, &[])),
+        long_sig,
+        common::ayiya(0, 0, 1, 4, &[])[..7].to_vec(),
+    ] {
+        let u = udp(40000, 5072, &a);
+        is_outer_udp(&ok(LinkType::ETHERNET, &outer4(17, &u)), 40000, 5072, &a);
+    }
+}
+
+#[test]
+fn gre_in_udp() {
+    // RFC 8086: IPv4 behind a GRE header with a key.
+    let d = ok(
+        LinkType::ETHERNET,
+        &over_udp4(50000, 4754, &gre(0x2000, ET_IPV4, &tcp4())),
+    );
+    is_tcp4(&d, 18 + 20 + 8 + 8);
+    assert_eq!(
+        (d.tunnel, d.tunnel.as_str()),
+        (Tunnel::GreInUdp, "GRE-in-UDP")
+    );
+    // Ethernet (0x6558) with a tag; MPLS with a sequence number.
+    let inner = eth_tagged(&[(0x8100, 44)], ET_IPV6, &udp6());
+    let d = ok(
+        LinkType::ETHERNET,
+        &over_udp4(50000, 4754, &gre(0, 0x6558, &inner)),
+    );
+    is_udp6(&d, 18 + 20 + 8 + 4 + 18);
+    assert_eq!(d.vlan, 44);
+    is_tcp4(
+        &ok(
+            LinkType::ETHERNET,
+            &over_udp4(50000, 4754, &gre(0x1000, 0x8847, &mpls(2, &tcp4()))),
+        ),
+        18 + 20 + 8 + 8 + 8,
+    );
+    // The outer datagram stands: version 1 (PPTP is not GRE-in-UDP), a header cut short (over
+    // IP that is a drop, over UDP a hint that it is not GRE), source routing, 4754 as the source
+    // port only.
+    let ppp = [&[0xff, 0x03, 0x00, 0x21][..], &tcp4()].concat();
+    for (sport, dport, g) in [
+        (50000, 4754, gre(0x3001, 0x880b, &ppp)),
+        (50000, 4754, vec![0x20, 0x00]),
+        (50000, 4754, vec![0xb0, 0, 8, 0, 0, 0, 0, 0]),
+        (50000, 4754, gre(0x4000, ET_IPV4, &tcp4())),
+        (4754, 50000, gre(0, ET_IPV4, &tcp4())),
+    ] {
+        let u = udp(sport, dport, &g);
+        is_outer_udp(&ok(LinkType::ETHERNET, &outer4(17, &u)), sport, dport, &g);
+    }
+}
+
+#[test]
+fn provider_backbone_bridging_802_1ah() {
+    // B-tag (802.1ad, B-VID 100), I-TAG, then the customer frame with its C-tag (VLAN 200).
+    let cust = eth_tagged(&[(0x8100, 200)], ET_IPV4, &tcp4());
+    let f = eth_tagged(&[(0x88a8, 100)], 0x88e7, &itag(0x01_e240, &cust));
+    let d = ok(LinkType::ETHERNET, &f);
+    is_tcp4(&d, 14 + 4 + 4 + 18);
+    assert_eq!((d.vlan, d.tunnel), (200, Tunnel::None));
+    // An untagged customer frame keeps the backbone VLAN; an I-TAG without a B-tag.
+    let f = eth_tagged(&[(0x88a8, 100)], 0x88e7, &itag(7, &eth(ET_IPV6, &udp6())));
+    let d = ok(LinkType::ETHERNET, &f);
+    is_udp6(&d, 18 + 4 + 14);
+    assert_eq!(d.vlan, 100);
+    is_tcp4(
+        &ok(
+            LinkType::ETHERNET,
+            &eth(0x88e7, &itag(7, &eth(ET_IPV4, &tcp4()))),
+        ),
+        14 + 4 + 14,
+    );
+    // A customer ARP; an I-TAG or customer header cut short.
+    assert_eq!(
+        err(
+            LinkType::ETHERNET,
+            &eth(0x88e7, &itag(7, &eth(0x0806, &[0; 28])))
+        ),
+        DropReason::NotIp
+    );
+    assert_eq!(
+        err(LinkType::ETHERNET, &eth(0x88e7, &[0x60, 0, 0])),
+        DropReason::TruncatedLink
+    );
+    assert_eq!(
+        err(LinkType::ETHERNET, &eth(0x88e7, &itag(7, &DST_MAC))),
+        DropReason::TruncatedLink
+    );
+    // Nested customer frames: four are followed, a fifth is past the cap.
+    let mut f = eth(ET_IPV4, &tcp4());
+    for _ in 0..4 {
+        f = eth(0x88e7, &itag(1, &f));
+    }
+    is_tcp4(&ok(LinkType::ETHERNET, &f), 4 * 18 + 14);
+    assert_eq!(
+        err(LinkType::ETHERNET, &eth(0x88e7, &itag(1, &f))),
+        DropReason::TooManyLabels
+    );
+}
+
+#[test]
+fn vn_tag() {
+    let d = ok(
+        LinkType::ETHERNET,
+        &eth(0x8926, &vntag(0x12, 0x34, ET_IPV4, &tcp4())),
+    );
+    is_tcp4(&d, 20);
+    assert_eq!(d.vlan, 0);
+    // Then an 802.1Q tag (VLAN 42).
+    let tagged = [&[0x00, 0x2a, 0x86, 0xdd][..], &udp6()].concat();
+    let d = ok(
+        LinkType::ETHERNET,
+        &eth(0x8926, &vntag(1, 2, 0x8100, &tagged)),
+    );
+    is_udp6(&d, 24);
+    assert_eq!(d.vlan, 42);
+    // Cut short; ARP behind it; counted with VLAN tags against the cap.
+    assert_eq!(
+        err(
+            LinkType::ETHERNET,
+            &eth(0x8926, &[0x80, 0x12, 0x00, 0x34, 0x08])
+        ),
+        DropReason::TruncatedLink
+    );
+    assert_eq!(
+        err(
+            LinkType::ETHERNET,
+            &eth(0x8926, &vntag(1, 2, 0x0806, &[0; 28]))
+        ),
+        DropReason::NotIp
+    );
+    let seven: Vec<(u16, u16)> = (1..=7).map(|v| (0x8100, v)).collect();
+    let d = ok(
+        LinkType::ETHERNET,
+        &eth_tagged(&seven, 0x8926, &vntag(1, 2, ET_IPV4, &tcp4())),
+    );
+    assert_eq!((d.vlan, d.l3_offset), (7, 14 + 28 + 6));
+    let eight: Vec<(u16, u16)> = (1..=8).map(|v| (0x8100, v)).collect();
+    assert_eq!(
+        err(
+            LinkType::ETHERNET,
+            &eth_tagged(&eight, 0x8926, &vntag(1, 2, ET_IPV4, &tcp4()))
+        ),
+        DropReason::TooManyLabels
+    );
+}
+
+#[test]
+fn cisco_fabricpath() {
+    // The 16-byte outer header, then the classical frame with its VLAN.
+    let inner = eth_tagged(&[(0x8100, 7)], ET_IPV4, &tcp4());
+    let d = ok(LinkType::ETHERNET, &fabricpath(256, 32, &inner));
+    is_tcp4(&d, 16 + 18);
+    assert_eq!((d.vlan, d.tunnel), (7, Tunnel::None));
+    // The 20-byte form: an 802.1Q tag before the FabricPath ethertype.
+    let mut f = fabricpath(256, 32, &eth(ET_IPV6, &udp6()));
+    f.splice(12..12, [0x81, 0x00, 0x00, 0x09]);
+    let d = ok(LinkType::ETHERNET, &f);
+    is_udp6(&d, 20 + 14);
+    assert_eq!(d.vlan, 9);
+    // Cut inside the FTag, inside the classical header; a classical ARP.
+    let f = fabricpath(256, 32, &inner);
+    assert_eq!(err(LinkType::ETHERNET, &f[..15]), DropReason::TruncatedLink);
+    assert_eq!(
+        err(LinkType::ETHERNET, &f[..16 + 13]),
+        DropReason::TruncatedLink
+    );
+    assert_eq!(
+        err(
+            LinkType::ETHERNET,
+            &fabricpath(1, 63, &eth(0x0806, &[0; 28]))
+        ),
+        DropReason::NotIp
+    );
+}
+
+/// An A-MSDU subframe header (destination, source, length) before `msdu`.
+fn amsdu_subframe(msdu: &[u8]) -> Vec<u8> {
+    let mut s = vec![
+        0x00, 0x11, 0x22, 0x33, 0x44, 0x01, 0x00, 0x11, 0x22, 0x33, 0x44, 0x02,
+    ];
+    s.extend_from_slice(&(msdu.len() as u16).to_be_bytes());
+    s.extend_from_slice(msdu);
+    s
+}
+
+#[test]
+fn ieee_802_11_data_frames() {
+    let l = LinkType::IEEE802_11;
+    let w = |fc: [u8; 2], qos: [u8; 2], body: &[u8]| wifi80211(fc, qos, 0, body);
+    // Data to and from the DS: a 24-byte header, then LLC/SNAP.
+    for fc1 in [0x01, 0x02] {
+        let d = ok(l, &w([0x08, fc1], [0, 0], &snap(ET_IPV4, &tcp4())));
+        is_tcp4(&d, 24 + 8);
+        assert_eq!((d.vlan, d.tunnel), (0, Tunnel::None));
+    }
+    // QoS data with four addresses and +HTC: 24 + 6 + 2 + 4.
+    is_udp6(
+        &ok(l, &w([0x88, 0x83], [0x05, 0x00], &snap(ET_IPV6, &udp6()))),
+        36 + 8,
+    );
+    // QoS data whose body is an A-MSDU: the first subframe is read.
+    let body = amsdu_subframe(&snap(ET_IPV4, &tcp4()));
+    is_tcp4(&ok(l, &w([0x88, 0x02], [0x80, 0x00], &body)), 26 + 14 + 8);
+    // 802.1H bridge-tunnel OUI; a VLAN tag behind SNAP.
+    let mut bt = snap(ET_IPV4, &tcp4());
+    bt[5] = 0xf8;
+    is_tcp4(&ok(l, &w([0x08, 0x02], [0, 0], &bt)), 32);
+    let tagged = snap(0x8100, &[&[0x00, 0x0b, 0x08, 0x00][..], &tcp4()].concat());
+    let d = ok(l, &w([0x08, 0x02], [0, 0], &tagged));
+    assert_eq!((d.vlan, d.l3_offset), (11, 36));
+    // Protected flag on a body that reads as LLC/SNAP (decrypted by the capturing device).
+    is_tcp4(
+        &ok(l, &w([0x08, 0x42], [0, 0], &snap(ET_IPV4, &tcp4()))),
+        32,
+    );
+    // No data: a beacon, a probe request, an ACK (a 10-byte control frame), Null, QoS Null, a
+    // protocol version 1 frame.
+    let ack = [0xd4, 0x00, 0x00, 0x00, 0x00, 0x11, 0x22, 0x33, 0x44, 0x01];
+    for f in [
+        w([0x80, 0x00], [0, 0], &[0; 40]),
+        w([0x40, 0x00], [0, 0], &[0; 10]),
+        ack.to_vec(),
+        w([0x48, 0x01], [0, 0], &[]),
+        w([0xc8, 0x01], [0, 0], &[]),
+        w([0x09, 0x01], [0, 0], &snap(ET_IPV4, &tcp4())),
+    ] {
+        assert_eq!(err(l, &f), DropReason::WifiNotData, "{f:02x?}");
+    }
+    // Encrypted: a CCMP header and ciphertext behind the Protected flag.
+    let ccmp = [
+        0x01, 0x00, 0x00, 0x20, 0x00, 0x00, 0x00, 0x00, 0x9c, 0x4f, 0x11,
+    ];
+    assert_eq!(
+        err(l, &w([0x88, 0x41], [0, 0], &ccmp)),
+        DropReason::WifiEncrypted
+    );
+    // Not IP: ARP in SNAP, a spanning-tree LLC.
+    assert_eq!(
+        err(l, &w([0x08, 0x02], [0, 0], &snap(0x0806, &[0; 28]))),
+        DropReason::NotIp
+    );
+    assert_eq!(
+        err(
+            l,
+            &w([0x08, 0x02], [0, 0], &[0x42, 0x42, 0x03, 0, 0, 0, 0, 0, 0])
+        ),
+        DropReason::NotIp
+    );
+    // Cut short: the frame control, the header, QoS control, the SNAP header.
+    let f = w([0x88, 0x02], [0, 0], &snap(ET_IPV4, &tcp4()));
+    for cut in [1, 20, 24, 30] {
+        assert_eq!(err(l, &f[..cut]), DropReason::TruncatedLink, "{cut}");
+    }
+}
+
+#[test]
+fn ieee_802_11_capture_headers() {
+    let w = wifi80211([0x08, 0x02], [0, 0], 0, &snap(ET_IPV4, &tcp4()));
+    // Radiotap with TSFT, Flags (FCS at the end) and Rate: 8 + 8 + 1 + 1 bytes. The FCS after
+    // the frame is not payload.
+    let mut fields = 0x0011_2233_4455_6677u64.to_le_bytes().to_vec();
+    fields.extend_from_slice(&[0x10, 0x0c]);
+    let mut f = radiotap(&[0x0000_0007], &fields, &w);
+    f.extend_from_slice(&[0xde, 0xad, 0xbe, 0xef]);
+    is_tcp4(&ok(LinkType::IEEE802_11_RADIOTAP, &f), 18 + 32);
+    // Two presence words (Flags and Ext, then none): Flags at 12 says DATAPAD, so a QoS header
+    // (26 bytes) is padded to 28.
+    let q = wifi80211([0x88, 0x01], [0, 0], 2, &snap(ET_IPV6, &udp6()));
+    let f = radiotap(&[0x8000_0002, 0], &[0x20], &q);
+    is_udp6(&ok(LinkType::IEEE802_11_RADIOTAP, &f), 13 + 28 + 8);
+    // TSFT too: aligned to 16, so Flags is at 24.
+    let mut fields = vec![0; 4];
+    fields.extend_from_slice(&7u64.to_le_bytes());
+    fields.push(0x20);
+    let f = radiotap(&[0x8000_0003, 0], &fields, &q);
+    is_udp6(&ok(LinkType::IEEE802_11_RADIOTAP, &f), 25 + 28 + 8);
+    // No Flags field: no padding.
+    let f = radiotap(&[0x0000_0004], &[0x0c], &w);
+    is_tcp4(&ok(LinkType::IEEE802_11_RADIOTAP, &f), 9 + 32);
+    // A beacon behind radiotap.
+    let f = radiotap(
+        &[0x0000_0004],
+        &[0x0c],
+        &wifi80211([0x80, 0x00], [0, 0], 0, &[0; 40]),
+    );
+    assert_eq!(
+        err(LinkType::IEEE802_11_RADIOTAP, &f),
+        DropReason::WifiNotData
+    );
+    // Broken radiotap headers: version 1; a length shorter than its presence words; nine
+    // presence words; Flags announced past the length; cut inside the fixed part.
+    let mut v1 = radiotap(&[0x0000_0004], &[0x0c], &w);
+    v1[0] = 1;
+    assert_eq!(
+        err(LinkType::IEEE802_11_RADIOTAP, &v1),
+        DropReason::UnsupportedLinkType
+    );
+    let mut short = radiotap(&[0x8000_0002, 0], &[0x20], &q);
+    short[2] = 8;
+    let nine = radiotap(&[0x8000_0000; 9], &[0, 0, 0, 0], &w);
+    let no_flags = radiotap(&[0x0000_0002], &[], &w);
+    for (f, why) in [
+        (short, DropReason::TruncatedLink),
+        (nine, DropReason::TruncatedLink),
+        (no_flags, DropReason::TruncatedLink),
+        (vec![0, 0, 8, 0, 0, 0], DropReason::TruncatedLink),
+    ] {
+        assert_eq!(err(LinkType::IEEE802_11_RADIOTAP, &f), why);
+    }
+    // Prism (144 bytes), and AVS (64 bytes) under its own link type and under Prism's.
+    is_tcp4(&ok(LinkType::PRISM_HEADER, &prism(&w)), 144 + 32);
+    is_tcp4(&ok(LinkType::IEEE802_11_AVS, &avs(&w)), 64 + 32);
+    is_tcp4(&ok(LinkType::PRISM_HEADER, &avs(&w)), 64 + 32);
+    assert_eq!(
+        err(LinkType::PRISM_HEADER, &prism(&w)[..150]),
+        DropReason::TruncatedLink
+    );
+    let mut bad = avs(&w);
+    bad[7] = 4;
+    assert_eq!(
+        err(LinkType::IEEE802_11_AVS, &bad),
+        DropReason::TruncatedLink
+    );
+    assert_eq!(
+        err(LinkType::IEEE802_11_AVS, &prism(&w)),
+        DropReason::UnsupportedLinkType
+    );
+}
+
+#[test]
+fn pppoe_without_ethernet_and_compressed_protocols() {
+    let l = LinkType::PPP_ETHER;
+    let ppp = |head: &[u8], ip: &[u8]| [head, ip].concat();
+    // Link type 51: the PPPoE session header first; a 2-byte and a compressed 1-byte protocol
+    // (RFC 1661 §6.5), with and without address and control.
+    is_tcp4(&ok(l, &pppoe_hdr(0, &ppp(&[0x00, 0x21], &tcp4()))), 8);
+    is_tcp4(&ok(l, &pppoe_hdr(0, &ppp(&[0x21], &tcp4()))), 7);
+    is_udp6(&ok(l, &pppoe_hdr(0, &ppp(&[0x57], &udp6()))), 7);
+    is_tcp4(&ok(l, &pppoe_hdr(0, &ppp(&[0xff, 0x03, 0x21], &tcp4()))), 9);
+    // Behind the session ethertype: compressed, with address and control, after QinQ (the shape
+    // of dns.pcap).
+    is_udp6(
+        &ok(
+            LinkType::ETHERNET,
+            &eth(0x8864, &pppoe_hdr(0, &ppp(&[0x57], &udp6()))),
+        ),
+        14 + 6 + 1,
+    );
+    is_tcp4(
+        &ok(
+            LinkType::ETHERNET,
+            &eth(
+                0x8864,
+                &pppoe_hdr(0, &ppp(&[0xff, 0x03, 0x00, 0x21], &tcp4())),
+            ),
+        ),
+        14 + 6 + 4,
+    );
+    let d = ok(
+        LinkType::ETHERNET,
+        &eth_tagged(
+            &[(0x8100, 421), (0x8100, 785)],
+            0x8864,
+            &pppoe_hdr(0, &ppp(&[0x21], &tcp4())),
+        ),
+    );
+    is_tcp4(&d, 22 + 6 + 1);
+    assert_eq!(d.vlan, 785);
+    // Not IP: discovery (PADI; the code decides, whatever bytes follow) as link type 51, LCP in
+    // a session.
+    let padi = pppoe_hdr(0x09, &[0x01, 0x01, 0x00, 0x00]);
+    assert_eq!(err(l, &padi), DropReason::NotIp);
+    let padt = pppoe_hdr(0xa7, &ppp(&[0x00, 0x21], &tcp4()));
+    assert_eq!(err(l, &padt), DropReason::NotIp);
+    assert_eq!(
+        err(l, &pppoe_hdr(0, &[0xc0, 0x21, 0x01, 0x01, 0x00, 0x04])),
+        DropReason::NotIp
+    );
+    // Cut inside the PPPoE header, or before the protocol.
+    assert_eq!(err(l, &[0x11, 0x00, 0x12]), DropReason::TruncatedLink);
+    assert_eq!(err(l, &pppoe_hdr(0, &[])), DropReason::TruncatedLink);
+    assert_eq!(err(l, &pppoe_hdr(0, &[0x00])), DropReason::TruncatedLink);
+}
+
+#[test]
+fn tunnelled_frames_that_are_not_ip_are_dropped_not_keyed_on_the_tunnel() {
+    let arp = eth(0x0806, &[0; 28]);
+    let lldp = eth(0x88cc, &[0x02, 0x07, 0x04, 0, 0, 0, 0, 0, 1]);
+    let stp = [
+        &DST_MAC[..],
+        &SRC_MAC,
+        &[0x00, 0x26, 0x42, 0x42, 0x03],
+        &[0; 35],
+    ]
+    .concat();
+    let capwap_wifi_arp = {
+        let mut c = vec![0, 4 << 3, 0x03, 0x20];
+        c.resize(16, 0);
+        c.extend_from_slice(&wifi80211([0x08, 0x01], [0, 0], 0, &snap(0x0806, &[0; 28])));
+        c
+    };
+    for inner in [&arp, &lldp, &stp] {
+        let mut capwap = vec![0, 2 << 3, 0x00, 0x00, 0, 0, 0, 0];
+        capwap.extend_from_slice(inner);
+        for f in [
+            over_udp4(40000, 4789, &vxlan(inner)),
+            over_udp4(40000, 6081, &common::geneve(&[], 0x6558, inner)),
+            over_udp4(40000, 4754, &gre(0, 0x6558, inner)),
+            outer4(47, &gre(0x2000, 0x6558, inner)),
+            over_udp4(40000, 5247, &capwap),
+        ] {
+            assert_eq!(err(LinkType::ETHERNET, &f), DropReason::NotIp);
+            // With tunnels off: the outer packet.
+            assert!(decode(LinkType::ETHERNET, &f, &OFF).is_ok());
+        }
+    }
+    assert_eq!(
+        err(
+            LinkType::ETHERNET,
+            &over_udp4(12380, 5247, &capwap_wifi_arp)
+        ),
+        DropReason::NotIp
+    );
+    // Further in: GTP-U carrying IPv4 and UDP to VXLAN carrying ARP.
+    let vx = ipv4_addrs(
+        [172, 16, 0, 1],
+        [172, 16, 0, 2],
+        17,
+        &udp(1, 4789, &vxlan(&arp)),
+    );
+    assert_eq!(
+        err(
+            LinkType::ETHERNET,
+            &over_udp4(2152, 2152, &gtpu(None, &[], &vx))
+        ),
+        DropReason::NotIp
+    );
+    // At the nesting cap the frame is not opened: the packet at the cap is the flow.
+    let mut p = vx;
+    for _ in 0..4 {
+        p = ipv4_addrs([10, 9, 9, 9], [10, 8, 8, 8], 4, &p);
+    }
+    let d = ok(LinkType::RAW, &p);
+    assert_eq!(
+        (d.src, d.dst_port, d.tunnel),
+        (a4([172, 16, 0, 1]), 4789, Tunnel::IpInIp)
+    );
+    // IGMP and OSPF inside VXLAN: inner flows with ports 0, as each would be on its own.
+    let report = [0x22, 0, 0xf9, 0x02, 0, 0, 0, 1, 4, 0, 0, 0, 239, 1, 2, 3];
+    let igmp = V4 {
+        dst: [224, 0, 0, 22],
+        ttl: 1,
+        ..V4::new(2)
+    }
+    .build(&report);
+    let d = ok(
+        LinkType::ETHERNET,
+        &over_udp4(40000, 4789, &vxlan(&eth(ET_IPV4, &igmp))),
+    );
+    assert_eq!(
+        (d.proto, d.src, d.dst, d.src_port, d.dst_port, d.tunnel),
+        (2, a4(SRC4), a4([224, 0, 0, 22]), 0, 0, Tunnel::Vxlan)
+    );
+    assert_eq!((d.ttl, d.payload), (1, &report[..]));
+    let d = ok(
+        LinkType::ETHERNET,
+        &over_udp4(40000, 4789, &vxlan(&eth(ET_IPV4, &ipv4(89, b"hello")))),
+    );
+    assert_eq!(
+        (d.proto, d.payload, d.tunnel),
+        (89, &b"hello"[..], Tunnel::Vxlan)
+    );
+    // Tunnels defined to carry IP whose payload is not IP were not that tunnel: the outer
+    // packet. GTP-U with a payload that is not IP, Geneve and GRE-in-UDP typed LLDP, GRE over
+    // IP typed ARP, PPTP carrying LCP.
+    for (sport, dport, body) in [
+        (2152, 2152, gtpu(None, &[], &[0x10; 30])),
+        (40000, 6081, common::geneve(&[], 0x88cc, &[0; 20])),
+        (40000, 4754, gre(0, 0x88cc, &[0; 20])),
+    ] {
+        let d = ok(LinkType::ETHERNET, &over_udp4(sport, dport, &body));
+        is_outer_udp(&d, sport, dport, &body);
+    }
+    is_outer4(
+        &ok(LinkType::ETHERNET, &outer4(47, &gre(0, 0x0806, &[0; 28]))),
+        47,
+    );
+    let lcp = [0xff, 0x03, 0xc0, 0x21, 0x01, 0x01, 0x00, 0x04];
+    is_outer4(
+        &ok(LinkType::ETHERNET, &outer4(47, &gre(0x2001, 0x880b, &lcp))),
+        47,
+    );
+}
+
+#[test]
+fn gtp_variants() {
+    // GTPv1-U over an IPv6 outer header.
+    let o = ipv6_addrs(
+        DST6,
+        SRC6,
+        17,
+        &udp(2152, 2152, &gtpu(Some(1), &[], &tcp4())),
+    );
+    let d = ok(LinkType::ETHERNET, &eth(ET_IPV6, &o));
+    is_tcp4(&d, 14 + 40 + 8 + 12);
+    assert_eq!(d.tunnel, Tunnel::GtpU);
+    // A chain of three extension headers (UDP port, PDU session container, a 3-unit one).
+    let exts = [
+        (0x40, vec![0x08, 0x68]),
+        (0x85, vec![0x10, 0x09]),
+        (0x20, vec![0xab; 10]),
+    ];
+    let g = gtpu(Some(9), &exts, &udp6());
+    is_udp6(
+        &ok(LinkType::ETHERNET, &over_udp4(2152, 2152, &g)),
+        18 + 20 + 8 + 12 + 4 + 4 + 12,
+    );
+    // Only G-PDUs are opened: echo request and response, error indication, end marker, supported
+    // extension headers notification; GTP' (PT clear) on the GTP-U port; a chain whose next
+    // type is cut off.
+    let plain = gtpu(None, &[], &tcp4());
+    let mut gtp_prime = plain.clone();
+    gtp_prime[0] = 0x2e;
+    let mut cut_chain = gtpu(None, &[(0x85, vec![0x10, 0x09])], &[]);
+    cut_chain.truncate(cut_chain.len() - 1);
+    let mut outer = vec![gtp_prime, cut_chain];
+    for msg in [1u8, 2, 26, 254, 31] {
+        let mut m = plain.clone();
+        m[1] = msg;
+        outer.push(m);
+    }
+    for g in outer {
+        let d = ok(LinkType::ETHERNET, &over_udp4(2152, 2152, &g));
+        is_outer_udp(&d, 2152, 2152, &g);
+    }
+    // GTP-C (UDP 2123) is control, not a tunnel: a GTPv2-C Create Session Request, a GTPv1-C
+    // Echo Request, even a G-PDU-shaped message.
+    let v2c = [
+        0x48, 0x20, 0x00, 0x0c, 0, 0, 0, 0, 0x00, 0x12, 0x34, 0x00, 0, 0, 0, 0,
+    ];
+    let v1c = [0x32, 0x01, 0x00, 0x04, 0, 0, 0, 0, 0x00, 0x01, 0x00, 0x00];
+    for g in [v2c.to_vec(), v1c.to_vec(), plain] {
+        let d = ok(LinkType::ETHERNET, &over_udp4(40000, 2123, &g));
+        is_outer_udp(&d, 40000, 2123, &g);
+    }
+}
+
+#[test]
+fn the_nesting_cap_holds_for_every_tunnel() {
+    // Geneve, then Teredo, then GRE-in-UDP, then VXLAN: four levels, all removed; the outermost
+    // is reported.
+    let vx = ipv4_addrs(
+        [10, 4, 0, 1],
+        [10, 4, 0, 2],
+        17,
+        &udp(1, 4789, &vxlan(&eth(ET_IPV4, &tcp4()))),
+    );
+    let gu = ipv6(17, &udp(2, 4754, &gre(0, ET_IPV4, &vx)));
+    let te = ipv4_addrs([10, 2, 0, 1], [10, 2, 0, 2], 17, &udp(3544, 3, &gu));
+    let f = over_udp4(4, 6081, &common::geneve(&[], ET_IPV4, &te));
+    let d = ok(LinkType::ETHERNET, &f);
+    is_tcp4(&d, (f.len() - tcp4().len()) as u16);
+    assert_eq!(d.tunnel, Tunnel::Geneve);
+    // AYIYA in AYIYA: four levels are removed; with a fifth, the packet at the cap (the
+    // innermost wrapper) is the flow.
+    let mut p = tcp4();
+    for i in 0..4 {
+        p = ipv4_addrs(
+            [10, 9, 9, i],
+            [10, 8, 8, 8],
+            17,
+            &udp(40000, 5072, &common::ayiya(0, 0, 1, 4, &p)),
+        );
+    }
+    is_tcp4(&ok(LinkType::RAW, &p), 4 * (20 + 8 + 9));
+    let p = ipv4_addrs(
+        [10, 7, 7, 7],
+        [10, 8, 8, 8],
+        17,
+        &udp(40000, 5072, &common::ayiya(0, 0, 1, 4, &p)),
+    );
+    let d = ok(LinkType::RAW, &p);
+    assert_eq!(
+        (d.src, d.proto, d.dst_port, d.tunnel),
+        (a4([10, 9, 9, 0]), 17, 5072, Tunnel::Ayiya)
+    );
+}
+
 // ---------------------------------------------------------------- the contract
 
 #[test]
@@ -1171,6 +1920,19 @@ fn every_drop_reason_is_reachable() {
         (LinkType::RAW, ipv4(6, &bad_tcp)),
         (LinkType::RAW, ipv4(47, &[0])),
         (LinkType::ETHERNET, eth_tagged(&tags, ET_IPV4, &tcp4())),
+        (
+            LinkType::IEEE802_11,
+            wifi80211([0x80, 0x00], [0, 0], 0, &[0; 12]),
+        ),
+        (
+            LinkType::IEEE802_11,
+            wifi80211(
+                [0x08, 0x42],
+                [0, 0],
+                0,
+                &[0x01, 0x00, 0x00, 0x20, 0, 0, 0, 0, 0x99],
+            ),
+        ),
     ];
     for (link, f) in &cases {
         seen[err(*link, f).index()] = true;

@@ -281,3 +281,185 @@ pub fn unhex(s: &str) -> Vec<u8> {
         .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
         .collect()
 }
+
+/// A Geneve header (RFC 8926 §3.4): version 0, `opts` (whole 4-byte words) as the options,
+/// neither O nor C, protocol type `proto`, VNI 0x123456.
+pub fn geneve(opts: &[u8], proto: u16, body: &[u8]) -> Vec<u8> {
+    assert_eq!(opts.len() % 4, 0);
+    let mut g = vec![(opts.len() / 4) as u8, 0x00];
+    g.extend_from_slice(&proto.to_be_bytes());
+    g.extend_from_slice(&[0x12, 0x34, 0x56, 0x00]);
+    g.extend_from_slice(opts);
+    g.extend_from_slice(body);
+    g
+}
+
+/// A Geneve option TLV (RFC 8926 §3.5): class, type, then `data` (whole 4-byte words).
+pub fn geneve_opt(class: u16, kind: u8, data: &[u8]) -> Vec<u8> {
+    assert_eq!(data.len() % 4, 0);
+    let mut o = class.to_be_bytes().to_vec();
+    o.push(kind);
+    o.push((data.len() / 4) as u8);
+    o.extend_from_slice(data);
+    o
+}
+
+/// Teredo's authentication indicator (RFC 4380 §5.1.1): 00 01, the lengths, client identifier
+/// `id`, authentication value `au`, an 8-byte nonce and the confirmation byte.
+pub fn teredo_auth(id: &[u8], au: &[u8], body: &[u8]) -> Vec<u8> {
+    let mut t = vec![0x00, 0x01, id.len() as u8, au.len() as u8];
+    t.extend_from_slice(id);
+    t.extend_from_slice(au);
+    t.extend_from_slice(&[0x5a; 8]);
+    t.push(0x00);
+    t.extend_from_slice(body);
+    t
+}
+
+/// Teredo's origin indication (RFC 4380 §5.1.1): 00 00, then the origin port and IPv4 address,
+/// each with every bit inverted.
+pub fn teredo_origin(port: u16, addr: [u8; 4], body: &[u8]) -> Vec<u8> {
+    let mut t = vec![0x00, 0x00];
+    t.extend_from_slice(&(!port).to_be_bytes());
+    t.extend_from_slice(&addr.map(|b| !b));
+    t.extend_from_slice(body);
+    t
+}
+
+/// An AYIYA header (draft-massar-v6ops-ayiya-02 §5): an integer identity of 2^`id_len` bytes, a
+/// SHA-1 signature of `sig_words` * 4 bytes with shared-secret authentication, `opcode`, next
+/// header `next`, an epoch; then `body`.
+pub fn ayiya(id_len: u8, sig_words: u8, opcode: u8, next: u8, body: &[u8]) -> Vec<u8> {
+    let mut a = vec![
+        (id_len << 4) | 0x1,
+        (sig_words << 4) | 0x2,
+        0x10 | opcode,
+        next,
+    ];
+    a.extend_from_slice(&0x4e20_1234u32.to_be_bytes());
+    a.extend(std::iter::repeat_n(0x1d, 1 << id_len));
+    a.extend(std::iter::repeat_n(0x5e, usize::from(sig_words) * 4));
+    a.extend_from_slice(body);
+    a
+}
+
+/// An 802.1ah I-TAG TCI (IEEE 802.1Q-2018 §9.7: priority 3, DEI 0, UCA 0, the 24-bit I-SID),
+/// then the customer frame `customer` from its destination address on.
+pub fn itag(isid: u32, customer: &[u8]) -> Vec<u8> {
+    let mut t = ((3u32 << 29) | (isid & 0x00ff_ffff)).to_be_bytes().to_vec();
+    t.extend_from_slice(customer);
+    t
+}
+
+/// A VN-Tag: direction 1, pointer 0, destination vif (14 bits), looped 0, reserved, version 0,
+/// source vif (12 bits); then the ethertype `et` and `body`.
+pub fn vntag(dvif: u16, svif: u16, et: u16, body: &[u8]) -> Vec<u8> {
+    let tag = (1u32 << 31) | ((u32::from(dvif) & 0x3fff) << 16) | (u32::from(svif) & 0x0fff);
+    let mut t = tag.to_be_bytes().to_vec();
+    t.extend_from_slice(&et.to_be_bytes());
+    t.extend_from_slice(body);
+    t
+}
+
+/// A Cisco FabricPath frame: outer destination and source (hierarchical MACs: switch 0xabd and
+/// 0xabc), the FabricPath ethertype 0x8903, FTag (10 bits) and TTL (6 bits), then the classical
+/// Ethernet frame `inner`.
+pub fn fabricpath(ftag: u16, ttl: u8, inner: &[u8]) -> Vec<u8> {
+    let mut f = vec![
+        0x02, 0x0a, 0xbd, 0, 0, 0, 0x02, 0x0a, 0xbc, 0, 0, 0, 0x89, 0x03,
+    ];
+    f.extend_from_slice(&((ftag << 6) | u16::from(ttl & 0x3f)).to_be_bytes());
+    f.extend_from_slice(inner);
+    f
+}
+
+/// LLC/SNAP (RFC 1042: AA AA 03, OUI 00-00-00) with ethertype `et`.
+pub fn snap(et: u16, body: &[u8]) -> Vec<u8> {
+    let mut s = vec![0xaa, 0xaa, 0x03, 0x00, 0x00, 0x00];
+    s.extend_from_slice(&et.to_be_bytes());
+    s.extend_from_slice(body);
+    s
+}
+
+/// An IEEE 802.11 frame (IEEE 802.11-2020 §9.3.2.1): frame control `fc` as sent, duration, three
+/// addresses, sequence control; a fourth address when To DS and From DS are both set; for QoS
+/// data subtypes the QoS control `qos`, and an HT control field when +HTC/Order is set; then
+/// `pad` zero bytes (capture padding) and `body`.
+pub fn wifi80211(fc: [u8; 2], qos: [u8; 2], pad: usize, body: &[u8]) -> Vec<u8> {
+    let mut w = fc.to_vec();
+    w.extend_from_slice(&[0x2c, 0x00]); // duration
+    w.extend_from_slice(&[0x00, 0x11, 0x22, 0x33, 0x44, 0x01]); // address 1
+    w.extend_from_slice(&[0x00, 0x11, 0x22, 0x33, 0x44, 0x02]); // address 2
+    w.extend_from_slice(&[0x00, 0x11, 0x22, 0x33, 0x44, 0x03]); // address 3
+    w.extend_from_slice(&[0x10, 0x00]); // sequence control
+    if fc[1] & 0x03 == 0x03 {
+        w.extend_from_slice(&[0x00, 0x11, 0x22, 0x33, 0x44, 0x04]);
+    }
+    let data = fc[0] & 0x0c == 0x08;
+    if data && fc[0] & 0x80 != 0 {
+        w.extend_from_slice(&qos);
+        if fc[1] & 0x80 != 0 {
+            w.extend_from_slice(&[0x00, 0x00, 0x00, 0x00]);
+        }
+    }
+    w.extend(std::iter::repeat_n(0, pad));
+    w.extend_from_slice(body);
+    w
+}
+
+/// A radiotap header (radiotap.org): version 0, pad, the little-endian length, the presence
+/// words `present` (little-endian), then `fields` laid out by the caller with their alignment.
+pub fn radiotap(present: &[u32], fields: &[u8], body: &[u8]) -> Vec<u8> {
+    let len = 4 + 4 * present.len() + fields.len();
+    let mut r = vec![0x00, 0x00];
+    r.extend_from_slice(&(len as u16).to_le_bytes());
+    for p in present {
+        r.extend_from_slice(&p.to_le_bytes());
+    }
+    r.extend_from_slice(fields);
+    r.extend_from_slice(body);
+    r
+}
+
+/// A 144-byte Prism monitor-mode header (message code 0x44, length 144, little-endian as on
+/// x86; device "wlan0"; ten DID items of 12 bytes), then `body`.
+pub fn prism(body: &[u8]) -> Vec<u8> {
+    let mut p = 0x44u32.to_le_bytes().to_vec();
+    p.extend_from_slice(&144u32.to_le_bytes());
+    let mut dev = b"wlan0".to_vec();
+    dev.resize(16, 0);
+    p.extend_from_slice(&dev);
+    for i in 0..10u32 {
+        p.extend_from_slice(&(((i + 1) << 12) | 0x41).to_le_bytes()); // DID
+        p.extend_from_slice(&0u16.to_le_bytes()); // status
+        p.extend_from_slice(&4u16.to_le_bytes()); // length
+        p.extend_from_slice(&i.to_le_bytes()); // data
+    }
+    assert_eq!(p.len(), 144);
+    p.extend_from_slice(body);
+    p
+}
+
+/// An AVS (wlancap version 1) header, big-endian: magic 0x80211001, length 64, MAC and host
+/// times, PHY type, channel, rate, antenna, priority, SSI type, signal and noise, preamble,
+/// encoding; then `body`.
+pub fn avs(body: &[u8]) -> Vec<u8> {
+    let mut a = 0x8021_1001u32.to_be_bytes().to_vec();
+    a.extend_from_slice(&64u32.to_be_bytes());
+    a.extend_from_slice(&0x0102_0304_0506_0708u64.to_be_bytes());
+    a.extend_from_slice(&0x1112_1314_1516_1718u64.to_be_bytes());
+    for v in [4u32, 6, 540, 1, 0, 1, 0xffff_ffc4, 0xffff_ffa0, 1, 1] {
+        a.extend_from_slice(&v.to_be_bytes());
+    }
+    assert_eq!(a.len(), 64);
+    a.extend_from_slice(body);
+    a
+}
+
+/// A PPPoE header (RFC 2516 §4): version 1, type 1, `code`, session 0x1234, the length of `body`.
+pub fn pppoe_hdr(code: u8, body: &[u8]) -> Vec<u8> {
+    let mut p = vec![0x11, code, 0x12, 0x34];
+    p.extend_from_slice(&(body.len() as u16).to_be_bytes());
+    p.extend_from_slice(body);
+    p
+}
