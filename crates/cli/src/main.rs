@@ -172,7 +172,8 @@ struct EngineArgs {
     /// this much of a long flow (files: inf; live: 120, NetFlow's and Tstat's convention).
     #[arg(long)]
     active_timeout: Option<f64>,
-    /// Count tunnel packets (GRE, VXLAN, GTP-U, IP-in-IP) as the outer flow instead of the inner.
+    /// Count tunnel packets (GRE, VXLAN, Geneve, GTP-U, CAPWAP, Teredo, AYIYA, IP-in-IP) as the
+    /// outer flow instead of the inner.
     #[arg(long)]
     no_tunnels: bool,
     /// Packets per batch.
