@@ -83,7 +83,7 @@ pub(crate) fn transport<'a>(
             let h = chunk::<{ udp::HDR }>(f, at).ok_or(DropReason::TruncatedL4)?;
             let sport = h16(h, udp::SRC_PORT);
             let dport = h16(h, udp::DST_PORT);
-            if tunnels {
+            if tunnels && tunnel::carries_tunnel(sport, dport) {
                 let end = at + usize::from(h16(h, udp::LEN));
                 if let Some(d) = tunnel::over_udp(f, at + udp::HDR, end, sport, dport, ctx)? {
                     return Ok(d);

@@ -171,10 +171,42 @@ mod gtp {
     pub const EXT_UNIT: usize = 4;
 }
 
+/// The UDP ports of the tunnels [`over_udp`] opens.
+const TUNNEL_PORTS: [u16; 7] = [
+    VXLAN_PORT,
+    GENEVE_PORT,
+    GRE_IN_UDP_PORT,
+    GTPU_PORT,
+    CAPWAP_DATA_PORT,
+    TEREDO_PORT,
+    AYIYA_PORT,
+];
+
+/// The smallest span of ports holding every tunnel port (computed from the list, so a port added
+/// to it widens the span).
+const TUNNEL_PORT_SPAN: core::ops::RangeInclusive<u16> = {
+    let (mut lo, mut hi, mut i) = (u16::MAX, 0, 0);
+    while i < TUNNEL_PORTS.len() {
+        if TUNNEL_PORTS[i] < lo {
+            lo = TUNNEL_PORTS[i];
+        }
+        if TUNNEL_PORTS[i] > hi {
+            hi = TUNNEL_PORTS[i];
+        }
+        i += 1;
+    }
+    lo..=hi
+};
+
 /// Does a UDP datagram between these ports carry a tunnel the decoder opens ([`over_udp`])?
 /// The decoder and the fast path ([`crate::fast`]) share this one answer.
 #[inline]
 pub(crate) fn carries_tunnel(sport: u16, dport: u16) -> bool {
+    // Most datagrams have neither port in the tunnels' span: two compares, not eleven (the
+    // worst case's UDP flows paid 2% more instructions a packet for the list).
+    if !TUNNEL_PORT_SPAN.contains(&sport) && !TUNNEL_PORT_SPAN.contains(&dport) {
+        return false;
+    }
     let either = |p: u16| sport == p || dport == p;
     dport == VXLAN_PORT
         || dport == GENEVE_PORT
@@ -501,5 +533,21 @@ fn gre_payload<'a>(
         }),
         // IPv4, IPv6, VLAN tags, MPLS; anything else is NotIp and the outer flow stands.
         et => ctx.tunnel(t, false, |ctx| ether_payload(f, off, et, ctx)),
+    }
+}
+
+#[cfg(test)]
+mod port_tests {
+    use super::*;
+
+    /// The span filter in front of the list changes no answer: every destination port, and every
+    /// source port (only the tunnels named by either port count there).
+    #[test]
+    fn carries_tunnel_is_the_port_list() {
+        let either = [GTPU_PORT, CAPWAP_DATA_PORT, TEREDO_PORT, AYIYA_PORT];
+        for p in 0..=u16::MAX {
+            assert_eq!(carries_tunnel(50_000, p), TUNNEL_PORTS.contains(&p), "{p}");
+            assert_eq!(carries_tunnel(p, 50_000), either.contains(&p), "{p}");
+        }
     }
 }
