@@ -67,4 +67,7 @@ for f in ../crates/dpi/src/x509/*.hex; do
     python3 -c 'import sys; sys.stdout.buffer.write(bytes.fromhex(open(sys.argv[1]).read().strip()))' "$f" \
         > "corpus/x509/$(basename "$f" .hex)"
 done
+# `networks`: the shipped address-owner list, whole and in pieces of 200 rows.
+mkdir -p corpus/networks
+split -l 200 ../data/app_networks.csv corpus/networks/app_networks.
 echo "seeded: $(ls corpus/capture | wc -l) captures, $(ls corpus/decode | wc -l) frames, $(ls corpus/dpi | wc -l) payloads, $(ls corpus/x509 | wc -l) certificates"

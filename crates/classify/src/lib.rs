@@ -12,6 +12,7 @@
 
 pub mod ipproto;
 pub mod labels;
+pub mod networks;
 pub mod port;
 
 pub use labels::{Breed, LabelEntry, LabelError, LabelId, Labels};
