@@ -67,6 +67,12 @@ for f in ../crates/dpi/src/x509/*.hex; do
     python3 -c 'import sys; sys.stdout.buffer.write(bytes.fromhex(open(sys.argv[1]).read().strip()))' "$f" \
         > "corpus/x509/$(basename "$f" .hex)"
 done
+# `rules`: the shipped host list and a protos.txt in nDPI's syntax.
+mkdir -p corpus/rules
+cp ../data/app_hosts.csv corpus/rules/
+printf '%s\n' 'tcp:81,tcp:8181@HTTP' 'udp:5061-5062@SIP' 'host:"disneyplus.com",host:"*.x.net"@DisneyPlus' \
+    'ip:213.75.170.11/32:443@CustomProtocol' 'ipv6:[2001:db8::1]/32:443@V6' 'www.youtube.com' \
+    > corpus/rules/protos.txt
 # `networks`: the shipped address-owner list, whole and in pieces of 200 rows.
 mkdir -p corpus/networks
 split -l 200 ../data/app_networks.csv corpus/networks/app_networks.

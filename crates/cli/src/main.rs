@@ -190,6 +190,10 @@ struct EngineArgs {
     /// docs/SCHEMA.md, field `matches`), looked for in the packets inspected by `dpi`.
     #[arg(long = "match", value_name = "FILE")]
     match_file: Option<PathBuf>,
+    /// More address owners (`network,app,category` rows, as data/app_networks.csv), loaded after
+    /// the built-in list; a block equal to a built-in one takes the new owner.
+    #[arg(long, value_name = "FILE")]
+    networks: Option<PathBuf>,
 }
 
 impl EngineArgs {
@@ -282,12 +286,18 @@ impl EngineArgs {
                 Some(p) => ModelSource::Bytes(read_capped(p, MAX_MODEL_FILE, "model")?),
                 None => ModelSource::Builtin,
             },
+            networks: self
+                .networks
+                .as_deref()
+                .map(|p| text(p, MAX_NETWORKS_FILE, "address-owner list"))
+                .transpose()?,
         };
         Rules::load(&src).map_err(|e| {
             let file = match &e {
                 RulesError::Signatures(_) => self.signatures.as_deref(),
                 RulesError::Patterns(_) => self.match_file.as_deref(),
                 RulesError::Model(_) => self.model.as_deref(),
+                RulesError::Networks(_) => self.networks.as_deref(),
                 RulesError::Labels(_) => None,
             };
             match file {
@@ -303,6 +313,8 @@ impl EngineArgs {
 const MAX_SIGNATURE_FILE: u64 = 4 << 20;
 /// Largest `--match` file read (at most 100,000 patterns).
 const MAX_PATTERN_FILE: u64 = 16 << 20;
+/// Largest `--networks` file read (the built-in list of 17,399 blocks is 0.8 MB).
+const MAX_NETWORKS_FILE: u64 = 64 << 20;
 /// Largest `--model` file read (the shipped models are kilobytes).
 const MAX_MODEL_FILE: u64 = 64 << 20;
 

@@ -3,8 +3,11 @@
 //! shared read-only (an `Arc`) by the run's workers. Nothing here is global: two runs in one
 //! process each classify with their own rules.
 
+use std::net::IpAddr;
 use std::sync::Arc;
-use wirespeed_classify::{Labels, PortTable};
+use wirespeed_classify::category::ndpi_category;
+use wirespeed_classify::networks::{Networks, NetworksBuilder};
+use wirespeed_classify::{Breed, LabelId, Labels, PortTable};
 use wirespeed_dpi::DpiRules;
 use wirespeed_stats::Loaded;
 
@@ -31,7 +34,14 @@ pub struct RuleSources {
     pub patterns: Option<String>,
     /// The statistical model.
     pub model: ModelSource,
+    /// More address owners, in the format of `data/app_networks.csv` (`network,app,category`),
+    /// loaded after the built-in list (a block equal to a built-in one replaces its owner).
+    pub networks: Option<String>,
 }
+
+/// The address owners shipped with the project (`data/app_networks.csv`; provenance in
+/// `data/README.md`).
+pub const BUILTIN_NETWORKS: &str = include_str!("../../../data/app_networks.csv");
 
 /// Why a run's rules could not be built.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -44,6 +54,8 @@ pub enum RulesError {
     Model(String),
     /// The built-in tables (too many labels with the files added).
     Labels(String),
+    /// An address-owner list.
+    Networks(String),
 }
 
 impl std::fmt::Display for RulesError {
@@ -52,7 +64,8 @@ impl std::fmt::Display for RulesError {
             RulesError::Signatures(m)
             | RulesError::Patterns(m)
             | RulesError::Model(m)
-            | RulesError::Labels(m) => f.write_str(m),
+            | RulesError::Labels(m)
+            | RulesError::Networks(m) => f.write_str(m),
         }
     }
 }
@@ -66,6 +79,9 @@ pub struct Rules {
     ports: PortTable,
     dpi: Arc<DpiRules>,
     model: Option<Loaded>,
+    networks: Networks,
+    /// The label of each address owner, by `OwnerId` index.
+    owner_labels: Vec<LabelId>,
 }
 
 impl Rules {
@@ -101,12 +117,35 @@ impl Rules {
                 Loaded::from_bytes(b, &mut labels).map_err(|e| RulesError::Model(e.to_string()))?,
             ),
         };
+        let mut nets = NetworksBuilder::new();
+        nets.extend_csv(BUILTIN_NETWORKS)
+            .map_err(|e| RulesError::Networks(format!("built-in address owners: {e}")))?;
+        if let Some(t) = &src.networks {
+            nets.extend_csv(t)
+                .map_err(|e| RulesError::Networks(e.to_string()))?;
+        }
+        let networks = nets.build();
+        let owner_labels = owner_labels(&networks, &mut labels)?;
         Ok(Rules {
             labels,
             ports,
             dpi: Arc::new(dpi),
             model,
+            networks,
+            owner_labels,
         })
+    }
+
+    /// The label of the owner of `ip`'s block (`Method::Ip`), if a list names one.
+    #[inline]
+    pub fn owner_of(&self, ip: IpAddr) -> Option<LabelId> {
+        let id = self.networks.lookup(ip)?;
+        self.owner_labels.get(id.index()).copied()
+    }
+
+    /// The address owners.
+    pub fn networks(&self) -> &Networks {
+        &self.networks
     }
 
     /// The run's labels.
@@ -132,6 +171,22 @@ impl Rules {
     pub fn model(&self) -> Option<&Loaded> {
         self.model.as_ref()
     }
+}
+
+/// Each owner's label: nDPI names a flow matched by address after the owner alone (`Google`,
+/// master and application both), in the owner's category as nDPI prints it.
+fn owner_labels(nets: &Networks, labels: &mut Labels) -> Result<Vec<LabelId>, RulesError> {
+    let mut by_id = vec![LabelId::UNKNOWN; nets.owner_count()];
+    for (id, app, category) in nets.owners() {
+        let cat = ndpi_category(category).unwrap_or("Unspecified");
+        let l = labels
+            .intern(app, app, cat, Breed::Unrated)
+            .map_err(|e| RulesError::Labels(format!("address owner {app}: {e}")))?;
+        if let Some(slot) = by_id.get_mut(id.index()) {
+            *slot = l;
+        }
+    }
+    Ok(by_id)
 }
 
 impl Default for Rules {

@@ -23,6 +23,7 @@
 //! Hooks run on the hot path: no allocation, no logging, no clock (time is the capture's).
 
 pub mod dpi;
+pub mod owner;
 pub mod port;
 pub mod stats;
 
@@ -257,6 +258,8 @@ macro_rules! classifiers {
 classifiers! {
     /// Well-known ports and IP protocol numbers (`method: "port"`).
     port: port::PortClassifier,
+    /// The owners of address blocks (`method: "ip"`).
+    owner: owner::OwnerClassifier,
     /// Payload inspection (`method: "dpi"`): the flow's handle into the worker's DPI pools.
     dpi: dpi::DpiClassifier,
     /// The statistical model over the first packets (`method: "stats"`).
