@@ -378,6 +378,27 @@ impl PortTable {
         })
     }
 
+    /// An operator's port rules (nDPI's `protos.txt` `tcp:`/`udp:` lines): every port of each
+    /// range on its transport (6 or 17) names `label`, replacing the built-in entry; later rules
+    /// replace earlier ones. Each table stays one entry a port at most.
+    pub fn extend(&mut self, rules: impl IntoIterator<Item = (u8, u16, u16, LabelId)>) {
+        use std::collections::BTreeMap;
+        let mut tcp: BTreeMap<u16, LabelId> = self.tcp.iter().copied().collect();
+        let mut udp: BTreeMap<u16, LabelId> = self.udp.iter().copied().collect();
+        for (proto, low, high, label) in rules {
+            let t = match proto {
+                6 => &mut tcp,
+                17 => &mut udp,
+                _ => continue,
+            };
+            for p in low..=high.max(low) {
+                t.insert(p, label);
+            }
+        }
+        self.tcp = tcp.into_iter().collect();
+        self.udp = udp.into_iter().collect();
+    }
+
     /// The label conventionally served on `port` for transport `proto` (6, 17, 132).
     #[inline]
     pub fn port(&self, proto: u8, port: u16) -> Option<LabelId> {

@@ -190,6 +190,14 @@ struct EngineArgs {
     /// docs/SCHEMA.md, field `matches`), looked for in the packets inspected by `dpi`.
     #[arg(long = "match", value_name = "FILE")]
     match_file: Option<PathBuf>,
+    /// Operator rules in nDPI's protos.txt syntax: `host:"pattern"@Name`, `ip:CIDR@Name`,
+    /// `ipv6:[CIDR]@Name`, `tcp:PORT[-PORT],...@Name`, `udp:...@Name` (docs/SCHEMA.md).
+    #[arg(long, value_name = "FILE")]
+    rules: Option<PathBuf>,
+    /// More host-name rules (`pattern,app,category,breed` rows, as data/app_hosts.csv), loaded
+    /// after the built-in list; a pattern already there takes the new service.
+    #[arg(long, value_name = "FILE")]
+    hosts: Option<PathBuf>,
     /// More address owners (`network,app,category` rows, as data/app_networks.csv), loaded after
     /// the built-in list; a block equal to a built-in one takes the new owner.
     #[arg(long, value_name = "FILE")]
@@ -286,6 +294,16 @@ impl EngineArgs {
                 Some(p) => ModelSource::Bytes(read_capped(p, MAX_MODEL_FILE, "model")?),
                 None => ModelSource::Builtin,
             },
+            protos: self
+                .rules
+                .as_deref()
+                .map(|p| text(p, MAX_NETWORKS_FILE, "rules file"))
+                .transpose()?,
+            hosts: self
+                .hosts
+                .as_deref()
+                .map(|p| text(p, MAX_NETWORKS_FILE, "host-name list"))
+                .transpose()?,
             networks: self
                 .networks
                 .as_deref()
@@ -298,6 +316,8 @@ impl EngineArgs {
                 RulesError::Patterns(_) => self.match_file.as_deref(),
                 RulesError::Model(_) => self.model.as_deref(),
                 RulesError::Networks(_) => self.networks.as_deref(),
+                RulesError::Hosts(_) => self.hosts.as_deref(),
+                RulesError::Protos(_) => self.rules.as_deref(),
                 RulesError::Labels(_) => None,
             };
             match file {
@@ -313,7 +333,7 @@ impl EngineArgs {
 const MAX_SIGNATURE_FILE: u64 = 4 << 20;
 /// Largest `--match` file read (at most 100,000 patterns).
 const MAX_PATTERN_FILE: u64 = 16 << 20;
-/// Largest `--networks` file read (the built-in list of 17,399 blocks is 0.8 MB).
+/// Largest `--networks` or `--hosts` file read (the built-in lists are 0.8 MB and 45 KB).
 const MAX_NETWORKS_FILE: u64 = 64 << 20;
 /// Largest `--model` file read (the shipped models are kilobytes).
 const MAX_MODEL_FILE: u64 = 64 << 20;

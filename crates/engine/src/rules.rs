@@ -6,9 +6,12 @@
 use std::net::IpAddr;
 use std::sync::Arc;
 use wirespeed_classify::category::ndpi_category;
+use wirespeed_classify::hosts::HostRules;
 use wirespeed_classify::networks::{Networks, NetworksBuilder};
+use wirespeed_classify::protos::{self, ProtoRules, Transport};
 use wirespeed_classify::{Breed, LabelId, Labels, PortTable};
 use wirespeed_dpi::DpiRules;
+use wirespeed_dpi::{Field, Meta};
 use wirespeed_stats::Loaded;
 
 /// Where a run's statistical model comes from.
@@ -34,10 +37,36 @@ pub struct RuleSources {
     pub patterns: Option<String>,
     /// The statistical model.
     pub model: ModelSource,
+    /// More host-name rules, in the format of `data/app_hosts.csv`
+    /// (`pattern,app,category,breed`), loaded after the built-in list (a pattern already there
+    /// takes the new service).
+    pub hosts: Option<String>,
+    /// Operator rules in nDPI's `protos.txt` syntax (`wirespeed_classify::protos`): `host:`
+    /// patterns name a flow's service as the host-name list does, `ip:`/`ipv6:` blocks are
+    /// address owners, `tcp:`/`udp:` ports join the port table; each new name is a label in the
+    /// category `Unspecified`. Blocks with a port (`ip:CIDR:PORT@Name`) are refused for now.
+    pub protos: Option<String>,
     /// More address owners, in the format of `data/app_networks.csv` (`network,app,category`),
     /// loaded after the built-in list (a block equal to a built-in one replaces its owner).
     pub networks: Option<String>,
 }
+
+/// The category of a name an operator's `protos.txt` introduces (nDPI's, for custom protocols).
+const CUSTOM_CATEGORY: &str = "Unspecified";
+
+/// The host-name rules shipped with the project (`data/app_hosts.csv`; provenance in
+/// `data/README.md`).
+pub const BUILTIN_HOSTS: &str = include_str!("../../../data/app_hosts.csv");
+
+/// The masters whose flows a host name names (nDPI's `MASTER.APP`: `TLS.YouTube`,
+/// `DNS.Google`), and the metadata field that carries the name.
+pub const NAMING: [(&str, Field); 5] = [
+    ("TLS", Field::Sni),
+    ("QUIC", Field::Sni),
+    ("DTLS", Field::Sni),
+    ("HTTP", Field::HttpHost),
+    ("DNS", Field::DnsQuery),
+];
 
 /// The address owners shipped with the project (`data/app_networks.csv`; provenance in
 /// `data/README.md`).
@@ -56,6 +85,10 @@ pub enum RulesError {
     Labels(String),
     /// An address-owner list.
     Networks(String),
+    /// A host-name list.
+    Hosts(String),
+    /// An operator rules file (`protos.txt` syntax).
+    Protos(String),
 }
 
 impl std::fmt::Display for RulesError {
@@ -65,7 +98,9 @@ impl std::fmt::Display for RulesError {
             | RulesError::Patterns(m)
             | RulesError::Model(m)
             | RulesError::Labels(m)
-            | RulesError::Networks(m) => f.write_str(m),
+            | RulesError::Networks(m)
+            | RulesError::Hosts(m)
+            | RulesError::Protos(m) => f.write_str(m),
         }
     }
 }
@@ -82,6 +117,13 @@ pub struct Rules {
     networks: Networks,
     /// The label of each address owner, by `OwnerId` index.
     owner_labels: Vec<LabelId>,
+    hosts: HostRules,
+    /// `MASTER.APP` of each host rule's application under each naming master: index
+    /// `AppId × NAMING.len() + master`.
+    host_labels: Vec<LabelId>,
+    /// By label id: 1 + the index in [`NAMING`] of a label that is a naming master alone
+    /// (`TLS`, not `TLS.YouTube`), else 0.
+    naming: Vec<u8>,
 }
 
 impl Rules {
@@ -98,8 +140,34 @@ impl Rules {
     /// The built-in knowledge with `src`'s files added.
     pub fn load(src: &RuleSources) -> Result<Rules, RulesError> {
         let mut labels = Labels::new();
-        let ports =
+        let mut ports =
             PortTable::builtin(&mut labels).map_err(|e| RulesError::Labels(e.to_string()))?;
+        let protos = match &src.protos {
+            Some(t) => protos::parse(t).map_err(|e| RulesError::Protos(e.to_string()))?,
+            None => ProtoRules::default(),
+        };
+        if let Some(r) = protos.ips.iter().find(|r| r.port.is_some()) {
+            return Err(RulesError::Protos(format!(
+                "line {}: address rules with a port (ip:CIDR:PORT@Name) are not supported; \
+                 write the block alone, or a tcp:/udp: rule for the port",
+                r.line
+            )));
+        }
+        let port_rules = protos
+            .ports
+            .iter()
+            .map(|r| {
+                let proto = match r.transport {
+                    Transport::Tcp => 6,
+                    Transport::Udp => 17,
+                };
+                labels
+                    .intern(&r.name, &r.name, CUSTOM_CATEGORY, Breed::Unrated)
+                    .map(|l| (proto, r.low, r.high, l))
+                    .map_err(|e| RulesError::Protos(format!("line {}: {e}", r.line)))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        ports.extend(port_rules);
         let dpi = DpiRules::new(
             &mut labels,
             src.signatures.as_deref(),
@@ -124,8 +192,48 @@ impl Rules {
             nets.extend_csv(t)
                 .map_err(|e| RulesError::Networks(e.to_string()))?;
         }
+        for r in &protos.ips {
+            nets.add(
+                &format!("{}/{}", r.network, r.prefix_len),
+                &r.name,
+                "unspecified",
+            )
+            .map_err(|e| RulesError::Protos(format!("line {}: {e}", r.line)))?;
+        }
         let networks = nets.build();
         let owner_labels = owner_labels(&networks, &mut labels)?;
+        let mut hosts = HostRules::parse_csv(BUILTIN_HOSTS)
+            .map_err(|e| RulesError::Hosts(format!("built-in host names: {e}")))?;
+        if let Some(t) = &src.hosts {
+            hosts
+                .load_csv(t)
+                .map_err(|e| RulesError::Hosts(e.to_string()))?;
+        }
+        for r in &protos.hosts {
+            hosts
+                .add(&r.pattern, &r.name, "unspecified", Breed::Unrated)
+                .map_err(|e| RulesError::Protos(format!("line {}: {e}", r.line)))?;
+        }
+        let mut host_labels = Vec::with_capacity(hosts.len() * NAMING.len());
+        for app in hosts.apps() {
+            for (master, _) in NAMING {
+                host_labels.push(
+                    labels
+                        .intern(master, app.name, app.category, app.breed)
+                        .map_err(|e| RulesError::Labels(format!("host rule {}: {e}", app.name)))?,
+                );
+            }
+        }
+        // Last, once every label is in: which of them a host name may refine.
+        let naming = (0..labels.len())
+            .map(|i| {
+                let l = labels.get(LabelId(i as u16));
+                NAMING
+                    .iter()
+                    .position(|(m, _)| l.master() == *m && l.app() == *m)
+                    .map_or(0, |k| k as u8 + 1)
+            })
+            .collect();
         Ok(Rules {
             labels,
             ports,
@@ -133,7 +241,29 @@ impl Rules {
             model,
             networks,
             owner_labels,
+            hosts,
+            host_labels,
+            naming,
         })
+    }
+
+    /// The service a flow labelled `label` (a naming master alone: `TLS`, `QUIC`, `DTLS`,
+    /// `HTTP`, `DNS`) belongs to by the host name in its metadata (SNI, `Host`, the DNS query):
+    /// `MASTER.APP` (`TLS.YouTube`), if a host rule names it. One hash probe per label of the
+    /// name; nothing for any other label.
+    #[inline]
+    pub fn name_by_host(&self, label: LabelId, meta: &Meta) -> Option<LabelId> {
+        let m = usize::from(*self.naming.get(label.index())?).checked_sub(1)?;
+        let name = meta.get(NAMING[m].1)?;
+        let hit = self.hosts.lookup(name)?;
+        self.host_labels
+            .get(hit.app.id.index() * NAMING.len() + m)
+            .copied()
+    }
+
+    /// The host-name rules.
+    pub fn hosts(&self) -> &HostRules {
+        &self.hosts
     }
 
     /// The label of the owner of `ip`'s block (`Method::Ip`), if a list names one.

@@ -133,3 +133,108 @@ fn a_file_label_is_in_its_run_registry_only() {
         .is_none());
     assert_eq!(a.labels().len(), plain.labels().len() + 1);
 }
+
+/// The demo capture with `classifiers` only, under `rules`.
+fn demo_with(rules: Rules, classifiers: &str) -> Vec<serde_json::Value> {
+    let path = std::env::temp_dir().join(format!("wirespeed-protos-{}.pcap", std::process::id()));
+    wirespeed_engine::gen::demo(std::io::BufWriter::new(
+        std::fs::File::create(&path).unwrap(),
+    ))
+    .unwrap();
+    let cfg = EngineConfig {
+        classifiers: wirespeed_classify::ClassifierSet::parse(classifiers).unwrap(),
+        ..EngineConfig::with_rules(Arc::new(rules))
+    };
+    let mut s = Session::new(
+        cfg,
+        ParallelConfig {
+            workers: 1,
+            ..ParallelConfig::default()
+        },
+        |_| JsonLinesWriter::new(Vec::new(), false),
+        false,
+    );
+    assert!(s.run_file(&path, &mut |_, _| {}).unwrap().error.is_none());
+    let _ = std::fs::remove_file(&path);
+    let (_, sinks) = s.finish().unwrap();
+    let out: Vec<u8> = sinks
+        .into_iter()
+        .flat_map(|w| w.into_inner().unwrap())
+        .collect();
+    String::from_utf8(out)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// An operator's protos.txt, each kind of line on the demo's flows (whose names, ports and
+/// addresses `gen::demo` writes): a host rule names the HTTP request to example.com and both DNS
+/// queries for it (`MASTER.APP`, category Unspecified); a port rule replaces the built-in one
+/// for 80; an address rule names the ICMP flow to 1.1.1.1 when only owners are asked. A block
+/// with a port is refused, naming its line.
+#[test]
+fn protos_rules_name_hosts_ports_and_blocks() {
+    let protos =
+        "# operator rules\nhost:\"example.com\"@ExampleCo\ntcp:80@Web80\nip:1.1.1.0/24@OneOne\n";
+    let load = || {
+        Rules::load(&RuleSources {
+            protos: Some(protos.into()),
+            ..Default::default()
+        })
+        .unwrap()
+    };
+    let by = |recs: &[serde_json::Value], port: u64, l4: &str| -> serde_json::Value {
+        recs.iter()
+            .find(|r| r["dst_port"] == port && r["l4"] == l4)
+            .unwrap_or_else(|| panic!("no {l4} flow to port {port}: {recs:?}"))
+            .clone()
+    };
+    let all = demo_with(load(), "all");
+    let http = by(&all, 80, "TCP");
+    assert_eq!(http["proto"], "HTTP.ExampleCo", "{http}");
+    assert_eq!(http["category"], "Unspecified", "{http}");
+    let dns: Vec<_> = all.iter().filter(|r| r["dst_port"] == 53).collect();
+    assert_eq!(dns.len(), 2);
+    assert!(dns.iter().all(|r| r["proto"] == "DNS.ExampleCo"), "{dns:?}");
+    // Without the rules: the built-in list does not know example.com.
+    let plain = demo_with(Rules::builtin(), "all");
+    assert_eq!(by(&plain, 80, "TCP")["proto"], "HTTP");
+    let port = demo_with(load(), "port");
+    assert_eq!(by(&port, 80, "TCP")["app"], "Web80");
+    assert_eq!(
+        by(&demo_with(Rules::builtin(), "port"), 80, "TCP")["app"],
+        "HTTP"
+    );
+    let ip = demo_with(load(), "ip");
+    let icmp = by(&ip, 0, "ICMP");
+    assert_eq!(
+        (icmp["app"].as_str(), icmp["method"].as_str()),
+        (Some("OneOne"), Some("ip"))
+    );
+    let e = Rules::load(&RuleSources {
+        protos: Some("host:\"a.example\"@A\nip:192.0.2.0/24:443@B\n".into()),
+        ..Default::default()
+    })
+    .unwrap_err();
+    assert!(e.to_string().contains("line 2"), "{e}");
+}
+
+/// Address owners from the shipped list, by the server's block: 8.8.8.8 is Google's (the DNS
+/// flow, with only the owners asked), and the owner names master and application alike.
+#[test]
+fn shipped_owners_name_a_google_server() {
+    let recs = demo_with(Rules::builtin(), "ip");
+    let dns = recs
+        .iter()
+        .find(|r| r["dst_ip"] == "8.8.8.8")
+        .expect("the demo's DNS query to 8.8.8.8");
+    assert_eq!(dns["proto"], "Google", "{dns}");
+    assert_eq!(dns["method"], "ip", "{dns}");
+    assert!(
+        recs.iter()
+            .filter(|r| r["dst_ip"].as_str().is_some_and(|a| a.starts_with("10.")))
+            .all(|r| r["method"].is_null()),
+        "private addresses have no owner"
+    );
+}

@@ -5,7 +5,9 @@
 //! handle.
 
 use super::{Classifier, Decide, FlowView, PacketView};
+use crate::rules::Rules;
 use crate::worker::EngineConfig;
+use std::sync::Arc;
 use wirespeed_classify::{Facts, Method, Verdict};
 use wirespeed_dpi::{Dpi, Packet};
 use wirespeed_export::{FlowRecord, META_COUNT};
@@ -16,7 +18,29 @@ pub const DPI_CONFIDENCE: f32 = 0.9;
 /// Payload inspection of one worker.
 pub struct DpiClassifier {
     pub(crate) dpi: Dpi,
+    rules: Arc<Rules>,
     enabled: bool,
+}
+
+impl DpiClassifier {
+    /// A payload verdict that is a protocol alone (`TLS`) becomes the service its host name
+    /// belongs to (`TLS.YouTube`, [`Rules::name_by_host`]), keeping its time to bind: at most
+    /// once per flow, a verdict so named is no longer a protocol alone.
+    #[inline]
+    fn name_by_host(&self, handle: u32, d: &mut Decide<'_>) {
+        let Some(v) = d.class().verdict() else {
+            return;
+        };
+        if v.method != Method::Dpi {
+            return;
+        }
+        let Some(meta) = self.dpi.meta(handle) else {
+            return;
+        };
+        if let Some(label) = self.rules.name_by_host(v.label, meta) {
+            d.refine(Verdict { label, ..v });
+        }
+    }
 }
 
 impl Classifier for DpiClassifier {
@@ -26,6 +50,7 @@ impl Classifier for DpiClassifier {
     fn new(cfg: &EngineConfig) -> Self {
         DpiClassifier {
             dpi: Dpi::new(cfg.dpi, cfg.rules.dpi().clone()),
+            rules: cfg.rules.clone(),
             enabled: cfg.classifiers.has(Method::Dpi),
         }
     }
@@ -67,10 +92,22 @@ impl Classifier for DpiClassifier {
                 ttb_pkts: flow.total_pkts().min(u32::MAX as u64) as u32,
                 ttb_ns: p.ts.saturating_sub(flow.first_ts),
             });
+            // The packet that names the protocol usually carries the name (ClientHello, request,
+            // query): the service, at the same packet.
+            self.name_by_host(*handle, d);
         }
         // Inspection ends by exclusion only on a packet that ends it: the one place to look.
         if wirespeed_dpi::is_done(*handle) && self.dpi.ruled_out(*handle) {
             d.publish(Facts::PAYLOAD_RULED_OUT);
+        }
+    }
+
+    /// A name seen after the verdict (a ClientHello over two QUIC Initials): the service, at
+    /// the flow's end.
+    #[inline]
+    fn end(&mut self, _: &FlowView<'_>, handle: &mut u32, d: &mut Decide<'_>) {
+        if self.enabled {
+            self.name_by_host(*handle, d);
         }
     }
 
