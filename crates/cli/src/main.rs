@@ -47,6 +47,9 @@ enum Cmd {
     Live(LiveArgs),
     /// Send the packets of a capture file out of an interface.
     Replay(ReplayArgs),
+    /// Print what the classifiers know: `apps` (every application, its category and the
+    /// protocols it is named over, operator files included) or `classifiers`.
+    List(ListArgs),
 }
 
 #[derive(Args)]
@@ -121,6 +124,23 @@ impl PaceArgs {
             _ => Pace::Top,
         })
     }
+}
+
+#[derive(Args)]
+struct ListArgs {
+    /// What to list.
+    #[arg(value_enum)]
+    what: ListWhat,
+    #[command(flatten)]
+    engine: EngineArgs,
+}
+
+#[derive(Clone, Copy, ValueEnum)]
+enum ListWhat {
+    /// Applications: name, category, the masters it is named over (tab-separated).
+    Apps,
+    /// Classifiers (`--classifiers` names) and what each does.
+    Classifiers,
 }
 
 #[derive(Args)]
@@ -493,6 +513,7 @@ fn main() -> ExitCode {
         Cmd::Train(a) => train::train_cmd(a),
         Cmd::Live(a) => live(a),
         Cmd::Replay(a) => replay(a),
+        Cmd::List(a) => list(a),
     };
     match r {
         Ok(code) => code,
@@ -842,6 +863,54 @@ fn send_file(
     Ok(ExitCode::SUCCESS)
 }
 
+/// `wirespeed list apps|classifiers`.
+fn list(a: ListArgs) -> Result<ExitCode, String> {
+    let mut out = io::stdout().lock();
+    let mut text = String::new();
+    match a.what {
+        ListWhat::Apps => {
+            let rules = a.engine.rules()?;
+            let labels = rules.labels();
+            // application -> (category, masters it is named over)
+            let mut apps: std::collections::BTreeMap<
+                (&str, &str),
+                std::collections::BTreeSet<&str>,
+            > = Default::default();
+            for i in 0..labels.len() {
+                let l = labels.get(wirespeed_classify::LabelId(i as u16));
+                if l.app() == "Unknown" {
+                    continue;
+                }
+                apps.entry((l.app(), l.category()))
+                    .or_default()
+                    .insert(l.master());
+            }
+            text.push_str("app\tcategory\tmasters\n");
+            for ((app, cat), masters) in apps {
+                let m: Vec<&str> = masters.into_iter().collect();
+                text.push_str(&format!("{app}\t{cat}\t{}\n", m.join(",")));
+            }
+        }
+        ListWhat::Classifiers => {
+            for (name, what) in [
+                ("ip", "the owner of the server's address block, else the client's (data/app_networks.csv, --networks, --rules ip:); below a port guess"),
+                ("port", "well-known ports and IP protocol numbers: a guess"),
+                ("stats", "the statistical model over the first packets: alone, at 0.80 confidence or more"),
+                ("dpi", "payload inspection; the service by the SNI, HTTP Host or DNS query (data/app_hosts.csv, --hosts, --rules host:)"),
+            ] {
+                text.push_str(&format!("{name}\t{what}\n"));
+            }
+            for name in wirespeed_classify::PLANNED {
+                text.push_str(&format!("{name}\tnot built yet\n"));
+            }
+        }
+    }
+    match out.write_all(text.as_bytes()) {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(ExitCode::SUCCESS),
+        r => r.map(|_| ExitCode::SUCCESS).map_err(|e| e.to_string()),
+    }
+}
+
 fn replay(a: ReplayArgs) -> Result<ExitCode, String> {
     let file = wirespeed_capture::CaptureFile::open(&a.file).map_err(|e| e.to_string())?;
     send_file(&a.interface, &file, a.pace.pace()?, a.loops)
@@ -951,6 +1020,7 @@ fn live(a: LiveArgs) -> Result<ExitCode, String> {
     if !a.quiet {
         let summary = Summary {
             counters: o.counters,
+            categories: wirespeed_engine::app_categories(&o.apps, lc.engine.rules.labels()),
             apps: o.apps,
             files: Vec::new(),
             elapsed_s: o.elapsed_s,

@@ -220,3 +220,58 @@ fn active_timeout_writes_cumulative_interims_with_the_final_flow_id() {
         }
     }
 }
+
+/// `wirespeed list apps` prints every application with its category and the masters it is
+/// named over, an operator's `--rules` names included; `list classifiers` names each
+/// `--classifiers` value; the summary says how the flows were named, with each application's
+/// category.
+#[test]
+fn list_apps_and_classifiers_and_the_summary_says_how_flows_were_named() {
+    let rules = temp("list-rules.txt");
+    std::fs::write(&rules, "host:\"corp.example\"@CorpApp\ntcp:4711@CorpPort\n").unwrap();
+    let apps = ok(bin().args(["list", "apps", "--rules"]).arg(&rules));
+    let text = String::from_utf8(apps.stdout).unwrap();
+    assert_eq!(text.lines().next(), Some("app\tcategory\tmasters"));
+    assert!(
+        text.lines()
+            .any(|l| l == "CorpApp\tUnspecified\tDNS,DTLS,HTTP,QUIC,TLS"),
+        "{text}"
+    );
+    assert!(
+        text.lines().any(|l| l == "CorpPort\tUnspecified\tCorpPort"),
+        "{text}"
+    );
+    assert!(text.lines().any(|l| l.starts_with("YouTube\t")), "{text}");
+    let without = String::from_utf8(ok(bin().args(["list", "apps"])).stdout).unwrap();
+    assert!(!without.contains("CorpApp"));
+    let cls = String::from_utf8(ok(bin().args(["list", "classifiers"])).stdout).unwrap();
+    for name in ["ip", "port", "stats", "dpi"] {
+        assert!(
+            cls.lines().any(|l| l.starts_with(&format!("{name}\t"))),
+            "{cls}"
+        );
+        // Each listed name is accepted by --classifiers.
+        let pcap = demo("list-demo.pcap");
+        ok(bin()
+            .args(["classify", "-q", "-o", "/dev/null", "--classifiers", name])
+            .arg(&pcap));
+    }
+    let pcap = demo("list-demo.pcap");
+    let out = ok(bin().args(["classify", "-o", "/dev/null"]).arg(&pcap));
+    let err = String::from_utf8_lossy(&out.stderr);
+    let line = err
+        .lines()
+        .find(|l| l.starts_with("flows named by: "))
+        .unwrap_or_else(|| panic!("{err}"));
+    // The demo's 9 flows: counts add up to them.
+    let total: u64 = line["flows named by: ".len()..]
+        .split(", ")
+        .map(|p| p.rsplit(' ').next().unwrap().parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(total, 9, "{line}");
+    assert!(
+        err.lines()
+            .any(|l| l.trim_start().starts_with("DNS ") && l.contains("Network")),
+        "{err}"
+    );
+}

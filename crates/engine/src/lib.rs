@@ -23,5 +23,7 @@ mod worker;
 pub use classify::{FlowExt, DPI_CONFIDENCE};
 pub use rules::{ModelSource, RuleSources, Rules, RulesError};
 pub use runtime::{DispatchStats, ParallelConfig, Pool, Session};
-pub use summary::{AppStats, Counters, LabelHasher, Summary};
+pub use summary::{
+    app_categories, method_slot, AppStats, Counters, LabelHasher, Summary, METHOD_SLOTS,
+};
 pub use worker::{run_file, EngineConfig, FileOutcome, Worker};

@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::io;
-use wirespeed_classify::{Arbiter, LabelId, Labels};
+use wirespeed_classify::{Arbiter, LabelId, Labels, Method, AVAILABLE};
 use wirespeed_dpi::DpiStats;
 use wirespeed_export::{FlowRecord, RecordSink, META_COUNT};
 use wirespeed_flow::{EndReason, Flow, FragStats, TableStats};
@@ -35,6 +35,19 @@ pub struct Counters {
     pub frag: FragStats,
     /// Payload-inspection events (reassembly caps included).
     pub dpi: DpiStats,
+    /// Flows by the method that named them, at [`method_slot`] (0: none did).
+    pub by_method: [u64; METHOD_SLOTS],
+}
+
+/// Slots of [`Counters::by_method`]: none, then each method by rank.
+pub const METHOD_SLOTS: usize = 7;
+
+/// The slot of [`Counters::by_method`] counting flows `method` named.
+#[inline]
+pub fn method_slot(method: Option<Method>) -> usize {
+    method
+        .map_or(0, |m| usize::from(m.rank()))
+        .min(METHOD_SLOTS - 1)
 }
 
 impl Counters {
@@ -54,6 +67,9 @@ impl Counters {
         self.frag_orphans += o.frag_orphans;
         self.capture_errors += o.capture_errors;
         self.records += o.records;
+        for (a, b) in self.by_method.iter_mut().zip(o.by_method.iter()) {
+            *a += b;
+        }
         let (t, u) = (&mut self.table, &o.table);
         t.created += u.created;
         t.evicted += u.evicted;
@@ -112,6 +128,8 @@ pub(crate) struct Output<S> {
     /// Flows, packets and bytes by label id (a vector indexed by id: one add per ended flow).
     by_label: Vec<[u64; 3]>,
     pub(crate) records: u64,
+    /// Final records by the method that named the flow ([`method_slot`]).
+    pub(crate) by_method: [u64; METHOD_SLOTS],
     /// Records handed to the sink, interim ones included.
     pub(crate) written: u64,
     /// A flow's id is `serial × id_stride + id_base` (its table's serial; this worker's number
@@ -130,6 +148,7 @@ impl<S: RecordSink> Output<S> {
             base: String::new(),
             by_label: Vec::new(),
             records: 0,
+            by_method: [0; METHOD_SLOTS],
             written: 0,
             id_base: 0,
             id_stride: 1,
@@ -241,6 +260,7 @@ impl<S: RecordSink> Output<S> {
             // Grows to the run's label count at most (ids are the registry's), not per flow.
             self.by_label.resize(id.index() + 1, [0; 3]);
         }
+        self.by_method[method_slot(method)] += 1;
         let e = &mut self.by_label[id.index()];
         e[0] += 1;
         e[1] += f.total_pkts();
@@ -268,10 +288,24 @@ pub struct Summary {
     pub counters: Counters,
     /// Per-application flows, packets, bytes.
     pub apps: AppStats,
+    /// Each application's category (nDPI's names), where known.
+    pub categories: HashMap<String, String>,
     /// Input files and how each went: (path, packets, error message).
     pub files: Vec<(String, u64, Option<String>)>,
     /// Seconds of wall time the run took.
     pub elapsed_s: f64,
+}
+
+/// Each of `apps`' category, from the run's labels (the first label naming the application).
+pub fn app_categories(apps: &AppStats, labels: &Labels) -> HashMap<String, String> {
+    let mut out = HashMap::new();
+    for i in 0..labels.len() {
+        let l = labels.get(LabelId(i as u16));
+        if apps.contains_key(l.app()) && !out.contains_key(l.app()) {
+            out.insert(l.app().to_string(), l.category().to_string());
+        }
+    }
+    out
 }
 
 impl Summary {
@@ -316,11 +350,25 @@ impl Summary {
                 writeln!(f, "  input error after {n} packets: {e}")?;
             }
         }
-        writeln!(f, "applications (flows, packets, bytes):")?;
+        writeln!(f, "applications (category; flows, packets, bytes):")?;
         let mut apps: Vec<_> = self.apps.iter().collect();
         apps.sort_by(|a, b| b.1[2].cmp(&a.1[2]).then(a.0.cmp(b.0)));
         for (name, [fl, p, b]) in apps {
-            writeln!(f, "  {name:<24} {fl:>10} {p:>12} {b:>15}")?;
+            let cat = self.categories.get(name).map_or("", String::as_str);
+            writeln!(f, "  {name:<24} {cat:<16} {fl:>10} {p:>12} {b:>15}")?;
+        }
+        let m = &c.by_method;
+        if m.iter().any(|&n| n > 0) {
+            let mut named: Vec<String> = AVAILABLE
+                .iter()
+                .map(|(name, meth)| (name, m[method_slot(Some(*meth))]))
+                .filter(|(_, n)| *n > 0)
+                .map(|(name, n)| format!("{name} {n}"))
+                .collect();
+            if m[0] > 0 {
+                named.push(format!("none {}", m[0]));
+            }
+            writeln!(f, "flows named by: {}", named.join(", "))?;
         }
         writeln!(
             f,

@@ -130,6 +130,7 @@ impl<S: RecordSink> Worker<S> {
         c.table = self.table.stats();
         c.frag = self.frag.stats();
         c.records = self.out.records;
+        c.by_method = self.out.by_method;
         c.dpi = self.stage.dpi.dpi.stats();
         c
     }

@@ -203,9 +203,11 @@ impl<S: RecordSink + Send> Session<S> {
     /// The summary so far: counters, applications, inputs, and the time since the session
     /// started.
     pub fn summary(&self) -> Summary {
+        let apps = self.apps();
         Summary {
             counters: self.counters(),
-            apps: self.apps(),
+            categories: crate::summary::app_categories(&apps, self.rules.labels()),
+            apps,
             files: self.files.clone(),
             elapsed_s: self.start.elapsed().as_secs_f64(),
         }
