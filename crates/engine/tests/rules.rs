@@ -136,7 +136,11 @@ fn a_file_label_is_in_its_run_registry_only() {
 
 /// The demo capture with `classifiers` only, under `rules`.
 fn demo_with(rules: Rules, classifiers: &str) -> Vec<serde_json::Value> {
-    let path = std::env::temp_dir().join(format!("wirespeed-protos-{}.pcap", std::process::id()));
+    // One file a call: the tests run on threads of one process, and each removes its own.
+    static CALLS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let path =
+        std::env::temp_dir().join(format!("wirespeed-protos-{}-{n}.pcap", std::process::id()));
     wirespeed_engine::gen::demo(std::io::BufWriter::new(
         std::fs::File::create(&path).unwrap(),
     ))
