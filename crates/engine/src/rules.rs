@@ -273,6 +273,12 @@ impl Rules {
         self.owner_labels.get(id.index()).copied()
     }
 
+    /// The name of the owner of `ip`'s block, if a list names one.
+    #[inline]
+    pub fn owner_name(&self, ip: IpAddr) -> Option<&str> {
+        self.networks.lookup(ip).map(|id| self.networks.owner(id).0)
+    }
+
     /// The address owners.
     pub fn networks(&self) -> &Networks {
         &self.networks

@@ -235,6 +235,11 @@ impl<S: RecordSink> Output<S> {
             end_reason: why,
             label: id,
             labels: rules.labels(),
+            // nDPI's `ip_owner`: the server's block, else the client's.
+            ip_owner: rules
+                .owner_name(f.key.ip(s))
+                .or_else(|| rules.owner_name(f.key.ip(c)))
+                .unwrap_or(""),
             method,
             confidence,
             ttb_pkts,

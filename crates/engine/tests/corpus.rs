@@ -54,6 +54,8 @@ struct Ours {
     sides: Sides,
     /// nDPI's `MASTER.APP` form of our label.
     proto: String,
+    /// The address owner we name ("" for none).
+    owner: String,
 }
 
 /// The master (`app == false`) or application part of a `MASTER.APP` label, as
@@ -141,8 +143,12 @@ fn corpus_flows_and_counts_match_ndpi() {
             ];
             sides.sort();
             let proto = r["proto"].as_str().unwrap_or("Unknown").to_string();
-            ours.entry(key(name, &l4, a, b))
-                .or_insert(Ours { sides, proto });
+            let owner = r["ip_owner"].as_str().unwrap_or("").to_string();
+            ours.entry(key(name, &l4, a, b)).or_insert(Ours {
+                sides,
+                proto,
+                owner,
+            });
         }
     }
     let listed: HashSet<&str> = expected.iter().map(|r| r["pcap"].as_str()).collect();
@@ -154,6 +160,8 @@ fn corpus_flows_and_counts_match_ndpi() {
     // Labels, on the flows nDPI identified by payload: (flows, same master, same application).
     let (mut dpi, mut same_master, mut same_app) = (0usize, 0usize, 0usize);
     let mut app_diff: HashMap<(String, String), usize> = HashMap::new();
+    // Address owners: (nDPI names one, we name the same; nDPI names none, neither do we).
+    let (mut owned, mut same_owner, mut unowned, mut both_none) = (0usize, 0usize, 0usize, 0usize);
     for r in &expected {
         let a = (norm_ip(&r["src_ip"]), r["src_port"].clone());
         let b = (norm_ip(&r["dst_ip"]), r["dst_port"].clone());
@@ -166,6 +174,13 @@ fn corpus_flows_and_counts_match_ndpi() {
             continue;
         };
         found += 1;
+        if r["ip_owner"].is_empty() || r["ip_owner"] == "Unknown" {
+            unowned += 1;
+            both_none += usize::from(o.owner.is_empty());
+        } else {
+            owned += 1;
+            same_owner += usize::from(o.owner == r["ip_owner"]);
+        }
         if r["confidence"].starts_with("DPI") {
             dpi += 1;
             same_master += usize::from(part(&o.proto, false) == part(&r["master"], false));
@@ -218,6 +233,10 @@ fn corpus_flows_and_counts_match_ndpi() {
     let app_pct = 100.0 * same_app as f64 / dpi.max(1) as f64;
     println!("master agreement on nDPI's DPI flows: {same_master}/{dpi} = {master_pct:.2}%");
     println!("application agreement on nDPI's DPI flows: {same_app}/{dpi} = {app_pct:.2}%");
+    let owner_pct = 100.0 * same_owner as f64 / owned.max(1) as f64;
+    let none_pct = 100.0 * both_none as f64 / unowned.max(1) as f64;
+    println!("ip_owner as nDPI's where it names one: {same_owner}/{owned} = {owner_pct:.2}%");
+    println!("no ip_owner where nDPI names none: {both_none}/{unowned} = {none_pct:.2}%");
     let mut diffs: Vec<_> = app_diff.into_iter().collect();
     diffs.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
     for ((want, got), n) in diffs.iter().take(20) {

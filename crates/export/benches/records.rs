@@ -51,6 +51,7 @@ fn records(tls: bool, labels: &Labels) -> Vec<FlowRecord<'_>> {
                 source: None,
                 pcap: None,
                 flow_id: i as u64,
+                ip_owner: "",
                 src_ip: IpAddr::V4(Ipv4Addr::from(0x0a00_0000 | (r as u32 & 0xffff))),
                 src_port: 1024 + (r >> 16) as u16 % 60000,
                 dst_ip: IpAddr::V4(Ipv4Addr::from(0xac10_0000 | i)),

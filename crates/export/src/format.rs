@@ -231,6 +231,8 @@ pub(crate) fn record<S: Syntax>(
     S::str(b, label.master());
     key!("category");
     S::str(b, label.category());
+    key!("ip_owner");
+    S::opt_str(b, r.ip_owner);
     key!("method");
     S::opt_str(b, r.method.map_or("", Method::as_str));
     key!("confidence");

@@ -68,6 +68,8 @@ pub struct FlowRecord<'a> {
     pub label: LabelId,
     /// The run's labels, which name `label`.
     pub labels: &'a Labels,
+    /// Who owns the server's address block, else the client's ("" when no list names one).
+    pub ip_owner: &'a str,
     /// Which classifier decided (written as port, dpi, stats, host-cache, dpt; "" when none).
     pub method: Option<Method>,
     /// Confidence of the verdict in [0, 1].
@@ -119,7 +121,7 @@ const fn concat<const N: usize>(parts: &[&[&'static str]]) -> [&'static str; N] 
 }
 
 /// The fields every record has, in order (after `source` and `pcap`, when written).
-const CORE_FIELDS: [&str; 25] = [
+const CORE_FIELDS: [&str; 26] = [
     "flow_id",
     "src_ip",
     "src_port",
@@ -141,6 +143,7 @@ const CORE_FIELDS: [&str; 25] = [
     "app",
     "master",
     "category",
+    "ip_owner",
     "method",
     "confidence",
     "ttb_pkts",
@@ -313,6 +316,7 @@ mod tests {
             end_reason: EndReason::Fin,
             label: labels.find("TLS", "Google", "Web").unwrap(),
             labels,
+            ip_owner: "",
             method: Some(Method::Port),
             confidence: 0.256,
             ttb_pkts: 1,
@@ -422,7 +426,7 @@ mod tests {
         ));
         assert!(
             row.contains(
-                ",fin,TLS.Google,Google,TLS,Web,port,0.26,1,0,,60 -1452,0 -1400,1500,2 24,443,"
+                ",fin,TLS.Google,Google,TLS,Web,,port,0.26,1,0,,60 -1452,0 -1400,1500,2 24,443,"
             ),
             "{row}"
         );
