@@ -39,6 +39,7 @@
 //! nDPI gives the protocols such files define category `Unspecified` and breed `Acceptable`.
 
 use crate::hosts;
+use crate::networks::Cidr;
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 
@@ -426,19 +427,14 @@ fn parse_ip(value: &str, v6_only: bool) -> Result<(IpAddr, u8, Option<u16>), &'s
         (IpAddr::V4(addr), len, port)
     };
     let port = port.map(parse_port).transpose()?;
-    let (network, prefix_len) = match addr {
-        IpAddr::V4(_) if v6_only => return Err("ipv6: with an IPv4 address"),
-        IpAddr::V4(a) => {
-            let len = len.map_or(Ok(32), |l| prefix(l, 32))?;
-            let mask = u32::MAX.checked_shl(32 - u32::from(len)).unwrap_or(0);
-            (IpAddr::V4(Ipv4Addr::from(u32::from(a) & mask)), len)
-        }
-        IpAddr::V6(a) => {
-            let len = len.map_or(Ok(128), |l| prefix(l, 128))?;
-            let mask = u128::MAX.checked_shl(128 - u32::from(len)).unwrap_or(0);
-            (IpAddr::V6(Ipv6Addr::from(u128::from(a) & mask)), len)
-        }
-    };
+    if v6_only && addr.is_ipv4() {
+        return Err("ipv6: with an IPv4 address");
+    }
+    let max = if addr.is_ipv4() { 32 } else { 128 };
+    let len = len.map_or(Ok(max), |l| prefix(l, max))?;
+    // The block's own rule for host bits (cleared), as the owner table reads blocks.
+    let block = Cidr::new(addr, len).map_err(|_| "the prefix length is longer than the address")?;
+    let (network, prefix_len) = (block.addr(), block.prefix_len());
     Ok((network, prefix_len, port))
 }
 

@@ -317,17 +317,17 @@ impl EngineArgs {
             protos: self
                 .rules
                 .as_deref()
-                .map(|p| text(p, MAX_NETWORKS_FILE, "rules file"))
+                .map(|p| text(p, MAX_LIST_FILE, "rules file"))
                 .transpose()?,
             hosts: self
                 .hosts
                 .as_deref()
-                .map(|p| text(p, MAX_NETWORKS_FILE, "host-name list"))
+                .map(|p| text(p, MAX_LIST_FILE, "host-name list"))
                 .transpose()?,
             networks: self
                 .networks
                 .as_deref()
-                .map(|p| text(p, MAX_NETWORKS_FILE, "address-owner list"))
+                .map(|p| text(p, MAX_LIST_FILE, "address-owner list"))
                 .transpose()?,
         };
         Rules::load(&src).map_err(|e| {
@@ -353,8 +353,9 @@ impl EngineArgs {
 const MAX_SIGNATURE_FILE: u64 = 4 << 20;
 /// Largest `--match` file read (at most 100,000 patterns).
 const MAX_PATTERN_FILE: u64 = 16 << 20;
-/// Largest `--networks` or `--hosts` file read (the built-in lists are 0.8 MB and 45 KB).
-const MAX_NETWORKS_FILE: u64 = 64 << 20;
+/// Largest `--networks`, `--hosts` or `--rules` file read (the built-in lists are 0.8 MB and
+/// 45 KB).
+const MAX_LIST_FILE: u64 = 64 << 20;
 /// Largest `--model` file read (the shipped models are kilobytes).
 const MAX_MODEL_FILE: u64 = 64 << 20;
 

@@ -7,7 +7,7 @@ use std::net::IpAddr;
 use std::sync::Arc;
 use wirespeed_classify::category::ndpi_category;
 use wirespeed_classify::hosts::HostRules;
-use wirespeed_classify::networks::{Networks, NetworksBuilder};
+use wirespeed_classify::networks::{Cidr, Networks, NetworksBuilder};
 use wirespeed_classify::protos::{self, ProtoRules, Transport};
 use wirespeed_classify::{Breed, LabelId, Labels, PortTable};
 use wirespeed_dpi::DpiRules;
@@ -193,12 +193,11 @@ impl Rules {
                 .map_err(|e| RulesError::Networks(e.to_string()))?;
         }
         for r in &protos.ips {
-            nets.add(
-                &format!("{}/{}", r.network, r.prefix_len),
-                &r.name,
-                "unspecified",
-            )
-            .map_err(|e| RulesError::Protos(format!("line {}: {e}", r.line)))?;
+            let at =
+                |e: &dyn std::fmt::Display| RulesError::Protos(format!("line {}: {e}", r.line));
+            let block = Cidr::new(r.network, r.prefix_len).map_err(|e| at(&e))?;
+            let owner = nets.owner_id(&r.name, "unspecified").map_err(|e| at(&e))?;
+            nets.insert(block, owner).map_err(|e| at(&e))?;
         }
         let networks = nets.build();
         let owner_labels = owner_labels(&networks, &mut labels)?;

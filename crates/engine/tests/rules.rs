@@ -55,7 +55,11 @@ fn capture() -> std::path::PathBuf {
 
 /// A session (the runtime's facade) with these rules over the capture; the JSON records.
 fn run(rules: Rules, pcap: &std::path::Path) -> Vec<serde_json::Value> {
-    let cfg = EngineConfig::with_rules(Arc::new(rules));
+    run_with(EngineConfig::with_rules(Arc::new(rules)), pcap)
+}
+
+/// The records of `pcap` under `cfg`, one worker.
+fn run_with(cfg: EngineConfig, pcap: &std::path::Path) -> Vec<serde_json::Value> {
     let par = ParallelConfig {
         workers: 1,
         ..ParallelConfig::default()
@@ -149,27 +153,9 @@ fn demo_with(rules: Rules, classifiers: &str) -> Vec<serde_json::Value> {
         classifiers: wirespeed_classify::ClassifierSet::parse(classifiers).unwrap(),
         ..EngineConfig::with_rules(Arc::new(rules))
     };
-    let mut s = Session::new(
-        cfg,
-        ParallelConfig {
-            workers: 1,
-            ..ParallelConfig::default()
-        },
-        |_| JsonLinesWriter::new(Vec::new(), false),
-        false,
-    );
-    assert!(s.run_file(&path, &mut |_, _| {}).unwrap().error.is_none());
+    let recs = run_with(cfg, &path);
     let _ = std::fs::remove_file(&path);
-    let (_, sinks) = s.finish().unwrap();
-    let out: Vec<u8> = sinks
-        .into_iter()
-        .flat_map(|w| w.into_inner().unwrap())
-        .collect();
-    String::from_utf8(out)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect()
+    recs
 }
 
 /// An operator's protos.txt, each kind of line on the demo's flows (whose names, ports and
