@@ -76,4 +76,22 @@ printf '%s\n' 'tcp:81,tcp:8181@HTTP' 'udp:5061-5062@SIP' 'host:"disneyplus.com",
 # `networks`: the shipped address-owner list, whole and in pieces of 200 rows.
 mkdir -p corpus/networks
 split -l 200 ../data/app_networks.csv corpus/networks/app_networks.
-echo "seeded: $(ls corpus/capture | wc -l) captures, $(ls corpus/decode | wc -l) frames, $(ls corpus/dpi | wc -l) payloads, $(ls corpus/x509 | wc -l) certificates"
+# `dns_answers`: DNS responses: the one the answer tests build from RFC 1035 §4.1 (a CNAME to a
+# compressed target, TXT, A of classes IN and CH, AAAA) and dns.pcap's frame 5 (eight A records).
+mkdir -p corpus/dns_answers
+python3 - <<'PY'
+seeds = {
+    'rfc1035': '12348180000100060000000003777777076578616d706c6503636f6d0000010001'
+               'c00c000500010000012c00070465646765c010c02d001000010000003c00060568656c6c6fc0'
+               '2d000100010000003c00045db8d822c02d000100030000003c00040a000001c02d0001000100'
+               '00007800045db8d823c02d001c000100000e10001026062800022000010248189325c81946',
+    'dns-pcap-frame5': '784381800001000800000000026537087768617473617070036e65740000010001'
+                       'c00c00010001000001eb0004a92ddbebc00c00010001000001eb0004a92f288e'
+                       'c00c00010001000001eb0004a92df879c00c00010001000001eb00046ca8b0ea'
+                       'c00c00010001000001eb0004a92df8bdc00c00010001000001eb0004a92df8b4'
+                       'c00c00010001000001eb0004a935514fc00c00010001000001eb0004a92ddbe8',
+}
+for name, h in seeds.items():
+    open('corpus/dns_answers/' + name, 'wb').write(bytes.fromhex(h))
+PY
+echo "seeded: $(ls corpus/capture | wc -l) captures, $(ls corpus/decode | wc -l) frames, $(ls corpus/dpi | wc -l) payloads, $(ls corpus/x509 | wc -l) certificates, $(ls corpus/dns_answers | wc -l) DNS responses"

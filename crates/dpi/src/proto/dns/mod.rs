@@ -71,6 +71,101 @@ pub fn name(m: &[u8], mut at: usize, out: &mut Buf<MAX_NAME>) -> Option<usize> {
     }
 }
 
+/// At most this many answer records are read from one response.
+pub const MAX_ANSWERS: usize = 32;
+
+/// At most this many questions are skipped before the answers; a response saying more is
+/// refused by [`answers`].
+const MAX_QUESTIONS: u16 = 4;
+
+/// What a DNS response's answer section says: called with each name the answer chain goes
+/// through (the question's name first, then each CNAME record's target, in order) and each
+/// A/AAAA address with its TTL, in record order.
+pub trait AnswerSink {
+    /// A name (dotted text, as [`name`](fn@name) writes it; the root name is empty).
+    fn name(&mut self, name: &[u8]);
+    /// An address of an A or AAAA record, and its TTL in seconds (RFC 2181 §8: a TTL with the
+    /// top bit set is given as 0).
+    fn addr(&mut self, addr: std::net::IpAddr, ttl: u32);
+}
+
+/// Read the DNS message `msg` (UDP payload; for DNS over TCP the caller strips the two-byte
+/// length) if it is a response (QR set) to a standard query (OPCODE 0) with RCODE 0 and at
+/// least one question and one answer: the question's name, then the answer records (at most
+/// [`MAX_ANSWERS`]; class IN only; other types skipped by their RDLENGTH). Only the first
+/// question is read; up to 3 more are skipped, and a message with more than 4 is refused.
+/// Returns false, having called nothing or only part, if it is not such a response or is
+/// malformed (truncated record, RDLENGTH beyond the message, A with RDLENGTH != 4, AAAA != 16,
+/// CNAME target not filling its RDLENGTH, bad name: a damaged label, a compression pointer that
+/// does not point backwards, more than 16 pointers, dotted text over 255 bytes) — what was read
+/// before the damage may already have been given to the sink. Reads nothing past the message
+/// and allocates nothing; the work is bounded by the caps above.
+pub fn answers(msg: &[u8], sink: &mut impl AnswerSink) -> bool {
+    answers_inner(msg, sink).is_some()
+}
+
+fn answers_inner(msg: &[u8], sink: &mut impl AnswerSink) -> Option<()> {
+    const A: u16 = 1;
+    const CNAME: u16 = 5;
+    const AAAA: u16 = 28;
+    const IN: u16 = 1;
+    let mut r = Rd::new(msg);
+    let (_id, flags, qd, an) = (r.u16()?, r.u16()?, r.u16()?, r.u16()?);
+    let qr = flags & 0x8000 != 0;
+    let opcode = (flags >> 11) & 0xf;
+    let rcode = flags & 0xf;
+    if !qr || opcode != 0 || rcode != 0 || qd == 0 || qd > MAX_QUESTIONS || an == 0 {
+        return None;
+    }
+    // The question's name, read whole (and the other questions skipped) before it is given.
+    let mut qname = Buf::<MAX_NAME>::default();
+    let mut at = whole_name(msg, 12, &mut qname)?;
+    at = at.checked_add(4).filter(|&e| e <= msg.len())?;
+    for _ in 1..qd {
+        at = whole_name(msg, at, &mut Buf::default())?;
+        at = at.checked_add(4).filter(|&e| e <= msg.len())?;
+    }
+    sink.name(qname.as_bytes());
+    for _ in 0..usize::from(an).min(MAX_ANSWERS) {
+        // The owner name is only skipped (the chain is the question's name and the targets).
+        at = whole_name(msg, at, &mut Buf::default())?;
+        let mut r = Rd::new(msg.get(at..)?);
+        let (rtype, class, ttl) = (r.u16()?, r.u16()?, r.u32()?);
+        let rdata_at = at + 10;
+        let rdata = r.vec16()?;
+        let end = rdata_at + rdata.len();
+        let ttl = if ttl & 0x8000_0000 != 0 { 0 } else { ttl };
+        if class == IN {
+            match rtype {
+                A => {
+                    let b: [u8; 4] = rdata.try_into().ok()?;
+                    sink.addr(std::net::Ipv4Addr::from(b).into(), ttl);
+                }
+                AAAA => {
+                    let b: [u8; 16] = rdata.try_into().ok()?;
+                    sink.addr(std::net::Ipv6Addr::from(b).into(), ttl);
+                }
+                CNAME => {
+                    let mut target = Buf::<MAX_NAME>::default();
+                    if whole_name(msg, rdata_at, &mut target)? != end {
+                        return None;
+                    }
+                    sink.name(target.as_bytes());
+                }
+                _ => {}
+            }
+        }
+        at = end;
+    }
+    Some(())
+}
+
+/// [`name`], refusing a name whose text did not fit (a name of more than 255 bytes on the wire).
+fn whole_name(m: &[u8], at: usize, out: &mut Buf<MAX_NAME>) -> Option<usize> {
+    let end = name(m, at, out)?;
+    (!out.lost).then_some(end)
+}
+
 fn probe(cx: &mut Cx<'_>) -> Probe {
     let mut d = cx.data;
     if cx.hints.transport == TCP {

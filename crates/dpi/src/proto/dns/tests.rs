@@ -97,3 +97,545 @@ fn unknown_extended_label_as_tshark_writes_it() {
     assert!(!unknown_extended(&[0x80, 0], 0));
     assert!(unknown_extended(&[1, b'a', 0x42], 0));
 }
+// ---- The answer section (`answers`) ----
+
+use proptest::prelude::*;
+use std::net::IpAddr;
+
+/// One call to an [`AnswerSink`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum Call {
+    Name(String),
+    Addr(IpAddr, u32),
+}
+
+/// A sink that records the calls, writing names with `text`.
+struct Calls(Vec<Call>, fn(&[u8]) -> String);
+
+impl AnswerSink for Calls {
+    fn name(&mut self, name: &[u8]) {
+        self.0.push(Call::Name((self.1)(name)));
+    }
+    fn addr(&mut self, addr: IpAddr, ttl: u32) {
+        self.0.push(Call::Addr(addr, ttl));
+    }
+}
+
+/// `answers` on `m`: what it returned and the calls it made (names with bytes outside printable
+/// ASCII escaped).
+fn read(m: &[u8]) -> (bool, Vec<Call>) {
+    read_with(m, |b| b.escape_ascii().to_string())
+}
+
+fn read_with(m: &[u8], text: fn(&[u8]) -> String) -> (bool, Vec<Call>) {
+    let mut c = Calls(Vec::new(), text);
+    let ok = answers(m, &mut c);
+    (ok, c.0)
+}
+
+fn n(s: &str) -> Call {
+    Call::Name(s.into())
+}
+
+fn a(s: &str, ttl: u32) -> Call {
+    Call::Addr(s.parse().unwrap(), ttl)
+}
+
+/// A response written by hand from RFC 1035 §4.1 (offsets in the comments): www.example.com is
+/// a CNAME for edge.example.com (compressed: "edge" and a pointer to "example.com" in the
+/// question), which has a TXT record, two A records of class IN with one of class CH between
+/// them, and an AAAA record (owner names: pointers to the question and to the CNAME's target).
+fn rfc_response() -> Vec<u8> {
+    let m = [
+        // §4.1.1 header, 0: ID 0x1234; QR=1 OPCODE=0 AA=0 TC=0 RD=1 RA=1 Z=0 RCODE=0;
+        // QDCOUNT 1, ANCOUNT 6, NSCOUNT 0, ARCOUNT 0.
+        &[0x12, 0x34, 0x81, 0x80, 0, 1, 0, 6, 0, 0, 0, 0][..],
+        // §4.1.2 question, 12: QNAME www.example.com ("example" at 16), QTYPE A, QCLASS IN.
+        b"\x03www\x07example\x03com\x00",
+        &[0, 1, 0, 1],
+        // §4.1.3 RR, 33: NAME -> 12, TYPE CNAME (5), CLASS IN, TTL 300, RDLENGTH 7,
+        // RDATA at 45: "edge" then a pointer to 16 (example.com).
+        &[0xc0, 12, 0, 5, 0, 1, 0, 0, 0x01, 0x2c, 0, 7],
+        b"\x04edge\xc0\x10",
+        // 52: NAME -> 45, TYPE TXT (16), CLASS IN, TTL 60, RDLENGTH 6, "hello".
+        &[0xc0, 45, 0, 16, 0, 1, 0, 0, 0, 60, 0, 6],
+        b"\x05hello",
+        // 70: NAME -> 45, TYPE A, CLASS IN, TTL 60, RDLENGTH 4, 93.184.216.34.
+        &[0xc0, 45, 0, 1, 0, 1, 0, 0, 0, 60, 0, 4, 93, 184, 216, 34],
+        // 86: NAME -> 45, TYPE A, CLASS CH (3), TTL 60, RDLENGTH 4: skipped.
+        &[0xc0, 45, 0, 1, 0, 3, 0, 0, 0, 60, 0, 4, 10, 0, 0, 1],
+        // 102: NAME -> 45, TYPE A, CLASS IN, TTL 120, RDLENGTH 4, 93.184.216.35.
+        &[0xc0, 45, 0, 1, 0, 1, 0, 0, 0, 120, 0, 4, 93, 184, 216, 35],
+        // 118: NAME -> 45, TYPE AAAA (28), CLASS IN, TTL 3600, RDLENGTH 16,
+        // 2606:2800:220:1:248:1893:25c8:1946.
+        &[0xc0, 45, 0, 28, 0, 1, 0, 0, 0x0e, 0x10, 0, 16],
+        &[
+            0x26, 0x06, 0x28, 0x00, 0x02, 0x20, 0x00, 0x01, 0x02, 0x48, 0x18, 0x93, 0x25, 0xc8,
+            0x19, 0x46,
+        ],
+    ]
+    .concat();
+    assert_eq!(m.len(), 146);
+    m
+}
+
+fn rfc_calls() -> Vec<Call> {
+    vec![
+        n("www.example.com"),
+        n("edge.example.com"),
+        a("93.184.216.34", 60),
+        a("93.184.216.35", 120),
+        a("2606:2800:220:1:248:1893:25c8:1946", 3600),
+    ]
+}
+
+/// Header and question of a response for `www.example.com` (QTYPE A) saying `an` answers.
+fn head(an: u16) -> Vec<u8> {
+    let mut m = vec![0x12, 0x34, 0x81, 0x80, 0, 1];
+    m.extend_from_slice(&an.to_be_bytes());
+    m.extend_from_slice(&[0, 0, 0, 0]);
+    m.extend_from_slice(b"\x03www\x07example\x03com\x00\x00\x01\x00\x01");
+    m
+}
+
+/// An A record owned by the question's name.
+fn a_rr(ip: [u8; 4], ttl: u32) -> Vec<u8> {
+    let mut r = vec![0xc0, 12, 0, 1, 0, 1];
+    r.extend_from_slice(&ttl.to_be_bytes());
+    r.extend_from_slice(&[0, 4]);
+    r.extend_from_slice(&ip);
+    r
+}
+
+#[test]
+fn rfc_response_names_then_addresses_in_record_order() {
+    assert_eq!(read(&rfc_response()), (true, rfc_calls()));
+}
+
+#[test]
+fn only_successful_standard_responses_are_read() {
+    let ok = rfc_response();
+    let with = |i: usize, v: u8| {
+        let mut m = ok.clone();
+        m[i] = v;
+        m
+    };
+    // A query (QR=0), RCODE 3 (NXDOMAIN), OPCODE 5 (UPDATE): nothing is called.
+    for m in [with(2, 0x01), with(3, 0x83), with(2, 0x81 | 5 << 3)] {
+        assert_eq!(read(&m), (false, vec![]));
+    }
+    // No question; no answer; five questions (over the cap of 4).
+    for (i, v) in [(5, 0), (7, 0), (5, 5)] {
+        assert_eq!(read(&with(i, v)), (false, vec![]), "byte {i} = {v}");
+    }
+    assert_eq!(read(&[]), (false, vec![]));
+    assert_eq!(read(&ok[..12]), (false, vec![]));
+}
+
+#[test]
+fn later_questions_are_skipped() {
+    // QDCOUNT 2: a second question (a pointer to the first's name, QTYPE AAAA) before the answer.
+    let mut m = head(1);
+    m[5] = 2;
+    m.extend_from_slice(&[0xc0, 12, 0, 28, 0, 1]);
+    m.extend(a_rr([192, 0, 2, 1], 5));
+    assert_eq!(
+        read(&m),
+        (true, vec![n("www.example.com"), a("192.0.2.1", 5)])
+    );
+    // A second question cut short: nothing is called.
+    let mut m = head(1);
+    m[5] = 2;
+    m.extend_from_slice(&[0xc0, 12, 0]);
+    assert_eq!(read(&m), (false, vec![]));
+}
+
+#[test]
+fn a_ttl_with_the_top_bit_set_is_zero() {
+    let mut m = head(1);
+    m.extend(a_rr([192, 0, 2, 1], 0x8000_0001));
+    assert_eq!(
+        read(&m),
+        (true, vec![n("www.example.com"), a("192.0.2.1", 0)])
+    );
+}
+
+#[test]
+fn at_most_max_answers_records_are_read() {
+    let mut m = head(40);
+    for i in 0..40u8 {
+        m.extend(a_rr([192, 0, 2, i], 1));
+    }
+    let (ok, calls) = read(&m);
+    assert!(ok);
+    assert_eq!(calls.len(), 1 + MAX_ANSWERS);
+    assert_eq!(calls[MAX_ANSWERS], a("192.0.2.31", 1));
+    // Records past the cap are not read: their absence is no damage.
+    m.truncate(m.len() - 8 * 16);
+    assert_eq!(read(&m), (true, calls));
+}
+
+#[test]
+fn damaged_records_are_refused_after_what_was_read() {
+    let good = |calls: usize| -> Vec<Call> { rfc_calls()[..calls].to_vec() };
+    let ok = rfc_response();
+    let with = |i: usize, v: u8| {
+        let mut m = ok.clone();
+        m[i] = v;
+        m
+    };
+    // The first A's RDLENGTH 5: both names were given, then the damage.
+    assert_eq!(read(&with(81, 5)), (false, good(2)));
+    // The first A's RDLENGTH 3.
+    assert_eq!(read(&with(81, 3)), (false, good(2)));
+    // The AAAA's RDLENGTH 4 (and the message ends 12 bytes later than that says).
+    assert_eq!(read(&with(129, 4)), (false, good(4)));
+    // The AAAA's RDLENGTH 17: beyond the message.
+    assert_eq!(read(&with(129, 17)), (false, good(4)));
+    // The TXT's RDLENGTH 0x106: beyond the message.
+    assert_eq!(read(&with(62, 1)), (false, good(2)));
+    // The CNAME's RDLENGTH 8: its target does not fill it.
+    assert_eq!(read(&with(44, 8)), (false, good(1)));
+    // A label length of 0x80 (reserved) in the CNAME's target.
+    assert_eq!(read(&with(45, 0x80)), (false, good(1)));
+    // An extra byte after the last record is outside the answer section: no damage.
+    let mut m = ok.clone();
+    m.push(0);
+    assert_eq!(read(&m), (true, rfc_calls()));
+}
+
+#[test]
+fn a_name_over_255_bytes_is_refused() {
+    // A question name of 5 labels of 63 bytes: 319 bytes of text.
+    let mut m = vec![0x12, 0x34, 0x81, 0x80, 0, 1, 0, 1, 0, 0, 0, 0];
+    for _ in 0..5 {
+        m.push(63);
+        m.extend_from_slice(&[b'x'; 63]);
+    }
+    m.extend_from_slice(&[0, 0, 1, 0, 1]);
+    m.extend(a_rr([192, 0, 2, 1], 5));
+    assert_eq!(read(&m), (false, vec![]));
+}
+
+#[test]
+fn compression_loops_and_forward_pointers_are_refused() {
+    // The question's name points at itself.
+    let mut m = vec![
+        0x12, 0x34, 0x81, 0x80, 0, 1, 0, 1, 0, 0, 0, 0, 0xc0, 12, 0, 1, 0, 1,
+    ];
+    m.extend(a_rr([192, 0, 2, 1], 5));
+    assert_eq!(read(&m), (false, vec![]));
+    let ok = rfc_response();
+    let with = |i: usize, v: u8| {
+        let mut m = ok.clone();
+        m[i] = v;
+        m
+    };
+    // The CNAME's target: a pointer to itself (its byte 50), then a forward one (to 52).
+    assert_eq!(read(&with(51, 50)), (false, vec![n("www.example.com")]));
+    assert_eq!(read(&with(51, 52)), (false, vec![n("www.example.com")]));
+    // The first record's owner: a pointer to itself; the second's: a forward pointer.
+    assert_eq!(read(&with(34, 33)), (false, vec![n("www.example.com")]));
+    let two = rfc_calls()[..2].to_vec();
+    assert_eq!(read(&with(53, 70)), (false, two));
+    // A name that loops through backward pointers only ("a", then a pointer to its own start):
+    // the cap on pointers ends it.
+    let mut m = vec![
+        0x12, 0x34, 0x81, 0x80, 0, 1, 0, 1, 0, 0, 0, 0, 1, b'a', 0xc0, 12,
+    ];
+    m.extend_from_slice(&[0, 1, 0, 1]);
+    m.extend(a_rr([192, 0, 2, 1], 5));
+    assert_eq!(read(&m), (false, vec![]));
+}
+
+#[test]
+fn every_prefix_is_refused_with_a_prefix_of_the_calls() {
+    let m = rfc_response();
+    let (_, full) = read(&m);
+    for cut in 0..m.len() {
+        let (ok, calls) = read(&m[..cut]);
+        assert!(!ok, "cut at {cut}");
+        assert!(full.starts_with(&calls), "cut at {cut}: {calls:?}");
+    }
+}
+
+/// Checks what any call of `answers` must keep to: at most MAX_ANSWERS addresses and
+/// MAX_ANSWERS + 1 names, names of at most 255 bytes, the question's name first.
+fn bounded(m: &[u8]) -> (bool, Vec<Call>) {
+    let (ok, calls) = read(m);
+    let addrs = calls.iter().filter(|c| matches!(c, Call::Addr(..))).count();
+    assert!(addrs <= MAX_ANSWERS);
+    assert!(calls.len() - addrs <= MAX_ANSWERS + 1);
+    assert!(calls.len() <= MAX_ANSWERS + 1);
+    assert!(calls.first().is_none_or(|c| matches!(c, Call::Name(_))));
+    assert!(!ok || !calls.is_empty());
+    (ok, calls)
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(4000))]
+
+    /// Any bytes, and any bytes behind a valid header and question: no panic, bounded calls.
+    #[test]
+    fn garbage_is_bounded(
+        data in proptest::collection::vec(any::<u8>(), 0..700),
+        an in any::<u16>(),
+    ) {
+        bounded(&data);
+        let mut m = head(an);
+        m.extend_from_slice(&data);
+        bounded(&m);
+    }
+
+    /// The RFC response with up to 8 bytes changed: no panic, bounded calls.
+    #[test]
+    fn mutations_are_bounded(
+        edits in proptest::collection::vec((0usize..146, any::<u8>()), 1..8),
+        cut in 0usize..=146,
+    ) {
+        let mut m = rfc_response();
+        for (i, v) in edits {
+            m[i] = v;
+        }
+        bounded(&m);
+        bounded(&m[..cut]);
+    }
+}
+
+/// Captures of the shared corpus that hold DNS responses over UDP (plain, tunnelled, damaged by
+/// fuzzing or cut by the capture's snap length); `WIRESPEED_DNS_ALL=1` checks every capture.
+const TSHARK_CAPTURES: &[&str] = &[
+    "dns.pcap",
+    "android.pcap",
+    "iphone.pcap",
+    "telegram.pcap",
+    "dns-tunnel-iodine.pcap",
+    "dnscrypt-v1-and-resolver-pings.pcap",
+    "dns_ambiguous_names.pcap",
+    "dns-invalid-chars.pcap",
+    "dns-google-nsid.pcapng",
+    "avast_securedns.pcapng",
+    "malformed_dns.pcap",
+    "badpackets.pcap",
+    "fuzz-2006-06-26-2594.pcap",
+];
+
+/// A name as tshark writes it: the root as "<Root>", ASCII control bytes in octal. Bytes that
+/// are not UTF-8 tshark replaces in its own way: such a name is only "<not UTF-8>" here.
+fn tshark_name(b: &[u8]) -> String {
+    if b.is_empty() {
+        return "<Root>".into();
+    }
+    let Ok(t) = std::str::from_utf8(b) else {
+        return NOT_UTF8.into();
+    };
+    t.chars()
+        .map(|c| match c {
+            '\0'..='\x1f' | '\x7f' => format!("\\{:03o}", u32::from(c)),
+            c => c.to_string(),
+        })
+        .collect()
+}
+
+const NOT_UTF8: &str = "<not UTF-8>";
+
+/// The same for a name as tshark wrote it.
+fn tshark_text(t: &str) -> String {
+    if t.contains('\u{fffd}') {
+        NOT_UTF8.into()
+    } else {
+        t.into()
+    }
+}
+
+/// The calls `answers` must make, from tshark's fields: its first question name, then the first
+/// `records` answer records of its per-record type, class and TTL lists, taking its A, AAAA and
+/// CNAME values (`values`, in that order) as the records need them.
+fn tshark_calls(
+    qname: Option<&str>,
+    records: usize,
+    types: &[&str],
+    classes: &[&str],
+    ttls: &[&str],
+    values: [&[&str]; 3],
+) -> Vec<Call> {
+    let mut want: Vec<Call> = qname
+        .map(|q| Call::Name(tshark_text(q)))
+        .into_iter()
+        .collect();
+    let [mut v4, mut v6, mut cn] = values.map(|v| v.iter());
+    for (i, &t) in types.iter().enumerate().take(records) {
+        let class = classes
+            .get(i)
+            .map(|c| u16::from_str_radix(&c[2..], 16).unwrap());
+        let ttl: u32 = ttls.get(i).map_or(0, |t| t.parse().unwrap());
+        let ttl = if ttl >= 1 << 31 { 0 } else { ttl };
+        // tshark gives A and AAAA values for class IN only, CNAME targets for any class.
+        match (t, class) {
+            ("1", Some(1)) => want.extend(v4.next().map(|v| a(v, ttl))),
+            ("28", Some(1)) => want.extend(v6.next().map(|v| a(v, ttl))),
+            ("5", Some(1)) => want.extend(cn.next().map(|t| Call::Name(tshark_text(t)))),
+            ("5", _) => drop(cn.next()),
+            _ => {}
+        }
+    }
+    want
+}
+
+/// Independent check: tshark dissects the DNS responses of real captures; from its question
+/// name and its answer records (the first ANCOUNT of its per-record type, class and TTL lists,
+/// with its A, AAAA and CNAME values taken in order) we build the calls `answers` must make,
+/// and compare. Where tshark finds the message damaged (malformed, or cut by the snap length),
+/// `answers` must make a prefix of those calls. Skips without the corpus or tshark.
+#[test]
+fn answers_agree_with_tshark() {
+    let Some(corpus) = wirespeed_testkit::corpus("answers_agree_with_tshark") else {
+        return;
+    };
+    if std::process::Command::new("tshark")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("SKIPPED: answers_agree_with_tshark: tshark is not installed");
+        return;
+    }
+    let files: Vec<_> = if std::env::var_os("WIRESPEED_DNS_ALL").is_some() {
+        corpus.pcaps()
+    } else {
+        TSHARK_CAPTURES.iter().map(|f| corpus.pcap(f)).collect()
+    };
+    let (mut responses, mut read_ok, mut refused, mut damaged, mut calls_seen) = (0, 0, 0, 0, 0);
+    let (mut addrs_seen, mut cnames_seen) = (0, 0);
+    let mut bad = Vec::new();
+    for f in files.iter().filter(|f| f.is_file()) {
+        let out = std::process::Command::new("tshark")
+            .arg("-n")
+            .arg("-r")
+            .arg(f)
+            .args(["-Y", "udp && dns.flags.response == 1 && !icmp && !icmpv6"])
+            .args([
+                "-T",
+                "fields",
+                "-E",
+                "aggregator=\u{1f}",
+                "-E",
+                "occurrence=a",
+            ])
+            .args([
+                "-e",
+                "frame.number",
+                "-e",
+                "frame.len",
+                "-e",
+                "frame.cap_len",
+            ])
+            .args([
+                "-e",
+                "_ws.malformed",
+                "-e",
+                "udp.payload",
+                "-e",
+                "dns.flags.opcode",
+            ])
+            .args(["-e", "dns.flags.rcode", "-e", "dns.count.queries"])
+            .args([
+                "-e",
+                "dns.count.answers",
+                "-e",
+                "dns.qry.name",
+                "-e",
+                "dns.resp.type",
+            ])
+            .args(["-e", "dns.resp.class", "-e", "dns.resp.ttl", "-e", "dns.a"])
+            .args(["-e", "dns.aaaa", "-e", "dns.cname", "-e", "udp.length"])
+            .output()
+            .expect("tshark runs");
+        // A capture cut short ends tshark with an error after the frames it could read.
+        assert!(
+            out.status.success() || !out.stdout.is_empty() || !out.stderr.is_empty(),
+            "tshark on {}",
+            f.display()
+        );
+        for line in String::from_utf8_lossy(&out.stdout).lines() {
+            let col: Vec<Vec<&str>> = line
+                .split('\t')
+                .map(|c| c.split('\u{1f}').filter(|s| !s.is_empty()).collect())
+                .collect();
+            let first = |i: usize| col.get(i).and_then(|c| c.first().copied());
+            let num = |i: usize| -> u64 {
+                let v = first(i).unwrap_or("0");
+                match v.strip_prefix("0x") {
+                    Some(h) => u64::from_str_radix(h, 16).unwrap(),
+                    None => v.parse().unwrap(),
+                }
+            };
+            let list = |i: usize| col.get(i).cloned().unwrap_or_default();
+            // The innermost UDP's payload is the DNS message.
+            let Some(payload) = list(4).last().map(|h| crate::tests::parse_hex(h)) else {
+                continue;
+            };
+            responses += 1;
+            // Damage: malformed, cut by the snap length, or a first IP fragment (the UDP length
+            // says more than there is).
+            let udp_len = list(16).last().map_or(0, |l| l.parse::<usize>().unwrap());
+            // tshark also writes a damaged name as a text in angle brackets ("<Name too long>").
+            let (qnames, cnames) = (list(9), list(15));
+            let bad_name = qnames
+                .iter()
+                .chain(&cnames)
+                .any(|t| t.starts_with('<') && *t != "<Root>");
+            let damaged_here =
+                !list(3).is_empty() || num(1) != num(2) || udp_len != payload.len() + 8 || bad_name;
+            let (opcode, rcode, qd, an) = (num(5), num(6), num(7), num(8));
+            let want = if opcode == 0 && rcode == 0 && (1..=4).contains(&qd) && an > 0 {
+                let records = (an as usize).min(MAX_ANSWERS);
+                tshark_calls(
+                    first(9),
+                    records,
+                    &list(10),
+                    &list(11),
+                    &list(12),
+                    [&list(13), &list(14), &list(15)],
+                )
+            } else {
+                Vec::new()
+            };
+            let (ok, got) = read_with(&payload, tshark_name);
+            calls_seen += got.len();
+            addrs_seen += got.iter().filter(|c| matches!(c, Call::Addr(..))).count();
+            cnames_seen += got
+                .iter()
+                .skip(1)
+                .filter(|c| matches!(c, Call::Name(_)))
+                .count();
+            match (ok, damaged_here) {
+                (true, _) => read_ok += 1,
+                (false, false) => refused += 1,
+                (false, true) => damaged += 1,
+            }
+            let agrees = if damaged_here {
+                want.starts_with(&got) && (!ok || got == want)
+            } else {
+                ok != want.is_empty() && got == want
+            };
+            if !agrees {
+                let frame = first(0).unwrap_or("?");
+                bad.push(format!(
+                    "{} #{frame}: tshark {want:?}, ours {ok} {got:?}",
+                    f.display()
+                ));
+            }
+        }
+    }
+    eprintln!(
+        "answers_agree_with_tshark: {} captures, {responses} responses: {read_ok} read \
+         ({calls_seen} calls: {addrs_seen} addresses, {cnames_seen} CNAME targets), \
+         {refused} refused as tshark does (no answers, an error code), {damaged} refused \
+         where tshark finds damage; {} disagreements",
+        files.len(),
+        bad.len()
+    );
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+    assert!(read_ok > 0, "no DNS responses were read");
+}
