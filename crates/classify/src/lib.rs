@@ -11,6 +11,8 @@
 #![deny(missing_docs)]
 
 pub mod category;
+pub mod dnscache;
+pub mod hostcache;
 pub mod hosts;
 pub mod ipproto;
 pub mod labels;
@@ -33,12 +35,14 @@ pub enum Method {
     Port,
     /// Dedicated Port Table of learned {host, port} hints.
     Dpt,
+    /// An address a DNS answer named earlier in the capture: the service of the name.
+    DnsCache,
     /// Statistical model over the first packets' sizes, directions and timing.
     Stats,
-    /// Payload inspection.
-    Dpi,
     /// Learned server end-point (Host Cache).
     HostCache,
+    /// Payload inspection.
+    Dpi,
 }
 
 impl Method {
@@ -48,6 +52,7 @@ impl Method {
             Method::Port => "port",
             Method::Ip => "ip",
             Method::Dpt => "dpt",
+            Method::DnsCache => "dns-cache",
             Method::Stats => "stats",
             Method::Dpi => "dpi",
             Method::HostCache => "host-cache",
@@ -62,10 +67,21 @@ impl Method {
             Method::Ip => 1,
             Method::Port => 2,
             Method::Dpt => 3,
-            Method::Stats => 4,
-            Method::Dpi => 5,
+            // What the client asked for, over who owns the block and over the port's guess.
+            Method::DnsCache => 4,
+            Method::Stats => 5,
+            // Learned from payload verdicts, so below payload inspection itself, which confirms
+            // or corrects it ([`Arbiter::check_learned`]).
             Method::HostCache => 6,
+            Method::Dpi => 7,
         }
+    }
+
+    /// Is this a method that labels at the first packet from what earlier flows taught
+    /// (payload inspection confirms or corrects its verdicts)?
+    #[inline]
+    pub fn is_learned(self) -> bool {
+        matches!(self, Method::DnsCache | Method::HostCache)
     }
 }
 
@@ -137,6 +153,14 @@ impl Facts {
     /// Payload inspection saw the flow's payload and every inspector that could speak for it
     /// said it is not its protocol.
     pub const PAYLOAD_RULED_OUT: Facts = Facts(1);
+    /// Payload inspection agreed with the learned verdict the flow had (the verdict stays).
+    pub const LEARNED_CONFIRMED: Facts = Facts(2);
+    /// Payload inspection contradicted the learned verdict the flow had (its own replaced it).
+    pub const LEARNED_CORRECTED: Facts = Facts(4);
+    /// The flow's payload verdict was handed to the Host Cache as a lesson (once per flow; kept
+    /// here rather than in a state of the learned classifier's own, which would grow every
+    /// flow-table slot by 8 bytes).
+    pub const TAUGHT: Facts = Facts(8);
 
     /// Are all of `f`'s facts set?
     #[inline]
@@ -162,8 +186,12 @@ pub struct FlowClass {
     confidence: f32,
     ttb_pkts: u32,
     label: LabelId,
+    /// The label after the flow's first packet (nDPI's first-packet classification).
+    first_label: LabelId,
     /// None: no verdict (the other verdict fields are then meaningless).
     method: Option<Method>,
+    /// The method that named the flow at its first packet (None: nothing did).
+    first_method: Option<Method>,
     facts: Facts,
 }
 
@@ -194,6 +222,19 @@ impl FlowClass {
         }
     }
 
+    /// The flow's first packet was seen: what it is labelled now is its first-packet label.
+    #[inline]
+    pub fn mark_first(&mut self) {
+        self.first_method = self.method;
+        self.first_label = self.label;
+    }
+
+    /// The label and method the flow had after its first packet, if any.
+    #[inline]
+    pub fn first(&self) -> Option<(LabelId, Method)> {
+        self.first_method.map(|m| (self.first_label, m))
+    }
+
     /// The facts published.
     #[inline]
     pub fn facts(&self) -> Facts {
@@ -217,12 +258,14 @@ pub struct ClassifierSet {
 pub const AVAILABLE: &[(&str, Method)] = &[
     ("port", Method::Port),
     ("ip", Method::Ip),
+    ("dns-cache", Method::DnsCache),
+    ("host-cache", Method::HostCache),
     ("stats", Method::Stats),
     ("dpi", Method::Dpi),
 ];
 
 /// Classifiers planned but not built yet: naming one is a clear error, not a silent no-op.
-pub const PLANNED: &[&str] = &["host-cache", "dpt"];
+pub const PLANNED: &[&str] = &["dpt"];
 
 /// Error parsing a classifier list.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -347,6 +390,36 @@ impl Arbiter {
         }
     }
 
+    /// Payload inspection names a flow that a learned method ([`Method::is_learned`]) labelled:
+    /// `joined` is the label the two agree on (the learned one, or the payload's master with
+    /// the learned application), None if the payload contradicts it. Agreement keeps the learned
+    /// verdict and its time to bind, with the joined label
+    /// ([`Facts::LEARNED_CONFIRMED`]); a contradiction gives the flow the payload's verdict
+    /// ([`Facts::LEARNED_CORRECTED`]). Any other flow: an ordinary [`Arbiter::refine`].
+    #[inline]
+    pub fn check_learned(
+        &self,
+        class: &mut FlowClass,
+        new: Verdict,
+        joined: Option<LabelId>,
+    ) -> bool {
+        match class.method {
+            Some(m) if m.is_learned() && new.method == Method::Dpi => match joined {
+                Some(l) => {
+                    class.label = l;
+                    class.facts.set(Facts::LEARNED_CONFIRMED);
+                    true
+                }
+                None => {
+                    class.facts.set(Facts::LEARNED_CORRECTED);
+                    class.set(Some(new));
+                    true
+                }
+            },
+            _ => self.refine(class, new),
+        }
+    }
+
     /// The flow ends: a statistical verdict given before payload inspection ruled every
     /// protocol out contradicts it and is taken back (the flow keeps what another method offers
     /// at its end, if anything). Returns true if the verdict was taken back.
@@ -383,8 +456,11 @@ mod tests {
         assert!(e.contains("unknown classifier 'bogus'"), "{e}");
         assert!(ClassifierSet::parse("dpi").unwrap().has(Method::Dpi));
         assert!(ClassifierSet::parse("stats").unwrap().has(Method::Stats));
-        let e = ClassifierSet::parse("host-cache").unwrap_err().to_string();
+        let e = ClassifierSet::parse("dpt").unwrap_err().to_string();
         assert!(e.contains("not built yet"), "{e}");
+        assert!(ClassifierSet::parse("host-cache")
+            .unwrap()
+            .has(Method::HostCache));
         for empty in ["", " ", ",", " , "] {
             let e = ClassifierSet::parse(empty).unwrap_err().to_string();
             assert!(e.contains("no classifier named"), "{e}");
@@ -466,13 +542,62 @@ mod tests {
     }
 
     #[test]
+    fn payload_confirms_or_corrects_a_learned_verdict() {
+        let a = Arbiter::new(ClassifierSet::all());
+        let learned = Verdict {
+            confidence: 0.7,
+            ..v(Method::HostCache, 5)
+        };
+        let mut dpi = v(Method::Dpi, 6);
+        dpi.ttb_pkts = 4;
+        // Agreement: the learned verdict and its time to bind stay, with the joined label.
+        let mut c = FlowClass::default();
+        assert!(a.offer(&mut c, learned));
+        c.mark_first();
+        assert!(a.check_learned(&mut c, dpi, Some(LabelId(5))));
+        let got = c.verdict().unwrap();
+        assert_eq!(
+            (got.method, got.label, got.ttb_pkts),
+            (Method::HostCache, LabelId(5), 1)
+        );
+        assert!(c.facts().has(Facts::LEARNED_CONFIRMED));
+        assert_eq!(c.first(), Some((LabelId(5), Method::HostCache)));
+        // Contradiction: the payload's verdict, and the first-packet label is still known.
+        let mut c = FlowClass::default();
+        a.offer(&mut c, learned);
+        c.mark_first();
+        assert!(a.check_learned(&mut c, dpi, None));
+        let got = c.verdict().unwrap();
+        assert_eq!(
+            (got.method, got.label, got.ttb_pkts),
+            (Method::Dpi, LabelId(6), 4)
+        );
+        assert!(c.facts().has(Facts::LEARNED_CORRECTED));
+        assert_eq!(c.first(), Some((LabelId(5), Method::HostCache)));
+        // Over a port guess it is an ordinary refinement.
+        let mut c = FlowClass::default();
+        a.offer(&mut c, v(Method::Port, 3));
+        assert!(a.check_learned(&mut c, dpi, None));
+        assert!(!c.facts().has(Facts::LEARNED_CORRECTED));
+        assert_eq!(c.verdict().unwrap().method, Method::Dpi);
+        // A learned method outranks the port table but not the payload.
+        let mut c = FlowClass::default();
+        a.offer(&mut c, v(Method::Port, 3));
+        assert!(a.offer(&mut c, v(Method::DnsCache, 4)));
+        assert!(a.offer(&mut c, v(Method::HostCache, 4)));
+        assert!(!a.offer(&mut c, v(Method::DnsCache, 4)));
+    }
+
+    #[test]
     fn method_ranks_follow_design_order() {
         let order = [
+            Method::Ip,
             Method::Port,
             Method::Dpt,
+            Method::DnsCache,
             Method::Stats,
-            Method::Dpi,
             Method::HostCache,
+            Method::Dpi,
         ];
         for w in order.windows(2) {
             assert!(w[0].rank() < w[1].rank());

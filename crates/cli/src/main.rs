@@ -167,7 +167,8 @@ enum Format {
 
 #[derive(Args, Clone)]
 struct EngineArgs {
-    /// Classifiers to run, in any order, comma-separated: port, dpi, stats, "all" or "none".
+    /// Classifiers to run, in any order, comma-separated: port, ip, dns-cache, host-cache,
+    /// stats, dpi, "all" or "none" (`wirespeed list classifiers`).
     #[arg(long, default_value = "all")]
     classifiers: String,
     /// Flow table capacity (flows held at once; memory is reserved for this many).
@@ -222,6 +223,27 @@ struct EngineArgs {
     /// the built-in list; a block equal to a built-in one takes the new owner.
     #[arg(long, value_name = "FILE")]
     networks: Option<PathBuf>,
+    /// Host Cache (seed 002): the utility U = x·p (flows of the end-point's majority label in a
+    /// window) an end-point needs to become a rule.
+    #[arg(long, default_value_t = 10, value_name = "U")]
+    host_cache_uth: u32,
+    /// Host Cache: length of a measurement window, seconds of capture time.
+    #[arg(long, default_value_t = 30.0, value_name = "S")]
+    host_cache_window: f64,
+    /// Host Cache: most rules held (H); the top H by utility stay.
+    #[arg(long, default_value_t = 2048, value_name = "H")]
+    host_cache_capacity: usize,
+    /// Host Cache: a rule lives this long from its admission, seconds, however well it does.
+    #[arg(long, default_value_t = 3600.0, value_name = "S")]
+    host_cache_ttl: f64,
+    /// DNS-learned addresses: most held (the address answered longest ago goes first).
+    #[arg(long, default_value_t = 1 << 16, value_name = "N")]
+    dns_cache_capacity: usize,
+    /// What flows teach (DNS answers, payload verdicts) is shared with every worker at most
+    /// this often, seconds of capture time: a flow starting in one such epoch is named by what
+    /// flows taught before it began, with 1 worker as with many.
+    #[arg(long, default_value_t = 1.0, value_name = "S")]
+    learn_epoch: f64,
 }
 
 impl EngineArgs {
@@ -259,7 +281,33 @@ impl EngineArgs {
         if self.batch == 0 || self.batch > 4096 {
             return Err("--batch must be between 1 and 4096".into());
         }
+        // Learned tables are memory bounded by these: refuse what could not be held.
+        const MAX_LEARNED: usize = 1 << 24;
+        if self.host_cache_capacity > MAX_LEARNED || self.dns_cache_capacity > MAX_LEARNED {
+            return Err(format!(
+                "--host-cache-capacity and --dns-cache-capacity must be at most {MAX_LEARNED}"
+            ));
+        }
+        let learn = wirespeed_engine::learn::LearnConfig {
+            epoch_ns: secs(self.learn_epoch, "learn-epoch")?,
+            dns: wirespeed_classify::dnscache::DnsCacheConfig {
+                capacity: self.dns_cache_capacity,
+                ..Default::default()
+            },
+            hosts: wirespeed_classify::hostcache::HostCacheConfig {
+                capacity: self.host_cache_capacity,
+                window_ns: secs(self.host_cache_window, "host-cache-window")?,
+                uth: self.host_cache_uth.max(1),
+                ttl_ns: secs(self.host_cache_ttl, "host-cache-ttl")?,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        if self.host_cache_uth == 0 {
+            return Err("--host-cache-uth must be at least 1 (a rule needs a flow)".into());
+        }
         Ok(EngineConfig {
+            learn,
             flow: FlowConfig {
                 capacity: self.max_flows,
                 timeouts: Timeouts {
@@ -896,6 +944,8 @@ fn list(a: ListArgs) -> Result<ExitCode, String> {
             for (name, what) in [
                 ("ip", "the owner of the server's address block, else the client's (data/app_networks.csv, --networks, --rules ip:); below a port guess"),
                 ("port", "well-known ports and IP protocol numbers: a guess"),
+                ("dns-cache", "an address a DNS answer named earlier in the capture: the service of the name, at the flow's first packet (from the next --learn-epoch on)"),
+                ("host-cache", "seed 002's Host Cache: a server end-point whose earlier flows payload inspection labelled (U = x*p >= --host-cache-uth in a window), at the flow's first packet; payload inspection confirms or corrects"),
                 ("stats", "the statistical model over the first packets: alone, at 0.80 confidence or more"),
                 ("dpi", "payload inspection; the service by the SNI, HTTP Host or DNS query (data/app_hosts.csv, --hosts, --rules host:)"),
             ] {

@@ -234,7 +234,7 @@ fn list_apps_and_classifiers_and_the_summary_says_how_flows_were_named() {
     assert_eq!(text.lines().next(), Some("app\tcategory\tmasters"));
     assert!(
         text.lines()
-            .any(|l| l == "CorpApp\tUnspecified\tDNS,DTLS,HTTP,QUIC,TLS"),
+            .any(|l| l == "CorpApp\tUnspecified\tCorpApp,DNS,DTLS,HTTP,QUIC,TLS"),
         "{text}"
     );
     assert!(
@@ -245,7 +245,7 @@ fn list_apps_and_classifiers_and_the_summary_says_how_flows_were_named() {
     let without = String::from_utf8(ok(bin().args(["list", "apps"])).stdout).unwrap();
     assert!(!without.contains("CorpApp"));
     let cls = String::from_utf8(ok(bin().args(["list", "classifiers"])).stdout).unwrap();
-    for name in ["ip", "port", "stats", "dpi"] {
+    for name in ["ip", "port", "dns-cache", "host-cache", "stats", "dpi"] {
         assert!(
             cls.lines().any(|l| l.starts_with(&format!("{name}\t"))),
             "{cls}"

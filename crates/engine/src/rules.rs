@@ -6,6 +6,7 @@
 use std::net::IpAddr;
 use std::sync::Arc;
 use wirespeed_classify::category::ndpi_category;
+use wirespeed_classify::hosts::AppId;
 use wirespeed_classify::hosts::HostRules;
 use wirespeed_classify::networks::{Cidr, Networks, NetworksBuilder};
 use wirespeed_classify::protos::{self, ProtoRules, Transport};
@@ -124,6 +125,12 @@ pub struct Rules {
     /// By label id: 1 + the index in [`NAMING`] of a label that is a naming master alone
     /// (`TLS`, not `TLS.YouTube`), else 0.
     naming: Vec<u8>,
+    /// The application alone (`YouTube`) of each host rule's application, by `AppId` index:
+    /// what a DNS-learned address names at a flow's first packet.
+    app_labels: Vec<LabelId>,
+    /// By label id: 1 + the `AppId` of the host rule application the label names (`YouTube`,
+    /// `TLS.YouTube`), else 0.
+    label_app: Vec<u16>,
 }
 
 impl Rules {
@@ -223,6 +230,26 @@ impl Rules {
                 );
             }
         }
+        let mut app_labels = Vec::with_capacity(hosts.len());
+        for app in hosts.apps() {
+            app_labels.push(
+                labels
+                    .intern(app.name, app.name, app.category, app.breed)
+                    .map_err(|e| RulesError::Labels(format!("host rule {}: {e}", app.name)))?,
+            );
+        }
+        let mut label_app = vec![0u16; labels.len()];
+        for (i, l) in app_labels.iter().enumerate() {
+            for id in std::iter::once(*l).chain(
+                host_labels[i * NAMING.len()..(i + 1) * NAMING.len()]
+                    .iter()
+                    .copied(),
+            ) {
+                if let Some(slot) = label_app.get_mut(id.index()) {
+                    *slot = i as u16 + 1;
+                }
+            }
+        }
         // Last, once every label is in: which of them a host name may refine.
         let naming = (0..labels.len())
             .map(|i| {
@@ -243,7 +270,53 @@ impl Rules {
             hosts,
             host_labels,
             naming,
+            app_labels,
+            label_app,
         })
+    }
+
+    /// The host rule application `name` (a DNS query or a CNAME) belongs to, if one does.
+    #[inline]
+    pub fn app_by_name(&self, name: &[u8]) -> Option<AppId> {
+        self.hosts.lookup_bytes(name).map(|m| m.app.id)
+    }
+
+    /// The label of a host rule application alone (`YouTube`): a DNS-learned address's.
+    #[inline]
+    pub fn app_label(&self, app: AppId) -> LabelId {
+        self.app_labels
+            .get(app.index())
+            .copied()
+            .unwrap_or(LabelId::UNKNOWN)
+    }
+
+    /// Do a learned label and payload inspection's label agree, and on what? The same label;
+    /// an application alone named by the payload with its master (`YouTube`, `TLS.YouTube`:
+    /// the latter); or a payload verdict that is a master alone (`TLS`) under a learned label that names an
+    /// application (`YouTube` from DNS: `TLS.YouTube`) or that has that master (`TLS.YouTube`
+    /// from the host cache). None: the payload contradicts what was learned.
+    pub fn join(&self, learned: LabelId, dpi: LabelId) -> Option<LabelId> {
+        if learned == dpi {
+            return Some(learned);
+        }
+        let (l, d) = (self.labels.get(learned), self.labels.get(dpi));
+        // An application alone (`YouTube`, from DNS), named by the payload with its master.
+        if l.master() == l.app() && l.app() == d.app() {
+            return Some(dpi);
+        }
+        if d.master() != d.app() {
+            return None;
+        }
+        if l.master() == d.master() {
+            return Some(learned);
+        }
+        // An application alone under a naming master: that master's name for it.
+        let m = usize::from(*self.naming.get(dpi.index())?).checked_sub(1)?;
+        let app = usize::from(*self.label_app.get(learned.index())?).checked_sub(1)?;
+        if l.master() != l.app() {
+            return None;
+        }
+        self.host_labels.get(app * NAMING.len() + m).copied()
     }
 
     /// The service a flow labelled `label` (a naming master alone: `TLS`, `QUIC`, `DTLS`,

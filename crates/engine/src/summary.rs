@@ -6,7 +6,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::io;
-use wirespeed_classify::{Arbiter, LabelId, Labels, Method, AVAILABLE};
+use wirespeed_classify::{Arbiter, Facts, LabelId, Labels, Method, AVAILABLE};
 use wirespeed_dpi::DpiStats;
 use wirespeed_export::{FlowRecord, RecordSink, META_COUNT};
 use wirespeed_flow::{EndReason, Flow, FragStats, TableStats};
@@ -37,10 +37,40 @@ pub struct Counters {
     pub dpi: DpiStats,
     /// Flows by the method that named them, at [`method_slot`] (0: none did).
     pub by_method: [u64; METHOD_SLOTS],
+    /// What learned verdicts became, per learned method (`[dns-cache, host-cache]`).
+    pub learned: [LearnedOutcome; 2],
+}
+
+/// What became of the flows a learned method named at their first packet.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LearnedOutcome {
+    /// Flows it named at their first packet.
+    pub named: u64,
+    /// Payload inspection agreed later.
+    pub confirmed: u64,
+    /// Payload inspection named something else (the record carries its label).
+    pub corrected: u64,
+}
+
+impl LearnedOutcome {
+    fn add(&mut self, o: &LearnedOutcome) {
+        self.named += o.named;
+        self.confirmed += o.confirmed;
+        self.corrected += o.corrected;
+    }
+}
+
+/// Index of a learned method in [`Counters::learned`].
+fn learned_slot(m: Method) -> Option<usize> {
+    match m {
+        Method::DnsCache => Some(0),
+        Method::HostCache => Some(1),
+        _ => None,
+    }
 }
 
 /// Slots of [`Counters::by_method`]: none, then each method by rank.
-pub const METHOD_SLOTS: usize = 7;
+pub const METHOD_SLOTS: usize = 8;
 
 /// The slot of [`Counters::by_method`] counting flows `method` named.
 #[inline]
@@ -69,6 +99,9 @@ impl Counters {
         self.records += o.records;
         for (a, b) in self.by_method.iter_mut().zip(o.by_method.iter()) {
             *a += b;
+        }
+        for (a, b) in self.learned.iter_mut().zip(o.learned.iter()) {
+            a.add(b);
         }
         let (t, u) = (&mut self.table, &o.table);
         t.created += u.created;
@@ -130,6 +163,8 @@ pub(crate) struct Output<S> {
     pub(crate) records: u64,
     /// Final records by the method that named the flow ([`method_slot`]).
     pub(crate) by_method: [u64; METHOD_SLOTS],
+    /// Final records of flows a learned method named at packet 1, and what became of them.
+    pub(crate) learned: [LearnedOutcome; 2],
     /// Records handed to the sink, interim ones included.
     pub(crate) written: u64,
     /// A flow's id is `serial × id_stride + id_base` (its table's serial; this worker's number
@@ -149,6 +184,7 @@ impl<S: RecordSink> Output<S> {
             by_label: Vec::new(),
             records: 0,
             by_method: [0; METHOD_SLOTS],
+            learned: Default::default(),
             written: 0,
             id_base: 0,
             id_stride: 1,
@@ -244,6 +280,7 @@ impl<S: RecordSink> Output<S> {
             confidence,
             ttb_pkts,
             ttb_us: ttb_ns / 1000,
+            fpc: f.ext.class.first(),
             early: Default::default(),
             stats_app: "",
             stats_class: "",
@@ -266,6 +303,17 @@ impl<S: RecordSink> Output<S> {
             self.by_label.resize(id.index() + 1, [0; 3]);
         }
         self.by_method[method_slot(method)] += 1;
+        if let Some((_, m)) = f.ext.class.first() {
+            if let Some(i) = learned_slot(m) {
+                let o = &mut self.learned[i];
+                let facts = f.ext.class.facts();
+                o.named += 1;
+                // Corrected after a confirmation (a finer payload verdict later) is corrected.
+                let corrected = facts.has(Facts::LEARNED_CORRECTED);
+                o.corrected += u64::from(corrected);
+                o.confirmed += u64::from(!corrected && facts.has(Facts::LEARNED_CONFIRMED));
+            }
+        }
         let e = &mut self.by_label[id.index()];
         e[0] += 1;
         e[1] += f.total_pkts();
@@ -374,6 +422,18 @@ impl Summary {
                 named.push(format!("none {}", m[0]));
             }
             writeln!(f, "flows named by: {}", named.join(", "))?;
+        }
+        for (name, o) in ["dns-cache", "host-cache"].iter().zip(&c.learned) {
+            if o.named > 0 {
+                writeln!(
+                    f,
+                    "  {name}: {} flows named at their first packet; payload inspection agreed on {}, named another on {}, said nothing on {}",
+                    o.named,
+                    o.confirmed,
+                    o.corrected,
+                    o.named - o.confirmed - o.corrected
+                )?;
+            }
         }
         writeln!(
             f,

@@ -33,6 +33,8 @@ pub struct EngineConfig {
     pub rules: Arc<Rules>,
     /// Payload inspection: budget, context pool, reassembly buffers.
     pub dpi: DpiConfig,
+    /// What the run learns as it goes (DNS-learned addresses, the Host Cache): bounds, epochs.
+    pub learn: crate::learn::LearnConfig,
 }
 
 impl Default for EngineConfig {
@@ -54,6 +56,7 @@ impl EngineConfig {
             frag_timeout_ns: 30_000_000_000,
             rules,
             dpi: DpiConfig::default(),
+            learn: crate::learn::LearnConfig::default(),
         }
     }
 }
@@ -119,6 +122,23 @@ impl<S: RecordSink> Worker<S> {
         self
     }
 
+    /// This worker is worker `index` of those sharing `hub`'s learned state (a pool's).
+    pub fn learning(mut self, hub: std::sync::Arc<crate::learn::Hub>, index: usize) -> Self {
+        let off = self.stage.learned.learner.off;
+        self.stage.learned.learner = crate::learn::Learner::new(hub, index, off);
+        self
+    }
+
+    /// Does this worker learn (a learned classifier is enabled)?
+    pub fn learns(&self) -> bool {
+        !self.stage.learned.learner.off
+    }
+
+    /// The learned state this worker reads and feeds.
+    pub fn learn_hub(&self) -> &std::sync::Arc<crate::learn::Hub> {
+        &self.stage.learned.learner.hub
+    }
+
     /// Configuration in force.
     pub fn config(&self) -> &EngineConfig {
         &self.cfg
@@ -131,6 +151,7 @@ impl<S: RecordSink> Worker<S> {
         c.frag = self.frag.stats();
         c.records = self.out.records;
         c.by_method = self.out.by_method;
+        c.learned = self.out.learned;
         c.dpi = self.stage.dpi.dpi.stats();
         c
     }
@@ -268,6 +289,7 @@ impl<S: RecordSink> Worker<S> {
         // Stage 3: look up or create each flow, update it, and run the classifiers.
         let rules = &*cfg.rules;
         for q in pending.iter() {
+            stage.learned.tick(q.clk);
             let mut on_end =
                 |f: &mut Flow<FlowExt>, why: EndReason| out.end(f, why, stage, arbiter, rules);
             let r = table.lookup_or_insert(
@@ -301,6 +323,9 @@ impl<S: RecordSink> Worker<S> {
                 payload,
             };
             stage.packet(arbiter, f, &p);
+            if let Lookup::New(_) = r {
+                f.ext.class.mark_first();
+            }
         }
         // One small sweep step per batch (ΔT/M): no packet ever waits on a full scan.
         table.gc_step(*now, &mut |f, why| out.end(f, why, stage, arbiter, rules));
@@ -312,6 +337,7 @@ impl<S: RecordSink> Worker<S> {
     /// worker sees.
     pub fn advance_clock(&mut self, now: u64) {
         self.now = self.now.max(now);
+        self.stage.learned.tick(self.now);
     }
 
     /// End every open flow (end of an input file, or shutdown) and write their records.
@@ -323,8 +349,10 @@ impl<S: RecordSink> Worker<S> {
         // Flows already idle at the input's last time end as such, wherever the sweep was.
         self.table.expire_all(self.now, &mut end);
         self.table.flush(&mut end);
-        // The next input has its own clock: times of this one must not expire its flows.
+        // The next input has its own clock: times of this one must not expire its flows, and
+        // what it taught is forgotten.
         self.now = 0;
+        self.stage.learned.learner.finish();
         out.take_error()
     }
 

@@ -72,6 +72,7 @@ fn records(tls: bool, labels: &Labels) -> Vec<FlowRecord<'_>> {
                 confidence: (r % 101) as f32 / 100.0,
                 ttb_pkts: 4,
                 ttb_us: (r >> 12) % 100_000,
+                fpc: None,
                 early: wirespeed_stats::Early::default(),
                 stats_app: "TLS",
                 stats_class: "WEB",

@@ -241,6 +241,16 @@ pub(crate) fn record<S: Syntax>(
     Fmt::int(b, r.ttb_pkts);
     key!("ttb_us");
     Fmt::int(b, r.ttb_us);
+    key!("fpc");
+    match r.fpc {
+        Some((l, _)) => {
+            let (m, a) = proto_label(r.labels.get(l));
+            S::proto(b, m, a);
+        }
+        None => S::null(b),
+    }
+    key!("fpc_method");
+    S::opt_str(b, r.fpc.map_or("", |f| f.1.as_str()));
     if community {
         // Undefined (ICMP, whose ID needs the message type): null in JSON, empty in CSV.
         key!("community_id");

@@ -78,6 +78,9 @@ pub struct FlowRecord<'a> {
     pub ttb_pkts: u32,
     /// Microseconds from the first packet to the verdict.
     pub ttb_us: u64,
+    /// The label the flow had after its first packet (nDPI's first-packet classification,
+    /// `fpc`), and the method that gave it; None when nothing named the flow at packet 1.
+    pub fpc: Option<(LabelId, Method)>,
     /// The flow's first packets (sizes, directions, flags, gaps) for `splt_*` and `atoz_*`.
     pub early: wirespeed_stats::Early,
     /// The statistical model's verdict ("" when it did not run, "Unknown" when it abstained).
@@ -121,7 +124,7 @@ const fn concat<const N: usize>(parts: &[&[&'static str]]) -> [&'static str; N] 
 }
 
 /// The fields every record has, in order (after `source` and `pcap`, when written).
-const CORE_FIELDS: [&str; 26] = [
+const CORE_FIELDS: [&str; 28] = [
     "flow_id",
     "src_ip",
     "src_port",
@@ -148,6 +151,8 @@ const CORE_FIELDS: [&str; 26] = [
     "confidence",
     "ttb_pkts",
     "ttb_us",
+    "fpc",
+    "fpc_method",
 ];
 
 /// The first packets' sizes, gaps and flags (feature fields before the AtoZ ones).
@@ -321,6 +326,7 @@ mod tests {
             confidence: 0.256,
             ttb_pkts: 1,
             ttb_us: 0,
+            fpc: Some((labels.find("TLS", "Google", "Web").unwrap(), Method::Port)),
             early: {
                 let mut e = wirespeed_stats::Early::default();
                 e.push(false, 60, 0, 0x02, 0);
@@ -426,7 +432,7 @@ mod tests {
         ));
         assert!(
             row.contains(
-                ",fin,TLS.Google,Google,TLS,Web,,port,0.26,1,0,,60 -1452,0 -1400,1500,2 24,443,"
+                ",fin,TLS.Google,Google,TLS,Web,,port,0.26,1,0,TLS.Google,port,,60 -1452,0 -1400,1500,2 24,443,"
             ),
             "{row}"
         );

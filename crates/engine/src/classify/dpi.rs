@@ -85,16 +85,28 @@ impl Classifier for DpiClassifier {
             payload: p.payload,
         };
         if let Some(label) = self.dpi.inspect(handle, &pkt) {
-            d.refine(Verdict {
+            // The packet that names the protocol usually carries the name (ClientHello, request,
+            // query): the service, at the same packet.
+            let label = self
+                .dpi
+                .meta(*handle)
+                .and_then(|m| self.rules.name_by_host(label, m))
+                .unwrap_or(label);
+            let v = Verdict {
                 label,
                 method: Method::Dpi,
                 confidence: DPI_CONFIDENCE,
                 ttb_pkts: flow.total_pkts().min(u32::MAX as u64) as u32,
                 ttb_ns: p.ts.saturating_sub(flow.first_ts),
-            });
-            // The packet that names the protocol usually carries the name (ClientHello, request,
-            // query): the service, at the same packet.
-            self.name_by_host(*handle, d);
+            };
+            // Over a learned verdict: confirmed (and completed: `TLS` and `YouTube` make
+            // `TLS.YouTube`) or corrected.
+            let joined = d
+                .class()
+                .verdict()
+                .filter(|c| c.method.is_learned())
+                .and_then(|c| self.rules.join(c.label, label));
+            d.check_learned(v, joined);
         }
         // Inspection ends by exclusion only on a packet that ends it: the one place to look.
         if wirespeed_dpi::is_done(*handle) && self.dpi.ruled_out(*handle) {

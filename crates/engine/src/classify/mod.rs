@@ -23,6 +23,7 @@
 //! Hooks run on the hot path: no allocation, no logging, no clock (time is the capture's).
 
 pub mod dpi;
+pub mod learned;
 pub mod owner;
 pub mod port;
 pub mod stats;
@@ -112,6 +113,17 @@ impl Decide<'_> {
     #[inline]
     pub fn refine(&mut self, v: Verdict) -> bool {
         self.arbiter.refine(self.class, v)
+    }
+
+    /// Payload inspection's verdict, over a learned one if the flow has one
+    /// ([`Arbiter::check_learned`]: `joined` is what the two agree on, None if they do not).
+    #[inline]
+    pub fn check_learned(
+        &mut self,
+        v: Verdict,
+        joined: Option<wirespeed_classify::LabelId>,
+    ) -> bool {
+        self.arbiter.check_learned(self.class, v, joined)
     }
 
     /// Publish a fact about the flow, for the arbiter's rules.
@@ -262,6 +274,9 @@ classifiers! {
     owner: owner::OwnerClassifier,
     /// Payload inspection (`method: "dpi"`): the flow's handle into the worker's DPI pools.
     dpi: dpi::DpiClassifier,
+    /// What earlier flows taught: the Host Cache and DNS-learned addresses (`method:
+    /// "host-cache"`, `"dns-cache"`); after payload inspection, whose verdicts it learns from.
+    learned: learned::LearnedClassifier,
     /// The statistical model over the first packets (`method: "stats"`).
     stats: stats::StatsClassifier,
 }

@@ -187,10 +187,17 @@ impl<S: RecordSink + Send> Pool<S> {
         let wc = worker_config(&cfg, n);
         let batch = cfg.batch_size.max(1);
         let ring = ((par.buffer_mb << 20) / SLOT_BYTES / (batch * SEND_BATCHES) / n).max(2);
+        // One learned state for all: what a flow on one worker teaches labels flows on every
+        // worker ([`crate::learn`]).
+        let hub = crate::learn::Hub::new(cfg.learn, n);
         Pool {
             workers: (0..n)
                 .map(|i| {
-                    CachePadded::new(Worker::new(wc.clone(), sink(i), with_source).numbered(i, n))
+                    CachePadded::new(
+                        Worker::new(wc.clone(), sink(i), with_source)
+                            .numbered(i, n)
+                            .learning(hub.clone(), i),
+                    )
                 })
                 .collect(),
             frag: FragTable::new(cfg.frag_capacity, cfg.frag_timeout_ns),

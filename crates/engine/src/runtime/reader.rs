@@ -38,6 +38,13 @@ impl<S: RecordSink + Send> Pool<S> {
         let total = file.len();
         let mut reader = file.reader();
         let reader_cpu0 = thread_cpu_ns();
+        // Workers that learn wait for each other at epochs of the input's clock
+        // ([`crate::learn`]): every worker is sent the clock that opens an epoch before any
+        // packet of it, so none waits on a packet stuck behind a waiting worker's ring.
+        let epoch_ns = workers
+            .first()
+            .filter(|w| w.learns())
+            .map_or(u64::MAX, |w| w.learn_hub().epoch_ns());
         std::thread::scope(|s| {
             let (back_tx, back_rx) = unbounded::<(Vec<RawPacket<'_>>, Vec<u64>)>();
             let mut rings = Vec::with_capacity(n);
@@ -48,6 +55,7 @@ impl<S: RecordSink + Send> Pool<S> {
                 let back = back_tx.clone();
                 let core = (!cores.is_empty()).then(|| cores[i % cores.len()]);
                 handles.push(s.spawn(move || -> (io::Result<()>, u64) {
+                    let _release = crate::learn::AbortOnUnwind(w.learn_hub().clone());
                     let cpu0 = thread_cpu_ns();
                     if let Some(c) = core {
                         core_affinity::set_for_current(c);
@@ -90,6 +98,7 @@ impl<S: RecordSink + Send> Pool<S> {
             // The input's clock: the latest time of a packet that counts in a flow.
             let mut now = 0u64;
             let reta = redirection_table(n);
+            let mut next_epoch = 0u64;
             while alive {
                 inb.clear();
                 let r = reader.next_batch(&mut inb, bs);
@@ -98,6 +107,17 @@ impl<S: RecordSink + Send> Pool<S> {
                     let (q, in_flow) = pick(p, &reta, dcfg, frag, stats);
                     if in_flow {
                         now = now.max(p.ts_ns);
+                        if now >= next_epoch && epoch_ns != u64::MAX {
+                            next_epoch = (now / epoch_ns + 1).saturating_mul(epoch_ns);
+                            for w in 0..n {
+                                if alive {
+                                    alive = send(w, now, &mut out, &rings, &back_rx, bs, stats);
+                                }
+                            }
+                            if !alive {
+                                break;
+                            }
+                        }
                     }
                     stats.per_worker[q] += 1;
                     let o = &mut out[q];

@@ -405,6 +405,7 @@ impl<'f> Scan<'f, '_> {
         progress: &mut dyn FnMut(u64, u64),
     ) -> Share {
         let _abort = AbortOnPanic(&self.abort);
+        let _release = crate::learn::AbortOnUnwind(w.learn_hub().clone());
         let bs = self.batch;
         let total = self.file.len();
         let mut out = Share::default();
@@ -458,6 +459,7 @@ impl<'f> Scan<'f, '_> {
             slot.done.fetch_add(1, Ordering::Release);
             if out.res.is_err() {
                 self.abort.store(true, Ordering::Relaxed);
+                w.learn_hub().abort();
                 break;
             }
             self.pos[me].store(at, Ordering::Relaxed);

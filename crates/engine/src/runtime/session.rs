@@ -130,6 +130,10 @@ impl<S: RecordSink + Send> Session<S> {
                 workers.len()
             )));
         }
+        // Live workers have clocks of their own: what one learns is shared without waiting.
+        if let Some(w) = workers.first() {
+            w.learn_hub().set_async();
+        }
         let counters = FeedCounters::default();
         let cores = if pin {
             core_affinity::get_core_ids().unwrap_or_default()

@@ -1,0 +1,171 @@
+//! What earlier flows taught, as a classifier: at a flow's first packet, the Host Cache's rule
+//! for its server end-point (`method: "host-cache"`, seed 002) or else the service a DNS answer
+//! named its server's address for (`method: "dns-cache"`). Payload inspection, where enabled,
+//! still runs and confirms or corrects the verdict ([`super::Decide::check_learned`]).
+//!
+//! It also takes the lessons: every UDP response from port 53 is read for its answers (the
+//! question's name or a CNAME target that a host rule knows names each A/AAAA address, for the
+//! answer's TTL), and every flow payload inspection labels (or confirms) is one flow of its
+//! server end-point for the Host Cache. Lessons are published by the run's [`crate::learn`]
+//! hub at epochs of capture time, identically for one worker or many.
+//!
+//! Cost: one read lock and at most two hash probes per new flow; per packet, a flag test (and
+//! the answer parse on DNS responses).
+
+use super::{Classifier, Decide, FlowView, PacketView};
+use crate::learn::{Learner, Obs};
+use crate::rules::Rules;
+use crate::worker::EngineConfig;
+use std::net::IpAddr;
+use std::sync::Arc;
+use wirespeed_classify::hostcache::Endpoint;
+use wirespeed_classify::hosts::AppId;
+use wirespeed_classify::{Facts, Method, Verdict};
+use wirespeed_dpi::proto::dns::{answers, AnswerSink, MAX_ANSWERS};
+
+/// Confidence of a host-cache verdict: learned from payload verdicts on this very end-point.
+pub const HOST_CACHE_CONFIDENCE: f32 = 0.8;
+/// Confidence of a DNS-learned verdict: the name the client resolved, not what it carries.
+pub const DNS_CACHE_CONFIDENCE: f32 = 0.6;
+
+/// The learned classifiers of one worker.
+pub struct LearnedClassifier {
+    pub(crate) learner: Learner,
+    rules: Arc<Rules>,
+    dns: bool,
+    hosts: bool,
+    /// The Host Cache learns from payload verdicts: only when inspection runs.
+    learn_hosts: bool,
+    /// The input's clock at the packet being processed.
+    clk: u64,
+}
+
+impl LearnedClassifier {
+    /// The input's clock is `clk` (before each packet, and when the clock moves without one).
+    #[inline]
+    pub(crate) fn tick(&mut self, clk: u64) {
+        self.clk = clk;
+        self.learner.tick(clk);
+    }
+}
+
+/// A response's answers: the first name a host rule knows, and the addresses.
+struct Answers<'r> {
+    rules: &'r Rules,
+    app: Option<AppId>,
+    addrs: [(IpAddr, u32); MAX_ANSWERS],
+    n: usize,
+}
+
+impl AnswerSink for Answers<'_> {
+    fn name(&mut self, name: &[u8]) {
+        if self.app.is_none() {
+            self.app = self.rules.app_by_name(name);
+        }
+    }
+
+    fn addr(&mut self, addr: IpAddr, ttl: u32) {
+        if let Some(slot) = self.addrs.get_mut(self.n) {
+            *slot = (addr, ttl);
+            self.n += 1;
+        }
+    }
+}
+
+impl Classifier for LearnedClassifier {
+    type State = ();
+
+    fn new(cfg: &EngineConfig) -> Self {
+        let dns = cfg.classifiers.has(Method::DnsCache);
+        let hosts = cfg.classifiers.has(Method::HostCache);
+        LearnedClassifier {
+            learner: Learner::new(crate::learn::Hub::new(cfg.learn, 1), 0, !(dns || hosts)),
+            rules: cfg.rules.clone(),
+            dns,
+            hosts,
+            learn_hosts: hosts && cfg.classifiers.has(Method::Dpi),
+            clk: 0,
+        }
+    }
+
+    #[inline]
+    fn start(&mut self, flow: &FlowView<'_>, _: &mut (), d: &mut Decide<'_>) {
+        if !(self.dns || self.hosts) {
+            return;
+        }
+        let server = flow.server();
+        let ip = flow.key.ip(server);
+        let l = self.learner.hub.read();
+        if self.hosts && !l.hosts.is_empty() {
+            let ep = Endpoint {
+                ip,
+                port: flow.server_port(),
+                proto: flow.key.proto,
+            };
+            if let Some(label) = l.hosts.get(&ep, self.clk) {
+                d.offer(Verdict {
+                    label,
+                    method: Method::HostCache,
+                    confidence: HOST_CACHE_CONFIDENCE,
+                    ttb_pkts: 1,
+                    ttb_ns: 0,
+                });
+                return;
+            }
+        }
+        if self.dns && !l.dns.is_empty() {
+            if let Some(app) = l.dns.get(ip, self.clk) {
+                d.offer(Verdict {
+                    label: self.rules.app_label(app),
+                    method: Method::DnsCache,
+                    confidence: DNS_CACHE_CONFIDENCE,
+                    ttb_pkts: 1,
+                    ttb_ns: 0,
+                });
+            }
+        }
+    }
+
+    #[inline]
+    fn packet(&mut self, flow: &FlowView<'_>, p: &PacketView<'_>, _: &mut (), d: &mut Decide<'_>) {
+        if self.learn_hosts && !d.class().facts().has(Facts::TAUGHT) {
+            if let Some(v) = d.class().verdict() {
+                let by_payload = v.method == Method::Dpi
+                    || (v.method.is_learned() && d.class().facts().has(Facts::LEARNED_CONFIRMED));
+                if by_payload {
+                    d.publish(Facts::TAUGHT);
+                    let ep = Endpoint {
+                        ip: flow.key.ip(flow.server()),
+                        port: flow.server_port(),
+                        proto: flow.key.proto,
+                    };
+                    self.learner
+                        .note(self.clk, Obs::Flow { ep, label: v.label });
+                }
+            }
+        }
+        // A DNS response over UDP: what its answers name.
+        if self.dns
+            && flow.key.proto == 17
+            && p.side != flow.client
+            && flow.key.port[p.side.index()] == 53
+            && !p.payload.is_empty()
+        {
+            let mut a = Answers {
+                rules: &self.rules,
+                app: None,
+                addrs: [(IpAddr::from([0u8; 4]), 0); MAX_ANSWERS],
+                n: 0,
+            };
+            // A damaged response teaches nothing, not even its first answers.
+            if !answers(p.payload, &mut a) {
+                return;
+            }
+            if let Some(app) = a.app {
+                for &(addr, ttl) in &a.addrs[..a.n] {
+                    self.learner.note(self.clk, Obs::Dns { addr, app, ttl });
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,352 @@
+//! What the run learns as it goes, shared by its workers: addresses DNS answers named
+//! ([`DnsCache`]) and server end-points payload inspection labelled ([`HostCache`]).
+//!
+//! # Determinism (issue 19, item 8)
+//!
+//! Each worker sees only its share of the flows, yet what it learns must label every worker's
+//! later flows, and a capture file must give the same records with 1 or N workers. So the
+//! learned state is published in **epochs of capture time** (1 s by default): a worker notes
+//! what its flows teach (observations, stamped with the input's clock) in a local buffer; when
+//! its input clock enters a new epoch it hands them over and, for files, waits until every
+//! worker has reached that epoch. The last to arrive applies all observations of the epochs
+//! now closed, sorted by time and content, to the shared state; then all go on reading it. A
+//! flow starting in epoch `k` therefore sees exactly what flows taught before epoch `k`
+//! began, whichever worker they were on, and nothing of epoch `k` itself: with one worker as
+//! with many. The price: a DNS answer names connections from the next epoch on, not the one
+//! that follows it within the same second; and at each epoch a worker may wait for the others
+//! (a crossing costs one lock; captures where each packet opens a new epoch pay it per packet).
+//!
+//! Live capture (its clocks are the workers' own) does not wait: a worker's observations are
+//! applied when it enters an epoch, and read by all from then on.
+//!
+//! Each input file is its own capture: what it taught is forgotten at its end.
+//!
+//! While no epoch is being applied nobody writes the state, so readers (one read lock per new
+//! flow) never contend with a writer in file runs.
+
+use std::net::IpAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Condvar, Mutex, RwLock, RwLockReadGuard};
+use wirespeed_classify::dnscache::{DnsCache, DnsCacheConfig, DnsCacheStats};
+use wirespeed_classify::hostcache::{Endpoint, HostCache, HostCacheConfig, HostCacheStats};
+use wirespeed_classify::hosts::AppId;
+use wirespeed_classify::LabelId;
+
+/// How learning is paced and bounded.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LearnConfig {
+    /// Observations are published at most this often, ns of capture time.
+    pub epoch_ns: u64,
+    /// The DNS-learned addresses.
+    pub dns: DnsCacheConfig,
+    /// The Host Cache.
+    pub hosts: HostCacheConfig,
+    /// Observations a worker holds between two epochs (more are dropped and counted).
+    pub pending: usize,
+}
+
+impl Default for LearnConfig {
+    fn default() -> Self {
+        LearnConfig {
+            epoch_ns: 1_000_000_000,
+            dns: DnsCacheConfig::default(),
+            hosts: HostCacheConfig::default(),
+            pending: 1 << 16,
+        }
+    }
+}
+
+/// Something a flow taught, at a capture time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub(crate) enum Obs {
+    /// A DNS answer: `addr` is a server of `app`'s name, for `ttl` seconds.
+    Dns { addr: IpAddr, app: AppId, ttl: u32 },
+    /// Payload inspection labelled a flow to `ep`.
+    Flow { ep: Endpoint, label: LabelId },
+}
+
+/// The shared state: what every worker reads at a flow's first packet.
+#[derive(Debug)]
+pub struct Learned {
+    /// Address → the application its DNS name belongs to.
+    pub dns: DnsCache<AppId>,
+    /// Server end-point → label.
+    pub hosts: HostCache<LabelId>,
+}
+
+/// Counters of the learned state.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LearnStats {
+    /// The DNS cache's.
+    pub dns: DnsCacheStats,
+    /// The host cache's.
+    pub hosts: HostCacheStats,
+    /// Observations dropped because a worker's buffer was full.
+    pub dropped: u64,
+    /// Epochs applied.
+    pub epochs: u64,
+}
+
+struct HubState {
+    /// The epoch each worker has reached (all its observations before it are handed over);
+    /// `u64::MAX` once it has finished the input.
+    at: Vec<u64>,
+    /// Observations of epochs before this one are applied.
+    applied: u64,
+    /// The Host Cache window the state was last advanced into.
+    window: u64,
+    pending: Vec<(u64, Obs)>,
+    dropped: u64,
+    epochs: u64,
+}
+
+/// The learned state of one run and how its workers hand observations in.
+pub struct Hub {
+    cfg: LearnConfig,
+    sync: AtomicBool,
+    aborted: AtomicBool,
+    st: Mutex<HubState>,
+    cv: Condvar,
+    learned: RwLock<Learned>,
+}
+
+impl std::fmt::Debug for Hub {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Hub").field("cfg", &self.cfg).finish()
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Hub {
+    /// A hub for `workers` workers, which wait for each other at epochs (files).
+    pub fn new(cfg: LearnConfig, workers: usize) -> Arc<Hub> {
+        Arc::new(Hub {
+            cfg: LearnConfig {
+                epoch_ns: cfg.epoch_ns.max(1),
+                ..cfg
+            },
+            sync: AtomicBool::new(true),
+            aborted: AtomicBool::new(false),
+            st: Mutex::new(HubState {
+                at: vec![0; workers.max(1)],
+                applied: 0,
+                window: 0,
+                pending: Vec::new(),
+                dropped: 0,
+                epochs: 0,
+            }),
+            cv: Condvar::new(),
+            learned: RwLock::new(Learned {
+                dns: DnsCache::new(cfg.dns),
+                hosts: HostCache::new(cfg.hosts),
+            }),
+        })
+    }
+
+    /// Workers no longer wait for each other (live capture: each has its own clock).
+    pub fn set_async(&self) {
+        self.sync.store(false, Ordering::Relaxed);
+        self.cv.notify_all();
+    }
+
+    /// A worker failed: nobody waits any more (the run's results are an error anyway).
+    pub fn abort(&self) {
+        self.aborted.store(true, Ordering::Relaxed);
+        self.cv.notify_all();
+    }
+
+    /// The state, to read.
+    #[inline]
+    pub fn read(&self) -> RwLockReadGuard<'_, Learned> {
+        self.learned.read().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Capture time between two publications, ns.
+    pub fn epoch_ns(&self) -> u64 {
+        self.cfg.epoch_ns
+    }
+
+    /// Counters.
+    pub fn stats(&self) -> LearnStats {
+        let (dropped, epochs) = {
+            let st = lock(&self.st);
+            (st.dropped, st.epochs)
+        };
+        let l = self.read();
+        LearnStats {
+            dns: l.dns.stats(),
+            hosts: l.hosts.stats(),
+            dropped,
+            epochs,
+        }
+    }
+
+    /// Apply the pending observations of epochs before `upto`, in time and content order.
+    fn apply(&self, st: &mut HubState, upto: u64) {
+        let end = upto.saturating_mul(self.cfg.epoch_ns);
+        let window = end / self.cfg.hosts.window_ns.max(1);
+        // Most epochs of a sparse capture teach nothing and close no window: no write.
+        if upto != u64::MAX && window == st.window && !st.pending.iter().any(|o| o.0 < end) {
+            st.applied = st.applied.max(upto);
+            return;
+        }
+        st.window = window;
+        let mut ready: Vec<(u64, Obs)> = Vec::new();
+        st.pending.retain(|o| {
+            if o.0 < end {
+                ready.push(*o);
+                false
+            } else {
+                true
+            }
+        });
+        ready.sort_unstable();
+        let mut l = self.learned.write().unwrap_or_else(|e| e.into_inner());
+        for (t, o) in ready {
+            match o {
+                Obs::Dns { addr, app, ttl } => l.dns.learn(addr, app, ttl, t),
+                Obs::Flow { ep, label } => l.hosts.observe(ep, label, t),
+            }
+        }
+        if upto != u64::MAX {
+            l.hosts.advance(end);
+        }
+        st.applied = st.applied.max(upto);
+        st.epochs += 1;
+    }
+
+    /// Worker `me` enters epoch `e` with `obs` (its observations so far, emptied).
+    fn cross(&self, me: usize, e: u64, obs: &mut Vec<(u64, Obs)>, dropped: &mut u64) {
+        let mut st = lock(&self.st);
+        st.pending.append(obs);
+        st.dropped += std::mem::take(dropped);
+        if let Some(a) = st.at.get_mut(me) {
+            *a = e;
+        }
+        if !self.sync.load(Ordering::Relaxed) {
+            let upto = st.applied.max(e);
+            self.apply(&mut st, upto);
+            return;
+        }
+        let m = st.at.iter().copied().min().unwrap_or(e);
+        if m > st.applied {
+            self.apply(&mut st, m);
+            self.cv.notify_all();
+        }
+        while st.applied < e
+            && self.sync.load(Ordering::Relaxed)
+            && !self.aborted.load(Ordering::Relaxed)
+        {
+            st = self.cv.wait(st).unwrap_or_else(|e| e.into_inner());
+        }
+    }
+
+    /// Worker `me` has finished the input: the others no longer wait for it; the last one to
+    /// finish forgets the input's lessons (the next input is its own capture).
+    fn finish(&self, me: usize, obs: &mut Vec<(u64, Obs)>) {
+        obs.clear();
+        let mut st = lock(&self.st);
+        if let Some(a) = st.at.get_mut(me) {
+            *a = u64::MAX;
+        }
+        if st.at.iter().all(|&a| a == u64::MAX) {
+            st.at.iter_mut().for_each(|a| *a = 0);
+            st.pending.clear();
+            st.applied = 0;
+            st.window = 0;
+            let mut l = self.learned.write().unwrap_or_else(|e| e.into_inner());
+            l.dns.clear();
+            l.hosts.clear();
+        } else {
+            let m = st.at.iter().copied().min().unwrap_or(0);
+            if m > st.applied && self.sync.load(Ordering::Relaxed) {
+                self.apply(&mut st, m);
+            }
+        }
+        self.cv.notify_all();
+    }
+}
+
+/// Releases every worker waiting at an epoch if its thread unwinds, so none waits for it
+/// forever.
+pub(crate) struct AbortOnUnwind(pub(crate) Arc<Hub>);
+
+impl Drop for AbortOnUnwind {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            self.0.abort();
+        }
+    }
+}
+
+/// One worker's side of the hub: its observations between epochs.
+pub(crate) struct Learner {
+    pub(crate) hub: Arc<Hub>,
+    me: usize,
+    /// The epoch this worker is in, and where the next begins (ns of input clock).
+    epoch: u64,
+    next_ns: u64,
+    obs: Vec<(u64, Obs)>,
+    dropped: u64,
+    /// Nothing to learn in this run (no learned classifier enabled): no epochs.
+    pub(crate) off: bool,
+}
+
+impl Learner {
+    pub(crate) fn new(hub: Arc<Hub>, me: usize, off: bool) -> Self {
+        Learner {
+            hub,
+            me,
+            epoch: 0,
+            next_ns: 0,
+            obs: Vec::new(),
+            dropped: 0,
+            off,
+        }
+    }
+
+    /// The input's clock is `clk`: enter its epoch if it is a new one.
+    #[inline]
+    pub(crate) fn tick(&mut self, clk: u64) {
+        if clk >= self.next_ns && !self.off {
+            self.enter(clk);
+        }
+    }
+
+    #[cold]
+    fn enter(&mut self, clk: u64) {
+        let e = clk / self.hub.cfg.epoch_ns;
+        self.hub.cross(self.me, e, &mut self.obs, &mut self.dropped);
+        self.epoch = e;
+        self.next_ns = (e + 1).saturating_mul(self.hub.cfg.epoch_ns);
+    }
+
+    /// Note an observation at input clock `t`.
+    #[inline]
+    pub(crate) fn note(&mut self, t: u64, o: Obs) {
+        if self.obs.len() < self.hub.cfg.pending {
+            self.obs.push((t, o));
+        } else {
+            self.dropped += 1;
+        }
+    }
+
+    /// The input is over for this worker.
+    pub(crate) fn finish(&mut self) {
+        if self.off {
+            return;
+        }
+        self.hub.finish(self.me, &mut self.obs);
+        self.epoch = 0;
+        self.next_ns = 0;
+    }
+
+    /// The epoch this worker is in.
+    #[allow(dead_code)]
+    pub(crate) fn epoch(&self) -> u64 {
+        self.epoch
+    }
+}
