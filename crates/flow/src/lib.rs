@@ -16,12 +16,13 @@
 
 mod frag;
 mod key;
+pub mod s3lru;
 mod table;
 
 pub use frag::{FragKey, FragStats, FragTable};
 pub use key::{FlowHasher, FlowKey, Side};
 pub use table::{
-    EndReason, Flow, FlowConfig, FlowTable, Lookup, TableStats, Timeouts, CLIENT_UNKNOWN,
+    EndReason, Flow, FlowConfig, FlowTable, Lookup, TableStats, Timeouts, CLIENT_UNKNOWN, PROVED,
 };
 
 /// Hint the CPU to bring the cache line holding `r` closer; never faults, never changes meaning.

@@ -87,6 +87,10 @@ impl Default for FlowConfig {
     }
 }
 
+/// Packets after which a flow is no longer the first choice for eviction from a full table
+/// (S3-LRU's climb through its segments: a flow that came back three times).
+pub const PROVED: u64 = 4;
+
 /// Why a flow ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum EndReason {
@@ -537,20 +541,32 @@ impl<V: Default> FlowTable<V> {
             self.slots.push(Flow::default());
             return self.slots.len() - 1;
         }
-        // Full: end a flow that is due anyway, else the stalest of 8 slots at the cursor
-        // (a sampled LRU, as a CLOCK hand would pick).
+        // Full: end a flow that is due anyway, else, of 8 slots at the cursor (sampled, as a
+        // CLOCK hand would pick), the one that has proved itself least, stalest first: seed
+        // 002's S3-LRU policy (`crate::s3lru`) in the table's own terms. A flow's packets are
+        // its hits; one with `PROVED` or more is in the protected segment. A flood of one-packet
+        // flows then evicts its own kind, not the long-lived flows (a recency-only LRU lost
+        // them all once the flood outran the table: `s3lru` tests, and
+        // `proved_flows_survive_a_flood` below).
+        // Proved flows may sit side by side (a burst of them took consecutive slots): when 8
+        // slots hold only proved flows, the hand looks further for one that is not, up to 128
+        // slots (bounded work a new flow; a longer run of proved flows loses its stalest).
         let n = self.slots.len();
         let mut victim = self.cursor % n;
-        let mut oldest = u64::MAX;
-        for k in 0..8.min(n) {
+        let mut least = (u64::MAX, u64::MAX);
+        for k in 0..128.min(n) {
+            if k >= 8 && least.0 < PROVED {
+                break;
+            }
             let s = (self.cursor + k) % n;
             let f = &self.slots[s];
             if f.expiry(now, &self.cfg.timeouts).is_some() {
                 victim = s;
                 break;
             }
-            if f.seen < oldest {
-                oldest = f.seen;
+            let rank = (f.total_pkts().min(PROVED), f.seen);
+            if rank < least {
+                least = rank;
                 victim = s;
             }
         }
@@ -779,6 +795,36 @@ mod tests {
         assert_eq!(f.pkts[k.1.other().index()], 1);
         assert_eq!(f.client, k.1);
         assert!(ended.is_empty());
+    }
+
+    /// Issue 19, item 7: a flood of new one-packet flows through a full table, mixed with
+    /// long-lived flows that each send a packet far less often than the flood fills the table.
+    /// They must survive; by recency alone every one of them was evicted.
+    #[test]
+    fn proved_flows_survive_a_flood() {
+        let mut t = FlowTable::<u32>::new(cfg(1024));
+        let mut ended = vec![];
+        let mut ts = 0u64;
+        let long = 64u32;
+        for _ in 0..PROVED {
+            for f in 0..long {
+                ts += 1;
+                pkt(&mut t, &key(f, 7000), ts, None, &mut ended);
+            }
+        }
+        // Each long-lived flow sends once per 64 × 64 = 4,096 packets, 4,032 of them new
+        // flows: four times what the table holds.
+        for i in 0..400_000u32 {
+            ts += 1;
+            if i % 64 == 0 {
+                pkt(&mut t, &key((i / 64) % long, 7000), ts, None, &mut ended);
+            } else {
+                pkt(&mut t, &key(1_000_000 + i, 1), ts, None, &mut ended);
+            }
+        }
+        let lost = ended.iter().filter(|e| e.0.port.contains(&7000)).count();
+        assert_eq!(lost, 0, "long-lived flows evicted");
+        assert!(t.stats().evicted > 300_000);
     }
 
     #[test]
