@@ -12,6 +12,10 @@ use std::collections::hash_map::Entry;
 use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
 
+/// foldhash with a per-process random seed (the flow table's hash family): a few multiplies a
+/// key instead of SipHash's rounds; keys are addresses traffic chooses, so the seed is random.
+type Hasher = foldhash::fast::RandomState;
+
 /// How the cache is bounded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DnsCacheConfig {
@@ -56,7 +60,7 @@ struct Slot<V> {
 #[derive(Clone, Debug)]
 pub struct DnsCache<V> {
     cfg: DnsCacheConfig,
-    map: HashMap<IpAddr, Slot<V>>,
+    map: HashMap<IpAddr, Slot<V>, Hasher>,
     /// Insertion order, with stale places (an address answered again) left in and skipped.
     order: VecDeque<(IpAddr, u64)>,
     next_stamp: u64,
@@ -68,7 +72,7 @@ impl<V: Copy + PartialEq> DnsCache<V> {
     pub fn new(cfg: DnsCacheConfig) -> Self {
         DnsCache {
             cfg,
-            map: HashMap::new(),
+            map: HashMap::default(),
             order: VecDeque::new(),
             next_stamp: 0,
             stats: DnsCacheStats::default(),

@@ -18,6 +18,10 @@
 use std::collections::HashMap;
 use std::net::IpAddr;
 
+/// foldhash with a per-process random seed (the flow table's hash family): a few multiplies a
+/// key instead of SipHash's rounds; keys are addresses traffic chooses, so the seed is random.
+type Hasher = foldhash::fast::RandomState;
+
 /// A server end-point: address, port, transport.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Endpoint {
@@ -131,8 +135,8 @@ pub struct HostCache<V> {
     cfg: HostCacheConfig,
     /// Index of the window being counted.
     window: u64,
-    cand: HashMap<Endpoint, Candidate<V>>,
-    rules: HashMap<Endpoint, Rule<V>>,
+    cand: HashMap<Endpoint, Candidate<V>, Hasher>,
+    rules: HashMap<Endpoint, Rule<V>, Hasher>,
     stats: HostCacheStats,
 }
 
@@ -145,8 +149,8 @@ impl<V: Copy + Ord> HostCache<V> {
                 ..cfg
             },
             window: 0,
-            cand: HashMap::new(),
-            rules: HashMap::new(),
+            cand: HashMap::default(),
+            rules: HashMap::default(),
             stats: HostCacheStats::default(),
         }
     }
@@ -191,9 +195,9 @@ impl<V: Copy + Ord> HostCache<V> {
         self.stats.windows += 1;
         self.expire(end_ns);
         let uth = self.cfg.uth.max(1);
-        // In end-point order, so the counters do not depend on the map's order.
-        let mut cands: Vec<(Endpoint, Candidate<V>)> = self.cand.drain().collect();
-        cands.sort_unstable_by_key(|c| c.0);
+        // Each end-point's outcome depends on its own counts only (the capacity is applied
+        // after, in a fixed order), so the map's order does not matter.
+        let cands = std::mem::take(&mut self.cand);
         for (ep, c) in cands {
             let (value, u) = c.majority();
             match self.rules.get_mut(&ep) {
@@ -240,6 +244,8 @@ impl<V: Copy + Ord> HostCache<V> {
             all.truncate(self.cfg.capacity);
             self.rules.extend(all);
         }
+        // The window's table keeps its memory for the next (std::mem::take left an empty one).
+        self.cand.reserve(0);
     }
 
     /// The rule's label for `ep`, if one is in force at `now_ns`.

@@ -12,6 +12,7 @@
 
 pub mod category;
 pub mod dnscache;
+pub mod dpt;
 pub mod hostcache;
 pub mod hosts;
 pub mod ipproto;
@@ -81,7 +82,7 @@ impl Method {
     /// (payload inspection confirms or corrects its verdicts)?
     #[inline]
     pub fn is_learned(self) -> bool {
-        matches!(self, Method::DnsCache | Method::HostCache)
+        matches!(self, Method::Dpt | Method::DnsCache | Method::HostCache)
     }
 }
 
@@ -222,6 +223,12 @@ impl FlowClass {
         }
     }
 
+    /// The method of the verdict kept, if any (without building the verdict).
+    #[inline]
+    pub fn method(&self) -> Option<Method> {
+        self.method
+    }
+
     /// The flow's first packet was seen: what it is labelled now is its first-packet label.
     #[inline]
     pub fn mark_first(&mut self) {
@@ -258,6 +265,7 @@ pub struct ClassifierSet {
 pub const AVAILABLE: &[(&str, Method)] = &[
     ("port", Method::Port),
     ("ip", Method::Ip),
+    ("dpt", Method::Dpt),
     ("dns-cache", Method::DnsCache),
     ("host-cache", Method::HostCache),
     ("stats", Method::Stats),
@@ -265,7 +273,7 @@ pub const AVAILABLE: &[(&str, Method)] = &[
 ];
 
 /// Classifiers planned but not built yet: naming one is a clear error, not a silent no-op.
-pub const PLANNED: &[&str] = &["dpt"];
+pub const PLANNED: &[&str] = &[];
 
 /// Error parsing a classifier list.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -394,8 +402,9 @@ impl Arbiter {
     /// `joined` is the label the two agree on (the learned one, or the payload's master with
     /// the learned application), None if the payload contradicts it. Agreement keeps the learned
     /// verdict and its time to bind, with the joined label
-    /// ([`Facts::LEARNED_CONFIRMED`]); a contradiction gives the flow the payload's verdict
-    /// ([`Facts::LEARNED_CORRECTED`]). Any other flow: an ordinary [`Arbiter::refine`].
+    /// ([`Facts::LEARNED_CONFIRMED`]), except over the Dedicated Port Table's hint, where the
+    /// payload's verdict takes the joined label; a contradiction gives the flow the payload's
+    /// verdict ([`Facts::LEARNED_CORRECTED`]). Any other flow: an ordinary [`Arbiter::refine`].
     #[inline]
     pub fn check_learned(
         &self,
@@ -405,6 +414,12 @@ impl Arbiter {
     ) -> bool {
         match class.method {
             Some(m) if m.is_learned() && new.method == Method::Dpi => match joined {
+                // The end-points' history is the weakest hint: the payload named the flow, the
+                // hint only completes its name (`TLS` on a port that served `TLS.YouTube`).
+                Some(l) if m == Method::Dpt => {
+                    class.set(Some(Verdict { label: l, ..new }));
+                    true
+                }
                 Some(l) => {
                     class.label = l;
                     class.facts.set(Facts::LEARNED_CONFIRMED);
@@ -456,8 +471,7 @@ mod tests {
         assert!(e.contains("unknown classifier 'bogus'"), "{e}");
         assert!(ClassifierSet::parse("dpi").unwrap().has(Method::Dpi));
         assert!(ClassifierSet::parse("stats").unwrap().has(Method::Stats));
-        let e = ClassifierSet::parse("dpt").unwrap_err().to_string();
-        assert!(e.contains("not built yet"), "{e}");
+        assert!(ClassifierSet::parse("dpt").unwrap().has(Method::Dpt));
         assert!(ClassifierSet::parse("host-cache")
             .unwrap()
             .has(Method::HostCache));
@@ -574,6 +588,15 @@ mod tests {
         );
         assert!(c.facts().has(Facts::LEARNED_CORRECTED));
         assert_eq!(c.first(), Some((LabelId(5), Method::HostCache)));
+        // Over the Dedicated Port Table's hint, the payload's verdict with the joined label.
+        let mut c = FlowClass::default();
+        a.offer(&mut c, v(Method::Dpt, 5));
+        assert!(a.check_learned(&mut c, dpi, Some(LabelId(5))));
+        let got = c.verdict().unwrap();
+        assert_eq!(
+            (got.method, got.label, got.ttb_pkts),
+            (Method::Dpi, LabelId(5), 4)
+        );
         // Over a port guess it is an ordinary refinement.
         let mut c = FlowClass::default();
         a.offer(&mut c, v(Method::Port, 3));

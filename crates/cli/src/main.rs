@@ -1075,6 +1075,7 @@ fn live(a: LiveArgs) -> Result<ExitCode, String> {
             apps: o.apps,
             files: Vec::new(),
             elapsed_s: o.elapsed_s,
+            learn: o.learn,
         };
         eprint!("{}", summary.render(verbose));
         eprintln!(

@@ -28,9 +28,10 @@ use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Condvar, Mutex, RwLock, RwLockReadGuard};
 use wirespeed_classify::dnscache::{DnsCache, DnsCacheConfig, DnsCacheStats};
+use wirespeed_classify::dpt::{Dpt, DptConfig, DptStats};
 use wirespeed_classify::hostcache::{Endpoint, HostCache, HostCacheConfig, HostCacheStats};
 use wirespeed_classify::hosts::AppId;
-use wirespeed_classify::LabelId;
+use wirespeed_classify::{ClassifierSet, LabelId, Method};
 
 /// How learning is paced and bounded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -41,6 +42,8 @@ pub struct LearnConfig {
     pub dns: DnsCacheConfig,
     /// The Host Cache.
     pub hosts: HostCacheConfig,
+    /// The Dedicated Port Table.
+    pub dpt: DptConfig,
     /// Observations a worker holds between two epochs (more are dropped and counted).
     pub pending: usize,
 }
@@ -51,18 +54,23 @@ impl Default for LearnConfig {
             epoch_ns: 1_000_000_000,
             dns: DnsCacheConfig::default(),
             hosts: HostCacheConfig::default(),
+            dpt: DptConfig::default(),
             pending: 1 << 16,
         }
     }
 }
 
 /// Something a flow taught, at a capture time.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub(crate) enum Obs {
     /// A DNS answer: `addr` is a server of `app`'s name, for `ttl` seconds.
     Dns { addr: IpAddr, app: AppId, ttl: u32 },
-    /// Payload inspection labelled a flow to `ep`.
-    Flow { ep: Endpoint, label: LabelId },
+    /// Payload inspection labelled a flow from `client` to `ep`.
+    Flow {
+        ep: Endpoint,
+        client: Endpoint,
+        label: LabelId,
+    },
 }
 
 /// The shared state: what every worker reads at a flow's first packet.
@@ -72,6 +80,8 @@ pub struct Learned {
     pub dns: DnsCache<AppId>,
     /// Server end-point → label.
     pub hosts: HostCache<LabelId>,
+    /// Either end-point → labels seen on it (seed 001's Dedicated Port Table).
+    pub dpt: Dpt<LabelId>,
 }
 
 /// Counters of the learned state.
@@ -81,6 +91,8 @@ pub struct LearnStats {
     pub dns: DnsCacheStats,
     /// The host cache's.
     pub hosts: HostCacheStats,
+    /// The Dedicated Port Table's.
+    pub dpt: DptStats,
     /// Observations dropped because a worker's buffer was full.
     pub dropped: u64,
     /// Epochs applied.
@@ -103,6 +115,9 @@ struct HubState {
 /// The learned state of one run and how its workers hand observations in.
 pub struct Hub {
     cfg: LearnConfig,
+    /// Which tables learn (their classifiers are enabled).
+    hosts_on: bool,
+    dpt_on: bool,
     sync: AtomicBool,
     aborted: AtomicBool,
     st: Mutex<HubState>,
@@ -121,9 +136,12 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 impl Hub {
-    /// A hub for `workers` workers, which wait for each other at epochs (files).
-    pub fn new(cfg: LearnConfig, workers: usize) -> Arc<Hub> {
+    /// A hub for `workers` workers, which wait for each other at epochs (files); the tables of
+    /// the classifiers `set` enables learn.
+    pub fn new(cfg: LearnConfig, set: ClassifierSet, workers: usize) -> Arc<Hub> {
         Arc::new(Hub {
+            hosts_on: set.has(Method::HostCache),
+            dpt_on: set.has(Method::Dpt),
             cfg: LearnConfig {
                 epoch_ns: cfg.epoch_ns.max(1),
                 ..cfg
@@ -142,6 +160,7 @@ impl Hub {
             learned: RwLock::new(Learned {
                 dns: DnsCache::new(cfg.dns),
                 hosts: HostCache::new(cfg.hosts),
+                dpt: Dpt::new(cfg.dpt),
             }),
         })
     }
@@ -179,6 +198,7 @@ impl Hub {
         LearnStats {
             dns: l.dns.stats(),
             hosts: l.hosts.stats(),
+            dpt: l.dpt.stats(),
             dropped,
             epochs,
         }
@@ -203,16 +223,52 @@ impl Hub {
                 true
             }
         });
-        ready.sort_unstable();
-        let mut l = self.learned.write().unwrap_or_else(|e| e.into_inner());
-        for (t, o) in ready {
-            match o {
-                Obs::Dns { addr, app, ttl } => l.dns.learn(addr, app, ttl, t),
-                Obs::Flow { ep, label } => l.hosts.observe(ep, label, t),
+        // Time order, then a canonical order among equal times, so the order does not depend
+        // on which worker handed what in: a fixed-seed hash of the content, the content itself
+        // only where those tie. Sorted as small integer keys, not as observations.
+        let fixed = foldhash::fast::FixedState::with_seed(0x1ea2_5eed);
+        let mut keys: Vec<(u64, u64, u32)> = ready
+            .iter()
+            .enumerate()
+            .map(|(i, o)| (o.0, std::hash::BuildHasher::hash_one(&fixed, o.1), i as u32))
+            .collect();
+        keys.sort_unstable();
+        // Equal keys are almost always equal observations (many flows to one server at one
+        // clock), whose order changes nothing; a run that holds different ones (a hash tie) is
+        // put in content order.
+        for run in keys.chunk_by_mut(|a, b| (a.0, a.1) == (b.0, b.1)) {
+            let first = ready[run[0].2 as usize].1;
+            if run.iter().any(|k| ready[k.2 as usize].1 != first) {
+                run.sort_unstable_by(|a, b| ready[a.2 as usize].1.cmp(&ready[b.2 as usize].1));
             }
         }
-        if upto != u64::MAX {
+        let mut l = self.learned.write().unwrap_or_else(|e| e.into_inner());
+        let mut hints = Vec::new();
+        for &(_, _, i) in &keys {
+            let (t, o) = ready[i as usize];
+            match o {
+                Obs::Dns { addr, app, ttl } => l.dns.learn(addr, app, ttl, t),
+                Obs::Flow { ep, client, label } => {
+                    if self.hosts_on {
+                        l.hosts.observe(ep, label, t);
+                    }
+                    if self.dpt_on {
+                        hints.push((ep, label));
+                        // A client's port is a hint only outside the ephemeral ranges (Linux
+                        // 32768-60999, IANA and Windows 49152-65535): a peer's listening port,
+                        // not a port the client's system picked for this flow alone.
+                        if client.port < 32768 {
+                            hints.push((client, label));
+                        }
+                    }
+                }
+            }
+        }
+        if upto != u64::MAX && self.hosts_on {
             l.hosts.advance(end);
+        }
+        if !hints.is_empty() {
+            l.dpt.add_batch(&mut hints, end);
         }
         st.applied = st.applied.max(upto);
         st.epochs += 1;
@@ -260,6 +316,7 @@ impl Hub {
             let mut l = self.learned.write().unwrap_or_else(|e| e.into_inner());
             l.dns.clear();
             l.hosts.clear();
+            l.dpt.clear();
         } else {
             let m = st.at.iter().copied().min().unwrap_or(0);
             if m > st.applied && self.sync.load(Ordering::Relaxed) {

@@ -345,6 +345,8 @@ pub struct Summary {
     pub categories: HashMap<String, String>,
     /// Input files and how each went: (path, packets, error message).
     pub files: Vec<(String, u64, Option<String>)>,
+    /// What the learned state did (caches' admissions, evictions, expiries), where it learns.
+    pub learn: Option<crate::learn::LearnStats>,
     /// Seconds of wall time the run took.
     pub elapsed_s: f64,
 }
@@ -497,6 +499,24 @@ impl Summary {
                 f,
                 "reassembly: {} buffered messages, {} out-of-order segments, {} deliveries, {} duplicates, {} resyncs; caps hit: {} pool full, {} byte cap, {} segment cap",
                 r.started, r.out_of_order, r.delivered, r.duplicates, r.resync, r.pool_full, r.overflow, r.segments_full
+            )?;
+        }
+        if let Some(l) = &self.learn {
+            let (h, n) = (&l.hosts, &l.dns);
+            writeln!(
+                f,
+                "host cache: {} windows, {} rules admitted, {} renewed, {} contradicted, {} expired, {} evicted (capacity), {} flows not counted (window table full)",
+                h.windows, h.admitted, h.renewed, h.contradicted, h.expired, h.evicted, h.uncounted
+            )?;
+            writeln!(
+                f,
+                "dns cache: {} answers learned, {} addresses evicted (capacity), {} expired; {} epochs applied, {} lessons dropped (a worker's buffer full)",
+                n.learned, n.evicted, n.expired, l.epochs, l.dropped
+            )?;
+            writeln!(
+                f,
+                "dedicated port table: {} hints, {} end-points evicted (capacity), {} expired",
+                l.dpt.hints, l.dpt.evicted, l.dpt.expired
             )?;
         }
         Ok(())

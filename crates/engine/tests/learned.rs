@@ -263,7 +263,7 @@ fn a_dns_answer_names_later_connections_to_its_address_from_the_next_epoch() {
 
 /// Seed 002: three flows labelled by payload in one window make a rule at `U_th` 3; a flow to
 /// the end-point a window later is labelled at packet 1, and payload inspection confirms it.
-fn host_cache_capture() -> PathBuf {
+fn host_cache_capture(name: &str) -> PathBuf {
     let mut c = Cap(Vec::new());
     for i in 0..3u16 {
         c.tcp(
@@ -283,12 +283,12 @@ fn host_cache_capture() -> PathBuf {
         (SERVER, 443),
         &client_hello(Some("www.netflix.com")),
     );
-    c.write("hosts")
+    c.write(name)
 }
 
 #[test]
 fn the_host_cache_labels_a_known_end_point_at_packet_one_and_payload_confirms_it() {
-    let pcap = host_cache_capture();
+    let pcap = host_cache_capture("hosts");
     let mut cfg = EngineConfig::default();
     cfg.learn.hosts.uth = 3;
     let recs = same_everywhere(&cfg, &pcap);
@@ -317,8 +317,18 @@ fn the_host_cache_labels_a_known_end_point_at_packet_one_and_payload_confirms_it
         ),
         "{summary}"
     );
-    // One flow short of U_th: no rule, the flow waits for its payload.
+    // One flow short of U_th: no rule. The Dedicated Port Table (seed 001) still knows what
+    // the end-point served, the weakest hint: payload inspection's `TLS` takes its name.
     cfg.learn.hosts.uth = 4;
+    let (recs, _) = run(&cfg, &pcap, 1, false);
+    let hint = by_port(&recs, 42000);
+    assert_eq!(hint["fpc_method"], "dpt", "{hint}");
+    assert_eq!(hint["fpc"], "TLS.YouTube", "{hint}");
+    assert_eq!(hint["proto"], "TLS.YouTube", "{hint}");
+    assert_eq!(hint["method"], "dpi", "{hint}");
+    // Without either, the flow waits for its payload, which names no service.
+    cfg.classifiers =
+        wirespeed_classify::ClassifierSet::parse("port,ip,dns-cache,host-cache,stats,dpi").unwrap();
     let (recs, _) = run(&cfg, &pcap, 1, false);
     let miss = by_port(&recs, 42000);
     assert_ne!(miss["fpc_method"], "host-cache", "{miss}");
@@ -328,7 +338,7 @@ fn the_host_cache_labels_a_known_end_point_at_packet_one_and_payload_confirms_it
 
 #[test]
 fn each_input_file_is_its_own_capture_for_what_it_teaches() {
-    let pcap = host_cache_capture();
+    let pcap = host_cache_capture("files");
     let mut cfg = EngineConfig::default();
     cfg.learn.hosts.uth = 1;
     // The late flows alone, in a second file: the first file's rule does not carry over.

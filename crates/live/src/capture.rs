@@ -63,6 +63,8 @@ pub struct LiveOutcome {
     pub vlan_stripped: u64,
     /// Seconds the capture ran.
     pub elapsed_s: f64,
+    /// What the learned state did (None when no learned classifier ran).
+    pub learn: Option<wirespeed_engine::learn::LearnStats>,
 }
 
 const BLOCK: usize = 1 << 20;
@@ -173,6 +175,7 @@ pub fn run<S: RecordSink + Send>(
         elapsed_s: start.elapsed().as_secs_f64(),
         counters: session.counters(),
         apps: session.apps(),
+        learn: session.learn_stats(),
         kernel: KernelStats {
             packets: kernel.packets.load(Ordering::Relaxed),
             drops: kernel.drops.load(Ordering::Relaxed),

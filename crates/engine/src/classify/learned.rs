@@ -25,6 +25,8 @@ use wirespeed_dpi::proto::dns::{answers, AnswerSink, MAX_ANSWERS};
 
 /// Confidence of a host-cache verdict: learned from payload verdicts on this very end-point.
 pub const HOST_CACHE_CONFIDENCE: f32 = 0.8;
+/// Confidence of a Dedicated Port Table verdict: what earlier flows on either end-point were.
+pub const DPT_CONFIDENCE: f32 = 0.4;
 /// Confidence of a DNS-learned verdict: the name the client resolved, not what it carries.
 pub const DNS_CACHE_CONFIDENCE: f32 = 0.6;
 
@@ -34,8 +36,10 @@ pub struct LearnedClassifier {
     rules: Arc<Rules>,
     dns: bool,
     hosts: bool,
-    /// The Host Cache learns from payload verdicts: only when inspection runs.
-    learn_hosts: bool,
+    dpt: bool,
+    /// The Host Cache and the Dedicated Port Table learn from payload verdicts: only when
+    /// inspection runs.
+    learn_flows: bool,
     /// The input's clock at the packet being processed.
     clk: u64,
 }
@@ -78,30 +82,36 @@ impl Classifier for LearnedClassifier {
     fn new(cfg: &EngineConfig) -> Self {
         let dns = cfg.classifiers.has(Method::DnsCache);
         let hosts = cfg.classifiers.has(Method::HostCache);
+        let dpt = cfg.classifiers.has(Method::Dpt);
         LearnedClassifier {
-            learner: Learner::new(crate::learn::Hub::new(cfg.learn, 1), 0, !(dns || hosts)),
+            learner: Learner::new(
+                crate::learn::Hub::new(cfg.learn, cfg.classifiers, 1),
+                0,
+                !(dns || hosts || dpt),
+            ),
             rules: cfg.rules.clone(),
             dns,
             hosts,
-            learn_hosts: hosts && cfg.classifiers.has(Method::Dpi),
+            dpt,
+            learn_flows: (hosts || dpt) && cfg.classifiers.has(Method::Dpi),
             clk: 0,
         }
     }
 
     #[inline]
     fn start(&mut self, flow: &FlowView<'_>, _: &mut (), d: &mut Decide<'_>) {
-        if !(self.dns || self.hosts) {
+        if !(self.dns || self.hosts || self.dpt) {
             return;
         }
         let server = flow.server();
         let ip = flow.key.ip(server);
+        let ep = Endpoint {
+            ip,
+            port: flow.server_port(),
+            proto: flow.key.proto,
+        };
         let l = self.learner.hub.read();
         if self.hosts && !l.hosts.is_empty() {
-            let ep = Endpoint {
-                ip,
-                port: flow.server_port(),
-                proto: flow.key.proto,
-            };
             if let Some(label) = l.hosts.get(&ep, self.clk) {
                 d.offer(Verdict {
                     label,
@@ -122,34 +132,62 @@ impl Classifier for LearnedClassifier {
                     ttb_pkts: 1,
                     ttb_ns: 0,
                 });
+                return;
+            }
+        }
+        // The weakest hint: the end-points' history, where nothing above spoke.
+        if self.dpt && !l.dpt.is_empty() {
+            let client = Endpoint {
+                ip: flow.key.ip(flow.client),
+                port: flow.client_port(),
+                proto: flow.key.proto,
+            };
+            if let Some(label) = l.dpt.verdict(&ep, &client, self.clk) {
+                d.offer(Verdict {
+                    label,
+                    method: Method::Dpt,
+                    confidence: DPT_CONFIDENCE,
+                    ttb_pkts: 1,
+                    ttb_ns: 0,
+                });
             }
         }
     }
 
     #[inline]
     fn packet(&mut self, flow: &FlowView<'_>, p: &PacketView<'_>, _: &mut (), d: &mut Decide<'_>) {
-        if self.learn_hosts && !d.class().facts().has(Facts::TAUGHT) {
-            if let Some(v) = d.class().verdict() {
-                let by_payload = v.method == Method::Dpi
-                    || (v.method.is_learned() && d.class().facts().has(Facts::LEARNED_CONFIRMED));
-                if by_payload {
-                    d.publish(Facts::TAUGHT);
-                    let ep = Endpoint {
-                        ip: flow.key.ip(flow.server()),
-                        port: flow.server_port(),
-                        proto: flow.key.proto,
-                    };
-                    self.learner
-                        .note(self.clk, Obs::Flow { ep, label: v.label });
-                }
-            }
+        // Once per flow, at the packet its payload verdict (or confirmation) is reached.
+        let c = d.class();
+        if self.learn_flows
+            && c.method().is_some_and(|m| {
+                m == Method::Dpi || (m.is_learned() && c.facts().has(Facts::LEARNED_CONFIRMED))
+            })
+            && !c.facts().has(Facts::TAUGHT)
+        {
+            let label = c
+                .verdict()
+                .map_or(wirespeed_classify::LabelId::UNKNOWN, |v| v.label);
+            d.publish(Facts::TAUGHT);
+            let at = |side: wirespeed_flow::Side| Endpoint {
+                ip: flow.key.ip(side),
+                port: flow.key.port[side.index()],
+                proto: flow.key.proto,
+            };
+            self.learner.note(
+                self.clk,
+                Obs::Flow {
+                    ep: at(flow.server()),
+                    client: at(flow.client),
+                    label,
+                },
+            );
         }
         // A DNS response over UDP: what its answers name.
         if self.dns
+            && !p.payload.is_empty()
             && flow.key.proto == 17
             && p.side != flow.client
             && flow.key.port[p.side.index()] == 53
-            && !p.payload.is_empty()
         {
             let mut a = Answers {
                 rules: &self.rules,

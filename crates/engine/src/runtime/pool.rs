@@ -189,7 +189,7 @@ impl<S: RecordSink + Send> Pool<S> {
         let ring = ((par.buffer_mb << 20) / SLOT_BYTES / (batch * SEND_BATCHES) / n).max(2);
         // One learned state for all: what a flow on one worker teaches labels flows on every
         // worker ([`crate::learn`]).
-        let hub = crate::learn::Hub::new(cfg.learn, n);
+        let hub = crate::learn::Hub::new(cfg.learn, cfg.classifiers, n);
         Pool {
             workers: (0..n)
                 .map(|i| {

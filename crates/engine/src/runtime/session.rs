@@ -196,6 +196,16 @@ impl<S: RecordSink + Send> Session<S> {
         }
     }
 
+    /// What the learned state did (None when no learned classifier runs). The workers share
+    /// one state: its counters are the run's, not a sum.
+    pub fn learn_stats(&self) -> Option<crate::learn::LearnStats> {
+        let w: &Worker<S> = match &self.run {
+            Run::One(w) => w,
+            Run::Many(p) => p.workers.first()?,
+        };
+        w.learns().then(|| w.learn_hub().stats())
+    }
+
     /// How the input was spread over the workers (None with one worker).
     pub fn dispatch_stats(&self) -> Option<&DispatchStats> {
         match &self.run {
@@ -214,6 +224,7 @@ impl<S: RecordSink + Send> Session<S> {
             apps,
             files: self.files.clone(),
             elapsed_s: self.start.elapsed().as_secs_f64(),
+            learn: self.learn_stats(),
         }
     }
 

@@ -1,0 +1,326 @@
+//! Seed 001's Dedicated Port Table (ALGORITHMS.md §5.3): once an end-point {address, port,
+//! transport} is seen in flows that payload inspection identified as application `A`, that port
+//! on that host is taken as dedicated to `A`, and later flows touching it inherit `A` when
+//! nothing better names them ("end-point inheritance"). Both end-points of a flow count: a
+//! peer-to-peer node's port is a hint whichever side it is on.
+//!
+//! Hints arrive in batches (the engine's epochs) and are aggregated as seed 001 does on the GPU:
+//! the batch is sorted by end-point and label and each run of equal pairs reduced to one count
+//! (a segmented reduction), then merged into the table, so a batch costs one sort and one probe
+//! per distinct pair, not one per hint. Each end-point keeps its two most frequent labels.
+//!
+//! A flow's verdict adds both end-points' counts: the label with at least two thirds of them
+//! (and `min_hits`), else none. Bounded: at most `capacity` end-points; beyond, the least used
+//! (then the stalest) go, and entries unused for `ttl` are ignored and dropped first. Counted.
+
+use crate::hostcache::Endpoint;
+use std::collections::HashMap;
+
+type Hasher = foldhash::fast::RandomState;
+
+/// An end-point as two integers: the address, and port, transport and family.
+#[inline]
+fn pack(ep: &Endpoint) -> Key {
+    let (a, v6) = match ep.ip {
+        std::net::IpAddr::V4(a) => (u128::from(u32::from(a)), 0),
+        std::net::IpAddr::V6(a) => (u128::from(a), 1),
+    };
+    (a, u32::from(ep.port) << 16 | u32::from(ep.proto) << 8 | v6)
+}
+
+/// The table's bounds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DptConfig {
+    /// Most end-points held.
+    pub capacity: usize,
+    /// An end-point without a new hint for this long is forgotten, ns.
+    pub ttl_ns: u64,
+    /// Hints a verdict needs.
+    pub min_hits: u32,
+}
+
+impl Default for DptConfig {
+    fn default() -> Self {
+        DptConfig {
+            capacity: 1 << 16,
+            ttl_ns: 3_600_000_000_000,
+            min_hits: 1,
+        }
+    }
+}
+
+/// What the table did.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DptStats {
+    /// Hints added.
+    pub hints: u64,
+    /// End-points dropped to make room.
+    pub evicted: u64,
+    /// End-points dropped because unused for their time.
+    pub expired: u64,
+}
+
+#[derive(Clone, Copy, Debug)]
+struct Entry<V> {
+    counts: [(V, u32); 2],
+    last_ns: u64,
+}
+
+/// {end-point} → the applications seen on it, with counts.
+#[derive(Clone, Debug)]
+pub struct Dpt<V> {
+    cfg: DptConfig,
+    map: HashMap<Key, Entry<V>, Hasher>,
+    /// The batch being reduced, packed (kept for its memory).
+    packed: Vec<(Key, V)>,
+    stats: DptStats,
+}
+
+/// An end-point packed as two integers.
+type Key = (u128, u32);
+
+impl<V: Copy + Ord> Dpt<V> {
+    /// An empty table.
+    pub fn new(cfg: DptConfig) -> Self {
+        Dpt {
+            cfg,
+            map: HashMap::default(),
+            packed: Vec::new(),
+            stats: DptStats::default(),
+        }
+    }
+
+    /// Add a batch of hints (`end-point` served `label`) at `now_ns`; `batch` is left empty.
+    pub fn add_batch(&mut self, batch: &mut Vec<(Endpoint, V)>, now_ns: u64) {
+        if self.cfg.capacity == 0 {
+            batch.clear();
+            return;
+        }
+        self.stats.hints += batch.len() as u64;
+        // Packed once (the address as one integer, then port, transport and family), so the
+        // sort compares integers rather than addresses field by field.
+        let mut packed = std::mem::take(&mut self.packed);
+        packed.clear();
+        packed.extend(batch.drain(..).map(|(ep, v)| (pack(&ep), v)));
+        packed.sort_unstable();
+        let mut i = 0;
+        while i < packed.len() {
+            let (ep, v) = packed[i];
+            let mut j = i + 1;
+            while j < packed.len() && packed[j] == (ep, v) {
+                j += 1;
+            }
+            let n = (j - i) as u32;
+            i = j;
+            let ttl = self.cfg.ttl_ns;
+            let e = self.map.entry(ep).or_insert(Entry {
+                counts: [(v, 0); 2],
+                last_ns: now_ns,
+            });
+            if e.last_ns.saturating_add(ttl) <= now_ns {
+                // Stale: start over.
+                e.counts = [(v, 0); 2];
+            }
+            e.last_ns = now_ns;
+            if let Some(c) = e.counts.iter_mut().find(|c| c.0 == v && c.1 > 0) {
+                c.1 = c.1.saturating_add(n);
+            } else {
+                // A new label takes the weaker slot if it is at least as strong.
+                let weak = if e.counts[0].1 <= e.counts[1].1 { 0 } else { 1 };
+                if n >= e.counts[weak].1 {
+                    e.counts[weak] = (v, n);
+                }
+            }
+        }
+        self.packed = packed;
+        if self.map.len() > self.cfg.capacity {
+            self.shrink(now_ns);
+        }
+    }
+
+    /// Down to 7/8 of the capacity: the expired first, then the least used, then the stalest
+    /// (ties by end-point, so two runs drop the same ones).
+    fn shrink(&mut self, now_ns: u64) {
+        let ttl = self.cfg.ttl_ns;
+        let keep = self.cfg.capacity - self.cfg.capacity / 8;
+        let mut all: Vec<(Key, Entry<V>)> = self.map.drain().collect();
+        let live = |e: &Entry<V>| e.last_ns.saturating_add(ttl) > now_ns;
+        all.sort_unstable_by(|a, b| {
+            let hits = |e: &Entry<V>| e.counts[0].1 + e.counts[1].1;
+            live(&b.1)
+                .cmp(&live(&a.1))
+                .then(hits(&b.1).cmp(&hits(&a.1)))
+                .then(b.1.last_ns.cmp(&a.1.last_ns))
+                .then(a.0.cmp(&b.0))
+        });
+        for (_, e) in all.iter().skip(keep) {
+            if live(e) {
+                self.stats.evicted += 1;
+            } else {
+                self.stats.expired += 1;
+            }
+        }
+        all.truncate(keep);
+        self.map.extend(all);
+    }
+
+    /// The label both end-points' hints agree on at `now_ns`: two thirds of their counts and
+    /// at least `min_hits`.
+    #[inline]
+    pub fn verdict(&self, a: &Endpoint, b: &Endpoint, now_ns: u64) -> Option<V> {
+        let ttl = self.cfg.ttl_ns;
+        let mut tally: [(Option<V>, u32); 4] = [(None, 0); 4];
+        let mut total = 0u32;
+        for ep in [a, b] {
+            let Some(e) = self.map.get(&pack(ep)) else {
+                continue;
+            };
+            if e.last_ns.saturating_add(ttl) <= now_ns {
+                continue;
+            }
+            for &(v, n) in &e.counts {
+                if n == 0 {
+                    continue;
+                }
+                total = total.saturating_add(n);
+                if let Some(t) = tally.iter_mut().find(|t| t.0 == Some(v)) {
+                    t.1 = t.1.saturating_add(n);
+                } else if let Some(t) = tally.iter_mut().find(|t| t.0.is_none()) {
+                    *t = (Some(v), n);
+                }
+            }
+        }
+        let best = tally
+            .iter()
+            .max_by(|x, y| x.1.cmp(&y.1).then(y.0.cmp(&x.0)))?;
+        let v = best.0?;
+        (best.1 >= self.cfg.min_hits.max(1) && u64::from(best.1) * 3 >= u64::from(total) * 2)
+            .then_some(v)
+    }
+
+    /// End-points held.
+    pub fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// Nothing held?
+    pub fn is_empty(&self) -> bool {
+        self.map.is_empty()
+    }
+
+    /// What the table did.
+    pub fn stats(&self) -> DptStats {
+        self.stats
+    }
+
+    /// Forget everything (counters stay).
+    pub fn clear(&mut self) {
+        self.map.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+    use std::net::IpAddr;
+
+    const S: u64 = 1_000_000_000;
+
+    fn ep(n: u8, port: u16) -> Endpoint {
+        Endpoint {
+            ip: IpAddr::from([198, 51, 100, n]),
+            port,
+            proto: 17,
+        }
+    }
+
+    fn cfg(capacity: usize) -> DptConfig {
+        DptConfig {
+            capacity,
+            ttl_ns: 100 * S,
+            min_hits: 1,
+        }
+    }
+
+    #[test]
+    fn a_port_seen_serving_an_application_names_later_flows_touching_it() {
+        let mut d = Dpt::new(cfg(16));
+        let mut b = vec![(ep(1, 6346), 7u16), (ep(1, 6346), 7), (ep(2, 5000), 7)];
+        d.add_batch(&mut b, S);
+        assert!(b.is_empty());
+        // Either side of the new flow may be the known end-point.
+        assert_eq!(d.verdict(&ep(9, 1234), &ep(1, 6346), S), Some(7));
+        assert_eq!(d.verdict(&ep(2, 5000), &ep(9, 1234), S), Some(7));
+        assert_eq!(d.verdict(&ep(9, 1234), &ep(1, 6347), S), None);
+        // Unused for its TTL: forgotten.
+        assert_eq!(d.verdict(&ep(9, 1), &ep(1, 6346), 101 * S), None);
+        assert_eq!(d.stats().hints, 3);
+    }
+
+    #[test]
+    fn mixed_hints_need_two_thirds() {
+        let mut d = Dpt::new(cfg(16));
+        let mut b = vec![(ep(1, 80), 1u16), (ep(1, 80), 1), (ep(1, 80), 2)];
+        d.add_batch(&mut b, S);
+        assert_eq!(d.verdict(&ep(1, 80), &ep(9, 9), S), Some(1), "2 of 3");
+        let mut b = vec![(ep(2, 80), 2u16), (ep(2, 80), 2)];
+        d.add_batch(&mut b, S);
+        // 1 + 2 for label 2 against 2 for label 1: 3 of 5, short of two thirds.
+        assert_eq!(d.verdict(&ep(1, 80), &ep(2, 80), S), None);
+        assert_eq!(d.verdict(&ep(2, 80), &ep(9, 9), S), Some(2));
+        let mut b = vec![(ep(3, 80), 1u16), (ep(3, 80), 1), (ep(3, 80), 1)];
+        d.add_batch(&mut b, S);
+        // 3 for 1 against 2 for 2: neither has two thirds.
+        assert_eq!(d.verdict(&ep(2, 80), &ep(3, 80), S), None);
+        assert_eq!(d.verdict(&ep(1, 80), &ep(3, 80), S), Some(1), "5 of 6");
+    }
+
+    #[test]
+    fn the_least_used_go_first_when_full() {
+        let mut d = Dpt::new(cfg(8));
+        let mut b: Vec<(Endpoint, u16)> = Vec::new();
+        for n in 0..8u8 {
+            for _ in 0..=n {
+                b.push((ep(n, 1), 1));
+            }
+        }
+        d.add_batch(&mut b, S);
+        assert_eq!(d.len(), 8);
+        let mut b = vec![(ep(100, 1), 1u16)];
+        d.add_batch(&mut b, S);
+        assert_eq!(d.len(), 7);
+        assert_eq!(d.stats().evicted, 2);
+        assert!(d.verdict(&ep(0, 1), &ep(0, 1), S).is_none());
+        assert!(d.verdict(&ep(100, 1), &ep(100, 1), S).is_none());
+        assert!(d.verdict(&ep(7, 1), &ep(7, 1), S).is_some());
+    }
+
+    proptest! {
+        /// Bounded, and any verdict is a label some hint gave one of the two end-points.
+        #[test]
+        fn bounded_and_never_invented(
+            batches in proptest::collection::vec(proptest::collection::vec((0u8..20, 0u16..4), 0..40), 1..10),
+            cap in 1usize..12,
+        ) {
+            let mut d = Dpt::new(cfg(cap));
+            let mut seen = std::collections::HashSet::new();
+            for (i, b) in batches.iter().enumerate() {
+                let mut v: Vec<(Endpoint, u16)> = b.iter().map(|(n, l)| (ep(*n, 1), *l)).collect();
+                for (n, l) in b {
+                    seen.insert((*n, *l));
+                }
+                d.add_batch(&mut v, i as u64 * S);
+                prop_assert!(d.len() <= cap);
+            }
+            let now = (batches.len() as u64 - 1) * S;
+            for a in 0..20u8 {
+                for c in 0..20u8 {
+                    if let Some(l) = d.verdict(&ep(a, 1), &ep(c, 1), now) {
+                        prop_assert!(seen.contains(&(a, l)) || seen.contains(&(c, l)));
+                    }
+                }
+            }
+        }
+    }
+}
