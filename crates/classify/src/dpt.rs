@@ -63,6 +63,9 @@ pub struct DptStats {
 #[derive(Clone, Copy, Debug)]
 struct Entry<V> {
     counts: [(V, u32); 2],
+    /// Hints of every label, those not kept in `counts` included: a server of many names (a
+    /// resolver, a CDN) never has two thirds for one of them.
+    total: u32,
     last_ns: u64,
 }
 
@@ -115,13 +118,16 @@ impl<V: Copy + Ord> Dpt<V> {
             let ttl = self.cfg.ttl_ns;
             let e = self.map.entry(ep).or_insert(Entry {
                 counts: [(v, 0); 2],
+                total: 0,
                 last_ns: now_ns,
             });
             if e.last_ns.saturating_add(ttl) <= now_ns {
                 // Stale: start over.
                 e.counts = [(v, 0); 2];
+                e.total = 0;
             }
             e.last_ns = now_ns;
+            e.total = e.total.saturating_add(n);
             if let Some(c) = e.counts.iter_mut().find(|c| c.0 == v && c.1 > 0) {
                 c.1 = c.1.saturating_add(n);
             } else {
@@ -146,7 +152,7 @@ impl<V: Copy + Ord> Dpt<V> {
         let mut all: Vec<(Key, Entry<V>)> = self.map.drain().collect();
         let live = |e: &Entry<V>| e.last_ns.saturating_add(ttl) > now_ns;
         all.sort_unstable_by(|a, b| {
-            let hits = |e: &Entry<V>| e.counts[0].1 + e.counts[1].1;
+            let hits = |e: &Entry<V>| e.total;
             live(&b.1)
                 .cmp(&live(&a.1))
                 .then(hits(&b.1).cmp(&hits(&a.1)))
@@ -164,8 +170,8 @@ impl<V: Copy + Ord> Dpt<V> {
         self.map.extend(all);
     }
 
-    /// The label both end-points' hints agree on at `now_ns`: two thirds of their counts and
-    /// at least `min_hits`.
+    /// The label both end-points' hints agree on at `now_ns`: two thirds of all their hints
+    /// (of every label, kept or not) and at least `min_hits`.
     #[inline]
     pub fn verdict(&self, a: &Endpoint, b: &Endpoint, now_ns: u64) -> Option<V> {
         let ttl = self.cfg.ttl_ns;
@@ -178,11 +184,11 @@ impl<V: Copy + Ord> Dpt<V> {
             if e.last_ns.saturating_add(ttl) <= now_ns {
                 continue;
             }
+            total = total.saturating_add(e.total);
             for &(v, n) in &e.counts {
                 if n == 0 {
                     continue;
                 }
-                total = total.saturating_add(n);
                 if let Some(t) = tally.iter_mut().find(|t| t.0 == Some(v)) {
                     t.1 = t.1.saturating_add(n);
                 } else if let Some(t) = tally.iter_mut().find(|t| t.0.is_none()) {
@@ -274,6 +280,17 @@ mod tests {
         // 3 for 1 against 2 for 2: neither has two thirds.
         assert_eq!(d.verdict(&ep(2, 80), &ep(3, 80), S), None);
         assert_eq!(d.verdict(&ep(1, 80), &ep(3, 80), S), Some(1), "5 of 6");
+    }
+
+    #[test]
+    fn a_server_of_many_names_names_none() {
+        let mut d = Dpt::new(cfg(16));
+        // A resolver: DNS.A, DNS.B, DNS.C, ... one query each, then two more of A.
+        let mut b: Vec<(Endpoint, u16)> = (0..10u16).map(|l| (ep(53, 53), l)).collect();
+        b.extend([(ep(53, 53), 0), (ep(53, 53), 0)]);
+        d.add_batch(&mut b, S);
+        // 3 of 12 for label 0: no verdict, though it is the most frequent of those kept.
+        assert_eq!(d.verdict(&ep(53, 53), &ep(9, 9), S), None);
     }
 
     #[test]

@@ -333,6 +333,16 @@ impl Rules {
             .copied()
     }
 
+    /// Does a flow labelled `label` (a naming master alone) carry its own name in `meta` (an
+    /// SNI, a `Host`, a DNS query), whether or not a host rule knows it?
+    #[inline]
+    pub fn carries_name(&self, label: LabelId, meta: &Meta) -> bool {
+        self.naming
+            .get(label.index())
+            .and_then(|&m| usize::from(m).checked_sub(1))
+            .is_some_and(|m| meta.get(NAMING[m].1).is_some())
+    }
+
     /// The host-name rules.
     pub fn hosts(&self) -> &HostRules {
         &self.hosts

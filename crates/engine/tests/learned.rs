@@ -283,6 +283,13 @@ fn host_cache_capture(name: &str) -> PathBuf {
         (SERVER, 443),
         &client_hello(Some("www.netflix.com")),
     );
+    // A name of its own that no rule knows: the end-point's rule does not name it either.
+    c.tcp(
+        T0 + 102 * S,
+        42003,
+        (SERVER, 443),
+        &client_hello(Some("intranet.example.org")),
+    );
     c.write(name)
 }
 
@@ -310,10 +317,14 @@ fn the_host_cache_labels_a_known_end_point_at_packet_one_and_payload_confirms_it
     assert_eq!(corrected["fpc_method"], "host-cache", "{corrected}");
     assert_eq!(corrected["proto"], "TLS.NetFlix", "{corrected}");
     assert_eq!(corrected["method"], "dpi", "{corrected}");
+    let own = by_port(&recs, 42003);
+    assert_eq!(own["fpc"], "TLS.YouTube", "{own}");
+    assert_eq!(own["proto"], "TLS", "{own}");
+    assert_eq!(own["method"], "dpi", "{own}");
     let (_, summary) = run(&cfg, &pcap, 1, false);
     assert!(
         summary.contains(
-            "host-cache: 2 flows named at their first packet; payload inspection agreed on 1, named another on 1, said nothing on 0"
+            "host-cache: 3 flows named at their first packet; payload inspection agreed on 1, named another on 2, said nothing on 0"
         ),
         "{summary}"
     );

@@ -87,11 +87,13 @@ impl Classifier for DpiClassifier {
         if let Some(label) = self.dpi.inspect(handle, &pkt) {
             // The packet that names the protocol usually carries the name (ClientHello, request,
             // query): the service, at the same packet.
-            let label = self
-                .dpi
-                .meta(*handle)
-                .and_then(|m| self.rules.name_by_host(label, m))
-                .unwrap_or(label);
+            let meta = self.dpi.meta(*handle);
+            let named = meta.and_then(|m| self.rules.name_by_host(label, m));
+            // A name of its own that no rule knows: what was learned about the end-point does
+            // not name this flow (a resolver's queries, a CDN's many hosts).
+            let own_unknown =
+                named.is_none() && meta.is_some_and(|m| self.rules.carries_name(label, m));
+            let label = named.unwrap_or(label);
             let v = Verdict {
                 label,
                 method: Method::Dpi,
@@ -104,7 +106,7 @@ impl Classifier for DpiClassifier {
             let joined = d
                 .class()
                 .verdict()
-                .filter(|c| c.method.is_learned())
+                .filter(|c| c.method.is_learned() && (c.label == label || !own_unknown))
                 .and_then(|c| self.rules.join(c.label, label));
             d.check_learned(v, joined);
         }
