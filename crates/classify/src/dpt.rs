@@ -18,14 +18,10 @@ use std::collections::HashMap;
 
 type Hasher = foldhash::fast::RandomState;
 
-/// An end-point as two integers: the address, and port, transport and family.
+/// An end-point as two integers ([`Endpoint::packed`]).
 #[inline]
 fn pack(ep: &Endpoint) -> Key {
-    let (a, v6) = match ep.ip {
-        std::net::IpAddr::V4(a) => (u128::from(u32::from(a)), 0),
-        std::net::IpAddr::V6(a) => (u128::from(a), 1),
-    };
-    (a, u32::from(ep.port) << 16 | u32::from(ep.proto) << 8 | v6)
+    ep.packed()
 }
 
 /// The table's bounds.
