@@ -944,6 +944,7 @@ fn list(a: ListArgs) -> Result<ExitCode, String> {
             for (name, what) in [
                 ("ip", "the owner of the server's address block, else the client's (data/app_networks.csv, --networks, --rules ip:); below a port guess"),
                 ("port", "well-known ports and IP protocol numbers: a guess"),
+                ("dpt", "seed 001's Dedicated Port Table: what payload inspection labelled earlier flows on either end-point {address, port, transport}, two thirds agreeing, where nothing better names the flow"),
                 ("dns-cache", "an address a DNS answer named earlier in the capture: the service of the name, at the flow's first packet (from the next --learn-epoch on)"),
                 ("host-cache", "seed 002's Host Cache: a server end-point whose earlier flows payload inspection labelled (U = x*p >= --host-cache-uth in a window), at the flow's first packet; payload inspection confirms or corrects"),
                 ("stats", "the statistical model over the first packets: alone, at 0.80 confidence or more"),
