@@ -399,6 +399,13 @@ impl PortTable {
         self.udp = udp.into_iter().collect();
     }
 
+    /// Every port entry, in transport then port order: (`tcp`, `udp` or `sctp`, port, label).
+    pub fn entries(&self) -> impl Iterator<Item = (&'static str, u16, LabelId)> + '_ {
+        [("tcp", &self.tcp), ("udp", &self.udp), ("sctp", &self.sctp)]
+            .into_iter()
+            .flat_map(|(name, t)| t.iter().map(move |&(p, l)| (name, p, l)))
+    }
+
     /// The label conventionally served on `port` for transport `proto` (6, 17, 132).
     #[inline]
     pub fn port(&self, proto: u8, port: u16) -> Option<LabelId> {

@@ -141,6 +141,9 @@ enum ListWhat {
     Apps,
     /// Classifiers (`--classifiers` names) and what each does.
     Classifiers,
+    /// Protocols: name, category, how they are recognised (payload, port), their usual ports
+    /// (tab-separated).
+    Protocols,
 }
 
 #[derive(Args)]
@@ -938,6 +941,68 @@ fn list(a: ListArgs) -> Result<ExitCode, String> {
             for ((app, cat), masters) in apps {
                 let m: Vec<&str> = masters.into_iter().collect();
                 text.push_str(&format!("{app}\t{cat}\t{}\n", m.join(",")));
+            }
+        }
+        ListWhat::Protocols => {
+            let rules = a.engine.rules()?;
+            let labels = rules.labels();
+            // protocol -> (category, by payload, by port, usual ports)
+            type Row = (
+                String,
+                bool,
+                bool,
+                std::collections::BTreeSet<(&'static str, u16)>,
+            );
+            let mut rows: std::collections::BTreeMap<String, Row> = Default::default();
+            for ins in wirespeed_dpi::proto::REGISTRY {
+                for (i, l) in ins.labels.iter().enumerate() {
+                    let r = rows.entry(l.app.to_string()).or_insert((
+                        l.category.to_string(),
+                        false,
+                        false,
+                        Default::default(),
+                    ));
+                    r.1 = true;
+                    // The inspector's ports are its generic (first) label's, unless the port
+                    // table gives a port to another of its protocols (5353 is mDNS's).
+                    if i == 0 {
+                        for &p in ins.ports {
+                            for (bit, t, proto) in [
+                                (wirespeed_dpi::TCP, "tcp", 6),
+                                (wirespeed_dpi::UDP, "udp", 17),
+                            ] {
+                                let other = rules
+                                    .ports()
+                                    .port(proto, p)
+                                    .is_some_and(|id| labels.get(id).master() != l.app);
+                                if ins.transports & bit != 0 && !other {
+                                    r.3.insert((t, p));
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+            for (t, p, id) in rules.ports().entries() {
+                let l = labels.get(id);
+                let r = rows.entry(l.master().to_string()).or_insert((
+                    l.category().to_string(),
+                    false,
+                    false,
+                    Default::default(),
+                ));
+                r.2 = true;
+                r.3.insert((t, p));
+            }
+            text.push_str("protocol\tcategory\trecognised by\tports\n");
+            for (name, (cat, payload, port, ports)) in rows {
+                let by = match (payload, port) {
+                    (true, true) => "payload,port",
+                    (true, false) => "payload",
+                    _ => "port",
+                };
+                let ports: Vec<String> = ports.iter().map(|(t, p)| format!("{t}/{p}")).collect();
+                text.push_str(&format!("{name}\t{cat}\t{by}\t{}\n", ports.join(",")));
             }
         }
         ListWhat::Classifiers => {

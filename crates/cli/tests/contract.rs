@@ -257,6 +257,21 @@ fn list_apps_and_classifiers_and_the_summary_says_how_flows_were_named() {
             .args(["classify", "-q", "-o", "/dev/null", "--classifiers", name])
             .arg(&pcap));
     }
+    // Protocols: payload inspectors and the port table, with their usual ports (IANA: DNS on
+    // 53, mDNS on 5353, BACnet/IP on UDP 47808).
+    let protos = String::from_utf8(ok(bin().args(["list", "protocols"])).stdout).unwrap();
+    let row = |name: &str| {
+        protos
+            .lines()
+            .find(|l| l.split('\t').next() == Some(name))
+            .unwrap_or_else(|| panic!("{name} not listed: {protos}"))
+            .to_string()
+    };
+    assert!(row("DNS").contains("payload,port") && row("DNS").contains("udp/53"));
+    assert!(!row("DNS").contains("udp/5353"), "{}", row("DNS"));
+    assert!(row("MDNS").contains("udp/5353"), "{}", row("MDNS"));
+    assert!(row("BACnet").contains("udp/47808"), "{}", row("BACnet"));
+    assert!(protos.lines().count() > 200, "{protos}");
     let pcap = demo("list-demo.pcap");
     let out = ok(bin().args(["classify", "-o", "/dev/null"]).arg(&pcap));
     let err = String::from_utf8_lossy(&out.stderr);
