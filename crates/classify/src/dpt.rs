@@ -18,12 +18,6 @@ use std::collections::HashMap;
 
 type Hasher = foldhash::fast::RandomState;
 
-/// An end-point as two integers ([`Endpoint::packed`]).
-#[inline]
-fn pack(ep: &Endpoint) -> Key {
-    ep.packed()
-}
-
 /// The table's bounds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct DptConfig {
@@ -100,7 +94,7 @@ impl<V: Copy + Ord> Dpt<V> {
         // sort compares integers rather than addresses field by field.
         let mut packed = std::mem::take(&mut self.packed);
         packed.clear();
-        packed.extend(batch.drain(..).map(|(ep, v)| (pack(&ep), v)));
+        packed.extend(batch.drain(..).map(|(ep, v)| (ep.packed(), v)));
         packed.sort_unstable();
         let mut i = 0;
         while i < packed.len() {
@@ -174,7 +168,7 @@ impl<V: Copy + Ord> Dpt<V> {
         let mut tally: [(Option<V>, u32); 4] = [(None, 0); 4];
         let mut total = 0u32;
         for ep in [a, b] {
-            let Some(e) = self.map.get(&pack(ep)) else {
+            let Some(e) = self.map.get(&ep.packed()) else {
                 continue;
             };
             if e.last_ns.saturating_add(ttl) <= now_ns {

@@ -36,11 +36,6 @@ pub struct Endpoint {
 /// An end-point packed as two integers ([`Endpoint::packed`]).
 type Key = (u128, u32);
 
-#[inline]
-fn pack(ep: &Endpoint) -> Key {
-    ep.packed()
-}
-
 impl Endpoint {
     /// The end-point as two integers: the address, then port, transport and family. One hash
     /// write instead of four, and integer comparisons (the tables' keys and orders).
@@ -183,7 +178,7 @@ impl<V: Copy + Ord> HostCache<V> {
     /// engine applies observations in capture order).
     pub fn observe(&mut self, ep: Endpoint, value: V, now_ns: u64) {
         self.advance(now_ns);
-        let ep = pack(&ep);
+        let ep = ep.packed();
         let n = self.cand.len();
         if let Some(c) = self.cand.get_mut(&ep) {
             c.add(value);
@@ -225,6 +220,11 @@ impl<V: Copy + Ord> HostCache<V> {
         let cands = std::mem::take(&mut self.cand);
         for (ep, c) in cands {
             let (value, u) = c.majority();
+            let fresh = Rule {
+                value,
+                utility: u,
+                born_ns: end_ns,
+            };
             match self.rules.get_mut(&ep) {
                 Some(r) if r.value == value && u >= uth => {
                     r.utility = u;
@@ -235,14 +235,7 @@ impl<V: Copy + Ord> HostCache<V> {
                     // Most of the end-point's flows now carry another label.
                     self.stats.contradicted += 1;
                     if u >= uth {
-                        self.rules.insert(
-                            ep,
-                            Rule {
-                                value,
-                                utility: u,
-                                born_ns: end_ns,
-                            },
-                        );
+                        self.rules.insert(ep, fresh);
                     } else {
                         self.rules.remove(&ep);
                     }
@@ -250,14 +243,7 @@ impl<V: Copy + Ord> HostCache<V> {
                 Some(_) => {}
                 None if u >= uth => {
                     self.stats.admitted += 1;
-                    self.rules.insert(
-                        ep,
-                        Rule {
-                            value,
-                            utility: u,
-                            born_ns: end_ns,
-                        },
-                    );
+                    self.rules.insert(ep, fresh);
                 }
                 None => {}
             }
@@ -269,14 +255,12 @@ impl<V: Copy + Ord> HostCache<V> {
             all.truncate(self.cfg.capacity);
             self.rules.extend(all);
         }
-        // The window's table keeps its memory for the next (std::mem::take left an empty one).
-        self.cand.reserve(0);
     }
 
     /// The rule's label for `ep`, if one is in force at `now_ns`.
     #[inline]
     pub fn get(&self, ep: &Endpoint, now_ns: u64) -> Option<V> {
-        let r = self.rules.get(&pack(ep))?;
+        let r = self.rules.get(&ep.packed())?;
         (r.born_ns.saturating_add(self.cfg.ttl_ns) > now_ns).then_some(r.value)
     }
 

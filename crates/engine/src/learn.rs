@@ -375,8 +375,7 @@ impl Drop for AbortOnUnwind {
 pub(crate) struct Learner {
     pub(crate) hub: Arc<Hub>,
     me: usize,
-    /// The epoch this worker is in, and where the next begins (ns of input clock).
-    epoch: u64,
+    /// Where the next epoch begins (ns of input clock).
     next_ns: u64,
     obs: Vec<(u64, Obs)>,
     dropped: u64,
@@ -389,7 +388,6 @@ impl Learner {
         Learner {
             hub,
             me,
-            epoch: 0,
             next_ns: 0,
             obs: Vec::new(),
             dropped: 0,
@@ -409,7 +407,6 @@ impl Learner {
     fn enter(&mut self, clk: u64) {
         let e = clk / self.hub.cfg.epoch_ns;
         self.hub.cross(self.me, e, &mut self.obs, &mut self.dropped);
-        self.epoch = e;
         self.next_ns = (e + 1).saturating_mul(self.hub.cfg.epoch_ns);
     }
 
@@ -429,13 +426,6 @@ impl Learner {
             return;
         }
         self.hub.finish(self.me, &mut self.obs);
-        self.epoch = 0;
         self.next_ns = 0;
-    }
-
-    /// The epoch this worker is in.
-    #[allow(dead_code)]
-    pub(crate) fn epoch(&self) -> u64 {
-        self.epoch
     }
 }
