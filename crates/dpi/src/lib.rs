@@ -73,11 +73,71 @@ pub const TCP: u8 = 1;
 /// Transport bit for UDP in [`Inspector::transports`].
 pub const UDP: u8 = 2;
 
-/// Bytes of private state an inspector may keep per flow once it has been chosen.
+/// Bytes of private state an inspector may keep per flow.
 pub const STATE_BYTES: usize = 16;
 
+/// Candidate inspectors per flow that may keep evidence (state) while still unsure, before one
+/// claims the flow; a further candidate's evidence is dropped and counted
+/// ([`DpiStats::evidence_dropped`]), and that inspector starts afresh on its next packet.
+pub const PENDING: usize = 2;
+
+/// An inspector's per-flow state: [`STATE_BYTES`] bytes, aligned to 8, that the inspector reads
+/// and writes as its own plain-data type through [`Cx::state`] (all zero at the start). It is
+/// kept while the inspector answers [`Probe::Unsure`] (evidence over several packets, for up to
+/// [`PENDING`] candidates at once) and after it claims the flow; it is cleared when the
+/// inspector answers [`Probe::NotForUs`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C, align(8))]
+pub struct StateArea([u8; STATE_BYTES]);
+
+impl StateArea {
+    /// All zero: no state.
+    pub const ZERO: StateArea = StateArea([0; STATE_BYTES]);
+
+    /// An area holding `bytes` (tests and fuzzing start inspectors from arbitrary state).
+    pub const fn from_bytes(bytes: [u8; STATE_BYTES]) -> Self {
+        StateArea(bytes)
+    }
+
+    /// The raw bytes.
+    pub const fn bytes(&self) -> &[u8; STATE_BYTES] {
+        &self.0
+    }
+
+    /// The area as the inspector's state type `T` (a `#[repr(C)]` plain-data struct with
+    /// `bytemuck::Pod`, at most [`STATE_BYTES`] long and aligned to at most 8: checked when
+    /// the program is built).
+    #[inline]
+    pub fn get<T: bytemuck::Pod>(&mut self) -> &mut T {
+        const {
+            assert!(
+                std::mem::size_of::<T>() <= STATE_BYTES && std::mem::align_of::<T>() <= 8,
+                "an inspector's state must fit STATE_BYTES and align to at most 8"
+            )
+        };
+        // The area's start is aligned to 8 and the slice is exactly T's size, so this cannot
+        // fail.
+        bytemuck::from_bytes_mut(&mut self.0[..std::mem::size_of::<T>()])
+    }
+
+    /// Read-only [`StateArea::get`].
+    #[inline]
+    pub fn view<T: bytemuck::Pod>(&self) -> &T {
+        const {
+            assert!(
+                std::mem::size_of::<T>() <= STATE_BYTES && std::mem::align_of::<T>() <= 8,
+                "an inspector's state must fit STATE_BYTES and align to at most 8"
+            )
+        };
+        bytemuck::from_bytes(&self.0[..std::mem::size_of::<T>()])
+    }
+}
+
 /// Most inspectors the registry can hold (the per-flow "ruled out" set is a fixed bitmap).
-pub const MAX_INSPECTORS: usize = 256;
+pub const MAX_INSPECTORS: usize = 512;
+
+/// Words of a [`Set`].
+const SET_WORDS: usize = MAX_INSPECTORS / 64;
 
 /// What an inspector says about a flow after seeing a packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -156,8 +216,8 @@ pub struct Cx<'a> {
     pub data: &'a [u8],
     /// The flow's metadata area.
     pub meta: &'a mut Meta,
-    /// Inspector-private state, kept once the inspector has been chosen (zeroed before).
-    pub state: &'a mut [u8; STATE_BYTES],
+    /// Inspector-private state: read and write it with [`Cx::state`].
+    state: &'a mut StateArea,
     /// For UDP flows: a bounded buffer for data the inspector must gather across datagrams (a
     /// QUIC ClientHello over two Initial packets). None for TCP, and when no buffer is free.
     pub stash: Option<reasm::Stash<'a>>,
@@ -169,6 +229,14 @@ pub struct Cx<'a> {
 }
 
 impl Cx<'_> {
+    /// This inspector's state for the flow, as its own plain-data type `T` (see [`StateArea`]):
+    /// all zero on the inspector's first look, then as the inspector left it after its
+    /// [`Probe::Unsure`] and [`Probe::Certain`] answers.
+    #[inline]
+    pub fn state<T: bytemuck::Pod>(&mut self) -> &mut T {
+        self.state.get()
+    }
+
     /// With a [`Probe::Certain`]: keep feeding this flow's packets to this inspector (for
     /// metadata), within the budget.
     #[inline]
@@ -266,6 +334,8 @@ pub struct DpiStats {
     pub malformed: u64,
     /// Metadata values truncated to their cap, or dropped because the area was full.
     pub meta_truncated: u64,
+    /// Unsure candidates' evidence dropped because [`PENDING`] others already kept theirs.
+    pub evidence_dropped: u64,
     /// Reassembly events.
     pub reasm: reasm::ReasmStats,
 }
@@ -281,6 +351,7 @@ impl DpiStats {
         self.packets += o.packets;
         self.malformed += o.malformed;
         self.meta_truncated += o.meta_truncated;
+        self.evidence_dropped += o.evidence_dropped;
         self.reasm.add(&o.reasm);
     }
 }
@@ -334,13 +405,13 @@ fn slot(handle: u32) -> Option<usize> {
     }
 }
 
-/// A set of registry indices below [`MAX_INSPECTORS`]: a fixed 256-bit map (no allocation, a
-/// copy is four words).
+/// A set of registry indices below [`MAX_INSPECTORS`]: a fixed 512-bit map (no allocation, a
+/// copy is eight words).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-struct Set([u64; 4]);
+struct Set([u64; SET_WORDS]);
 
 impl Set {
-    const EMPTY: Set = Set([0; 4]);
+    const EMPTY: Set = Set([0; SET_WORDS]);
 
     /// The set holding only `i` (empty when `i` is out of range).
     #[inline]
@@ -354,7 +425,7 @@ impl Set {
 
     #[inline]
     fn is_empty(self) -> bool {
-        self.0 == [0; 4]
+        self.0 == [0; SET_WORDS]
     }
 
     /// Remove and return the lowest index.
@@ -415,12 +486,15 @@ struct Ctx {
     /// Every candidate said `NotForUs` (inspection ended by exclusion, not by the budget).
     excluded: bool,
     /// Index + 1 of the inspector that claimed the flow (0 = none yet).
-    chosen: u8,
+    chosen: u16,
     label: Option<LabelId>,
     counted: bool,
     done: bool,
     pkts: [u8; 2],
-    state: [u8; STATE_BYTES],
+    state: StateArea,
+    /// Evidence of candidates that answered Unsure with state: (registry index + 1, state),
+    /// 0 = a free slot.
+    pending: [(u16, StateArea); PENDING],
     stream: [Stream; 2],
     meta: Meta,
     matches: matcher::Matches,
@@ -436,7 +510,8 @@ impl Ctx {
             counted: false,
             done: false,
             pkts: [0; 2],
-            state: [0; STATE_BYTES],
+            state: StateArea::ZERO,
+            pending: [(0, StateArea::ZERO); PENDING],
             stream: [Stream::default(); 2],
             meta: Meta::default(),
             matches: matcher::Matches::default(),
@@ -451,7 +526,8 @@ impl Ctx {
         self.counted = false;
         self.done = false;
         self.pkts = [0; 2];
-        self.state = [0; STATE_BYTES];
+        self.state = StateArea::ZERO;
+        self.pending = [(0, StateArea::ZERO); PENDING];
         self.stream = [Stream::default(); 2];
         self.meta.clear();
         self.matches = matcher::Matches::default();
@@ -570,7 +646,7 @@ impl DpiRules {
     /// The label id of inspector `i`'s answer `l`, with the inspector's `state`. A label
     /// missing from the inspector's `labels` (the property tests forbid it) is looked for among
     /// every inspector's, and is Unknown if none has it.
-    fn id(&self, i: usize, l: &'static Label, state: &[u8; STATE_BYTES]) -> LabelId {
+    fn id(&self, i: usize, l: &'static Label, state: &StateArea) -> LabelId {
         if std::ptr::eq(l, &proto::sig::BY_SIGNATURE) {
             let k = proto::sig::chosen(state);
             return self.sig_ids.get(k).copied().unwrap_or(LabelId::UNKNOWN);
@@ -626,9 +702,8 @@ impl Dpi {
     /// A DPI engine with `cfg`'s sizes, inspecting with the run's `rules`. Contexts are
     /// allocated as flows need them, up to `cfg.contexts`, and reused.
     pub fn new(cfg: DpiConfig, rules: Arc<DpiRules>) -> Self {
-        // `Ctx::chosen` keeps index + 1 in a u8 (0 = none): 255 inspectors at most, one fewer
-        // than the bitmap holds, or the 256th would be stored as "none chosen".
-        const { assert!(proto::REGISTRY.len() < MAX_INSPECTORS && MAX_INSPECTORS <= 256) };
+        // `Ctx::chosen` keeps index + 1 in a u16 (0 = none), and the bitmap holds every index.
+        const { assert!(proto::REGISTRY.len() < MAX_INSPECTORS && MAX_INSPECTORS % 64 == 0) };
         Dpi {
             cfg,
             rules,
@@ -767,7 +842,7 @@ impl Dpi {
                         sel,
                         &hints,
                         p.payload,
-                        &mut self.stats.malformed,
+                        &mut self.stats,
                         None,
                     );
                     if inc {
@@ -784,7 +859,7 @@ impl Dpi {
                             sel,
                             &hints,
                             data,
-                            &mut self.stats.malformed,
+                            &mut self.stats,
                             None,
                         )
                     };
@@ -802,7 +877,7 @@ impl Dpi {
                 sel,
                 &hints,
                 p.payload,
-                &mut self.stats.malformed,
+                &mut self.stats,
                 pool,
             )
             .0
@@ -877,7 +952,7 @@ pub fn probe_each(
 ) {
     for ins in proto::REGISTRY {
         let mut meta = Meta::default();
-        let mut st = state;
+        let mut st = StateArea(state);
         let mut bad = 0;
         let mut cx = Cx {
             hints,
@@ -1025,6 +1100,30 @@ fn call(
     (r, cx.more, cx.incomplete)
 }
 
+/// Keep an unsure candidate's evidence `state` in its slot (`slot`, or a free one; none free:
+/// dropped and counted). All-zero evidence frees the slot.
+fn keep(
+    pending: &mut [(u16, StateArea); PENDING],
+    slot: Option<usize>,
+    tag: u16,
+    state: &StateArea,
+    dropped: &mut u64,
+) {
+    let entry = if *state == StateArea::ZERO {
+        (0, StateArea::ZERO)
+    } else {
+        (tag, *state)
+    };
+    match slot.or_else(|| pending.iter().position(|p| p.0 == 0)) {
+        Some(k) => {
+            if let Some(p) = pending.get_mut(k) {
+                *p = entry;
+            }
+        }
+        None => *dropped += 1,
+    }
+}
+
 /// Show `data` to the chosen inspector, or to every candidate not yet ruled out (port-hinted
 /// ones first). Returns the label if identified now, and whether a probe asked for more bytes.
 fn run(
@@ -1033,9 +1132,14 @@ fn run(
     sel: Select,
     hints: &Hints,
     data: &[u8],
-    malformed: &mut u64,
+    stats: &mut DpiStats,
     pool: Option<&mut ReasmPool>,
 ) -> (Option<LabelId>, bool) {
+    let DpiStats {
+        malformed,
+        evidence_dropped,
+        ..
+    } = stats;
     let d = usize::from(hints.dir == Dir::ToClient);
     let reg = proto::REGISTRY;
     if ctx.chosen != 0 {
@@ -1067,7 +1171,7 @@ fn run(
     let mut any_left = false;
     // Port-hinted inspectors first, then the transport's others; each at most once. One
     // context serves every candidate (building it per call was a fifth of this loop), and the
-    // set is walked a word at a time: each step clears a bit, so it ends after 256 at most.
+    // set is walked a word at a time: each step clears a bit, so it ends after 512 at most.
     let todo = sel.transport & !ctx.ruled_out;
     let Ctx {
         ruled_out,
@@ -1075,6 +1179,7 @@ fn run(
         label,
         done,
         state,
+        pending,
         stream,
         meta,
         ..
@@ -1099,24 +1204,38 @@ fn run(
                 let Some(ins) = reg.get(i) else { break };
                 cx.more = false;
                 cx.incomplete = false;
+                // The evidence this candidate kept on an earlier packet, if any (the area is
+                // all zero between candidates).
+                let tag = (i + 1) as u16;
+                let slot = pending.iter().position(|p| p.0 == tag);
+                if let Some(p) = slot.and_then(|k| pending.get(k)) {
+                    *cx.state = p.1;
+                }
                 match (ins.probe)(&mut cx) {
                     Probe::NotForUs => {
                         if let Some(r) = ruled_out.0.get_mut(k) {
                             *r |= bit;
                         }
-                        // A probe that ruled itself out must not leave state behind.
-                        *cx.state = [0; STATE_BYTES];
+                        // A probe that ruled itself out leaves no state behind.
+                        if let Some(p) = slot.and_then(|k| pending.get_mut(k)) {
+                            *p = (0, StateArea::ZERO);
+                        }
+                        *cx.state = StateArea::ZERO;
                     }
                     Probe::Unsure => {
                         any_left = true;
                         incomplete |= cx.incomplete;
-                        *cx.state = [0; STATE_BYTES];
+                        if *cx.state != StateArea::ZERO || slot.is_some() {
+                            keep(pending, slot, tag, cx.state, evidence_dropped);
+                            *cx.state = StateArea::ZERO;
+                        }
                     }
                     Probe::Certain(l) => {
                         let l = Some(rules.id(i, l, cx.state));
-                        *chosen = (i + 1) as u8;
+                        *chosen = tag;
                         *label = l;
                         *done = !cx.more;
+                        *pending = [(0, StateArea::ZERO); PENDING];
                         return (l, cx.incomplete && cx.more);
                     }
                 }

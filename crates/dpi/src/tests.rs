@@ -64,7 +64,7 @@ pub(crate) fn probe(ins: &Inspector, hints: Hints, data: &[u8]) -> (Probe, Meta)
 
 /// [`probe`] with these signatures.
 fn probe_sigs(sigs: &SigSet, ins: &Inspector, hints: Hints, data: &[u8]) -> (Probe, Meta) {
-    let (r, meta, _) = probe_from(sigs, ins, hints, data, Meta::default(), [0; STATE_BYTES]);
+    let (r, meta, _) = probe_from(sigs, ins, hints, data, Meta::default(), StateArea::ZERO);
     (r, meta)
 }
 
@@ -76,8 +76,8 @@ pub(crate) fn probe_from(
     hints: Hints,
     data: &[u8],
     mut meta: Meta,
-    mut state: [u8; STATE_BYTES],
-) -> (Probe, Meta, [u8; STATE_BYTES]) {
+    mut state: StateArea,
+) -> (Probe, Meta, StateArea) {
     let mut bad = 0u64;
     let mut cx = Cx {
         hints,
@@ -111,8 +111,8 @@ fn pkt(ip_proto: u8, server_port: u16, from_client: bool, seq: u32, payload: &[u
 #[test]
 fn registry_names_are_unique_and_fit_the_bitmap() {
     let reg = proto::REGISTRY;
-    // `Ctx::chosen` stores index + 1 in a u8.
-    assert!(reg.len() < MAX_INSPECTORS && reg.len() <= usize::from(u8::MAX));
+    // `Ctx::chosen` stores index + 1 in a u16.
+    assert!(reg.len() < MAX_INSPECTORS && reg.len() < usize::from(u16::MAX));
     for (i, a) in reg.iter().enumerate() {
         assert!(a.transports & (TCP | UDP) != 0, "{}", a.name);
         for b in &reg[i + 1..] {
@@ -236,7 +236,7 @@ proptest! {
                 client_ip: crate::NO_ADDR,
             };
             let mut meta = Meta::default();
-            let mut state = st;
+            let mut state = StateArea::from_bytes(st);
             let mut bad = 0;
             let mut cx = Cx { hints, data: &data, meta: &mut meta, state: &mut state, stash: None, more: false, incomplete: false, malformed: &mut bad, sigs: &sigs };
             let r = (ins.probe)(&mut cx);
@@ -417,23 +417,23 @@ fn dtls_certificate_from_fragments() {
     );
 }
 
-/// The registry set spans four words: indices on both sides of each word boundary survive the
+/// The registry set spans eight words: indices on both sides of each word boundary survive the
 /// set operations and come out lowest first.
 #[test]
 fn inspector_sets_cross_word_boundaries() {
-    let idx = [0, 63, 64, 127, 128, 200, 255];
+    let idx = [0, 63, 64, 127, 128, 200, 255, 256, 383, 448, 511];
     let mut s = Set::EMPTY;
     for i in idx {
         s |= Set::one(i);
     }
-    assert_eq!(Set::one(256), Set::EMPTY);
+    assert_eq!(Set::one(MAX_INSPECTORS), Set::EMPTY);
     let odd = Set::one(63) | Set::one(128);
     let mut rest = s & !odd;
     let mut out = Vec::new();
     while let Some(i) = rest.pop() {
         out.push(i);
     }
-    assert_eq!(out, [0, 64, 127, 200, 255]);
+    assert_eq!(out, [0, 64, 127, 200, 255, 256, 383, 448, 511]);
     assert!(rest.is_empty());
     assert_eq!(s & odd, odd);
 }

@@ -1,6 +1,6 @@
 //! Test helpers for the inspectors: hex vectors, one probe call, a whole flow through [`Dpi`].
 
-use crate::{Cx, Dir, DpiConfig, Hints, Inspector, Meta, Packet, Probe, STATE_BYTES, TCP};
+use crate::{Cx, Dir, DpiConfig, Hints, Inspector, Meta, Packet, Probe, TCP};
 
 /// Bytes of a hex string (whitespace ignored).
 pub(crate) fn hex(s: &str) -> Vec<u8> {
@@ -181,7 +181,7 @@ mod hostile {
             for ins in REGISTRY.iter().filter(|i| i.transports & t != 0) {
                 let port = ins.ports.first().copied().unwrap_or(4000);
                 let mut meta = Meta::default();
-                let mut state = [0u8; STATE_BYTES];
+                let mut state = crate::StateArea::ZERO;
                 let mut malformed = 0;
                 let mut cx = Cx {
                     hints: Hints {

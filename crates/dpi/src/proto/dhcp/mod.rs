@@ -20,19 +20,27 @@ pub static INSPECTOR: Inspector = Inspector {
     probe,
 };
 
+/// Per-flow state.
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+struct State {
+    /// A DHCP message was seen (1): later packets that are not keep the label.
+    seen: u8,
+}
+
 fn probe(cx: &mut Cx<'_>) -> Probe {
     let d = cx.data;
     let ok = d.len() >= 240
         && matches!(d.first(), Some(1 | 2))
         && d.get(236..240) == Some(&[0x63, 0x82, 0x53, 0x63][..]);
     if !ok {
-        return if cx.state[0] != 0 {
+        return if cx.state::<State>().seen != 0 {
             Probe::Certain(&LABEL)
         } else {
             Probe::NotForUs
         };
     }
-    cx.state[0] = 1;
+    cx.state::<State>().seen = 1;
     let mut r = Rd::new(d.get(240..).unwrap_or(&[]));
     let mut guard = 0;
     while r.left() > 0 && guard < 256 {

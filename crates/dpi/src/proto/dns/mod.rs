@@ -166,6 +166,21 @@ fn whole_name(m: &[u8], at: usize, out: &mut Buf<MAX_NAME>) -> Option<usize> {
     (!out.lost).then_some(end)
 }
 
+/// Per-flow state.
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+struct State {
+    /// What was seen: [`QUERY`], [`RESPONSE`], [`NAMED`].
+    seen: u8,
+}
+
+/// [`State::seen`]: a query.
+const QUERY: u8 = 1;
+/// [`State::seen`]: a response.
+const RESPONSE: u8 = 2;
+/// [`State::seen`]: a query's name was taken as the flow's.
+const NAMED: u8 = 4;
+
 fn probe(cx: &mut Cx<'_>) -> Probe {
     let mut d = cx.data;
     if cx.hints.transport == TCP {
@@ -174,7 +189,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         };
         d = d.get(2..).unwrap_or(&[]);
         if n < 12 || n < d.len() {
-            return if cx.state[0] != 0 {
+            return if cx.state::<State>().seen != 0 {
                 Probe::Certain(label_of(cx))
             } else {
                 Probe::NotForUs
@@ -185,7 +200,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     let (Some(_id), Some(flags), Some(qd), Some(an), Some(ns), Some(ar)) =
         (r.u16(), r.u16(), r.u16(), r.u16(), r.u16(), r.u16())
     else {
-        return if cx.state[0] != 0 {
+        return if cx.state::<State>().seen != 0 {
             Probe::Certain(label_of(cx))
         } else {
             Probe::NotForUs
@@ -215,15 +230,16 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
             // text like its "<root>": so do we, on the DNS ports and under a plausible header
             // (not for encrypted bytes on them: DNSCrypt on 5353), until a readable query shows.
             cx.set(Field::DnsQuery, b"<Unknown extended label>");
-            cx.state[0] |= if qr { 2 } else { 1 };
-            if cx.state[0] & 6 != 6 {
+            let st = cx.state::<State>();
+            st.seen |= if qr { RESPONSE } else { QUERY };
+            if st.seen & (RESPONSE | NAMED) != RESPONSE | NAMED {
                 cx.want_more();
             }
             return Probe::Certain(label_of(cx));
         }
         // On the DNS ports a damaged question (fuzz-2006-06-26-2594.pcap) rules nothing out:
         // the flow's next message is read as tshark reads it.
-        if !strict && cx.state[0] == 0 {
+        if !strict && cx.state::<State>().seen == 0 {
             return Probe::Unsure;
         }
         return fail(cx);
@@ -237,13 +253,13 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     }
     // The root name is written "<root>", as tshark does.
     let qname: &[u8] = if n.is_empty() { b"<root>" } else { n.as_bytes() };
-    if !qr && qd > 0 && cx.state[0] & 4 == 0 {
+    if !qr && qd > 0 && cx.state::<State>().seen & NAMED == 0 {
         // A query's name is the flow's name, over one taken from a response seen first.
         cx.meta.replace(Field::DnsQuery, qname);
         let mut t = crate::util::Buf::<8>::default();
         t.num(u32::from(qtype));
         cx.meta.replace(Field::DnsQtype, t.as_bytes());
-        cx.state[0] |= 4;
+        cx.state::<State>().seen |= NAMED;
     } else if qd > 0 && cx.meta.get(Field::DnsQuery).is_none() {
         // A response's question (an mDNS announcement has none: its answers are not queries).
         cx.set(Field::DnsQuery, qname);
@@ -251,9 +267,9 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     }
     if qr {
         cx.meta.set_num(Field::DnsRcode, u32::from(flags & 0xf));
-        cx.state[0] |= 2;
+        cx.state::<State>().seen |= RESPONSE;
     } else {
-        cx.state[0] |= 1;
+        cx.state::<State>().seen |= QUERY;
     }
     let mut l = label_of(cx);
     if starts_with_ci(n.as_bytes(), b"2.dnscrypt-cert.") {
@@ -263,7 +279,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         l = &AVAST_SECURE_DNS;
     }
     // Keep listening until both a query (its name) and a response (its code) were seen.
-    if cx.state[0] & 6 != 6 {
+    if cx.state::<State>().seen & (RESPONSE | NAMED) != RESPONSE | NAMED {
         cx.want_more();
     }
     Probe::Certain(l)
@@ -309,7 +325,7 @@ fn ends_with_ci(b: &[u8], p: &[u8]) -> bool {
 }
 
 fn fail(cx: &mut Cx<'_>) -> Probe {
-    if cx.state[0] != 0 {
+    if cx.state::<State>().seen != 0 {
         Probe::Certain(label_of(cx))
     } else {
         Probe::NotForUs

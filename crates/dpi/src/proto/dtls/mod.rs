@@ -22,10 +22,21 @@ pub static INSPECTOR: Inspector = Inspector {
     probe,
 };
 
+/// Per-flow state, at the start of the area: STUN, which hands a flow to [`handshake`] once
+/// DTLS follows it, keeps its own after this.
+#[derive(Clone, Copy, Default, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+pub(crate) struct State {
+    /// [`SEEN`], [`CERT_DONE`].
+    pub(crate) flags: u8,
+    /// The server's direction + 1 (the side that sent the ServerHello), 0 until then.
+    server: u8,
+}
+
 fn probe(cx: &mut Cx<'_>) -> Probe {
     if is_dtls(cx.data) {
         handshake(cx)
-    } else if cx.state[1] != 0 {
+    } else if cx.state::<State>().flags != 0 {
         // Chosen already: a datagram of something else on the flow.
         more(cx)
     } else {
@@ -33,30 +44,30 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     }
 }
 
-/// `state[1]`: the certificate was read, or will not be seen in clear.
+/// [`State::flags`]: the certificate was read, or will not be seen in clear.
 const CERT_DONE: u8 = 1;
-/// `state[1]`: the flow is DTLS (set on the first record).
+/// [`State::flags`]: the flow is DTLS (set on the first record).
 const SEEN: u8 = 2;
 
 fn more(cx: &mut Cx<'_>) -> Probe {
-    if cx.state[1] & CERT_DONE == 0 {
+    if cx.state::<State>().flags & CERT_DONE == 0 {
         cx.want_more();
     }
     Probe::Certain(&LABEL)
 }
 
 /// The DTLS records of a datagram: read the server's certificate names (issuer, subject) and
-/// answer DTLS, asking for more datagrams until they are read. Keeps its state in `state[1]`
-/// and `state[2]` (`state[0]` is the caller's: STUN calls this once DTLS follows it).
+/// answer DTLS, asking for more datagrams until they are read. Keeps its [`State`] at the start
+/// of the state area (STUN calls this once DTLS follows it, and keeps its own after it).
 pub fn handshake(cx: &mut Cx<'_>) -> Probe {
-    cx.state[1] |= SEEN;
-    if cx.state[1] & CERT_DONE == 0 {
+    cx.state::<State>().flags |= SEEN;
+    if cx.state::<State>().flags & CERT_DONE == 0 {
         match server_cert(cx) {
             Step::More => {}
-            Step::Done => cx.state[1] |= CERT_DONE,
+            Step::Done => cx.state::<State>().flags |= CERT_DONE,
             Step::Bad => {
                 cx.malformed();
-                cx.state[1] |= CERT_DONE;
+                cx.state::<State>().flags |= CERT_DONE;
             }
         }
     }
@@ -64,7 +75,7 @@ pub fn handshake(cx: &mut Cx<'_>) -> Probe {
 }
 
 /// Walk the datagram's records and handshake fragments for the server's Certificate. The
-/// server is the side that sent the ServerHello (`state[2]`: its direction + 1).
+/// server is the side that sent the ServerHello ([`State::server`]).
 fn server_cert(cx: &mut Cx<'_>) -> Step {
     let dir = if cx.hints.dir == Dir::ToServer { 1 } else { 2 };
     let mut r = Rd::new(cx.data);
@@ -80,7 +91,7 @@ fn server_cert(cx: &mut Cx<'_>) -> Step {
         let Some(rec) = r.take(len as usize) else {
             break;
         };
-        if cx.state[2] == dir && (ct != 22 || epoch != 0) {
+        if cx.state::<State>().server == dir && (ct != 22 || epoch != 0) {
             // ChangeCipherSpec or encrypted records from the server: no certificate came.
             return Step::Done;
         }
@@ -102,13 +113,13 @@ fn server_cert(cx: &mut Cx<'_>) -> Step {
             let (off, mlen) = (off as usize, mlen as usize);
             match t {
                 2 => {
-                    cx.state[2] = dir;
+                    cx.state::<State>().server = dir;
                     // DTLS 1.3 encrypts the certificate.
                     if off == 0 && sh_parse(frag).is_some_and(|(v, _)| v == 0xfefc) {
                         return Step::Done;
                     }
                 }
-                11 if cx.state[2] == dir => {
+                11 if cx.state::<State>().server == dir => {
                     let whole = off == 0 && frag.len() >= mlen;
                     if whole {
                         return certificate(frag, true, Step::More, cx.meta);
@@ -136,7 +147,7 @@ fn server_cert(cx: &mut Cx<'_>) -> Step {
                         s => return s,
                     }
                 }
-                12..=14 if cx.state[2] == dir => return Step::Done,
+                12..=14 if cx.state::<State>().server == dir => return Step::Done,
                 _ => {}
             }
         }

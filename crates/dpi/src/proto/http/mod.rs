@@ -52,8 +52,28 @@ const METHODS: &[&[u8]] = &[
     b"SEARCH ",
 ];
 
+/// Per-flow state (SOCKS keeps its own after it: see `socks`).
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+pub(crate) struct State {
+    /// What was read: [`REQ_DONE`], [`STATUS_DONE`], [`STARTED`].
+    done: u8,
+    /// What the first request was: [`PLAIN`], [`VIA_PROXY`], [`TUNNEL`] (0: none yet).
+    kind: u8,
+}
+
+/// [`State::done`]: the request was read.
 const REQ_DONE: u8 = 1;
+/// [`State::done`]: the status line was read.
 const STATUS_DONE: u8 = 2;
+/// [`State::done`]: a request is being gathered over several segments.
+const STARTED: u8 = 4;
+/// [`State::kind`]: a request to a proxy (absolute URL).
+const VIA_PROXY: u8 = 1;
+/// [`State::kind`]: a CONNECT request (a tunnel).
+const TUNNEL: u8 = 2;
+/// [`State::kind`]: a request to the origin server.
+const PLAIN: u8 = 3;
 
 /// Does `d` start with an HTTP request method and a space?
 pub fn is_request(d: &[u8]) -> bool {
@@ -75,7 +95,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     // inside a response has the roles swapped (http_starting_with_reply.pcapng, where nDPI
     // lists the server's port as the source too). Until a request is seen, a status line
     // from the "client" is a response, and a request from the "server" is the request.
-    let no_request = cx.state[0] & REQ_DONE == 0;
+    let no_request = cx.state::<State>().done & REQ_DONE == 0;
     let role = match cx.hints.dir {
         Dir::ToServer if no_request && status(d).is_some() => Dir::ToClient,
         Dir::ToClient if no_request && status(d).is_none() && is_request(d) => Dir::ToServer,
@@ -83,8 +103,8 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     };
     match role {
         Dir::ToServer => {
-            if cx.state[0] & REQ_DONE != 0 {
-                if cx.state[1] == 2 && cx.meta.get(Field::Sni).is_none() {
+            if cx.state::<State>().done & REQ_DONE != 0 {
+                if cx.state::<State>().kind == TUNNEL && cx.meta.get(Field::Sni).is_none() {
                     // Through a CONNECT tunnel: the TLS ClientHello's SNI, as tshark shows it.
                     if crate::proto::tls::hello_in_record(d, cx.meta) == Some(false) {
                         cx.incomplete();
@@ -92,7 +112,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
                 }
                 return more(cx);
             }
-            if cx.state[0] == 0 && cx.hints.nth == 0 && d.starts_with(H2_PREFACE) {
+            if cx.state::<State>().done == 0 && cx.hints.nth == 0 && d.starts_with(H2_PREFACE) {
                 return Probe::Certain(&HTTP2);
             }
             if !is_request(d) {
@@ -101,7 +121,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
                     cx.incomplete();
                     return Probe::Unsure;
                 }
-                return if cx.state[0] != 0 {
+                return if cx.state::<State>().done != 0 {
                     more(cx)
                 } else {
                     Probe::NotForUs
@@ -115,10 +135,10 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
                 // A response before any request (the capture started late) still says HTTP;
                 // the next request, if one comes within the budget, is read all the same
                 // (http_starting_with_reply.pcapng: tshark's host is in the second request).
-                cx.state[0] |= STATUS_DONE;
+                cx.state::<State>().done |= STATUS_DONE;
                 more(cx)
             }
-            None if cx.state[0] != 0 => more(cx),
+            None if cx.state::<State>().done != 0 => more(cx),
             None if d.len() < 12 && b"HTTP/1.".starts_with(d.get(..d.len().min(7)).unwrap_or(&[])) => {
                 cx.incomplete();
                 Probe::Unsure
@@ -130,13 +150,13 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
 
 /// Certain; keep listening while the request or the status is missing.
 fn more(cx: &mut Cx<'_>) -> Probe {
-    let tunnel = cx.state[1] == 2 && cx.meta.get(Field::Sni).is_none();
-    if cx.state[0] & (REQ_DONE | STATUS_DONE) != REQ_DONE | STATUS_DONE || tunnel {
+    let tunnel = cx.state::<State>().kind == TUNNEL && cx.meta.get(Field::Sni).is_none();
+    if cx.state::<State>().done & (REQ_DONE | STATUS_DONE) != REQ_DONE | STATUS_DONE || tunnel {
         cx.want_more();
     }
-    Probe::Certain(match cx.state[1] {
-        1 => &PROXY,
-        2 => &CONNECT,
+    Probe::Certain(match cx.state::<State>().kind {
+        VIA_PROXY => &PROXY,
+        TUNNEL => &CONNECT,
         _ => &LABEL,
     })
 }
@@ -154,7 +174,7 @@ fn request(cx: &mut Cx<'_>) -> Probe {
             if line.windows(7).any(|w| w == b" HTTP/1") {
                 cx.malformed();
                 lenient_headers(cx);
-                cx.state[0] |= REQ_DONE;
+                cx.state::<State>().done |= REQ_DONE;
                 return more(cx);
             }
             return Probe::NotForUs;
@@ -175,13 +195,14 @@ fn request(cx: &mut Cx<'_>) -> Probe {
         }
     }
     cx.set(Field::HttpMethod, method.as_bytes());
-    if cx.state[1] == 0 {
-        cx.state[1] = if method == "CONNECT" {
-            2
+    let st = cx.state::<State>();
+    if st.kind == 0 {
+        st.kind = if method == "CONNECT" {
+            TUNNEL
         } else if path.starts_with("http://") {
-            1
+            VIA_PROXY
         } else {
-            3
+            PLAIN
         };
     }
     cx.set(Field::HttpHost, host);
@@ -200,10 +221,10 @@ fn request(cx: &mut Cx<'_>) -> Probe {
         // Headers continue in the next segment: show me the whole request then.
         cx.incomplete();
         cx.want_more();
-        cx.state[0] |= 4;
+        cx.state::<State>().done |= STARTED;
         return more(cx);
     }
-    cx.state[0] |= REQ_DONE;
+    cx.state::<State>().done |= REQ_DONE;
     more(cx)
 }
 

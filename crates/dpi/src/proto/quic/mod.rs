@@ -135,8 +135,24 @@ const MAX_PKT: usize = 4096;
 /// CRYPTO bytes gathered from one Initial.
 const MAX_CRYPTO: usize = 4096;
 
+/// Per-flow state.
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+struct State {
+    /// The flow is QUIC (1).
+    seen: u8,
+    /// Length of `dcid` (0: not kept).
+    dcid_len: u8,
+    /// The client's first destination connection id, when it fits: its keys protect later
+    /// Initials too.
+    dcid: [u8; DCID_KEPT],
+}
+
+/// Longest first DCID kept.
+const DCID_KEPT: usize = STATE_BYTES - 2;
+
 fn probe(cx: &mut Cx<'_>) -> Probe {
-    if cx.state[0] != 0 {
+    if cx.state::<State>().seen != 0 {
         // Chosen already: a later packet may name the version (after a reserved one) and a
         // later client Initial may still carry the SNI.
         let d = cx.data;
@@ -153,10 +169,9 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
             }
         }
         if cx.hints.dir == Dir::ToServer && cx.meta.get(Field::Ja4).is_none() {
-            let n = usize::from(cx.state[1]).min(STATE_BYTES - 2);
-            let mut first = [0u8; STATE_BYTES - 2];
-            first[..n].copy_from_slice(&cx.state[2..2 + n]);
-            let _ = initial(cx.data, cx.meta, cx.stash.as_mut(), &first[..n]);
+            let st = *cx.state::<State>();
+            let first = st.dcid.get(..usize::from(st.dcid_len)).unwrap_or(&[]);
+            let _ = initial(cx.data, cx.meta, cx.stash.as_mut(), first);
         }
         return done(cx);
     }
@@ -182,7 +197,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
             return Probe::NotForUs;
         }
         cx.meta.set(Field::QuicVersion, name.as_bytes());
-        cx.state[0] = 1;
+        cx.state::<State>().seen = 1;
         return Probe::Certain(&LABEL);
     }
     let (Some(dcid), Some(scid)) = (r.vec8(), r.vec8()) else {
@@ -207,9 +222,10 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     cx.meta.set(Field::QuicVersion, name.as_bytes());
     if cx.hints.dir == Dir::ToServer && salt(version).is_some() {
         // Remember the first DCID (its keys protect later Initials too) when it fits.
-        if dcid.len() <= STATE_BYTES - 2 {
-            cx.state[1] = dcid.len() as u8;
-            cx.state[2..2 + dcid.len()].copy_from_slice(dcid);
+        let st = cx.state::<State>();
+        if let Some(keep) = st.dcid.get_mut(..dcid.len()) {
+            keep.copy_from_slice(dcid);
+            st.dcid_len = dcid.len() as u8;
         }
         match initial(d, cx.meta, cx.stash.as_mut(), &[]) {
             Some(true) => {}
@@ -217,7 +233,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
             None => cx.malformed(),
         }
     }
-    cx.state[0] = 1;
+    cx.state::<State>().seen = 1;
     done(cx)
 }
 
@@ -249,7 +265,7 @@ fn gquic_public(cx: &mut Cx<'_>) -> Probe {
     if let Some(sni) = gquic_sni(d) {
         cx.meta.set(Field::Sni, sni);
     }
-    cx.state[0] = 1;
+    cx.state::<State>().seen = 1;
     Probe::Certain(&LABEL)
 }
 

@@ -24,7 +24,15 @@ pub static INSPECTOR: Inspector = Inspector {
     probe,
 };
 
-/// `state[0]`: an RDP-UDP flow whose ClientHello is still to come.
+/// Per-flow state.
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+struct State {
+    /// [`UDP_HELLO`]: an RDP-UDP flow whose ClientHello is still to come.
+    phase: u8,
+}
+
+/// [`State::phase`] of an RDP-UDP flow whose ClientHello is still to come.
 const UDP_HELLO: u8 = 1;
 
 /// How far into an RDP-UDP datagram its headers (FEC, acknowledgement vector, source payload)
@@ -32,7 +40,7 @@ const UDP_HELLO: u8 = 1;
 const HELLO_WITHIN: usize = 64;
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
-    if cx.state[0] == UDP_HELLO {
+    if cx.state::<State>().phase == UDP_HELLO {
         return udp_hello(cx);
     }
     let d = cx.data;
@@ -59,7 +67,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         return Probe::NotForUs;
     }
     if cx.hints.transport == UDP {
-        cx.state[0] = UDP_HELLO;
+        cx.state::<State>().phase = UDP_HELLO;
         cx.want_more();
     }
     Probe::Certain(&LABEL)
@@ -74,7 +82,7 @@ fn udp_hello(cx: &mut Cx<'_>) -> Probe {
             if crate::proto::tls::hello_in_record(h, cx.meta) != Some(true) {
                 cx.malformed();
             }
-            cx.state[0] = 0;
+            cx.state::<State>().phase = 0;
         }
         _ => cx.want_more(),
     }

@@ -13,7 +13,7 @@
 //! extends it with its own files ([`crate::DpiRules::new`]): the set belongs to the run, and the
 //! probe reads it from [`Cx`], so two runs in one process each match their own.
 
-use crate::{Cx, Inspector, Label, Probe, STATE_BYTES, TCP, UDP};
+use crate::{Cx, Inspector, Label, Probe, StateArea, TCP, UDP};
 use std::collections::HashMap;
 
 /// Most bytes a signature may cover (positions of the Zobrist table).
@@ -291,9 +291,17 @@ pub const SEED: u64 = 0x5eed_0001;
 /// ([`chosen`]); the engine names the flow by that signature's label in the run's registry.
 pub static BY_SIGNATURE: Label = crate::proto::label("(signature)", "Unspecified");
 
+/// Per-flow state.
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+struct State {
+    /// The index of the signature that matched.
+    index: u32,
+}
+
 /// The index of the signature the inspector matched, from its state.
-pub fn chosen(state: &[u8; STATE_BYTES]) -> usize {
-    u32::from_le_bytes([state[0], state[1], state[2], state[3]]) as usize
+pub fn chosen(state: &StateArea) -> usize {
+    state.view::<State>().index as usize
 }
 
 /// The signature inspector: runs after the protocol parsers (last in the registry).
@@ -310,9 +318,7 @@ pub static INSPECTOR: Inspector = Inspector {
 fn probe(cx: &mut Cx<'_>) -> Probe {
     match cx.sigs.find_index(cx.hints.transport, cx.data) {
         Some(i) => {
-            if let Some(s) = cx.state.get_mut(..4) {
-                s.copy_from_slice(&i.to_le_bytes());
-            }
+            cx.state::<State>().index = i;
             Probe::Certain(&BY_SIGNATURE)
         }
         // Signatures anchor at the start of a packet: only the first of each direction counts.

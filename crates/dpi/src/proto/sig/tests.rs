@@ -46,7 +46,7 @@ fn corpus_vectors() {
             hints,
             data,
             crate::Meta::default(),
-            [0; STATE_BYTES],
+            crate::StateArea::ZERO,
         );
         match r {
             Probe::Certain(l) if std::ptr::eq(l, &BY_SIGNATURE) => {

@@ -40,15 +40,25 @@ pub(crate) fn reply(d: &[u8], code: &[u8; 3]) -> bool {
         && d.ends_with(b"\r\n")
 }
 
+/// Per-flow state.
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+struct State {
+    /// The flow opened as SMTP (1): later segments are read as the envelope.
+    open: u8,
+    /// The client asked for STARTTLS (1): the server's next reply decides.
+    starttls: u8,
+}
+
 fn probe(cx: &mut Cx<'_>) -> Probe {
-    if cx.state[0] != 0 {
+    if cx.state::<State>().open != 0 {
         return envelope(cx);
     }
     let d = cx.data;
     match cx.hints.dir {
         Dir::ToClient if cx.hints.nth == 0 && reply(d, b"220") => {
             if line_has(d, b"SMTP") {
-                cx.state[0] = 1;
+                cx.state::<State>().open = 1;
                 envelope(cx)
             } else if line_has(d, b"FTP") {
                 Probe::NotForUs
@@ -61,7 +71,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
             if (cmd.eq_ignore_ascii_case(b"EHLO ") || cmd.eq_ignore_ascii_case(b"HELO "))
                 && d.ends_with(b"\r\n")
             {
-                cx.state[0] = 1;
+                cx.state::<State>().open = 1;
                 envelope(cx)
             } else {
                 Probe::NotForUs
@@ -77,8 +87,7 @@ const MAX_LINES: usize = 32;
 /// Read the client's envelope commands in this segment (whole lines only) and ask for more
 /// until the first recipient or the end of the envelope.
 fn envelope(cx: &mut Cx<'_>) -> Probe {
-    // state[1]: the client asked for STARTTLS; the server's next reply decides.
-    if cx.state[1] != 0 {
+    if cx.state::<State>().starttls != 0 {
         if cx.hints.dir == Dir::ToServer {
             cx.want_more();
             return Probe::Certain(&LABEL);
@@ -106,7 +115,7 @@ fn envelope(cx: &mut Cx<'_>) -> Probe {
                 cx.set(Field::SmtpRcpt, address(line.get(8..).unwrap_or(&[])));
                 done = true;
             } else if starts_with_ci(line, b"STARTTLS") {
-                cx.state[1] = 1;
+                cx.state::<State>().starttls = 1;
                 cx.want_more();
                 return Probe::Certain(&LABEL);
             } else if [&b"DATA"[..], b"BDAT", b"QUIT"]

@@ -24,10 +24,20 @@ pub static INSPECTOR: Inspector = Inspector {
     probe,
 };
 
-/// `state[TUNNEL]`: the flow is SOCKS, and what its tunnel carries. The last state byte: the
-/// HTTP inspector, which reads an HTTP tunnel, uses the first ones.
-const TUNNEL: usize = STATE_BYTES - 1;
-/// The handshake was seen.
+/// Per-flow state. The HTTP inspector, called on an HTTP tunnel with this flow's context, keeps
+/// its own state at the start of the area: `tunnel` is the last byte, after it.
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+struct State {
+    /// The HTTP inspector's state while it reads a tunnelled request.
+    http: [u8; STATE_BYTES - 1],
+    /// [`SOCKS`] once the handshake was seen, with what the tunnel carries.
+    tunnel: u8,
+}
+
+const _: () = assert!(std::mem::size_of::<crate::proto::http::State>() < STATE_BYTES);
+
+/// [`State::tunnel`]: the handshake was seen.
 const SOCKS: u8 = 0x80;
 /// The client's first data after the handshake was a TLS handshake record.
 const TLS: u8 = 1;
@@ -37,12 +47,12 @@ const HTTP: u8 = 2;
 const DONE: u8 = 3;
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
-    if cx.state[TUNNEL] & SOCKS != 0 {
+    if cx.state::<State>().tunnel & SOCKS != 0 {
         return tunnel(cx);
     }
     let r = handshake(cx);
     if matches!(r, Probe::Certain(_)) {
-        cx.state[TUNNEL] = SOCKS;
+        cx.state::<State>().tunnel = SOCKS;
         cx.want_more();
     }
     r
@@ -52,7 +62,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
 fn tunnel(cx: &mut Cx<'_>) -> Probe {
     let d = cx.data;
     let to_server = cx.hints.dir == Dir::ToServer;
-    let what = cx.state[TUNNEL] & !SOCKS;
+    let what = cx.state::<State>().tunnel & !SOCKS;
     let what = match what {
         0 if to_server && d.first() == Some(&0x16) && d.get(1) == Some(&3) => TLS,
         0 if to_server && crate::proto::http::is_request(d) => HTTP,
@@ -65,7 +75,7 @@ fn tunnel(cx: &mut Cx<'_>) -> Probe {
         0 => DONE,
         w => w,
     };
-    cx.state[TUNNEL] = SOCKS | what;
+    cx.state::<State>().tunnel = SOCKS | what;
     match what {
         TLS if to_server => {
             // A cut hello: the reassembled stream is shown again with the next segment.
@@ -73,7 +83,7 @@ fn tunnel(cx: &mut Cx<'_>) -> Probe {
                 cx.incomplete();
                 cx.want_more();
             } else {
-                cx.state[TUNNEL] = SOCKS | DONE;
+                cx.state::<State>().tunnel = SOCKS | DONE;
             }
         }
         TLS => cx.want_more(),
@@ -82,7 +92,7 @@ fn tunnel(cx: &mut Cx<'_>) -> Probe {
             // verdict is not the flow's.
             let http = (crate::proto::http::INSPECTOR.probe)(cx);
             if http == Probe::NotForUs {
-                cx.state[TUNNEL] = SOCKS | DONE;
+                cx.state::<State>().tunnel = SOCKS | DONE;
             }
         }
         _ => {}

@@ -20,8 +20,19 @@ pub static INSPECTOR: Inspector = Inspector {
     probe,
 };
 
+/// Per-flow state.
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+struct State {
+    /// What was read: [`CLIENT`], [`SERVER`] banners, the client's KEXINIT ([`HASSH`]).
+    seen: u8,
+}
+
+/// [`State::seen`]: the client's banner.
 const CLIENT: u8 = 1;
+/// [`State::seen`]: the server's banner.
 const SERVER: u8 = 2;
+/// [`State::seen`]: the client's KEXINIT (its HASSH written).
 const HASSH: u8 = 4;
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
@@ -33,10 +44,10 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         let banner = d.get(..end.unwrap_or(d.len())).unwrap_or(&[]);
         if client {
             cx.set(Field::SshClient, banner);
-            cx.state[0] |= CLIENT;
+            cx.state::<State>().seen |= CLIENT;
         } else {
             cx.set(Field::SshServer, banner);
-            cx.state[0] |= SERVER;
+            cx.state::<State>().seen |= SERVER;
         }
         rest = match d.windows(2).position(|w| w == b"\r\n") {
             Some(p) => d.get(p + 2..).unwrap_or(&[]),
@@ -45,24 +56,24 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
                 None => &[],
             },
         };
-    } else if cx.state[0] == 0 {
+    } else if cx.state::<State>().seen == 0 {
         return if b"SSH-".starts_with(d) {
             Probe::Unsure
         } else {
             Probe::NotForUs
         };
     }
-    if client && cx.state[0] & HASSH == 0 && !rest.is_empty() {
+    if client && cx.state::<State>().seen & HASSH == 0 && !rest.is_empty() {
         match kexinit(rest) {
             Kex::Done(h) => {
                 cx.set(Field::Hassh, &h);
-                cx.state[0] |= HASSH;
+                cx.state::<State>().seen |= HASSH;
             }
             Kex::Short => cx.incomplete(),
             Kex::Other => {}
         }
     }
-    if cx.state[0] & (CLIENT | SERVER | HASSH) != CLIENT | SERVER | HASSH {
+    if cx.state::<State>().seen & (CLIENT | SERVER | HASSH) != CLIENT | SERVER | HASSH {
         cx.want_more();
     }
     Probe::Certain(&LABEL)

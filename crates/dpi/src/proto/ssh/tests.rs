@@ -10,7 +10,8 @@ fn banner_and_hassh_from_corpus() {
     let (r, m) = probe(&INSPECTOR, to_server(TCP, 22), &vector!("ssh_client_banner"));
     assert_eq!(r, Probe::Certain(&LABEL));
     assert_eq!(m.get(Field::SshClient), Some("SSH-2.0-OpenSSH_5.6"));
-    let state = [CLIENT, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+    let mut state = crate::StateArea::ZERO;
+    state.get::<State>().seen = CLIENT;
     let kex = vector!("ssh_client_kexinit");
     let sigs = crate::tests::builtin_sigs();
     let (r, meta, _) =

@@ -93,11 +93,23 @@ pub fn is_whatsapp_stun(d: &[u8]) -> bool {
     typ & 0xc000 == 0 && cookie == COOKIE && 20 + usize::from(len) == d.len() && is_whatsapp(d)
 }
 
-/// `state[3]` (DTLS keeps `state[1]` and `state[2]`): the flow showed a WhatsApp call's STUN.
-const WA: u8 = 1;
+/// Per-flow state. DTLS's comes first: a STUN flow that turns to DTLS is handed to
+/// [`crate::proto::dtls::handshake`], which keeps its own at the start of the area.
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+struct State {
+    /// DTLS's state once the flow carries DTLS.
+    dtls: crate::proto::dtls::State,
+    /// A STUN message was seen (1).
+    seen: u8,
+    /// [`WA`].
+    flags: u8,
+    /// Datagrams of the flow seen since (and with) its first STUN message, capped at 255.
+    since: u8,
+}
 
-/// `state[4]`: datagrams of the flow seen since (and with) its first STUN message.
-const SINCE: usize = 4;
+/// [`State::flags`]: the flow showed a WhatsApp call's STUN.
+const WA: u8 = 1;
 
 /// nDPI looks at a STUN flow's first message and six more datagrams (its extra dissection)
 /// for media: RTP later than that leaves the flow STUN (whatsapp_login_call.pcap flow 10, RTP
@@ -106,12 +118,12 @@ const MEDIA_WITHIN: u8 = 7;
 
 /// Is the flow with state `st` a WhatsApp call's (and not DTLS, which WhatsApp does not use and
 /// whose label must stay)?
-fn whatsapp(st: &[u8]) -> bool {
-    st.get(3).is_some_and(|f| f & WA != 0) && st.get(1) == Some(&0)
+fn whatsapp(st: &State) -> bool {
+    st.flags & WA != 0 && st.dtls.flags == 0
 }
 
 /// The label of a STUN message on a flow whose state is `st`.
-fn stun_label(st: &[u8]) -> &'static Label {
+fn stun_label(st: &State) -> &'static Label {
     if whatsapp(st) {
         &WHATSAPP
     } else {
@@ -127,8 +139,9 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
             usize::from(u16::from_be_bytes([l[0], l[1]])) + 2 <= cx.data.len()
         })
         && is_stun(cx.data.get(2..).unwrap_or(&[]), true);
-    if cx.state[0] != 0 {
-        cx.state[SINCE] = cx.state[SINCE].saturating_add(1);
+    if cx.state::<State>().seen != 0 {
+        let st = cx.state::<State>();
+        st.since = st.since.saturating_add(1);
         // After STUN, WebRTC media sets up DTLS on the same 5-tuple: nDPI names the flow
         // DTLS then.
         if !tcp && crate::proto::dtls::is_dtls(cx.data) {
@@ -136,31 +149,32 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
             return crate::proto::dtls::handshake(cx);
         }
         if !tcp && is_whatsapp_stun(cx.data) {
-            cx.state[3] |= WA;
+            cx.state::<State>().flags |= WA;
         }
         // RTP after a WhatsApp call's STUN is its encrypted media: nDPI's SRTP.WhatsAppCall.
         // (Without an application nDPI keeps STUN as the master: STUN/RTP.)
         if !tcp
-            && cx.state[SINCE] <= MEDIA_WITHIN
-            && whatsapp(&cx.state[..])
+            && cx.state::<State>().since <= MEDIA_WITHIN
+            && whatsapp(cx.state::<State>())
             && crate::proto::rtp::is_rtp(cx.data)
         {
             return Probe::Certain(&crate::proto::rtp::SRTP_WHATSAPP);
         }
         cx.want_more();
-        return Probe::Certain(stun_label(&cx.state[..]));
+        return Probe::Certain(stun_label(cx.state::<State>()));
     }
     let whatsapp = !tcp && is_whatsapp_stun(cx.data);
     if framed || whatsapp || is_stun(cx.data, tcp) {
-        cx.state[0] = 1;
-        cx.state[SINCE] = 1;
+        let st = cx.state::<State>();
+        st.seen = 1;
+        st.since = 1;
         if !tcp {
             if whatsapp {
-                cx.state[3] |= WA;
+                st.flags |= WA;
             }
             cx.want_more();
         }
-        Probe::Certain(stun_label(&cx.state[..]))
+        Probe::Certain(stun_label(cx.state::<State>()))
     } else if cx.data.len() < 20 && cx.hints.transport == TCP {
         Probe::Unsure
     } else {

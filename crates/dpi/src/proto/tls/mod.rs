@@ -63,9 +63,22 @@ pub static INSPECTOR: Inspector = Inspector {
     probe,
 };
 
+/// Per-flow state.
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+struct State {
+    /// What was read: [`CH_DONE`], [`SH_DONE`], [`CERT_DONE`], or [`STARTED`] (0: the flow is
+    /// not known to be TLS yet).
+    done: u8,
+}
+
+/// [`State::done`]: the ClientHello was read.
 const CH_DONE: u8 = 1;
+/// [`State::done`]: the ServerHello was read.
 const SH_DONE: u8 = 2;
-/// The server's certificate names were read, or will never be seen in clear.
+/// [`State::done`]: a hello is being gathered over several segments.
+const STARTED: u8 = 4;
+/// [`State::done`]: the server's certificate names were read, or will never be seen in clear.
 const CERT_DONE: u8 = 8;
 /// Everything this inspector looks for.
 const ALL: u8 = CH_DONE | SH_DONE | CERT_DONE;
@@ -110,7 +123,7 @@ fn after_alerts(d: &[u8]) -> &[u8] {
 /// [`probe_tls`], naming the flow HAProxy when its first bytes are a PROXY header (the TLS
 /// behind it is still read: SNI, JA3, ...).
 fn probe(cx: &mut Cx<'_>) -> Probe {
-    let proxied = cx.state[0] == 0
+    let proxied = cx.state::<State>().done == 0
         && cx.hints.dir == Dir::ToServer
         && after_proxy_header(cx.data).is_some();
     match probe_tls(cx) {
@@ -121,7 +134,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
 
 fn probe_tls(cx: &mut Cx<'_>) -> Probe {
     let mut d = cx.data;
-    if cx.state[0] == 0 && cx.hints.dir == Dir::ToServer {
+    if cx.state::<State>().done == 0 && cx.hints.dir == Dir::ToServer {
         if let Some(rest) = after_proxy_header(d) {
             d = rest;
         }
@@ -132,7 +145,7 @@ fn probe_tls(cx: &mut Cx<'_>) -> Probe {
     let mut r = Rd::new(d);
     // Record header: handshake (22), version 3.x, length.
     let (Some(ct), Some(maj), Some(min), Some(rlen)) = (r.u8(), r.u8(), r.u8(), r.u16()) else {
-        if cx.state[0] != 0 {
+        if cx.state::<State>().done != 0 {
             return more(cx);
         }
         if d.first() == Some(&22) && d.get(1).is_none_or(|&v| v == 3) {
@@ -142,10 +155,10 @@ fn probe_tls(cx: &mut Cx<'_>) -> Probe {
         return Probe::NotForUs;
     };
     if ct != 22 || maj != 3 || min > 4 || rlen == 0 || rlen as usize > 16384 + 2048 {
-        return if cx.state[0] != 0 {
+        return if cx.state::<State>().done != 0 {
             more(cx)
         } else if records_only(d) {
-            cx.state[0] = ALL;
+            cx.state::<State>().done = ALL;
             Probe::Certain(tls_label(cx))
         } else {
             Probe::NotForUs
@@ -160,18 +173,18 @@ fn probe_tls(cx: &mut Cx<'_>) -> Probe {
         (Dir::ToServer, 1) | (Dir::ToClient, 2) => ht,
         // A ServerHello from the side that spoke first: the capture began after the
         // ClientHello (riot.pcapng); read the server's half all the same.
-        (Dir::ToServer, 2) if cx.state[0] == 0 => ht,
-        _ if cx.state[0] != 0 => return more(cx),
+        (Dir::ToServer, 2) if cx.state::<State>().done == 0 => ht,
+        _ if cx.state::<State>().done != 0 => return more(cx),
         // A handshake record of another kind (renegotiation, mid-stream): TLS all the same.
         (_, 0..=24) if hlen as usize <= MAX_HELLO => {
-            cx.state[0] = ALL;
+            cx.state::<State>().done = ALL;
             return Probe::Certain(tls_label(cx));
         }
         _ => return Probe::NotForUs,
     };
     if hlen as usize > MAX_HELLO {
         cx.malformed();
-        return if cx.state[0] != 0 {
+        return if cx.state::<State>().done != 0 {
             more(cx)
         } else {
             Probe::NotForUs
@@ -195,31 +208,31 @@ fn probe_tls(cx: &mut Cx<'_>) -> Probe {
     };
     let complete = body.len() >= hlen as usize;
     if want == 1 {
-        if cx.state[0] & CH_DONE == 0 {
+        if cx.state::<State>().done & CH_DONE == 0 {
             if !complete {
                 cx.incomplete();
                 cx.want_more();
-                cx.state[0] |= 4;
+                cx.state::<State>().done |= STARTED;
                 return Probe::Certain(tls_label(cx));
             }
             if client_hello(body, b't', cx.meta).is_none() {
                 cx.malformed();
             }
-            cx.state[0] |= CH_DONE;
+            cx.state::<State>().done |= CH_DONE;
         }
-    } else if cx.state[0] & SH_DONE == 0 {
+    } else if cx.state::<State>().done & SH_DONE == 0 {
         if !complete && body.len() < 40 {
             cx.incomplete();
             cx.want_more();
-            cx.state[0] |= 4;
+            cx.state::<State>().done |= STARTED;
             return Probe::Certain(tls_label(cx));
         }
         if server_hello(body, cx.meta).is_none() {
             cx.malformed();
         }
-        cx.state[0] |= SH_DONE;
+        cx.state::<State>().done |= SH_DONE;
     }
-    if want == 2 && cx.state[0] & CERT_DONE == 0 {
+    if want == 2 && cx.state::<State>().done & CERT_DONE == 0 {
         match server_cert(d, cx.meta) {
             Step::More => {
                 cx.incomplete();
@@ -229,7 +242,7 @@ fn probe_tls(cx: &mut Cx<'_>) -> Probe {
             Step::Done => {}
             Step::Bad => cx.malformed(),
         }
-        cx.state[0] |= CERT_DONE;
+        cx.state::<State>().done |= CERT_DONE;
     }
     more(cx)
 }
@@ -381,7 +394,7 @@ fn gather(first: &[u8], r: &mut Rd<'_>, hlen: usize) -> Buf<MAX_HELLO> {
 }
 
 fn more(cx: &mut Cx<'_>) -> Probe {
-    if cx.state[0] & ALL != ALL {
+    if cx.state::<State>().done & ALL != ALL {
         cx.want_more();
     }
     Probe::Certain(tls_label(cx))

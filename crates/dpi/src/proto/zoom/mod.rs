@@ -67,6 +67,14 @@ pub fn is_media(d: &[u8]) -> bool {
     d.len() >= need
 }
 
+/// Per-flow state.
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+struct State {
+    /// Datagrams seen since an opening claimed the flow (0: none yet), capped at 255.
+    since_open: u8,
+}
+
 fn probe(cx: &mut Cx<'_>) -> Probe {
     let d = cx.data;
     if !PORTS.iter().any(|&p| cx.hints.port(p)) {
@@ -75,16 +83,17 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     if is_media(d) {
         return Probe::Certain(&SRTP);
     }
-    if cx.state[0] != 0 {
+    let st = cx.state::<State>();
+    if st.since_open != 0 {
         // Chosen on an opening: media may follow within a few datagrams.
-        cx.state[0] = cx.state[0].saturating_add(1);
-        if cx.state[0] <= LOOK {
+        st.since_open = st.since_open.saturating_add(1);
+        if st.since_open <= LOOK {
             cx.want_more();
         }
         return Probe::Certain(&LABEL);
     }
     if is_open(d) {
-        cx.state[0] = 1;
+        cx.state::<State>().since_open = 1;
         cx.want_more();
         return Probe::Certain(&LABEL);
     }
