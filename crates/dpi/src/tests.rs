@@ -510,3 +510,25 @@ fn select_cuts_udp_at_each_minimum_length() {
         }
     }
 }
+
+/// Unsure candidates' evidence: kept in a free slot, replaced in its own, freed when it is
+/// all zero again, and dropped and counted when every slot is taken.
+#[test]
+fn pending_evidence_slots() {
+    let mut pending = [(0u16, StateArea::ZERO); PENDING];
+    let mut dropped = 0;
+    let a = StateArea::from_bytes([1; STATE_BYTES]);
+    let b = StateArea::from_bytes([2; STATE_BYTES]);
+    keep(&mut pending, None, 5, &a, &mut dropped);
+    keep(&mut pending, None, 9, &b, &mut dropped);
+    assert_eq!(pending, [(5, a), (9, b)]);
+    keep(&mut pending, None, 12, &a, &mut dropped);
+    assert_eq!(dropped, 1);
+    keep(&mut pending, Some(1), 9, &a, &mut dropped);
+    assert_eq!(pending[1], (9, a));
+    keep(&mut pending, Some(0), 5, &StateArea::ZERO, &mut dropped);
+    assert_eq!(pending[0], (0, StateArea::ZERO));
+    keep(&mut pending, None, 12, &b, &mut dropped);
+    assert_eq!(pending[0], (12, b));
+    assert_eq!(dropped, 1);
+}

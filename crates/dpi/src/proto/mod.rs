@@ -200,6 +200,8 @@ protocols! {
     // Captures outside the corpus, 2026-11-23 (fourth session).
     dingtalk,
     halflife2,
+    // Issue 20: evidence over two messages (typed state kept while unsure).
+    bfcp,
     // Named by address block and port, as nDPI does (no payload test is possible).
     apple_push,
     protobuf, // structural only, no magic: after every parser that could name the flow
