@@ -946,7 +946,8 @@ fn list(a: ListArgs) -> Result<ExitCode, String> {
         ListWhat::Protocols => {
             let rules = a.engine.rules()?;
             let labels = rules.labels();
-            // protocol -> (category, by payload, by port, usual ports)
+            // protocol -> (category, by payload, by port or IP protocol number, usual ports:
+            // ("tcp"|"udp", port) or ("ip", protocol number))
             type Row = (
                 String,
                 bool,
@@ -994,11 +995,26 @@ fn list(a: ListArgs) -> Result<ExitCode, String> {
                 r.2 = true;
                 r.3.insert((t, p));
             }
+            // Transports without ports that the IP protocol number names (ICMP, OSPF, ...).
+            for n in 0..=u8::MAX {
+                if let Some(l) = wirespeed_classify::ipproto::lookup(n) {
+                    let r = rows.entry(l.master.to_string()).or_insert((
+                        l.category.to_string(),
+                        false,
+                        false,
+                        Default::default(),
+                    ));
+                    r.2 = true;
+                    r.3.insert(("ip", u16::from(n)));
+                }
+            }
             text.push_str("protocol\tcategory\trecognised by\tports\n");
             for (name, (cat, payload, port, ports)) in rows {
-                let by = match (payload, port) {
-                    (true, true) => "payload,port",
-                    (true, false) => "payload",
+                let ip = ports.iter().any(|(t, _)| *t == "ip");
+                let by = match (payload, port, ip) {
+                    (true, true, _) => "payload,port",
+                    (true, false, _) => "payload",
+                    (false, _, true) => "ip-protocol",
                     _ => "port",
                 };
                 let ports: Vec<String> = ports.iter().map(|(t, p)| format!("{t}/{p}")).collect();

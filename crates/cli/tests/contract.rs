@@ -271,6 +271,9 @@ fn list_apps_and_classifiers_and_the_summary_says_how_flows_were_named() {
     assert!(!row("DNS").contains("udp/5353"), "{}", row("DNS"));
     assert!(row("MDNS").contains("udp/5353"), "{}", row("MDNS"));
     assert!(row("BACnet").contains("udp/47808"), "{}", row("BACnet"));
+    // IANA's protocol numbers: ICMP 1, OSPF 89.
+    assert!(row("ICMP").contains("ip-protocol") && row("ICMP").contains("ip/1"));
+    assert!(row("OSPF").contains("ip/89"), "{}", row("OSPF"));
     assert!(protos.lines().count() > 200, "{protos}");
     let pcap = demo("list-demo.pcap");
     let out = ok(bin().args(["classify", "-o", "/dev/null"]).arg(&pcap));

@@ -76,6 +76,9 @@ pub const UDP: u8 = 2;
 /// Bytes of private state an inspector may keep per flow.
 pub const STATE_BYTES: usize = 16;
 
+/// How many times the budget an inspector that asked with [`Cx::want_long`] may follow a flow.
+pub const LONG_BUDGET: u8 = 8;
+
 /// Candidate inspectors per flow that may keep evidence (state) while still unsure, before one
 /// claims the flow; a further candidate's evidence is dropped and counted
 /// ([`DpiStats::evidence_dropped`]), and that inspector starts afresh on its next packet.
@@ -208,6 +211,24 @@ impl Hints {
     }
 }
 
+/// A connection that a flow announces (FTP's `PASV`/`EPSV` replies, `PORT`/`EPRT` commands):
+/// a TCP connection from `client` to one of `servers` on `port`, to be named `label` however its
+/// payload looks (an FTP data connection carries files, not a protocol). The engine keeps it a
+/// while and names the connection when it comes ([`Dpi::take_expect`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Expect {
+    /// The address the connection will come from.
+    pub client: IpAddr,
+    /// The address the announcement names, and the announcing flow's own server (a server
+    /// behind NAT names its inside address; clients connect to the outside one). Both may be
+    /// the same.
+    pub servers: [IpAddr; 2],
+    /// The port the connection goes to.
+    pub port: u16,
+    /// What to name it.
+    pub label: &'static Label,
+}
+
 /// What a probe sees and may write.
 pub struct Cx<'a> {
     /// Facts about this packet.
@@ -223,7 +244,10 @@ pub struct Cx<'a> {
     pub stash: Option<reasm::Stash<'a>>,
     more: bool,
     incomplete: bool,
+    long: bool,
     malformed: &'a mut u64,
+    /// A connection this flow announced (one at a time: a later one replaces it).
+    expect: &'a mut Option<Expect>,
     /// The run's byte signatures (read by the `sig` inspector).
     sigs: &'a SigSet,
 }
@@ -242,6 +266,21 @@ impl Cx<'_> {
     #[inline]
     pub fn want_more(&mut self) {
         self.more = true;
+    }
+
+    /// With [`Cx::want_more`]: follow this flow past the per-flow budget, up to
+    /// [`LONG_BUDGET`] times it in each direction (a control channel whose later lines matter:
+    /// FTP's `PASV` replies come after the login). Bounded all the same.
+    #[inline]
+    pub fn want_long(&mut self) {
+        self.long = true;
+    }
+
+    /// Announce a connection this flow has set up ([`Expect`]); the engine names it when it
+    /// comes.
+    #[inline]
+    pub fn expect(&mut self, e: Expect) {
+        *self.expect = Some(e);
     }
 
     /// With a [`Probe::Unsure`]: the message is cut at the end of this TCP segment; buffer it
@@ -495,6 +534,10 @@ struct Ctx {
     /// Evidence of candidates that answered Unsure with state: (registry index + 1, state),
     /// 0 = a free slot.
     pending: [(u16, StateArea); PENDING],
+    /// The chosen inspector follows the flow past the budget ([`Cx::want_long`]).
+    long: bool,
+    /// A connection the flow announced, not yet taken by the engine.
+    expect: Option<Expect>,
     stream: [Stream; 2],
     meta: Meta,
     matches: matcher::Matches,
@@ -512,6 +555,8 @@ impl Ctx {
             pkts: [0; 2],
             state: StateArea::ZERO,
             pending: [(0, StateArea::ZERO); PENDING],
+            long: false,
+            expect: None,
             stream: [Stream::default(); 2],
             meta: Meta::default(),
             matches: matcher::Matches::default(),
@@ -528,6 +573,8 @@ impl Ctx {
         self.pkts = [0; 2];
         self.state = StateArea::ZERO;
         self.pending = [(0, StateArea::ZERO); PENDING];
+        self.long = false;
+        self.expect = None;
         self.stream = [Stream::default(); 2];
         self.meta.clear();
         self.matches = matcher::Matches::default();
@@ -687,6 +734,8 @@ pub struct Dpi {
     reasm: ReasmPool,
     stats: DpiStats,
     subscriber: Option<Subscriber>,
+    /// The connection the last inspected packet announced ([`Dpi::take_expect`]).
+    announced: Option<Expect>,
 }
 
 /// A field subscription: the fields wanted (a bit per [`Field`]) and the callback.
@@ -703,7 +752,7 @@ impl Dpi {
     /// allocated as flows need them, up to `cfg.contexts`, and reused.
     pub fn new(cfg: DpiConfig, rules: Arc<DpiRules>) -> Self {
         // `Ctx::chosen` keeps index + 1 in a u16 (0 = none), and the bitmap holds every index.
-        const { assert!(proto::REGISTRY.len() < MAX_INSPECTORS && MAX_INSPECTORS % 64 == 0) };
+        const { assert!(proto::REGISTRY.len() < MAX_INSPECTORS && MAX_INSPECTORS.is_multiple_of(64)) };
         Dpi {
             cfg,
             rules,
@@ -712,6 +761,7 @@ impl Dpi {
             reasm: ReasmPool::new(cfg.reasm_buffers, cfg.reasm_bytes, cfg.reasm_segments),
             stats: DpiStats::default(),
             subscriber: None,
+            announced: None,
         }
     }
 
@@ -738,6 +788,13 @@ impl Dpi {
     /// The metadata of the flow with `handle`, if it holds any.
     pub fn meta(&self, handle: u32) -> Option<&Meta> {
         self.pool.get(slot(handle)?).map(|c| &c.meta)
+    }
+
+    /// The connection the packet just inspected announced, if any ([`Expect`]), with its
+    /// label's id in the run's registry: taken once.
+    pub fn take_expect(&mut self) -> Option<(Expect, LabelId)> {
+        let e = self.announced.take()?;
+        Some((e, self.rules.id_by_name(e.label)))
     }
 
     /// Did inspection of the flow with this handle end because every inspector that could speak
@@ -836,15 +893,7 @@ impl Dpi {
             match self.reasm.accept(&mut ctx.stream[d], p.seq, p.payload) {
                 reasm::Deliver::Nothing => None,
                 reasm::Deliver::Direct => {
-                    let (f, inc) = run(
-                        rules,
-                        ctx,
-                        sel,
-                        &hints,
-                        p.payload,
-                        &mut self.stats,
-                        None,
-                    );
+                    let (f, inc) = run(rules, ctx, sel, &hints, p.payload, &mut self.stats, None);
                     if inc {
                         self.reasm.start(&mut ctx.stream[d], p.seq, p.payload);
                     }
@@ -853,15 +902,7 @@ impl Dpi {
                 reasm::Deliver::Buffered => {
                     let (f, inc) = {
                         let data = self.reasm.data(&ctx.stream[d]);
-                        run(
-                            rules,
-                            ctx,
-                            sel,
-                            &hints,
-                            data,
-                            &mut self.stats,
-                            None,
-                        )
+                        run(rules, ctx, sel, &hints, data, &mut self.stats, None)
                     };
                     if !inc {
                         self.reasm.free(&mut ctx.stream[d]);
@@ -871,16 +912,7 @@ impl Dpi {
             }
         } else {
             let pool = Some(&mut self.reasm);
-            run(
-                rules,
-                ctx,
-                sel,
-                &hints,
-                p.payload,
-                &mut self.stats,
-                pool,
-            )
-            .0
+            run(rules, ctx, sel, &hints, p.payload, &mut self.stats, pool).0
         };
         if let Some(sub) = &mut self.subscriber {
             for (f, v) in ctx.meta.iter() {
@@ -909,7 +941,12 @@ impl Dpi {
             ctx.counted = true;
             self.stats.identified += 1;
         }
-        if !ctx.done && ctx.pkts[0] >= self.cfg.budget && ctx.pkts[1] >= self.cfg.budget {
+        let budget = if ctx.long {
+            self.cfg.budget.saturating_mul(LONG_BUDGET)
+        } else {
+            self.cfg.budget
+        };
+        if !ctx.done && ctx.pkts[0] >= budget && ctx.pkts[1] >= budget {
             ctx.done = true;
             if ctx.chosen == 0 {
                 self.stats.budget_spent += 1;
@@ -923,6 +960,9 @@ impl Dpi {
             // One-way flows: twice the budget in one direction ends it too.
             ctx.done = true;
             self.stats.budget_spent += 1;
+        }
+        if let Some(e) = ctx.expect.take() {
+            self.announced = Some(e);
         }
         if ctx.done {
             for s in ctx.stream.iter_mut() {
@@ -954,6 +994,7 @@ pub fn probe_each(
         let mut meta = Meta::default();
         let mut st = StateArea(state);
         let mut bad = 0;
+        let mut expect = None;
         let mut cx = Cx {
             hints,
             data,
@@ -962,7 +1003,9 @@ pub fn probe_each(
             stash: None,
             more: false,
             incomplete: false,
+            long: false,
             malformed: &mut bad,
+            expect: &mut expect,
             sigs: &rules.sigs,
         };
         let r = (ins.probe)(&mut cx);
@@ -1093,11 +1136,15 @@ fn call(
         stash: pool.map(|p| reasm::Stash::new(p, &mut ctx.stream[d])),
         more: false,
         incomplete: false,
+        long: false,
         malformed,
+        expect: &mut ctx.expect,
         sigs,
     };
     let r = (ins.probe)(&mut cx);
-    (r, cx.more, cx.incomplete)
+    let (more, incomplete, long) = (cx.more, cx.incomplete, cx.long);
+    ctx.long |= long;
+    (r, more, incomplete)
 }
 
 /// Keep an unsure candidate's evidence `state` in its slot (`slot`, or a free one; none free:
@@ -1180,6 +1227,8 @@ fn run(
         done,
         state,
         pending,
+        long,
+        expect,
         stream,
         meta,
         ..
@@ -1192,7 +1241,9 @@ fn run(
         stash: pool.map(|p| reasm::Stash::new(p, &mut stream[d])),
         more: false,
         incomplete: false,
+        long: false,
         malformed,
+        expect,
         sigs: &rules.sigs,
     };
     for part in [todo & sel.hinted, todo & !sel.hinted] {
@@ -1235,6 +1286,7 @@ fn run(
                         *chosen = tag;
                         *label = l;
                         *done = !cx.more;
+                        *long = cx.long;
                         *pending = [(0, StateArea::ZERO); PENDING];
                         return (l, cx.incomplete && cx.more);
                     }

@@ -88,6 +88,8 @@ pub(crate) fn probe_from(
         more: false,
         incomplete: false,
         malformed: &mut bad,
+        long: false,
+        expect: &mut None,
         sigs,
     };
     let r = (ins.probe)(&mut cx);
@@ -238,7 +240,7 @@ proptest! {
             let mut meta = Meta::default();
             let mut state = StateArea::from_bytes(st);
             let mut bad = 0;
-            let mut cx = Cx { hints, data: &data, meta: &mut meta, state: &mut state, stash: None, more: false, incomplete: false, malformed: &mut bad, sigs: &sigs };
+            let mut cx = Cx { hints, data: &data, meta: &mut meta, state: &mut state, stash: None, more: false, incomplete: false, malformed: &mut bad, long: false, expect: &mut None, sigs: &sigs };
             let r = (ins.probe)(&mut cx);
             if let Probe::Certain(l) = r {
                 // (An empty list: labels come from a dictionary loaded at run time.)

@@ -12,6 +12,7 @@
 #![deny(missing_docs)]
 
 pub mod classify;
+pub mod expect;
 pub mod gen;
 pub mod learn;
 pub mod rss;

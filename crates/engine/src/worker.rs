@@ -129,6 +129,12 @@ impl<S: RecordSink> Worker<S> {
         self
     }
 
+    /// Share the run's announced connections ([`crate::expect`]) with this worker.
+    pub fn expecting(mut self, expect: std::sync::Arc<crate::expect::Expectations>) -> Self {
+        self.stage.dpi.expect = expect;
+        self
+    }
+
     /// Does this worker learn (a learned classifier is enabled)?
     pub fn learns(&self) -> bool {
         !self.stage.learned.learner.off

@@ -208,6 +208,8 @@ protocols! {
     sig, // byte signatures from a dictionary file: last, after the parsers
 }
 
+pub(crate) mod starttls;
+
 #[cfg(test)]
 pub(crate) mod testkit;
 

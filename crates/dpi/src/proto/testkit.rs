@@ -201,6 +201,8 @@ mod hostile {
                     more: false,
                     incomplete: false,
                     malformed: &mut malformed,
+                    long: false,
+                    expect: &mut None,
                     sigs: &sigs,
                 };
                 let _ = (ins.probe)(&mut cx);

@@ -5,6 +5,7 @@
 //! handle.
 
 use super::{Classifier, Decide, FlowView, PacketView};
+use crate::expect::Expectations;
 use crate::rules::Rules;
 use crate::worker::EngineConfig;
 use std::sync::Arc;
@@ -20,6 +21,9 @@ pub struct DpiClassifier {
     pub(crate) dpi: Dpi,
     rules: Arc<Rules>,
     enabled: bool,
+    /// Connections announced by flows (FTP data), shared by the run's workers
+    /// ([`crate::expect`]); the worker's own until the pool hands it the run's.
+    pub(crate) expect: Arc<Expectations>,
 }
 
 impl DpiClassifier {
@@ -52,6 +56,7 @@ impl Classifier for DpiClassifier {
             dpi: Dpi::new(cfg.dpi, cfg.rules.dpi().clone()),
             rules: cfg.rules.clone(),
             enabled: cfg.classifiers.has(Method::Dpi),
+            expect: Arc::new(Expectations::new()),
         }
     }
 
@@ -68,6 +73,24 @@ impl Classifier for DpiClassifier {
         }
         let server = flow.server();
         let server_ip = flow.key.ip(server);
+        let client_ip = flow.key.ip(flow.client);
+        if *handle == wirespeed_dpi::NO_HANDLE && flow.key.proto == 6 {
+            // A connection another flow announced (an FTP data connection): named by that
+            // announcement, whatever its payload looks like, and not inspected.
+            let port = flow.server_port();
+            if let Some(label) = self.expect.take(client_ip, server_ip, port, p.ts) {
+                let v = Verdict {
+                    label,
+                    method: Method::Dpi,
+                    confidence: DPI_CONFIDENCE,
+                    ttb_pkts: flow.total_pkts().min(u32::MAX as u64) as u32,
+                    ttb_ns: p.ts.saturating_sub(flow.first_ts),
+                };
+                d.check_learned(v, None);
+                *handle = wirespeed_dpi::DONE;
+                return;
+            }
+        }
         let pkt = Packet {
             ip_proto: flow.key.proto,
             server_port: flow.server_port(),
@@ -81,7 +104,7 @@ impl Classifier for DpiClassifier {
                 std::net::IpAddr::V6(a) => a.is_multicast(),
             },
             server_ip,
-            client_ip: flow.key.ip(flow.client),
+            client_ip,
             payload: p.payload,
         };
         if let Some(label) = self.dpi.inspect(handle, &pkt) {
@@ -109,6 +132,9 @@ impl Classifier for DpiClassifier {
                 .filter(|c| c.method.is_learned() && (c.label == label || !own_unknown))
                 .and_then(|c| self.rules.join(c.label, label));
             d.check_learned(v, joined);
+        }
+        if let Some((e, label)) = self.dpi.take_expect() {
+            self.expect.add(e, label, p.ts);
         }
         // Inspection ends by exclusion only on a packet that ends it: the one place to look.
         if wirespeed_dpi::is_done(*handle) && self.dpi.ruled_out(*handle) {

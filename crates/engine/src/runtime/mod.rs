@@ -10,6 +10,7 @@ pub mod pool;
 pub mod reader;
 pub mod scan;
 pub mod session;
+pub mod steer;
 
 pub use feed::{Feed, FeedCounters};
 pub use pool::{worker_config, DispatchStats, ParallelConfig, Pool};

@@ -136,6 +136,10 @@ pub struct Pool<S: RecordSink + Send> {
     pub(crate) workers: Vec<CachePadded<Worker<S>>>,
     /// The dispatcher's fragment table (the reader thread's, or the shared scan's).
     pub(crate) frag: FragTable,
+    /// The dispatcher's routes for FTP data connections ([`super::steer`]).
+    pub(crate) steer: super::steer::Steer,
+    /// Connections announced by one flow for another, shared by the workers.
+    pub(crate) expect: std::sync::Arc<crate::expect::Expectations>,
     pub(crate) reader_thread: bool,
     pub(crate) decode: DecodeConfig,
     /// Packets per worker batch (the engine's batch size).
@@ -190,17 +194,23 @@ impl<S: RecordSink + Send> Pool<S> {
         // One learned state for all: what a flow on one worker teaches labels flows on every
         // worker ([`crate::learn`]).
         let hub = crate::learn::Hub::new(cfg.learn, cfg.classifiers, n);
+        // And one table of announced connections (an FTP data connection may land on another
+        // worker than its control connection).
+        let expect = std::sync::Arc::new(crate::expect::Expectations::new());
         Pool {
             workers: (0..n)
                 .map(|i| {
                     CachePadded::new(
                         Worker::new(wc.clone(), sink(i), with_source)
                             .numbered(i, n)
-                            .learning(hub.clone(), i),
+                            .learning(hub.clone(), i)
+                            .expecting(expect.clone()),
                     )
                 })
                 .collect(),
             frag: FragTable::new(cfg.frag_capacity, cfg.frag_timeout_ns),
+            steer: super::steer::Steer::default(),
+            expect,
             reader_thread: par.reader_thread,
             decode: cfg.decode,
             batch,
@@ -279,6 +289,9 @@ impl<S: RecordSink + Send> Pool<S> {
         for w in &mut self.workers {
             w.set_source(&src);
         }
+        // Each file is its own capture: its times start over.
+        self.expect.clear();
+        self.steer.clear();
         let outcome = if wirespeed_capture::stream::is_stream(path) {
             // A pipe or standard input: its windows through the scanning workers one after the
             // other, the input's clock carried from one to the next; the flows end once, at the

@@ -2,14 +2,19 @@
 //! `ParallelConfig::reader_thread`, and for live links): see [`super::pool`].
 
 use super::pool::*;
+use super::steer::Steer;
 use crate::rss;
 use crate::worker::FileOutcome;
 use crossbeam_channel::{bounded, unbounded, Receiver, Sender, TrySendError};
 use std::io;
+use std::net::IpAddr;
 use wirespeed_capture::{CaptureFile, RawPacket};
 use wirespeed_export::RecordSink;
 use wirespeed_flow::FragTable;
-use wirespeed_wire::{decode, DecodeConfig, FastAddrs, LinkType};
+use wirespeed_wire::{decode, DecodeConfig, FastAddrs, FastFlow, LinkType};
+
+/// IP protocol number of TCP.
+const TCP: u8 = 6;
 
 impl<S: RecordSink + Send> Pool<S> {
     /// [`Pool::run_file`] with a reader thread dispatching to the workers.
@@ -21,6 +26,7 @@ impl<S: RecordSink + Send> Pool<S> {
         let Pool {
             workers,
             frag,
+            steer,
             decode: dcfg,
             batch: bs,
             pin,
@@ -104,7 +110,7 @@ impl<S: RecordSink + Send> Pool<S> {
                 let r = reader.next_batch(&mut inb, bs);
                 packets += inb.len() as u64;
                 for p in &inb {
-                    let (q, in_flow) = pick(p, &reta, dcfg, frag, stats);
+                    let (q, in_flow) = pick(p, &reta, dcfg, frag, steer, stats);
                     if in_flow {
                         now = now.max(p.ts_ns);
                         if now >= next_epoch && epoch_ns != u64::MAX {
@@ -209,13 +215,19 @@ pub(crate) fn send<'a>(
 #[inline(always)]
 pub fn fast_hash(p: &RawPacket<'_>) -> Option<u32> {
     let f = wirespeed_wire::fast_flow(LinkType(p.link), p.data, p.wire_len as usize)?;
+    Some(hash_of(&f))
+}
+
+/// The symmetric hash of a flow's end-points.
+#[inline(always)]
+fn hash_of(f: &FastFlow<'_>) -> u32 {
     // The addresses folded as whole words (~110 instructions a packet before, most of a
     // 2-worker run's dispatch cost).
     let addrs = match f.addrs {
         FastAddrs::V4(s, d) => rss::fold_v4(*s, *d),
         FastAddrs::V6(s, d) => rss::fold_v6(*s, *d),
     };
-    Some(rss::from_fold(addrs ^ f.sport ^ f.dport))
+    rss::from_fold(addrs ^ f.sport ^ f.dport)
 }
 
 /// Packets for one worker, and the input's clock when they were sent.
@@ -237,12 +249,42 @@ pub(crate) fn pick(
     reta: &[u8; 128],
     cfg: &DecodeConfig,
     frag: &mut FragTable,
+    steer: &mut Steer,
     stats: &mut DispatchStats,
 ) -> (usize, bool) {
-    match fast_hash(p) {
-        Some(h) => (usize::from(reta[h as usize & 127]), true),
-        None => pick_decoded(p, reta, cfg, frag, stats),
+    let Some(f) = wirespeed_wire::fast_flow(LinkType(p.link), p.data, p.wire_len as usize) else {
+        return pick_decoded(p, reta, cfg, frag, steer, stats);
+    };
+    let q = usize::from(reta[hash_of(&f) as usize & 127]);
+    if f.proto != TCP || steer.idle(f.sport, f.dport) {
+        return (q, true);
     }
+    (steer_fast(p, &f, q, cfg, steer), true)
+}
+
+/// [`Steer::route`] for a packet of the fast path: its payload is decoded only on port 21.
+#[cold]
+#[inline(never)]
+fn steer_fast(
+    p: &RawPacket<'_>,
+    f: &FastFlow<'_>,
+    q: usize,
+    cfg: &DecodeConfig,
+    steer: &mut Steer,
+) -> usize {
+    let (src, dst) = match f.addrs {
+        FastAddrs::V4(s, d) => (IpAddr::from(*s), IpAddr::from(*d)),
+        FastAddrs::V6(s, d) => (IpAddr::from(*s), IpAddr::from(*d)),
+    };
+    let payload = if f.sport == 21 || f.dport == 21 {
+        match decode(LinkType(p.link), p.data, cfg) {
+            Ok(d) => d.payload,
+            Err(_) => &[],
+        }
+    } else {
+        &[]
+    };
+    steer.route(src, dst, f.sport, f.dport, payload, p.ts_ns, q)
 }
 
 /// [`pick`] for the frames the fast path leaves: the full decoder, and fragments mapped to their
@@ -253,6 +295,7 @@ pub(crate) fn pick_decoded(
     reta: &[u8; 128],
     cfg: &DecodeConfig,
     frag: &mut FragTable,
+    steer: &mut Steer,
     stats: &mut DispatchStats,
 ) -> (usize, bool) {
     let d = match decode(LinkType(p.link), p.data, cfg) {
@@ -275,5 +318,25 @@ pub(crate) fn pick_decoded(
     };
     let alen = if d.ip_version == 4 { 4 } else { 16 };
     let h = rss::symmetric(&d.src[..alen], &d.dst[..alen], Some(ports));
-    (usize::from(reta[h as usize & 127]), in_flow)
+    let q = usize::from(reta[h as usize & 127]);
+    if d.proto != TCP || steer.idle(ports.0, ports.1) {
+        return (q, in_flow);
+    }
+    let ip = |a: &[u8; 16]| -> IpAddr {
+        if alen == 4 {
+            IpAddr::from([a[0], a[1], a[2], a[3]])
+        } else {
+            IpAddr::from(*a)
+        }
+    };
+    let w = steer.route(
+        ip(&d.src),
+        ip(&d.dst),
+        ports.0,
+        ports.1,
+        d.payload,
+        p.ts_ns,
+        q,
+    );
+    (w, in_flow)
 }

@@ -27,6 +27,7 @@ impl<S: RecordSink + Send> Pool<S> {
         let Pool {
             workers,
             frag,
+            steer,
             decode,
             batch,
             pin,
@@ -62,6 +63,7 @@ impl<S: RecordSink + Send> Pool<S> {
                 reta: redirection_table(n),
                 dcfg: *decode,
                 frag,
+                steer,
                 st: DispatchStats::default(),
                 now: *clock,
                 packets: 0,
@@ -226,6 +228,7 @@ pub(crate) struct Scanner<'f, 'a> {
     reta: [u8; 128],
     dcfg: DecodeConfig,
     frag: &'a mut FragTable,
+    steer: &'a mut super::steer::Steer,
     st: DispatchStats,
     /// The input's clock: the latest time of a packet that counts in a flow.
     now: u64,
@@ -355,6 +358,7 @@ impl<'f> Scanner<'f, '_> {
             reta,
             dcfg,
             frag,
+            steer,
             st,
             now,
             bufs,
@@ -362,7 +366,7 @@ impl<'f> Scanner<'f, '_> {
         } = self;
         loop {
             let r = reader.next_batch_visit(job.batch, |p| {
-                let (q, in_flow) = pick(&p, reta, dcfg, frag, st);
+                let (q, in_flow) = pick(&p, reta, dcfg, frag, steer, st);
                 if in_flow {
                     *now = (*now).max(p.ts_ns);
                 }

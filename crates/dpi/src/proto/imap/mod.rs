@@ -1,7 +1,10 @@
 //! IMAP (RFC 9051): the server's untagged `* OK` or `* PREAUTH` greeting, or a client that
-//! opens with a tag and `CAPABILITY`, `LOGIN`, `STARTTLS` or `AUTHENTICATE`.
+//! opens with a tag and `CAPABILITY`, `LOGIN`, `STARTTLS` or `AUTHENTICATE`. The flow is then
+//! read for a `STARTTLS` that the server answers `OK` (RFC 9051 §6.2.1): nDPI names it IMAPS,
+//! and the TLS handshake that follows gives the flow's TLS metadata.
 
-use crate::proto::label;
+use crate::proto::starttls::{self, ASKED, OPEN, TLS};
+use crate::proto::{label, tls};
 use crate::{Cx, Dir, Inspector, Label, Probe, TCP};
 
 /// nDPI's IMAP label.
@@ -12,7 +15,7 @@ pub static INSPECTOR: Inspector = Inspector {
     name: "imap",
     transports: TCP,
     ports: &[143],
-    labels: &[&LABEL],
+    labels: &[&LABEL, &tls::IMAPS],
     min_udp: 0,
     ports_required: false,
     probe,
@@ -21,6 +24,11 @@ pub static INSPECTOR: Inspector = Inspector {
 const COMMANDS: &[&[u8]] = &[b"CAPABILITY", b"LOGIN ", b"STARTTLS", b"AUTHENTICATE "];
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
+    match starttls::phase(cx) {
+        0 => {}
+        TLS => return starttls::handshake(cx, &tls::IMAPS),
+        _ => return later(cx),
+    }
     let d = cx.data;
     if cx.hints.nth != 0 || !d.ends_with(b"\r\n") {
         return Probe::NotForUs;
@@ -38,11 +46,38 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
                 })
         }
     };
-    if ok {
-        Probe::Certain(&LABEL)
-    } else {
-        Probe::NotForUs
+    if !ok {
+        return Probe::NotForUs;
     }
+    starttls::set(cx, OPEN);
+    later(cx)
+}
+
+/// A packet of a flow known to be IMAP: the client's `STARTTLS`, the server's tagged answer.
+fn later(cx: &mut Cx<'_>) -> Probe {
+    let d = cx.data;
+    let asked = starttls::phase(cx) == ASKED;
+    match cx.hints.dir {
+        Dir::ToServer if starttls::asks(d, b"STARTTLS", true) => starttls::set(cx, ASKED),
+        Dir::ToClient if asked && !d.starts_with(b"* ") => {
+            // The tagged completion: "tag OK ..." (NO or BAD: no TLS).
+            let tag = d.iter().take(16).take_while(|&&b| b != b' ').count();
+            let ok = d
+                .get(tag + 1..tag + 3)
+                .is_some_and(|w| w.eq_ignore_ascii_case(b"OK"));
+            if ok {
+                starttls::set(cx, TLS);
+                cx.want_more();
+                return Probe::Certain(&tls::IMAPS);
+            }
+            starttls::set(cx, OPEN);
+        }
+        _ => {}
+    }
+    if starttls::again(cx) {
+        cx.want_more();
+    }
+    Probe::Certain(&LABEL)
 }
 
 #[cfg(test)]

@@ -7,6 +7,7 @@
 
 use crate::meta::Field;
 use crate::proto::label;
+use crate::proto::starttls::{self, ASKED, OPEN, TLS};
 use crate::util::starts_with_ci;
 use crate::{Cx, Dir, Inspector, Label, Probe, TCP};
 
@@ -40,25 +41,19 @@ pub(crate) fn reply(d: &[u8], code: &[u8; 3]) -> bool {
         && d.ends_with(b"\r\n")
 }
 
-/// Per-flow state.
-#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
-#[repr(C)]
-struct State {
-    /// The flow opened as SMTP (1): later segments are read as the envelope.
-    open: u8,
-    /// The client asked for STARTTLS (1): the server's next reply decides.
-    starttls: u8,
-}
-
 fn probe(cx: &mut Cx<'_>) -> Probe {
-    if cx.state::<State>().open != 0 {
-        return envelope(cx);
+    // The state is STARTTLS's (`Upgrade`): once open, later segments are read as the envelope;
+    // after the server's 220 to STARTTLS, the TLS handshake.
+    match starttls::phase(cx) {
+        0 => {}
+        TLS => return starttls::handshake(cx, &crate::proto::tls::SMTPS),
+        _ => return envelope(cx),
     }
     let d = cx.data;
     match cx.hints.dir {
         Dir::ToClient if cx.hints.nth == 0 && reply(d, b"220") => {
             if line_has(d, b"SMTP") {
-                cx.state::<State>().open = 1;
+                starttls::set(cx, OPEN);
                 envelope(cx)
             } else if line_has(d, b"FTP") {
                 Probe::NotForUs
@@ -71,7 +66,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
             if (cmd.eq_ignore_ascii_case(b"EHLO ") || cmd.eq_ignore_ascii_case(b"HELO "))
                 && d.ends_with(b"\r\n")
             {
-                cx.state::<State>().open = 1;
+                starttls::set(cx, OPEN);
                 envelope(cx)
             } else {
                 Probe::NotForUs
@@ -87,12 +82,15 @@ const MAX_LINES: usize = 32;
 /// Read the client's envelope commands in this segment (whole lines only) and ask for more
 /// until the first recipient or the end of the envelope.
 fn envelope(cx: &mut Cx<'_>) -> Probe {
-    if cx.state::<State>().starttls != 0 {
+    if starttls::phase(cx) == ASKED {
         if cx.hints.dir == Dir::ToServer {
             cx.want_more();
             return Probe::Certain(&LABEL);
         }
         return if reply(cx.data, b"220") {
+            // TLS follows: its handshake is read for the flow's TLS metadata.
+            starttls::set(cx, TLS);
+            cx.want_more();
             Probe::Certain(&crate::proto::tls::SMTPS)
         } else {
             Probe::Certain(&LABEL)
@@ -115,7 +113,7 @@ fn envelope(cx: &mut Cx<'_>) -> Probe {
                 cx.set(Field::SmtpRcpt, address(line.get(8..).unwrap_or(&[])));
                 done = true;
             } else if starts_with_ci(line, b"STARTTLS") {
-                cx.state::<State>().starttls = 1;
+                starttls::set(cx, ASKED);
                 cx.want_more();
                 return Probe::Certain(&LABEL);
             } else if [&b"DATA"[..], b"BDAT", b"QUIT"]

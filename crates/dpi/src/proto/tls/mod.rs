@@ -66,7 +66,7 @@ pub static INSPECTOR: Inspector = Inspector {
 /// Per-flow state.
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(C)]
-struct State {
+pub(crate) struct State {
     /// What was read: [`CH_DONE`], [`SH_DONE`], [`CERT_DONE`], or [`STARTED`] (0: the flow is
     /// not known to be TLS yet).
     done: u8,

@@ -1,0 +1,210 @@
+"""The scenarios of netcap.py: a server and a client, each a real implementation.
+
+Packages (Debian): python3-pyftpdlib, python3-openssl, dovecot-imapd, dovecot-pop3d,
+python3-aiosmtpd, dnsmasq-base, tcpdump, iproute2. Clients use Python's standard library
+(ftplib, imaplib, poplib, smtplib, socket), run by /usr/bin/python3, which sees Debian's
+packages.
+"""
+import os
+
+PY = "/usr/bin/python3"
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+# pyftpdlib 1.5 (Debian) with an anonymous, read-only home holding two files; its TLS handler
+# (explicit FTPS, RFC 4217) with a self-signed certificate made at start.
+FTP_SERVER = r"""
+import os, subprocess
+from pyftpdlib.authorizers import DummyAuthorizer
+from pyftpdlib.handlers import FTPHandler, TLS_FTPHandler
+from pyftpdlib.servers import FTPServer
+work = os.environ["WORK"]
+home = os.path.join(work, "home"); os.makedirs(home, exist_ok=True)
+open(os.path.join(home, "notes.txt"), "w").write("wirespeed ftp test\n" * 20)
+open(os.path.join(home, "data.bin"), "wb").write(bytes(range(256)) * 16)
+cert = os.path.join(work, "cert.pem")
+subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                "-subj", "/CN=ftp.example.org", "-keyout", cert, "-out", cert],
+               check=True, capture_output=True)
+auth = DummyAuthorizer(); auth.add_anonymous(home)
+class H(TLS_FTPHandler):
+    pass
+H.certfile = cert
+H.authorizer = auth
+H.tls_control_required = False
+H.tls_data_required = False
+H.permit_foreign_addresses = True
+H.passive_ports = range(50000, 50100)
+FTPServer((os.environ["SERVER"], 21), H).serve_forever()
+"""
+
+# ftplib: a plain session with every way to open a data connection (PASV, EPSV, PORT, EPRT),
+# then a second session that upgrades with AUTH TLS (SNI ftp.example.org) and lists over
+# a protected data connection.
+FTP_CLIENT = r"""
+import ftplib, os, socket, ssl
+srv = os.environ["SERVER"]
+f = ftplib.FTP(); f.connect(srv, 21, timeout=10); f.login()
+f.set_pasv(True); f.sendcmd("TYPE A"); f.retrlines("LIST", lambda l: None)      # PASV
+f.af = 10  # ftplib uses EPSV when the control connection is not IPv4
+f.sendcmd("TYPE I"); f.retrbinary("RETR data.bin", lambda b: None)              # EPSV
+f.af = 2
+f.set_pasv(False); f.retrlines("NLST", lambda l: None)                          # PORT
+ls = socket.create_server((os.environ["CLIENT"], 0))                              # EPRT
+f.voidcmd("EPRT |1|%s|%d|" % (os.environ["CLIENT"], ls.getsockname()[1]))
+f.sendcmd("RETR notes.txt"); c, _ = ls.accept()
+while c.recv(4096):
+    pass
+c.close(); ls.close(); f.voidresp()
+f.quit()
+ctx = ssl.create_default_context(); ctx.check_hostname = False; ctx.verify_mode = ssl.CERT_NONE
+class T(ftplib.FTP_TLS):
+    def auth(self):
+        resp = self.voidcmd("AUTH TLS")
+        self.sock = self.context.wrap_socket(self.sock, server_hostname="ftp.example.org")
+        self.file = self.sock.makefile(mode="r", encoding=self.encoding)
+        return resp
+t = T(context=ctx); t.connect(srv, 21, timeout=10); t.auth(); t.login(); t.prot_p()
+t.retrlines("LIST", lambda l: None); t.quit()
+print("ftp done")
+"""
+
+DOVECOT_CONF = r"""
+protocols = imap pop3
+listen = {server}
+base_dir = {work}/run
+state_dir = {work}/state
+log_path = /dev/stderr
+ssl = yes
+ssl_cert = </etc/dovecot/private/dovecot.pem
+ssl_key = </etc/dovecot/private/dovecot.key
+disable_plaintext_auth = no
+auth_mechanisms = plain login
+mail_location = maildir:{work}/mail/%u
+passdb {{
+  driver = static
+  args = password=secret
+}}
+userdb {{
+  driver = static
+  args = uid=nobody gid=nogroup home={work}/mail/%u
+}}
+service imap-login {{
+  inet_listener imaps {{
+    port = 0
+  }}
+}}
+service pop3-login {{
+  inet_listener pop3s {{
+    port = 0
+  }}
+}}
+"""
+
+DOVECOT_SERVER = r"""
+import os, subprocess
+w = os.environ["WORK"]
+for d in ("run", "state", "mail"):
+    os.makedirs(os.path.join(w, d), exist_ok=True)
+os.chmod(os.path.join(w, "mail"), 0o1777)
+conf = os.path.join(w, "dovecot.conf")
+open(conf, "w").write(CONF.format(server=os.environ["SERVER"], work=w))
+os.execvp("dovecot", ["dovecot", "-F", "-c", conf])
+""".replace("CONF", repr(DOVECOT_CONF))
+
+# imaplib and poplib upgrade with STARTTLS / STLS (SNI mail.example.org), log in, leave.
+MAIL_CLIENT = r"""
+import imaplib, os, poplib, ssl
+srv = os.environ["SERVER"]
+ctx = ssl.create_default_context(); ctx.check_hostname = False; ctx.verify_mode = ssl.CERT_NONE
+class C(ssl.SSLContext):
+    pass
+def wrap(sock, **kw):
+    return ctx.wrap_socket(sock, server_hostname="mail.example.org")
+class Ctx:
+    wrap_socket = staticmethod(wrap)
+    def __getattr__(self, n): return getattr(ctx, n)
+i = imaplib.IMAP4(srv, 143); i.starttls(ssl_context=Ctx()); i.login("alice", "secret"); i.logout()
+p = poplib.POP3(srv, 110, timeout=10); p.stls(context=Ctx()); p.user("alice"); p.pass_("secret"); p.quit()
+print("mail done")
+"""
+
+# aiosmtpd (Debian) with STARTTLS required; smtplib upgrades (SNI mail.example.org) and sends.
+SMTP_SERVER = r"""
+import os, ssl, subprocess, time
+from aiosmtpd.controller import Controller
+from aiosmtpd.handlers import Sink
+w = os.environ["WORK"]; cert = os.path.join(w, "cert.pem")
+subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                "-subj", "/CN=mail.example.org", "-keyout", cert, "-out", cert],
+               check=True, capture_output=True)
+ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH); ctx.load_cert_chain(cert)
+c = Controller(Sink(), hostname=os.environ["SERVER"], port=25, tls_context=ctx,
+               require_starttls=True)
+c.start()
+while True:
+    time.sleep(60)
+"""
+
+SMTP_CLIENT = r"""
+import os, smtplib, ssl
+ctx = ssl.create_default_context(); ctx.check_hostname = False; ctx.verify_mode = ssl.CERT_NONE
+s = smtplib.SMTP(os.environ["SERVER"], 25, local_hostname="client.example.org", timeout=10)
+s.ehlo(); s._host = "mail.example.org"; s.starttls(context=ctx); s.ehlo()
+s.sendmail("alice@example.org", ["bob@example.net"], "Subject: hi\r\n\r\nhello\r\n")
+s.quit()
+print("smtp done")
+"""
+
+# Linux TCP Fast Open (net.ipv4.tcp_fastopen=3): the first connection gets a cookie, the
+# second carries its HTTP request in the SYN.
+TFO_SERVER = r"""
+import os, socket
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.setsockopt(socket.IPPROTO_TCP, socket.TCP_FASTOPEN, 16)
+s.bind((os.environ["SERVER"], 80)); s.listen(8)
+while True:
+    c, _ = s.accept()
+    c.recv(4096)
+    c.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 3\r\nConnection: close\r\n\r\nok\n")
+    c.close()
+"""
+
+TFO_CLIENT = r"""
+import os, socket, time
+req = (b"GET /tfo HTTP/1.1\r\nHost: tfo.example.org\r\nUser-Agent: netcap-tfo/1\r\n"
+       b"Accept: */*\r\n\r\n")
+for _ in range(2):
+    c = socket.socket()
+    c.sendto(req, socket.MSG_FASTOPEN, (os.environ["SERVER"], 80))
+    c.recv(4096); c.close(); time.sleep(0.3)
+print("tfo done")
+"""
+
+# dnsmasq (Debian) answers for example.org; the client sends three queries, one after the
+# other's answer, from one socket (one 5-tuple), as a stub resolver that keeps its port does.
+DNS_SERVER = ["dnsmasq", "--no-daemon", "--no-resolv", "--no-hosts", "--bind-interfaces",
+              "--listen-address=192.0.2.2", "--address=/example.org/192.0.2.80",
+              "--address=/example.net/192.0.2.81", "--log-facility=-"]
+
+DNS_CLIENT = r"""
+import os, socket, struct
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); s.bind((os.environ["CLIENT"], 40053))
+s.settimeout(5)
+for i, name in enumerate(["www.example.org", "mail.example.org", "cdn.example.net"]):
+    q = struct.pack("!HHHHHH", 0x1000 + i, 0x0100, 1, 0, 0, 0)
+    q += b"".join(bytes([len(p)]) + p.encode() for p in name.split(".")) + b"\0"
+    q += struct.pack("!HH", 1, 1)
+    s.sendto(q, (os.environ["SERVER"], 53)); s.recvfrom(2048)
+print("dns done")
+"""
+
+ALL = {
+    "ftp": {"server": [PY, "-c", FTP_SERVER], "client": [PY, "-c", FTP_CLIENT], "settle": 3},
+    "mail": {"server": [PY, "-c", DOVECOT_SERVER], "client": [PY, "-c", MAIL_CLIENT],
+             "settle": 3},
+    "smtp": {"server": [PY, "-c", SMTP_SERVER], "client": [PY, "-c", SMTP_CLIENT],
+             "settle": 3},
+    "tfo": {"server": [PY, "-c", TFO_SERVER], "client": [PY, "-c", TFO_CLIENT],
+            "sysctl": {"net.ipv4.tcp_fastopen": "3"}},
+    "dns": {"server": DNS_SERVER, "client": [PY, "-c", DNS_CLIENT]},
+}
