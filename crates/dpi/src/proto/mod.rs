@@ -202,6 +202,13 @@ protocols! {
     halflife2,
     // Issue 20: evidence over two messages (typed state kept while unsure).
     bfcp,
+    // Issue 20, batch 1: TCP services with real implementations.
+    rsync,
+    munin,
+    gearman,
+    jrmi,
+    zmq,
+    hl7,
     // Named by address block and port, as nDPI does (no payload test is possible).
     apple_push,
     protobuf, // structural only, no magic: after every parser that could name the flow
