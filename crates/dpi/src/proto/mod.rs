@@ -209,6 +209,9 @@ protocols! {
     jrmi,
     zmq,
     hl7,
+    usenet,
+    checkmk,
+    vmware,
     // Named by address block and port, as nDPI does (no payload test is possible).
     apple_push,
     protobuf, // structural only, no magic: after every parser that could name the flow
