@@ -212,6 +212,8 @@ protocols! {
     usenet,
     checkmk,
     vmware,
+    rsh,
+    ipp,
     // Named by address block and port, as nDPI does (no payload test is possible).
     apple_push,
     protobuf, // structural only, no magic: after every parser that could name the flow
