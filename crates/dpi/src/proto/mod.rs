@@ -214,6 +214,7 @@ protocols! {
     vmware,
     rsh,
     ipp,
+    afp,
     // Named by address block and port, as nDPI does (no payload test is possible).
     apple_push,
     protobuf, // structural only, no magic: after every parser that could name the flow
