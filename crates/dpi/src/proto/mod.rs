@@ -215,6 +215,7 @@ protocols! {
     rsh,
     ipp,
     afp,
+    whois,
     // Named by address block and port, as nDPI does (no payload test is possible).
     apple_push,
     protobuf, // structural only, no magic: after every parser that could name the flow
