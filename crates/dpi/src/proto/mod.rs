@@ -216,6 +216,7 @@ protocols! {
     ipp,
     afp,
     whois,
+    megaco,
     // Named by address block and port, as nDPI does (no payload test is possible).
     apple_push,
     protobuf, // structural only, no magic: after every parser that could name the flow
