@@ -45,7 +45,8 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     let mut lines = head.split(|&c| c == b'\n');
     let first = lines.next().unwrap_or(&[]);
     let first = first.strip_suffix(b"\r").unwrap_or(first);
-    if !head.is_empty() && !(first.ends_with(b" HTTP/1.1") || first.ends_with(b" HTTP/1.0")) {
+    let version = first.ends_with(b" HTTP/1.1") || first.ends_with(b" HTTP/1.0");
+    if !head.is_empty() && !version {
         return Probe::NotForUs;
     }
     for line in lines.take(MAX_LINES) {
