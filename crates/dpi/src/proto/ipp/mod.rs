@@ -7,16 +7,21 @@
 //! case, parameters allowed). A request whose headers continue in the next segment is read
 //! reassembled.
 //!
+//! nDPI treats IPP as a sub-protocol of HTTP: the label's master is HTTP, its application IPP.
 //! The HTTP inspector comes first in the registry and claims any request on other ports, so IPP
 //! is named where this inspector is tried first: on its port hint, 631. The HTTP inspector's
 //! sub-protocol names (proxy, CONNECT) live in its per-flow state, which is not to be touched
 //! now; naming IPP there on every port is left for after the state redesign.
 
-use crate::proto::label;
 use crate::{Cx, Dir, Inspector, Label, Probe, TCP};
 
-/// nDPI's IPP label.
-pub static LABEL: Label = label("IPP", "System");
+/// nDPI's IPP label: an HTTP sub-protocol (nDPI's `ipp.c` names it with master HTTP, so
+/// `ndpiReader` prints `HTTP.IPP`), category System.
+pub static LABEL: Label = Label {
+    app: "IPP",
+    master: "HTTP",
+    category: "System",
+};
 
 /// The IPP inspector.
 pub static INSPECTOR: Inspector = Inspector {

@@ -1,5 +1,33 @@
 use super::*;
-use crate::proto::testkit::{classify, hex, probe as run};
+use crate::proto::testkit::{hex, probe as run};
+use crate::{DpiConfig, Packet};
+
+/// The application name the whole registry gives a flow of these client packets on `port`.
+fn app(port: u16, pkts: &[&[u8]]) -> Option<String> {
+    let (mut dpi, labels) = crate::tests::engine(DpiConfig::default());
+    let mut h = crate::NO_HANDLE;
+    let mut seq = 1000u32;
+    let mut found = None;
+    for payload in pkts {
+        let p = Packet {
+            ip_proto: 6,
+            server_port: port,
+            client_port: 48876,
+            from_client: true,
+            seq,
+            multicast: false,
+            server_ip: crate::NO_ADDR,
+            client_ip: crate::NO_ADDR,
+            payload,
+        };
+        seq = seq.wrapping_add(payload.len() as u32);
+        if let Some(l) = dpi.inspect(&mut h, &p) {
+            let l = labels.get(l);
+            found = Some(format!("{}.{}", l.master(), l.app()));
+        }
+    }
+    found
+}
 
 // Made here: CUPS 2.4.2 (Debian cups-daemon 2.4.2-3+deb12u9, `cupsd -f` listening on
 // 192.0.2.2:631) and cups-ipp-utils' `ipptool -t ipp://192.0.2.2:631/ get-printers.test` from
@@ -19,7 +47,7 @@ fn captured_request() {
     let r = hex(REQUEST);
     assert_eq!(run(&INSPECTOR, TCP, 631, 48876, false, &r), Probe::Certain(&LABEL));
     // On 631 IPP is tried before HTTP.
-    assert_eq!(classify(TCP, 631, 48876, &[(true, &r)]), Some("IPP"));
+    assert_eq!(app(631, &[&r]).as_deref(), Some("HTTP.IPP"));
     // Headers cut after the request line: the rest is read reassembled.
     assert_eq!(run(&INSPECTOR, TCP, 631, 48876, false, &r[..17]), Probe::Unsure);
 }
@@ -34,7 +62,7 @@ fn other_posts_refused() {
         assert_eq!(run(&INSPECTOR, TCP, 631, 4000, false, bad), Probe::NotForUs, "{bad:?}");
     }
     // A JSON POST on 631 stays HTTP.
-    assert_eq!(classify(TCP, 631, 4000, &[(true, json)]), Some("HTTP"));
+    assert_eq!(app(631, &[json]).as_deref(), Some("HTTP.HTTP"));
     // Parameters and case.
     let ok = b"POST /printers/p HTTP/1.0\r\ncontent-type: Application/IPP; charset=utf-8\r\n\r\n";
     assert_eq!(run(&INSPECTOR, TCP, 631, 4000, false, ok), Probe::Certain(&LABEL));
