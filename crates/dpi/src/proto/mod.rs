@@ -217,6 +217,7 @@ protocols! {
     afp,
     whois,
     megaco,
+    json_rpc,
     // Named by address block and port, as nDPI does (no payload test is possible).
     apple_push,
     protobuf, // structural only, no magic: after every parser that could name the flow

@@ -58,7 +58,8 @@ fn other_posts_refused() {
     let none = b"POST / HTTP/1.1\r\nHost: x\r\n\r\n";
     let ippx = b"POST / HTTP/1.1\r\nContent-Type: application/ipp-x\r\n\r\n";
     let get = b"GET / HTTP/1.1\r\nContent-Type: application/ipp\r\n\r\n";
-    for bad in [&json[..], none, ippx, get, b"POST / FOO/1.1\r\nContent-Type: application/ipp\r\n"] {
+    let version = b"POST / FOO/1.1\r\nContent-Type: application/ipp\r\n";
+    for bad in [&json[..], none, ippx, get, version] {
         assert_eq!(run(&INSPECTOR, TCP, 631, 4000, false, bad), Probe::NotForUs, "{bad:?}");
     }
     // A JSON POST on 631 stays HTTP.

@@ -53,14 +53,16 @@ const COMMANDS: &[(&[u8], bool)] = &[
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
     let d = cx.data;
-    let Some(line) = one_line(d) else {
-        return Probe::NotForUs;
-    };
     match cx.hints.dir {
         Dir::ToClient => {
-            let Some(text) = line.strip_prefix(b"200 ").or_else(|| line.strip_prefix(b"201 ")) else {
+            // The cheap test first: the reply code.
+            if !(d.starts_with(b"200 ") || d.starts_with(b"201 ")) {
+                return Probe::NotForUs;
+            }
+            let Some(line) = one_line(d) else {
                 return Probe::NotForUs;
             };
+            let text = line.get(4..).unwrap_or(&[]);
             let names_news = NEWS_WORDS.iter().any(|w| {
                 text.windows(w.len()).take(MAX_LINE).any(|t| t.eq_ignore_ascii_case(w))
             });
@@ -72,10 +74,15 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
             }
         }
         Dir::ToServer => {
-            let known = COMMANDS.iter().any(|&(c, whole)| {
-                let head = line.get(..c.len()).is_some_and(|h| h.eq_ignore_ascii_case(c));
-                head && (!whole || line.len() == c.len())
-            });
+            if !COMMANDS.iter().any(|&(c, _)| head(d, c)) {
+                return Probe::NotForUs;
+            }
+            let Some(line) = one_line(d) else {
+                return Probe::NotForUs;
+            };
+            let known = COMMANDS
+                .iter()
+                .any(|&(c, whole)| head(line, c) && (!whole || line.len() == c.len()));
             if known {
                 Probe::Certain(&LABEL)
             } else {
@@ -83,6 +90,11 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
             }
         }
     }
+}
+
+/// Does `l` start with `c`, in any case?
+fn head(l: &[u8], c: &[u8]) -> bool {
+    l.get(..c.len()).is_some_and(|h| h.eq_ignore_ascii_case(c))
 }
 
 /// The segment as one CRLF-ended line of printable text (without the CRLF).
