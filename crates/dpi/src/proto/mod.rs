@@ -221,6 +221,7 @@ protocols! {
     // Issue 20, batch 2: network, industrial and IoT.
     vxlan,
     mumble,
+    iax,
     // Named by address block and port, as nDPI does (no payload test is possible).
     apple_push,
     protobuf, // structural only, no magic: after every parser that could name the flow
