@@ -222,6 +222,7 @@ protocols! {
     vxlan,
     mumble,
     iax,
+    uftp,
     // Named by address block and port, as nDPI does (no payload test is possible).
     apple_push,
     protobuf, // structural only, no magic: after every parser that could name the flow
