@@ -223,6 +223,7 @@ protocols! {
     mumble,
     iax,
     uftp,
+    wsd,
     // Named by address block and port, as nDPI does (no payload test is possible).
     apple_push,
     protobuf, // structural only, no magic: after every parser that could name the flow
