@@ -224,6 +224,7 @@ protocols! {
     iax,
     uftp,
     wsd,
+    pfcp,
     // Named by address block and port, as nDPI does (no payload test is possible).
     apple_push,
     protobuf, // structural only, no magic: after every parser that could name the flow
