@@ -225,6 +225,7 @@ protocols! {
     uftp,
     wsd,
     pfcp,
+    rtps,
     // Named by address block and port, as nDPI does (no payload test is possible).
     apple_push,
     protobuf, // structural only, no magic: after every parser that could name the flow
