@@ -226,6 +226,7 @@ protocols! {
     wsd,
     pfcp,
     rtps,
+    tivoconnect,
     // Named by address block and port, as nDPI does (no payload test is possible).
     apple_push,
     protobuf, // structural only, no magic: after every parser that could name the flow
