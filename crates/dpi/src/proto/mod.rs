@@ -227,6 +227,7 @@ protocols! {
     pfcp,
     rtps,
     tivoconnect,
+    ldp,
     // Named by address block and port, as nDPI does (no payload test is possible).
     apple_push,
     protobuf, // structural only, no magic: after every parser that could name the flow
