@@ -228,6 +228,7 @@ protocols! {
     rtps,
     tivoconnect,
     ldp,
+    dlep,
     // Named by address block and port, as nDPI does (no payload test is possible).
     apple_push,
     protobuf, // structural only, no magic: after every parser that could name the flow
