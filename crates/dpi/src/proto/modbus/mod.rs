@@ -1,5 +1,12 @@
 //! Modbus/TCP: an MBAP header (transaction id, protocol id 0, a length equal to the rest of
 //! the segment, unit id) and a function code (1-127 requests, or an exception answer).
+//!
+//! Function 90 (0x5A, "Unity (Schneider)" in Wireshark's Modbus dissector) carries Schneider
+//! Electric's UMAS, the engineering protocol of Modicon PLCs (documented by Kaspersky ICS CERT,
+//! "The secrets of Schneider Electric's UMAS protocol", 2022): after the function come a
+//! session (pairing) key byte and a UMAS function code. A request with a UMAS code of that
+//! document (0x01-0x73) or an answer (0xFE success, 0xFD error) is named `Modbus.UMAS`, as nDPI
+//! names it.
 
 use crate::proto::label;
 use crate::{Cx, Inspector, Label, Probe, TCP};
@@ -7,12 +14,26 @@ use crate::{Cx, Inspector, Label, Probe, TCP};
 /// nDPI's Modbus label.
 pub static LABEL: Label = label("Modbus", "IoT-Scada");
 
+/// nDPI's UMAS label, carried over Modbus.
+pub static UMAS: Label = Label {
+    app: "UMAS",
+    master: "Modbus",
+    category: "IoT-Scada",
+};
+
+/// UMAS function codes of the Kaspersky description (requests), and the two answer codes.
+const UMAS_CODES: [u8; 31] = [
+    0x01, 0x02, 0x03, 0x04, 0x06, 0x0a, 0x10, 0x11, 0x12, 0x20, 0x22, 0x23, 0x24, 0x25, 0x30,
+    0x31, 0x32, 0x33, 0x34, 0x35, 0x39, 0x40, 0x41, 0x50, 0x58, 0x70, 0x71, 0x72, 0x73, 0xfd,
+    0xfe,
+];
+
 /// The Modbus/TCP inspector.
 pub static INSPECTOR: Inspector = Inspector {
     name: "modbus",
     transports: TCP,
     ports: &[502],
-    labels: &[&LABEL],
+    labels: &[&LABEL, &UMAS],
     min_udp: 0,
     ports_required: false,
     probe,
@@ -25,7 +46,9 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     };
     let len = usize::from(u16::from_be_bytes([l[0], l[1]]));
     let ok = len >= 2 && len + 6 == d.len() && f != 0 && (f < 0x80 || (0x81..=0xff).contains(&f) && len == 3);
-    if ok {
+    if ok && f == 0x5a && len >= 4 && d.get(9).is_some_and(|c| UMAS_CODES.contains(c)) {
+        Probe::Certain(&UMAS)
+    } else if ok {
         Probe::Certain(&LABEL)
     } else {
         Probe::NotForUs
