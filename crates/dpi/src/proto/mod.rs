@@ -229,6 +229,7 @@ protocols! {
     tivoconnect,
     ldp,
     dlep,
+    hislip,
     // Named by address block and port, as nDPI does (no payload test is possible).
     apple_push,
     protobuf, // structural only, no magic: after every parser that could name the flow
