@@ -230,6 +230,7 @@ protocols! {
     ldp,
     dlep,
     hislip,
+    fins,
     // Named by address block and port, as nDPI does (no payload test is possible).
     apple_push,
     protobuf, // structural only, no magic: after every parser that could name the flow
