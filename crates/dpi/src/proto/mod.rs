@@ -231,6 +231,8 @@ protocols! {
     dlep,
     hislip,
     fins,
+    cpha,
+    kismet,
     // Named by address block and port, as nDPI does (no payload test is possible).
     apple_push,
     protobuf, // structural only, no magic: after every parser that could name the flow
