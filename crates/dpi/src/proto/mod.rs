@@ -233,6 +233,7 @@ protocols! {
     fins,
     cpha,
     kismet,
+    mikrotik,
     // Named by address block and port, as nDPI does (no payload test is possible).
     apple_push,
     protobuf, // structural only, no magic: after every parser that could name the flow
