@@ -41,7 +41,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         at += 4 + usize::from(len);
         n += 1;
     }
-    if at == d.len() && n >= 2 && mac {
+    if cx.hints.port(5678) && at == d.len() && n >= 2 && mac {
         Probe::Certain(&LABEL)
     } else {
         Probe::NotForUs

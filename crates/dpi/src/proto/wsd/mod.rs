@@ -20,7 +20,7 @@ pub static INSPECTOR: Inspector = Inspector {
     transports: UDP,
     ports: &[3702],
     labels: &[&LABEL],
-    min_udp: 64,
+    min_udp: 48,
     ports_required: false,
     probe,
 };
