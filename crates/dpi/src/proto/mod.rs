@@ -234,6 +234,7 @@ protocols! {
     cpha,
     kismet,
     mikrotik,
+    ayiya,
     // Named by address block and port, as nDPI does (no payload test is possible).
     apple_push,
     protobuf, // structural only, no magic: after every parser that could name the flow
