@@ -235,6 +235,7 @@ protocols! {
     kismet,
     mikrotik,
     ayiya,
+    tailscale,
     // Named by address block and port, as nDPI does (no payload test is possible).
     apple_push,
     protobuf, // structural only, no magic: after every parser that could name the flow
