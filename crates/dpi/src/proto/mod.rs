@@ -236,6 +236,7 @@ protocols! {
     mikrotik,
     ayiya,
     tailscale,
+    trdp,
     // Named by address block and port, as nDPI does (no payload test is possible).
     apple_push,
     protobuf, // structural only, no magic: after every parser that could name the flow
