@@ -237,6 +237,7 @@ protocols! {
     ayiya,
     tailscale,
     trdp,
+    atg,
     // Named by address block and port, as nDPI does (no payload test is possible).
     apple_push,
     protobuf, // structural only, no magic: after every parser that could name the flow
