@@ -1,13 +1,13 @@
 //! HiSLIP, the High-Speed LAN Instrument Protocol for test and measurement instruments (IVI
-//! Foundation IVI-6.1, TCP port 4880). Its message format: every message starts with a 16-byte header,
-//! the prologue `HS`, a message type, a control code, a 32-bit message parameter and a 64-bit
-//! big-endian payload length, then the payload.
+//! Foundation IVI-6.1, TCP port 4880). Its message format: every message starts with a
+//! 16-byte header, the prologue `HS`, a message type, a control code, a 32-bit message
+//! parameter and a 64-bit big-endian payload length, then the payload.
 //!
 //! Checked: the prologue, and a message that opens a channel (Initialize 0, InitializeResponse
-//! 1, AsyncInitialize 17, AsyncInitializeResponse 18, the connection set-up) whose payload length ends
-//! exactly at the end of the segment (the sub-address is at most 256 bytes). Other message
-//! types (0-26, or vendor specific from 128) with a payload length that covers the segment or
-//! is followed by another `HS` header are only accepted on port 4880.
+//! 1, AsyncInitialize 17, AsyncInitializeResponse 18, the connection set-up) whose payload
+//! length ends exactly at the end of the segment (the sub-address is at most 256 bytes). Other
+//! message types (0-26, or vendor specific from 128) with a payload length that covers the
+//! segment or is followed by another `HS` header are only accepted on port 4880.
 
 use crate::proto::label;
 use crate::{Cx, Inspector, Label, Probe, TCP};

@@ -50,7 +50,8 @@ fn elements(d: &[u8], mut at: usize) -> bool {
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
     let d = cx.data;
-    let (Some(h), Some(&oseq), Some(&ftype), Some(&sub)) = (d.get(..4), d.get(8), d.get(10), d.get(11))
+    let (Some(h), Some(&oseq), Some(&ftype), Some(&sub)) =
+        (d.get(..4), d.get(8), d.get(10), d.get(11))
     else {
         return Probe::NotForUs;
     };

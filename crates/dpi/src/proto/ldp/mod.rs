@@ -32,7 +32,10 @@ pub static INSPECTOR: Inspector = Inspector {
 const HELLO: u16 = 0x0100;
 
 fn known(t: u16) -> bool {
-    matches!(t, 0x0001 | 0x0100 | 0x0200..=0x0202 | 0x0300 | 0x0301 | 0x0400..=0x0404 | 0x3e00..=0x3fff)
+    matches!(
+        t,
+        0x0001 | 0x0100 | 0x0200..=0x0202 | 0x0300 | 0x0301 | 0x0400..=0x0404 | 0x3e00..=0x3fff
+    )
 }
 
 /// The first message type if the messages of `pdu` (after the 10-byte PDU header) walk exactly.

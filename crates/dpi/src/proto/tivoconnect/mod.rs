@@ -1,8 +1,8 @@
 //! TiVoConnect Discovery (TCD): the beacons TiVo DVRs and TiVo Desktop servers broadcast on UDP
 //! port 2190 and exchange over TCP 2190 (TiVo Inc., "TiVo Connect Automatic Machine Discovery
-//! Protocol Specification", the beacon format): lines of `key=value` separated by newlines, the first
-//! of which is `tivoconnect=<flavor>`, followed by `swversion`, `method`, `identity`, `machine`,
-//! `platform`, `services`.
+//! Protocol Specification", the beacon format): lines of `key=value` separated by newlines,
+//! the first of which is `tivoconnect=<flavor>`, followed by `swversion`, `method`,
+//! `identity`, `machine`, `platform`, `services`.
 //!
 //! Checked: the payload starts with `tivoconnect=`, a decimal flavor of one to three digits and
 //! the end of that line (LF or CR LF). The magic is long enough to need no port.
@@ -29,10 +29,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         return Probe::NotForUs;
     };
     let digits = rest.iter().take(4).take_while(|b| b.is_ascii_digit()).count();
-    let eol = match rest.get(digits..) {
-        Some([b'\n', ..]) | Some([b'\r', b'\n', ..]) => true,
-        _ => false,
-    };
+    let eol = matches!(rest.get(digits..), Some([b'\n', ..] | [b'\r', b'\n', ..]));
     if (1..=3).contains(&digits) && eol {
         Probe::Certain(&LABEL)
     } else {
