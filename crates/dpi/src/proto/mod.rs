@@ -240,6 +240,7 @@ protocols! {
     atg,
     // Issue 20, batch 3: peer-to-peer, games and streaming.
     edonkey,
+    directconnect,
     // Named by address block and port, as nDPI does (no payload test is possible).
     apple_push,
     protobuf, // structural only, no magic: after every parser that could name the flow
