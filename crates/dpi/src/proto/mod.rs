@@ -241,6 +241,7 @@ protocols! {
     // Issue 20, batch 3: peer-to-peer, games and streaming.
     edonkey,
     directconnect,
+    steam,
     // Named by address block and port, as nDPI does (no payload test is possible).
     apple_push,
     protobuf, // structural only, no magic: after every parser that could name the flow
