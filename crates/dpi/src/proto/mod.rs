@@ -242,6 +242,7 @@ protocols! {
     edonkey,
     directconnect,
     steam,
+    icecast,
     // Named by address block and port, as nDPI does (no payload test is possible).
     apple_push,
     protobuf, // structural only, no magic: after every parser that could name the flow
