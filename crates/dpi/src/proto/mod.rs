@@ -243,6 +243,7 @@ protocols! {
     directconnect,
     steam,
     icecast,
+    soulseek,
     // Named by address block and port, as nDPI does (no payload test is possible).
     apple_push,
     protobuf, // structural only, no magic: after every parser that could name the flow
