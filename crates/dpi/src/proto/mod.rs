@@ -244,6 +244,7 @@ protocols! {
     steam,
     icecast,
     soulseek,
+    amongus,
     // Named by address block and port, as nDPI does (no payload test is possible).
     apple_push,
     protobuf, // structural only, no magic: after every parser that could name the flow
