@@ -1,18 +1,25 @@
-//! Steam (nDPI's Steam): the Steam In-Home Streaming / Remote Play discovery protocol on
-//! udp/27036, which Steam clients and Steam Link devices broadcast to find each other.
+//! Steam (nDPI's Steam): the Steam client's TCP connection to a connection manager (CM), and
+//! the Steam In-Home Streaming / Remote Play discovery protocol on udp/27036, which Steam
+//! clients and Steam Link devices broadcast to find each other.
 //!
-//! Reference: the protocol write-up at codingrange.com ("Steam In-Home Streaming Discovery
-//! Protocol") and Valve's `steammessages_remoteclient_discovery.proto`, as Wireshark's
-//! `steam_ihs_discovery` dissector implements them: an 8-byte signature
+//! CM over TCP (ValvePython `steam` 1.4.4, `steam/core/connection.py`, and SteamKit's
+//! `TcpConnection`, the open client implementations): every message is framed by a
+//! little-endian u32 length of the message and the magic `VT01`; the first messages
+//! (ChannelEncryptRequest/Response/Result, EMsg 1303-1305) are clear, the rest encrypted
+//! inside the same framing. Checked: the magic, and the length covering the segment exactly
+//! or reaching the next frame's header (another `VT01` four bytes on).
+//!
+//! Discovery over UDP (reference: the write-up at codingrange.com, "Steam In-Home Streaming
+//! Discovery Protocol", and Valve's `steammessages_remoteclient_discovery.proto`, as
+//! Wireshark's `steam_ihs_discovery` dissector implements them): an 8-byte signature
 //! `FF FF FF FF 21 4C 5F A0`, a little-endian u32 header length, a protobuf
 //! `CMsgRemoteClientBroadcastHeader` (client id = 1, message type = 2, instance id = 3, all
-//! varints), a little-endian u32 body length and the body.
-//!
-//! Checked: the signature, both lengths adding up to the datagram exactly, and the header's
-//! fields (only numbers 1-3, varint wire type, a message type of 0-10 as Wireshark lists).
+//! varints), a little-endian u32 body length and the body. Checked: the signature, both
+//! lengths adding up to the datagram exactly, and the header's fields (only numbers 1-3,
+//! varint wire type, a message type of 0-10 as Wireshark lists).
 
 use crate::proto::label;
-use crate::{Cx, Inspector, Label, Probe, UDP};
+use crate::{Cx, Inspector, Label, Probe, TCP, UDP};
 
 /// nDPI's Steam label.
 pub static LABEL: Label = label("Steam", "Game");
@@ -20,8 +27,8 @@ pub static LABEL: Label = label("Steam", "Game");
 /// The Steam inspector.
 pub static INSPECTOR: Inspector = Inspector {
     name: "steam",
-    transports: UDP,
-    ports: &[27036],
+    transports: TCP | UDP,
+    ports: &[27036, 27017, 27018, 27019],
     labels: &[&LABEL],
     min_udp: 16,
     ports_required: false,
@@ -68,8 +75,28 @@ fn header_ok(mut h: &[u8]) -> bool {
     h.is_empty()
 }
 
+const CM_MAGIC: &[u8] = b"VT01";
+
+/// A CM frame: length, `VT01`, then exactly that many bytes (or the next frame's header).
+fn cm_frame(d: &[u8]) -> bool {
+    let (Some(len), Some(CM_MAGIC)) = (u32_at(d, 0), d.get(4..8)) else {
+        return false;
+    };
+    let Some(end) = len.checked_add(8) else {
+        return false;
+    };
+    len >= 4 && (end == d.len() || d.get(end + 4..end + 8) == Some(CM_MAGIC))
+}
+
 fn probe(cx: &mut Cx<'_>) -> Probe {
     let d = cx.data;
+    if cx.hints.transport == TCP {
+        return if cm_frame(d) {
+            Probe::Certain(&LABEL)
+        } else {
+            Probe::NotForUs
+        };
+    }
     if !d.starts_with(SIGNATURE) {
         return Probe::NotForUs;
     }
