@@ -115,7 +115,7 @@ fn udp_status(d: &[u8]) -> bool {
         && match op {
             0x96 => d.len() == 6,
             // Challenge, users, files, then optional limits and flags (at most 8 u32).
-            0x97 => (14..=6 + 8 * 4).contains(&d.len()) && (d.len() - 2) % 4 == 0,
+            0x97 => (14..=6 + 8 * 4).contains(&d.len()) && (d.len() - 2).is_multiple_of(4),
             _ => false,
         }
 }

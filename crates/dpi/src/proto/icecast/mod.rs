@@ -38,7 +38,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     let Some(end) = rest
         .iter()
         .take(MAX_MOUNT)
-        .position(|&b| b == b' ' || b < 0x20 || b == 0x7f)
+        .position(|&b| b <= b' ' || b == 0x7f)
     else {
         return Probe::NotForUs;
     };
