@@ -5,7 +5,8 @@
 //!   `$MyNick`): commands are `$Name params|`. A hub greets a client with
 //!   `$Lock <lock> Pk=<pk>|`; a client connecting to another opens with `$MyNick <nick>|`
 //!   followed by its own `$Lock`. Checked: the command name, a `Pk=` inside the first command,
-//!   the `|` that ends it, printable text and no space inside the nick.
+//!   the `|` that ends it, printable text and no space inside the nick. A `$MyNick` alone in
+//!   its segment (ncdc sends the `$Lock` in the next) asks for the stream's next bytes.
 //! * ADC (ADC 1.0.3 specification, adc.sourceforge.io, sections 3 "Message syntax" and 5.3.1
 //!   "SUP"): lines `<type><CMD> params\n`; every session opens with SUP from the client
 //!   (`HSUP` to a hub, `CSUP` to a client) answered by the hub's `ISUP` or the client's
@@ -36,9 +37,26 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     let d = cx.data;
     if nmdc(d) || adc(d) {
         Probe::Certain(&LABEL)
+    } else if mynick_alone(d) {
+        // ncdc sends `$MyNick` and `$Lock` in separate segments: read on with the stream.
+        cx.incomplete();
+        Probe::Unsure
     } else {
         Probe::NotForUs
     }
+}
+
+/// `$MyNick <nick>|` with the `$Lock` that must follow not (wholly) there yet.
+fn mynick_alone(d: &[u8]) -> bool {
+    let Some(nick) = command(d).and_then(|c| c.strip_prefix(b"$MyNick ")) else {
+        return false;
+    };
+    let rest = d.get(nick.len() + 9..).unwrap_or_default();
+    nick_ok(nick) && rest.len() < MAX_LINE && !rest.contains(&b'|')
+}
+
+fn nick_ok(nick: &[u8]) -> bool {
+    !nick.is_empty() && !nick.contains(&b' ')
 }
 
 /// The first `|`-terminated command of `d`, without the `|`.
@@ -70,8 +88,7 @@ fn nmdc(d: &[u8]) -> bool {
     let Some(nick) = first.strip_prefix(b"$MyNick ") else {
         return false;
     };
-    !nick.is_empty()
-        && !nick.contains(&b' ')
+    nick_ok(nick)
         && d.get(first.len() + 1..)
             .and_then(command)
             .is_some_and(is_lock)

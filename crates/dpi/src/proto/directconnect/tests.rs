@@ -14,8 +14,13 @@ const ADC_ISUP: &str = "49535550204144424153452041445449475220414450494e47204144
 const NMDC_LOCK: &[u8] = b"$Lock EXTENDEDPROTOCOL_h3stub_lock Pk=h3stub|$HubName h3stub|";
 /// ncdc's answer: `$Supports NoGetINFO NoHello UserIP2 TLS|` (not claimed alone).
 const NCDC_SUPPORTS: &str = "24537570706f727473204e6f476574494e464f204e6f48656c6c6f205573657249503220544c537c";
-/// A client-to-client opening, built from the documentation's `$MyNick` and `$Lock` syntax.
-const NMDC_MYNICK: &[u8] = b"$MyNick h3tester|$Lock EXTENDEDPROTOCOLABCABCABCABCABCABC Pk=ncdc|";
+/// A client-to-client opening, captured: ncdc 1.23.1, logged in to the stub hub, answering its
+/// `$ConnectToMe h3tester 198.51.100.2:412|` by connecting there and sending `$MyNick
+/// h3tester|` and `$Lock EXTENDEDPROTOCOL/wut? Pk=ncdc-1.23.1,Ref=198.51.100.2:411|` in two
+/// segments.
+const NCDC_MYNICK: &str = "244d794e69636b2068337465737465727c";
+const NCDC_LOCK: &str = "244c6f636b20455854454e44454450524f544f434f4c2f7775743f20506b3d6e6364632d312e32332e312c\
+    5265663d3139382e35312e3130302e323a3431317c";
 
 #[test]
 fn adc_vectors() {
@@ -28,9 +33,12 @@ fn adc_vectors() {
 #[test]
 fn nmdc_vectors() {
     assert_eq!(run(&INSPECTOR, TCP, 411, 32992, true, NMDC_LOCK), Probe::Certain(&LABEL));
-    assert_eq!(run(&INSPECTOR, TCP, 5000, 32992, false, NMDC_MYNICK), Probe::Certain(&LABEL));
+    let (nick, lock) = (hex(NCDC_MYNICK), hex(NCDC_LOCK));
+    assert_eq!(run(&INSPECTOR, TCP, 412, 48406, false, &nick), Probe::Unsure);
+    let both = [nick.clone(), lock.clone()].concat();
+    assert_eq!(run(&INSPECTOR, TCP, 412, 48406, false, &both), Probe::Certain(&LABEL));
     assert_eq!(classify(TCP, 411, 32992, &[(false, NMDC_LOCK)]), Some("DirectConnect"));
-    assert_eq!(classify(TCP, 7000, 32992, &[(true, NMDC_MYNICK)]), Some("DirectConnect"));
+    assert_eq!(classify(TCP, 7000, 48406, &[(true, &nick), (true, &lock)]), Some("DirectConnect"));
 }
 
 #[test]
@@ -42,6 +50,8 @@ fn near_misses() {
     assert!(no(b"$lock EXTENDEDPROTOCOL Pk=x|"));
     assert!(no(b"$MyNick two words|$Lock A Pk=x|"));
     assert!(no(b"$MyNick h3tester|$Key abc|"));
+    assert!(no(b"$MyNick |"));
+    assert!(no(b"$MyNick two words|"));
     assert!(no(b"HSUP ADBASE ADTIGR")); // no newline
     assert!(no(b"HSUP ADTIGR\n")); // BASE missing
     assert!(no(b"HSUP ADBASE adtigr\n"));
