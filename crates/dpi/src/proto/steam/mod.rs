@@ -28,7 +28,7 @@ pub static LABEL: Label = label("Steam", "Game");
 pub static INSPECTOR: Inspector = Inspector {
     name: "steam",
     transports: TCP | UDP,
-    ports: &[27036, 27017, 27018, 27019],
+    ports: &[27036],
     labels: &[&LABEL],
     min_udp: 16,
     ports_required: false,
