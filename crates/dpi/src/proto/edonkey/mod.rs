@@ -14,8 +14,11 @@
 //!   (a u16 string length that fills the packet); `C5 01` eMule info (protocol version, tag count).
 //!
 //! Over UDP, the global server status request `E3 96` with its 4-byte challenge (eMule sets
-//! its upper half to 0x55AA, as the capture shows) and the answer `E3 97` echoing it. Kad
-//! (0xE4/0xE5) is not named: aMule obfuscates it, so its datagrams show no structure.
+//! its upper half to 0x55AA, as the capture shows) and the answer `E3 97` echoing it; and Kad
+//! (protocol byte 0xE4) routing requests, `KADEMLIA2_REQ` (0x21): a request type (2 find
+//! value, 4 store, 11 find node), the 16-byte target and the 16-byte recipient id, 35 bytes
+//! exactly. Kad's two-byte pings say too little, and with obfuscation on (aMule's default)
+//! no Kad datagram shows any structure.
 
 use crate::proto::label;
 use crate::{Cx, Inspector, Label, Probe, TCP, UDP};
@@ -106,8 +109,15 @@ fn tcp_opening(d: &[u8]) -> bool {
     }
 }
 
-/// The global server status request and its answer over UDP.
+const KAD: u8 = 0xe4;
+/// KADEMLIA2_REQ: protocol, opcode, request type, target and recipient ids.
+const KAD2_REQ_LEN: usize = 3 + 16 + 16;
+
+/// The global server status request and its answer, or a Kad routing request, over UDP.
 fn udp_status(d: &[u8]) -> bool {
+    if let (Some(&KAD), Some(&0x21), Some(kind)) = (d.first(), d.get(1), d.get(2)) {
+        return d.len() == KAD2_REQ_LEN && [2, 4, 11].contains(kind);
+    }
     let (Some(&EDONKEY), Some(&op), Some(challenge)) = (d.first(), d.get(1), u32_at(d, 2)) else {
         return false;
     };

@@ -26,6 +26,24 @@ const EMULE_INFO: &str = "c5120000000147ff010000000201009405004c696e7578";
 /// Server Status Request".
 const UDP_STATUS: &str = "e396cd35aa55";
 
+/// Kad KADEMLIA2_REQ (find node), from the same aMule with protocol obfuscation turned off
+/// (IsClientCryptLayerSupported=0), bootstrapping from the second amuled on udp/4672; tshark:
+/// "Kademlia UDP: KADEMLIA2_REQ", "Request Type: 0x0b (Find Node)".
+const KAD_REQ: &str = "e4210b154968cb4d757486e30e276f3c031fcf000102030405060708090a0b0c0d0e0f";
+
+#[test]
+fn kad_request() {
+    let v = hex(KAD_REQ);
+    assert_eq!(run(&INSPECTOR, UDP, 4672, 4672, false, &v), Probe::Certain(&LABEL));
+    assert_eq!(classify(UDP, 4672, 4672, &[(true, &v)]), Some("eDonkey"));
+    let mut w = v.clone();
+    w[2] = 3; // no such request type
+    assert_eq!(run(&INSPECTOR, UDP, 4672, 4672, false, &w), Probe::NotForUs);
+    assert_eq!(run(&INSPECTOR, UDP, 4672, 4672, false, &v[..34]), Probe::NotForUs);
+    // Kad's PING (E4 60) alone is too short to name.
+    assert_eq!(run(&INSPECTOR, UDP, 4672, 4672, false, &hex("e460")), Probe::NotForUs);
+}
+
 #[test]
 fn amule_vectors() {
     for v in [LOGIN, HELLO, HELLO_ANSWER, EMULE_INFO] {
