@@ -243,6 +243,7 @@ protocols! {
     directconnect,
     steam,
     icecast,
+    shoutcast,
     soulseek,
     amongus,
     // Named by address block and port, as nDPI does (no payload test is possible).
