@@ -7,6 +7,10 @@ use crate::proto::testkit::{classify, hex, probe as run};
 const ADC_HSUP: &str = "4853555020414442415345204144544947520a";
 /// uhub's answer: `ISUP ADBASE ADTIGR ADPING ADUCMD\n`.
 const ADC_ISUP: &str = "49535550204144424153452041445449475220414450494e4720414455434d440a";
+/// Client to client: two ncdc 1.23.1 on that hub in active mode, one browsing the other's
+/// file list; the connecting client opens with `CSUP ADBASE ADTIGR ADBZIP ADZLIG\n` (captured
+/// on the namespace's loopback; the other side answers with the same line).
+const ADC_CSUP: &str = "435355502041444241534520414454494752204144425a49502041445a4c49470a";
 
 // NMDC: a hub greeting built from the NMDC protocol documentation ($Lock <lock> Pk=<pk>|,
 // then $HubName), sent by a stub hub to ncdc 1.23.1, which answered with the $Supports, $Key
@@ -28,6 +32,7 @@ fn adc_vectors() {
     assert_eq!(run(&INSPECTOR, TCP, 1511, 44174, true, &hex(ADC_ISUP)), Probe::Certain(&LABEL));
     assert_eq!(classify(TCP, 1511, 44174, &[(true, &hex(ADC_HSUP))]), Some("DirectConnect"));
     assert_eq!(classify(TCP, 9000, 44174, &[(false, &hex(ADC_ISUP))]), Some("DirectConnect"));
+    assert_eq!(classify(TCP, 41000, 33142, &[(true, &hex(ADC_CSUP))]), Some("DirectConnect"));
 }
 
 #[test]
