@@ -31,6 +31,22 @@ const UDP_STATUS: &str = "e396cd35aa55";
 /// "Kademlia UDP: KADEMLIA2_REQ", "Request Type: 0x0b (Find Node)".
 const KAD_REQ: &str = "e4210b154968cb4d757486e30e276f3c031fcf000102030405060708090a0b0c0d0e0f";
 
+/// The server's status answer (E3 97) to a request with challenge 0x55AA03F4 (aMule's, from the
+/// second capture): built from the specification (section 7, global server status: challenge,
+/// users, files, max users), written to a pcap on udp/4665: tshark shows "eDonkey UDP:
+/// Server Status", every field decoded.
+const UDP_STATUS_ANSWER: &str = "e397f403aa550c000000480d0000e8030000";
+
+#[test]
+fn status_answer() {
+    let v = hex(UDP_STATUS_ANSWER);
+    assert_eq!(run(&INSPECTOR, UDP, 4665, 4672, true, &v), Probe::Certain(&LABEL));
+    assert_eq!(run(&INSPECTOR, UDP, 4665, 4672, true, &v[..17]), Probe::NotForUs);
+    let mut w = v;
+    w[4] = 0xab; // challenge without eMule's 0x55AA
+    assert_eq!(run(&INSPECTOR, UDP, 4665, 4672, true, &w), Probe::NotForUs);
+}
+
 #[test]
 fn kad_request() {
     let v = hex(KAD_REQ);
