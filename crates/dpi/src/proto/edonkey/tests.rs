@@ -11,6 +11,9 @@ const LOGIN: &str = "e34d000000018268b154600ec4ed5e3144ed201d6f2a000000003612040
 /// ID change from the server (E3 40); written by the stub server from the specification,
 /// tshark: "eDonkey TCP: ID Change".
 const ID_CHANGE: &str = "e30500000040c6336401";
+/// Server message (E3 38, "hello!"), written by the stub server from the specification;
+/// tshark: "eDonkey TCP: Server Message".
+const SERVER_MESSAGE: &str = "e30900000038060068656c6c6f21";
 /// Client-to-client Hello (E3 01, hash size 16).
 const HELLO: &str = "e36c00000001108268b154600ec4ed5e3144ed201d6f2ac6336401361207000000020100011400\
     687474703a2f2f7777772e614d756c652e6f7267030100113c000000030100f940120000030100fb800d040303\
@@ -66,6 +69,11 @@ fn amule_vectors() {
         assert_eq!(run(&INSPECTOR, TCP, 4662, 47374, false, &hex(v)), Probe::Certain(&LABEL), "{v}");
     }
     assert_eq!(run(&INSPECTOR, TCP, 4661, 41460, true, &hex(ID_CHANGE)), Probe::Certain(&LABEL));
+    let msg = hex(SERVER_MESSAGE);
+    assert_eq!(run(&INSPECTOR, TCP, 4661, 41460, true, &msg), Probe::Certain(&LABEL));
+    let mut short = msg.clone();
+    short[6] = 7; // text length past the packet
+    assert_eq!(run(&INSPECTOR, TCP, 4661, 41460, true, &short), Probe::NotForUs);
     assert_eq!(run(&INSPECTOR, UDP, 4665, 4672, false, &hex(UDP_STATUS)), Probe::Certain(&LABEL));
 }
 
