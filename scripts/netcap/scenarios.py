@@ -1,7 +1,8 @@
 """The scenarios of netcap.py: a server and a client, each a real implementation.
 
 Packages (Debian): python3-pyftpdlib, python3-openssl, dovecot-imapd, dovecot-pop3d,
-python3-aiosmtpd, dnsmasq-base, tcpdump, iproute2. Clients use Python's standard library
+python3-aiosmtpd, dnsmasq-base, python3-websockets, nghttp2-server, nghttp2-client, tcpdump,
+iproute2. Clients use Python's standard library
 (ftplib, imaplib, poplib, smtplib, socket), run by /usr/bin/python3, which sees Debian's
 packages.
 """
@@ -103,6 +104,7 @@ service pop3-login {{
 DOVECOT_SERVER = r"""
 import os, subprocess
 w = os.environ["WORK"]
+os.chmod(w, 0o755)  # the mail user (nobody) must reach its home below it
 for d in ("run", "state", "mail"):
     os.makedirs(os.path.join(w, d), exist_ok=True)
 os.chmod(os.path.join(w, "mail"), 0o1777)
@@ -198,6 +200,34 @@ for i, name in enumerate(["www.example.org", "mail.example.org", "cdn.example.ne
 print("dns done")
 """
 
+# python3-websockets (Debian): an echo server; the client upgrades (HTTP/1.1 101, Upgrade:
+# websocket), sends a text message and closes.
+WS_SERVER = r"""
+import asyncio, os, websockets
+async def echo(ws, *_):
+    async for m in ws:
+        await ws.send(m)
+async def main():
+    async with websockets.serve(echo, os.environ["SERVER"], 8765):
+        await asyncio.Future()
+asyncio.run(main())
+"""
+
+WS_CLIENT = r"""
+import asyncio, os, websockets
+async def main():
+    async with websockets.connect("ws://%s:8765/chat" % os.environ["SERVER"]) as ws:
+        await ws.send("hello wirespeed"); await ws.recv()
+asyncio.run(main())
+print("websocket done")
+"""
+
+# nghttp2 (Debian nghttp2-server, nghttp2-client): HTTP/2 over cleartext with prior knowledge
+# (the connection preface first). (nghttpd without TLS does not take the h2c upgrade.)
+H2_SERVER = ["sh", "-c", 'echo hello > "$WORK/index.html"; '
+             'exec nghttpd --no-tls -a "$SERVER" -d "$WORK" 8080']
+H2_CLIENT = ["sh", "-c", 'nghttp -n "http://$SERVER:8080/index.html" && echo h2 done']
+
 ALL = {
     "ftp": {"server": [PY, "-c", FTP_SERVER], "client": [PY, "-c", FTP_CLIENT], "settle": 3},
     "mail": {"server": [PY, "-c", DOVECOT_SERVER], "client": [PY, "-c", MAIL_CLIENT],
@@ -207,4 +237,6 @@ ALL = {
     "tfo": {"server": [PY, "-c", TFO_SERVER], "client": [PY, "-c", TFO_CLIENT],
             "sysctl": {"net.ipv4.tcp_fastopen": "3"}},
     "dns": {"server": DNS_SERVER, "client": [PY, "-c", DNS_CLIENT]},
+    "websocket": {"server": [PY, "-c", WS_SERVER], "client": [PY, "-c", WS_CLIENT]},
+    "h2": {"server": H2_SERVER, "client": H2_CLIENT},
 }

@@ -78,6 +78,12 @@ fields! {
     SmtpFrom = "smtp_from", 128;
     /// SMTP envelope recipient (first `RCPT TO:` address).
     SmtpRcpt = "smtp_rcpt", 128;
+    /// Every DNS (LLMNR, mDNS) query name of the flow, in the order first asked, each once,
+    /// comma-separated (a 5-tuple a resolver keeps carries several transactions).
+    DnsNames = "dns_names", 255;
+    /// The protocol an HTTP/1.1 connection switched to (`101 Switching Protocols`' `Upgrade`
+    /// header: `websocket`, `h2c`).
+    HttpUpgrade = "http_upgrade", 32;
 }
 
 /// A flow's metadata: values of [`Field`]s packed in a fixed area of [`META_BYTES`] bytes
@@ -205,6 +211,31 @@ impl Meta {
         self.set(f, &b[i..]);
     }
 
+    /// Add `v` to the list `f` holds (items joined by `sep`), unless it is there already; a
+    /// list that would pass the field's cap keeps the items that fit (counted as truncated).
+    pub fn append(&mut self, f: Field, v: &[u8], sep: u8) {
+        if v.is_empty() {
+            return;
+        }
+        let mut joined = crate::util::Buf::<255>::default();
+        match self.get(f) {
+            None => return self.set(f, v),
+            Some(old) => {
+                if old.as_bytes().split(|&b| b == sep).any(|item| item == v) {
+                    return;
+                }
+                if old.len() + 1 + v.len() > f.cap().min(255) {
+                    self.truncated += 1;
+                    return;
+                }
+                joined.push(old.as_bytes());
+            }
+        }
+        joined.push(&[sep]);
+        joined.push(v);
+        self.replace(f, joined.as_bytes());
+    }
+
     /// Replace `f`'s value (a later message can be more authoritative, e.g. the TLS version the
     /// server chose over the client's offer).
     pub fn replace(&mut self, f: Field, v: &[u8]) {
@@ -305,6 +336,32 @@ mod tests {
         assert_eq!(m.get(Field::Sni), Some("b.org"));
         assert_eq!(m.get(Field::DnsQtype), Some("28"));
         assert_eq!(m.get(Field::UserAgent), Some("a\\004b\u{fffd}c"));
+    }
+
+    #[test]
+    fn lists_append_each_item_once_within_the_cap() {
+        let mut m = Meta::default();
+        m.append(Field::DnsNames, b"a.example", b',');
+        m.append(Field::DnsNames, b"b.example", b',');
+        m.append(Field::DnsNames, b"a.example", b',');
+        m.append(Field::DnsNames, b"", b',');
+        assert_eq!(m.get(Field::DnsNames), Some("a.example,b.example"));
+        // Other fields are untouched by the rewrite.
+        m.set(Field::Sni, b"x.example");
+        m.append(Field::DnsNames, b"c.example", b',');
+        assert_eq!(m.get(Field::Sni), Some("x.example"));
+        assert_eq!(
+            m.get(Field::DnsNames),
+            Some("a.example,b.example,c.example")
+        );
+        // An item that would pass the cap is left out and counted.
+        let long = [b'x'; 250];
+        m.append(Field::DnsNames, &long, b',');
+        assert_eq!(
+            m.get(Field::DnsNames),
+            Some("a.example,b.example,c.example")
+        );
+        assert_eq!(m.truncated, 1);
     }
 
     #[test]

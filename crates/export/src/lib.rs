@@ -103,7 +103,7 @@ impl<'a> FlowRecord<'a> {
 }
 
 /// Number of payload metadata fields.
-pub const META_COUNT: usize = 23;
+pub const META_COUNT: usize = 25;
 
 /// Joins lists of names into one array at compile time (`N` is their total length; a wrong `N`
 /// fails the build), so each name is written once: the AtoZ names are the statistics crate's.
@@ -205,6 +205,8 @@ meta_fields!(
     "tls_cert_issuer",
     "smtp_from",
     "smtp_rcpt",
+    "dns_names",
+    "http_upgrade",
 );
 
 /// Metadata fields written as numbers (bit i: `META_FIELDS[i]`): `http_status`, `dns_qtype`,

@@ -253,6 +253,11 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     }
     // The root name is written "<root>", as tshark does.
     let qname: &[u8] = if n.is_empty() { b"<root>" } else { n.as_bytes() };
+    if qd > 0 {
+        // Every question's name, each once (a response's too: its query may not have been
+        // captured): a 5-tuple that a resolver keeps carries several transactions.
+        cx.meta.append(Field::DnsNames, qname, b',');
+    }
     if !qr && qd > 0 && cx.state::<State>().seen & NAMED == 0 {
         // A query's name is the flow's name, over one taken from a response seen first.
         cx.meta.replace(Field::DnsQuery, qname);
@@ -278,10 +283,8 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     if ends_with_ci(n.as_bytes(), b"securedns.avast.com") {
         l = &AVAST_SECURE_DNS;
     }
-    // Keep listening until both a query (its name) and a response (its code) were seen.
-    if cx.state::<State>().seen & (RESPONSE | NAMED) != RESPONSE | NAMED {
-        cx.want_more();
-    }
+    // Keep listening, within the budget: later transactions on the 5-tuple add their names.
+    cx.want_more();
     Probe::Certain(l)
 }
 

@@ -639,3 +639,41 @@ fn answers_agree_with_tshark() {
     assert!(bad.is_empty(), "{}", bad.join("\n"));
     assert!(read_ok > 0, "no DNS responses were read");
 }
+
+// The three answers of the capture below.
+const RESP0: &str = "10008580000100010000000003777777076578616d706c65036f72670000010001c00c00010001000000000004c0000250";
+const RESP1: &str = "100185800001000100000000046d61696c076578616d706c65036f72670000010001c00c00010001000000000004c0000250";
+const RESP2: &str = "1002858000010001000000000363646e076578616d706c65036e65740000010001c00c00010001000000000004c0000251";
+
+/// Three transactions on one 5-tuple, as scripts/netcap (`netcap.py dns`) captured them:
+/// dnsmasq 2.90 (Debian) answering three queries a client sent from one socket (tshark 4.0.17:
+/// dns, queries www.example.org, mail.example.org, cdn.example.net). Every name is listed.
+#[test]
+fn several_transactions_on_one_five_tuple() {
+    use crate::proto::testkit::{classify_meta, hex};
+    let q = [
+        "10000100000100000000000003777777076578616d706c65036f72670000010001",
+        "100101000001000000000000046d61696c076578616d706c65036f72670000010001",
+        "1002010000010000000000000363646e076578616d706c65036e65740000010001",
+    ];
+    let r = [RESP0, RESP1, RESP2];
+    let pkts: Vec<Vec<u8>> = q.iter().zip(r).flat_map(|(q, r)| [hex(q), hex(r)]).collect();
+    let flow: Vec<(bool, &[u8])> = pkts
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (i % 2 == 0, &p[..]))
+        .collect();
+    let (l, names) = classify_meta(crate::UDP, 53, 40053, &flow, Some(Field::DnsNames));
+    assert_eq!(l, Some("DNS"));
+    assert_eq!(
+        names.as_deref(),
+        Some("www.example.org,mail.example.org,cdn.example.net")
+    );
+    // The first query's name stays the flow's `dns_query`.
+    let (_, first) = classify_meta(crate::UDP, 53, 40053, &flow, Some(Field::DnsQuery));
+    assert_eq!(first.as_deref(), Some("www.example.org"));
+    // A name asked twice is listed once.
+    let again = [flow[0], flow[1], flow[0], flow[1]];
+    let (_, names) = classify_meta(crate::UDP, 53, 40053, &again, Some(Field::DnsNames));
+    assert_eq!(names.as_deref(), Some("www.example.org"));
+}

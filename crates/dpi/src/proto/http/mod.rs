@@ -132,6 +132,12 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         Dir::ToClient => match status(d) {
             Some(code) => {
                 cx.meta.set_num(Field::HttpStatus, u32::from(code));
+                if code == 101 {
+                    // Switching Protocols: what the connection carries from now on.
+                    if let Some(p) = header(d, b"upgrade") {
+                        cx.set(Field::HttpUpgrade, p);
+                    }
+                }
                 // A response before any request (the capture started late) still says HTTP;
                 // the next request, if one comes within the budget, is read all the same
                 // (http_starting_with_reply.pcapng: tshark's host is in the second request).
@@ -139,6 +145,9 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
                 more(cx)
             }
             None if cx.state::<State>().done != 0 => more(cx),
+            // HTTP/2 with prior knowledge: the server may send its preface, a SETTINGS frame
+            // (RFC 9113 §3.4), before the client's arrives; the client's decides.
+            None if cx.hints.nth == 0 && settings_frame(d) => Probe::Unsure,
             None if d.len() < 12 && b"HTTP/1.".starts_with(d.get(..d.len().min(7)).unwrap_or(&[])) => {
                 cx.incomplete();
                 Probe::Unsure
@@ -146,6 +155,41 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
             None => Probe::NotForUs,
         },
     }
+}
+
+/// Does `d` start with an HTTP/2 SETTINGS frame on stream 0 (RFC 9113 §6.5: type 4, flags 0
+/// or ACK, a length that is a multiple of 6, 0 with ACK) that the segment holds whole?
+fn settings_frame(d: &[u8]) -> bool {
+    let Some(h) = d.get(..9) else {
+        return false;
+    };
+    let len = usize::from(h[0]) << 16 | usize::from(h[1]) << 8 | usize::from(h[2]);
+    let stream = u32::from_be_bytes([h[5], h[6], h[7], h[8]]);
+    h[3] == 4
+        && (h[4] == 0 || (h[4] == 1 && len == 0))
+        && len % 6 == 0
+        && stream == 0
+        && d.len() >= 9 + len
+}
+
+/// The value of header `name` (lower case) in the head of a message (its first 2 KiB, up to the
+/// empty line), trimmed.
+fn header<'d>(d: &'d [u8], name: &[u8]) -> Option<&'d [u8]> {
+    let head = d.get(..d.len().min(2048))?;
+    for line in head.split(|&c| c == b'\n').skip(1).take(64) {
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.is_empty() {
+            break;
+        }
+        let Some(colon) = line.iter().position(|&c| c == b':') else {
+            continue;
+        };
+        let (k, v) = line.split_at(colon);
+        if k.eq_ignore_ascii_case(name) {
+            return Some(trim(v.get(1..).unwrap_or(&[])));
+        }
+    }
+    None
 }
 
 /// Certain; keep listening while the request or the status is missing.

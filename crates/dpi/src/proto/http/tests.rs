@@ -85,3 +85,25 @@ fn a_request_after_a_response_is_still_read() {
     let (_, code) = classify_meta(TCP, 1044, 80, &pkts, Some(Field::HttpStatus));
     assert_eq!(code.as_deref(), Some("200"));
 }
+
+/// HTTP/2 with prior knowledge where the server's preface comes first: nghttpd 1.52.0 (Debian
+/// nghttp2-server) sends its SETTINGS frame on accept, before nghttp's connection preface
+/// (scripts/netcap `netcap.py h2`; tshark 4.0.17: http2 SETTINGS, then the magic).
+#[test]
+fn http2_server_preface_first() {
+    use crate::proto::testkit::{classify, hex};
+    let settings = hex("000006040000000000000300000064");
+    let client = hex(
+        "505249202a20485454502f322e300d0a0d0a534d0d0a0d0a00000c04000000000000030000006400040000ffff",
+    );
+    let flow = [(false, &settings[..]), (true, &client[..])];
+    assert_eq!(classify(crate::TCP, 8080, 33368, &flow), Some("HTTP2"));
+    // A SETTINGS frame alone names nothing, and a frame of another type is not waited on.
+    assert_eq!(classify(crate::TCP, 8080, 33368, &flow[..1]), None);
+    let mut ping = settings.clone();
+    ping[3] = 6;
+    assert_eq!(
+        crate::proto::testkit::probe(&INSPECTOR, crate::TCP, 8080, 33368, true, &ping),
+        Probe::NotForUs
+    );
+}
