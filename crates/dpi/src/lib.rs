@@ -139,8 +139,9 @@ impl StateArea {
 /// Most inspectors the registry can hold (the per-flow "ruled out" set is a fixed bitmap).
 pub const MAX_INSPECTORS: usize = 512;
 
-/// Words of a [`Set`].
-const SET_WORDS: usize = MAX_INSPECTORS / 64;
+/// Words of a [`Set`]: as many as the registry needs (not [`MAX_INSPECTORS`]'s eight: every
+/// candidate walk and set operation of every payload packet goes over them).
+const SET_WORDS: usize = proto::REGISTRY.len().div_ceil(64);
 
 /// What an inspector says about a flow after seeing a packet.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -1246,6 +1247,7 @@ fn run(
         expect,
         sigs: &rules.sigs,
     };
+    let any_pending = pending.iter().any(|p| p.0 != 0);
     for part in [todo & sel.hinted, todo & !sel.hinted] {
         for (k, mut w) in part.0.into_iter().enumerate() {
             while w != 0 {
@@ -1258,7 +1260,13 @@ fn run(
                 // The evidence this candidate kept on an earlier packet, if any (the area is
                 // all zero between candidates).
                 let tag = (i + 1) as u16;
-                let slot = pending.iter().position(|p| p.0 == tag);
+                // (A slot filled on this packet is an earlier candidate's: no lookup needed
+                // when none was filled before it.)
+                let slot = if any_pending {
+                    pending.iter().position(|p| p.0 == tag)
+                } else {
+                    None
+                };
                 if let Some(p) = slot.and_then(|k| pending.get(k)) {
                     *cx.state = p.1;
                 }

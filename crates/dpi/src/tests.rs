@@ -419,23 +419,33 @@ fn dtls_certificate_from_fragments() {
     );
 }
 
-/// The registry set spans eight words: indices on both sides of each word boundary survive the
-/// set operations and come out lowest first.
+/// The registry set spans as many words as the registry needs: indices on both sides of each
+/// word boundary survive the set operations and come out lowest first, and an index past the
+/// set is refused.
 #[test]
 fn inspector_sets_cross_word_boundaries() {
-    let idx = [0, 63, 64, 127, 128, 200, 255, 256, 383, 448, 511];
+    let bits = SET_WORDS * 64;
+    assert!(proto::REGISTRY.len() <= bits && bits <= MAX_INSPECTORS);
+    let mut idx: Vec<usize> = (0..SET_WORDS).flat_map(|w| [w * 64, w * 64 + 63]).collect();
+    idx.push(100);
+    idx.sort();
     let mut s = Set::EMPTY;
-    for i in idx {
+    for &i in &idx {
         s |= Set::one(i);
     }
-    assert_eq!(Set::one(MAX_INSPECTORS), Set::EMPTY);
-    let odd = Set::one(63) | Set::one(128);
+    assert_eq!(Set::one(bits), Set::EMPTY);
+    let odd = Set::one(63) | Set::one(bits - 1);
     let mut rest = s & !odd;
     let mut out = Vec::new();
     while let Some(i) = rest.pop() {
         out.push(i);
     }
-    assert_eq!(out, [0, 64, 127, 200, 255, 256, 383, 448, 511]);
+    let want: Vec<usize> = idx
+        .iter()
+        .copied()
+        .filter(|&i| i != 63 && i != bits - 1)
+        .collect();
+    assert_eq!(out, want);
     assert!(rest.is_empty());
     assert_eq!(s & odd, odd);
 }
