@@ -213,7 +213,6 @@ protocols! {
     checkmk,
     vmware,
     rsh,
-    ipp,
     afp,
     whois,
     megaco,

@@ -1,5 +1,31 @@
 //! HTTP/1.x: request line and headers (method, Host, URL, User-Agent) from the client, status
 //! from the server. Parsed with `httparse`; a request cut across segments asks for reassembly.
+//!
+//! # Applications carried by HTTP (nDPI's `HTTP.X`)
+//!
+//! The first request of a flow names what it carries, from what is already read (the method,
+//! the path, the headers `httparse` iterates anyway):
+//! * WebDAV (RFC 4918 §9): the methods PROPFIND, PROPPATCH, MKCOL, COPY, MOVE, LOCK, UNLOCK.
+//! * OCSP (RFC 6960 Appendix A.1.1): a POST whose body is of media type
+//!   `application/ocsp-request`.
+//! * IPP (RFC 8010 §4): a POST whose body is of media type `application/ipp`, on any port (it
+//!   was an inspector of its own tried on 631 only).
+//! * SOAP: a `SOAPAction` header (SOAP 1.1, W3C Note, §6.1.1) or the SOAP 1.2 media type
+//!   `application/soap+xml` (RFC 3902).
+//! * MPEG-DASH (nDPI's MpegDash): a GET of a path ending `.mpd` (the MPD, ISO/IEC 23009-1) or
+//!   `.m4s`/`.mp4` (segments; nDPI names a request line ending `.mp4 HTTP/1.1` so: a query
+//!   string after the name does not count).
+//!
+//! When the request named nothing, the first response's `Content-Type` may (one header scan
+//! of the response head, once per flow):
+//! * OCSP (RFC 6960 Appendix A.2): `application/ocsp-response`, which also names the GET form
+//!   whose request is the base64 of the DER request in the path.
+//! * HLS (RFC 8216 §4): a playlist, `application/vnd.apple.mpegurl` or `audio/mpegurl` (and the
+//!   `x-` forms servers still send). A path ending `.m3u8` alone does not name it: nDPI does
+//!   not (quickplay.pcap: such a GET without its answer is HTTP).
+//! * MPEG-DASH: an MPD, `application/dash+xml` (ISO/IEC 23009-1 Annex C).
+//!
+//! Requests to a proxy and CONNECT tunnels keep their own labels.
 
 use crate::meta::Field;
 use crate::proto::label;
@@ -16,6 +42,28 @@ pub static CONNECT: Label = label("HTTP_Connect", "Web");
 /// nDPI's label for HTTP/2 over cleartext TCP (h2c), named by the client's connection preface.
 pub static HTTP2: Label = label("HTTP2", "Web");
 
+/// nDPI's WebDAV label (`HTTP.WebDAV`, category as the webdav.pcap verdicts print it).
+pub static WEBDAV: Label = sub("WebDAV", "Collaborative");
+/// nDPI's OCSP label (`HTTP.OCSP`; Network where the request decided, as in ocsp.pcapng).
+pub static OCSP: Label = sub("OCSP", "Network");
+/// nDPI's HLS label (`HTTP.HLS`; category as hls.pcapng's verdict prints it).
+pub static HLS: Label = sub("HLS", "Web");
+/// nDPI's MPEG-DASH label (`HTTP.MpegDash`, as 1kxun.pcap's verdict prints it).
+pub static MPEGDASH: Label = sub("MpegDash", "Media");
+/// nDPI's SOAP label (`HTTP.SOAP`, as ndpi_match_string_subprotocol__error.pcapng prints it).
+pub static SOAP: Label = sub("SOAP", "RPC");
+/// nDPI's IPP label (`HTTP.IPP`, as ipp.pcap's verdicts print it).
+pub static IPP: Label = sub("IPP", "System");
+
+/// An application carried by HTTP: master HTTP.
+const fn sub(app: &'static str, category: &'static str) -> Label {
+    Label {
+        app,
+        master: "HTTP",
+        category,
+    }
+}
+
 /// The client connection preface of HTTP/2 (RFC 9113 §3.4).
 const H2_PREFACE: &[u8; 24] = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n";
 
@@ -24,7 +72,9 @@ pub static INSPECTOR: Inspector = Inspector {
     name: "http",
     transports: TCP,
     ports: &[80, 8080, 8000, 8008, 3128],
-    labels: &[&LABEL, &PROXY, &CONNECT, &HTTP2],
+    labels: &[
+        &LABEL, &PROXY, &CONNECT, &HTTP2, &WEBDAV, &OCSP, &HLS, &MPEGDASH, &SOAP, &IPP,
+    ],
     min_udp: 0,
     ports_required: false,
     probe,
@@ -60,6 +110,75 @@ pub(crate) struct State {
     done: u8,
     /// What the first request was: [`PLAIN`], [`VIA_PROXY`], [`TUNNEL`] (0: none yet).
     kind: u8,
+    /// The application the first request or response named: an index into [`APPS`] plus one
+    /// (0: none).
+    app: u8,
+}
+
+/// The applications [`State::app`] names (index + 1).
+static APPS: [&Label; 6] = [&WEBDAV, &OCSP, &HLS, &MPEGDASH, &SOAP, &IPP];
+const APP_WEBDAV: u8 = 1;
+const APP_OCSP: u8 = 2;
+const APP_HLS: u8 = 3;
+const APP_MPEGDASH: u8 = 4;
+const APP_SOAP: u8 = 5;
+const APP_IPP: u8 = 6;
+
+/// WebDAV's methods (RFC 4918 §9).
+const WEBDAV_METHODS: [&str; 7] = ["PROPFIND", "PROPPATCH", "MKCOL", "COPY", "MOVE", "LOCK", "UNLOCK"];
+
+/// The media type of a `Content-Type` value: before any parameter, trimmed.
+fn media_type(v: &[u8]) -> &[u8] {
+    trim(v.split(|&c| c == b';').next().unwrap_or(&[]))
+}
+
+/// The application a request names by its method, path and headers (0: none).
+fn request_app(method: &str, path: &str, ctype: &[u8], soap_action: bool) -> u8 {
+    if WEBDAV_METHODS.contains(&method) {
+        return APP_WEBDAV;
+    }
+    let media = media_type(ctype);
+    let post = method == "POST";
+    if post && media.eq_ignore_ascii_case(b"application/ocsp-request") {
+        APP_OCSP
+    } else if post && media.eq_ignore_ascii_case(b"application/ipp") {
+        APP_IPP
+    } else if soap_action || media.eq_ignore_ascii_case(b"application/soap+xml") {
+        APP_SOAP
+    } else if method == "GET" && [".mpd", ".m4s", ".mp4"].iter().any(|e| ends_with_nocase(path, e)) {
+        APP_MPEGDASH
+    } else {
+        0
+    }
+}
+
+/// The application a response names by its `Content-Type` (0: none).
+fn response_app(d: &[u8]) -> u8 {
+    let Some(v) = header(d, b"content-type") else {
+        return 0;
+    };
+    let media = media_type(v);
+    let is = |t: &[u8]| media.eq_ignore_ascii_case(t);
+    if is(b"application/ocsp-response") {
+        APP_OCSP
+    } else if is(b"application/vnd.apple.mpegurl")
+        || is(b"audio/mpegurl")
+        || is(b"application/x-mpegurl")
+        || is(b"audio/x-mpegurl")
+    {
+        APP_HLS
+    } else if is(b"application/dash+xml") {
+        APP_MPEGDASH
+    } else {
+        0
+    }
+}
+
+fn ends_with_nocase(s: &str, end: &str) -> bool {
+    s.len() >= end.len()
+        && s.as_bytes()
+            .get(s.len() - end.len()..)
+            .is_some_and(|t| t.eq_ignore_ascii_case(end.as_bytes()))
 }
 
 /// [`State::done`]: the request was read.
@@ -132,6 +251,11 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         Dir::ToClient => match status(d) {
             Some(code) => {
                 cx.meta.set_num(Field::HttpStatus, u32::from(code));
+                let st = cx.state::<State>();
+                if st.done & STATUS_DONE == 0 && st.app == 0 && matches!(st.kind, 0 | PLAIN) {
+                    // The request named nothing: the answer's media type may.
+                    st.app = response_app(d);
+                }
                 if code == 101 {
                     // Switching Protocols: what the connection carries from now on.
                     if let Some(p) = header(d, b"upgrade") {
@@ -198,10 +322,14 @@ fn more(cx: &mut Cx<'_>) -> Probe {
     if cx.state::<State>().done & (REQ_DONE | STATUS_DONE) != REQ_DONE | STATUS_DONE || tunnel {
         cx.want_more();
     }
-    Probe::Certain(match cx.state::<State>().kind {
+    let st = cx.state::<State>();
+    Probe::Certain(match st.kind {
         VIA_PROXY => &PROXY,
         TUNNEL => &CONNECT,
-        _ => &LABEL,
+        _ => APPS
+            .get(usize::from(st.app).wrapping_sub(1))
+            .copied()
+            .unwrap_or(&LABEL),
     })
 }
 
@@ -231,15 +359,28 @@ fn request(cx: &mut Cx<'_>) -> Probe {
     };
     let mut host: &[u8] = &[];
     let mut ua: &[u8] = &[];
+    let mut ctype: &[u8] = &[];
+    let mut soap_action = false;
     for h in req.headers.iter().take_while(|h| !h.name.is_empty()) {
         if h.name.eq_ignore_ascii_case("host") {
             host = trim(h.value);
         } else if h.name.eq_ignore_ascii_case("user-agent") {
             ua = trim(h.value);
+        } else if h.name.eq_ignore_ascii_case("content-type") {
+            ctype = h.value;
+        } else if h.name.eq_ignore_ascii_case("soapaction") {
+            soap_action = true;
         }
     }
     cx.set(Field::HttpMethod, method.as_bytes());
     let st = cx.state::<State>();
+    if st.done & REQ_DONE == 0 {
+        // The first request (read whole again when its headers were cut) names the flow.
+        let app = request_app(method, path, ctype, soap_action);
+        if app != 0 {
+            st.app = app;
+        }
+    }
     if st.kind == 0 {
         st.kind = if method == "CONNECT" {
             TUNNEL

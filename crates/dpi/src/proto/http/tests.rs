@@ -107,3 +107,254 @@ fn http2_server_preface_first() {
         Probe::NotForUs
     );
 }
+
+/// `MASTER.APP` as the whole registry names a flow of these packets (`true`: from the client),
+/// the last label reported (a finer one replaces the first).
+fn named(port: u16, pkts: &[(bool, &[u8])]) -> Option<String> {
+    let (mut dpi, labels) = crate::tests::engine(crate::DpiConfig::default());
+    let mut h = crate::NO_HANDLE;
+    let mut seq = [1000u32, 5000u32];
+    let mut found = None;
+    for &(from_client, payload) in pkts {
+        let d = usize::from(!from_client);
+        let p = crate::Packet {
+            ip_proto: 6,
+            server_port: port,
+            client_port: 48876,
+            from_client,
+            seq: seq[d],
+            multicast: false,
+            server_ip: crate::NO_ADDR,
+            client_ip: crate::NO_ADDR,
+            payload,
+        };
+        seq[d] = seq[d].wrapping_add(payload.len() as u32);
+        if let Some(l) = dpi.inspect(&mut h, &p) {
+            let l = labels.get(l);
+            found = Some(format!("{}.{}", l.master(), l.app()));
+        }
+    }
+    found
+}
+
+use crate::proto::testkit::hex;
+
+// Made here (the commands are in the comment above each vector): servers in one network
+// namespace (192.0.2.2), clients in another (192.0.2.1), captured with tcpdump on the veth;
+// tshark 4.0.17 dissects every request and response below as `http` (OCSP bodies as
+// `http:ocsp`). Vectors are whole TCP payloads unless said otherwise.
+
+// WsgiDAV 4.4.0 (pip, `wsgidav` on port 8080, anonymous) and curl 7.88.1:
+// `curl -X PROPFIND -H 'Depth: 1' http://192.0.2.2:8080/` (answered 207 Multi-Status),
+// `curl -X MKCOL .../newdir`, `curl -X MOVE -H 'Destination: .../b.txt' .../a.txt`.
+const PROPFIND: &str = "50524f5046494e44202f20485454502f312e310d0a486f73743a203139322e302e322e323a383038300d0a557365\
+    722d4167656e743a206375726c2f372e38382e310d0a4163636570743a202a2f2a0d0a44657074683a20310d0a0d\
+    0a";
+const MKCOL: &str = "4d4b434f4c202f6e657764697220485454502f312e310d0a486f73743a203139322e302e322e323a383038300d0a\
+    557365722d4167656e743a206375726c2f372e38382e310d0a4163636570743a202a2f2a0d0a0d0a";
+const MOVE: &str = "4d4f5645202f612e74787420485454502f312e310d0a486f73743a203139322e302e322e323a383038300d0a5573\
+    65722d4167656e743a206375726c2f372e38382e310d0a4163636570743a202a2f2a0d0a44657374696e6174696f\
+    6e3a20687474703a2f2f3139322e302e322e323a383038302f622e7478740d0a0d0a";
+
+/// nDPI names every flow of webdav.pcap (PROPFIND, MKCOL, MOVE, COPY, LOCK, UNLOCK, PROPPATCH
+/// from curl and Microsoft-WebDAV-MiniRedir) HTTP.WebDAV on the request.
+#[test]
+fn webdav_methods() {
+    for v in [PROPFIND, MKCOL, MOVE] {
+        assert_eq!(named(8080, &[(true, &hex(v))]).as_deref(), Some("HTTP.WebDAV"), "{v}");
+    }
+    // The answer does not undo it (a 207 with the media type of wsgidav's, head only).
+    let ok = b"HTTP/1.1 207 Multi-Status\r\nContent-Type: application/xml; charset=utf-8\r\n\r\n";
+    let flow = [(true, &hex(PROPFIND)[..]), (false, &ok[..])];
+    assert_eq!(named(8080, &flow).as_deref(), Some("HTTP.WebDAV"));
+    // Near misses: a GET with WebDAV's headers, a method that only starts like one.
+    let get = b"GET /a.txt HTTP/1.1\r\nHost: x\r\nDepth: 1\r\nDestination: http://x/b\r\n\r\n";
+    assert_eq!(named(8080, &[(true, get)]).as_deref(), Some("HTTP.HTTP"));
+    let other = b"PROPFINDX / HTTP/1.1\r\nHost: x\r\n\r\n";
+    assert_eq!(named(8080, &[(true, other)]), None);
+}
+
+// OpenSSL 3.0.19 (Debian openssl): a CA and a leaf made with `openssl req`/`openssl x509`, the
+// responder `openssl ocsp -index index.txt -port 2560 -rsigner ca.crt -rkey ca.key -CA ca.crt`,
+// the client `openssl ocsp -issuer ca.crt -cert leaf.crt -url http://192.0.2.2:2560/`: its
+// POST's head (frame 64; the DER request follows in its own segment), and the response's head
+// with the first 16 bytes of its DER body (frame 68, cut here).
+const OCSP_POST_HEAD: &str = "504f5354202f20485454502f312e300d0a486f73743a203139322e302e322e320d0a436f6e74656e742d54797065\
+    3a206170706c69636174696f6e2f6f6373702d726571756573740d0a436f6e74656e742d4c656e6774683a203132\
+    340d0a0d0a";
+const OCSP_POST_RESP: &str = "485454502f312e3020323030204f4b0d0a436f6e74656e742d747970653a206170706c69636174696f6e2f6f6373\
+    702d726573706f6e73650d0a436f6e74656e742d4c656e6774683a20313237300d0a0d0a308204f20a0100a08204\
+    eb308204e706";
+
+// The GET form (RFC 6960 A.1.1: the base64 of the DER request, URL-encoded, as the path), the
+// request `openssl ocsp -reqout` wrote, sent by curl 7.88.1 to the same responder; its answer's
+// head and 16 bytes of its body (frames 76 and 78).
+const OCSP_GET: &str = "474554202f4d465577557a42524d4538775454414a4267557244674d434767554142425464446674546b32773751\
+    4c586d4825324254657779645871456d6830515155547944497268655141567048634673453869393872334b4867\
+    3973434648676932414a756754426d4a663170493061476c49436b3671466a20485454502f312e310d0a486f7374\
+    3a203139322e302e322e323a323536300d0a557365722d4167656e743a2068342d6f6373702d6765740d0a416363\
+    6570743a202a2f2a0d0a0d0a";
+const OCSP_GET_RESP: &str = "485454502f312e3020323030204f4b0d0a436f6e74656e742d747970653a206170706c69636174696f6e2f6f6373\
+    702d726573706f6e73650d0a436f6e74656e742d4c656e6774683a20313233330d0a0d0a308204cd0a0100a08204\
+    c6308204c206";
+
+/// ocsp.pcapng: nDPI names the POSTs HTTP.OCSP on the request, the GETs on the answer.
+#[test]
+fn ocsp_request_and_answer() {
+    let post = hex(OCSP_POST_HEAD);
+    assert_eq!(named(2560, &[(true, &post)]).as_deref(), Some("HTTP.OCSP"));
+    let get = hex(OCSP_GET);
+    assert_eq!(named(2560, &[(true, &get)]).as_deref(), Some("HTTP.HTTP"));
+    let resp = hex(OCSP_GET_RESP);
+    let flow = [(true, &get[..]), (false, &resp[..])];
+    assert_eq!(named(2560, &flow).as_deref(), Some("HTTP.OCSP"));
+    let flow = [(true, &post[..]), (false, &hex(OCSP_POST_RESP)[..])];
+    assert_eq!(named(2560, &flow).as_deref(), Some("HTTP.OCSP"));
+    // Near misses: another media type, the request's type with GET, the answer's type in a
+    // request.
+    let other = String::from_utf8(post.clone()).unwrap();
+    for bad in [
+        other.replace("ocsp-request", "ocsp-requests"),
+        other.replace("POST", "PUT"),
+        other.replace("ocsp-request", "ocsp-response"),
+    ] {
+        assert_eq!(named(2560, &[(true, bad.as_bytes())]).as_deref(), Some("HTTP.HTTP"), "{bad}");
+    }
+    let plain = b"HTTP/1.0 200 OK\r\nContent-type: application/octet-stream\r\n\r\n";
+    let flow = [(true, &get[..]), (false, &plain[..])];
+    assert_eq!(named(2560, &flow).as_deref(), Some("HTTP.HTTP"));
+}
+
+// ffmpeg 5.1.9 (Debian) wrote an HLS playlist (`-f hls`, segments out0.ts, out1.ts) and a DASH
+// MPD (`-f dash`, segments .m4s) of its test source; Python 3.11.7's `http.server` served them,
+// ffmpeg (Lavf/59.27.100) read them back (`ffmpeg -i http://192.0.2.2:8000/hls/out.m3u8 -c copy
+// -f null -`): the playlist's GET and the head of its answer (frames 86, 88; the playlist
+// follows in its own segment), the MPD's (126, 128), the GET of the DASH init segment (136).
+const HLS_GET: &str = "474554202f686c732f6f75742e6d33753820485454502f312e310d0a557365722d4167656e743a204c6176662f35\
+    392e32372e3130300d0a4163636570743a202a2f2a0d0a52616e67653a2062797465733d302d0d0a436f6e6e6563\
+    74696f6e3a20636c6f73650d0a486f73743a203139322e302e322e323a383030300d0a4963792d4d657461446174\
+    613a20310d0a0d0a";
+const HLS_HEAD: &str = "485454502f312e3020323030204f4b0d0a5365727665723a2053696d706c65485454502f302e3620507974686f6e\
+    2f332e31312e370d0a446174653a205765642c203235204e6f7620323032362030313a35343a353720474d540d0a\
+    436f6e74656e742d747970653a206170706c69636174696f6e2f766e642e6170706c652e6d70656775726c0d0a43\
+    6f6e74656e742d4c656e6774683a203134300d0a4c6173742d4d6f6469666965643a205765642c203235204e6f76\
+    20323032362030313a35343a323920474d540d0a0d0a";
+const MPD_GET: &str = "474554202f646173682f6f75742e6d706420485454502f312e310d0a557365722d4167656e743a204c6176662f35\
+    392e32372e3130300d0a4163636570743a202a2f2a0d0a52616e67653a2062797465733d302d0d0a436f6e6e6563\
+    74696f6e3a20636c6f73650d0a486f73743a203139322e302e322e323a383030300d0a4963792d4d657461446174\
+    613a20310d0a0d0a";
+const MPD_HEAD: &str = "485454502f312e3020323030204f4b0d0a5365727665723a2053696d706c65485454502f302e3620507974686f6e\
+    2f332e31312e370d0a446174653a205765642c203235204e6f7620323032362030313a35343a353720474d540d0a\
+    436f6e74656e742d747970653a206170706c69636174696f6e2f646173682b786d6c0d0a436f6e74656e742d4c65\
+    6e6774683a20313232370d0a4c6173742d4d6f6469666965643a205765642c203235204e6f762032303236203031\
+    3a35343a323920474d540d0a0d0a";
+const M4S_GET: &str = "474554202f646173682f696e69742d73747265616d302e6d347320485454502f312e310d0a557365722d4167656e\
+    743a204c6176662f35392e32372e3130300d0a4163636570743a202a2f2a0d0a52616e67653a2062797465733d30\
+    2d0d0a436f6e6e656374696f6e3a20636c6f73650d0a486f73743a203139322e302e322e323a383030300d0a4963\
+    792d4d657461446174613a20310d0a0d0a";
+
+/// hls.pcapng: nDPI names the playlist's flow HTTP.HLS on the answer's media type; the GET of
+/// a `.m3u8` alone is HTTP (quickplay.pcap). 1kxun.pcap: a GET of a `.mp4` is HTTP.MpegDash.
+#[test]
+fn hls_and_dash() {
+    let get = hex(HLS_GET);
+    assert_eq!(named(8000, &[(true, &get)]).as_deref(), Some("HTTP.HTTP"));
+    let flow = [(true, &get[..]), (false, &hex(HLS_HEAD)[..])];
+    assert_eq!(named(8000, &flow).as_deref(), Some("HTTP.HLS"));
+    let mpd = hex(MPD_GET);
+    assert_eq!(named(8000, &[(true, &mpd)]).as_deref(), Some("HTTP.MpegDash"));
+    let flow = [(true, &mpd[..]), (false, &hex(MPD_HEAD)[..])];
+    assert_eq!(named(8000, &flow).as_deref(), Some("HTTP.MpegDash"));
+    assert_eq!(named(8000, &[(true, &hex(M4S_GET))]).as_deref(), Some("HTTP.MpegDash"));
+    // Near misses: a query after the name (nDPI's test is on the request line's end), another
+    // extension, a media type like HLS's, a PUT of a segment.
+    let txt = String::from_utf8(hex(M4S_GET)).unwrap();
+    for bad in [
+        txt.replace(".m4s", ".m4s?x=1"),
+        txt.replace(".m4s", ".m4a"),
+        txt.replace("GET", "PUT"),
+    ] {
+        assert_eq!(named(8000, &[(true, bad.as_bytes())]).as_deref(), Some("HTTP.HTTP"), "{bad}");
+    }
+    let head = String::from_utf8(hex(HLS_HEAD)).unwrap();
+    let bad = head.replace("vnd.apple.mpegurl", "vnd.apple.mpegurl2");
+    let flow = [(true, &get[..]), (false, bad.as_bytes())];
+    assert_eq!(named(8000, &flow).as_deref(), Some("HTTP.HTTP"));
+    // A Content-Type that is only a header's value elsewhere does not count.
+    let bad = head.replace("Content-type: ", "X-Content-type: ");
+    let flow = [(true, &get[..]), (false, bad.as_bytes())];
+    assert_eq!(named(8000, &flow).as_deref(), Some("HTTP.HTTP"));
+}
+
+// spyne 2.14.0 (pip; a `Soap11` service on wsgiref, port 8091) called by zeep 4.3.3 (pip:
+// `zeep.Client('http://192.0.2.2:8091/?wsdl').service.say_hello('wirespeed', 2)`): the POST's
+// head with `SOAPAction: "say_hello"` (frame 220; the envelope follows in its own segment).
+const SOAP_POST: &str = "504f5354202f20485454502f312e310d0a486f73743a203139322e302e322e323a383039310d0a557365722d4167\
+    656e743a205a6565702f342e332e3320287777772e707974686f6e2d7a6565702e6f7267290d0a4163636570742d\
+    456e636f64696e673a20677a69702c206465666c6174650d0a4163636570743a202a2f2a0d0a436f6e6e65637469\
+    6f6e3a206b6565702d616c6976650d0a534f4150416374696f6e3a20227361795f68656c6c6f220d0a436f6e7465\
+    6e742d547970653a20746578742f786d6c3b20636861727365743d7574662d380d0a436f6e74656e742d4c656e67\
+    74683a203238310d0a0d0a";
+
+/// ndpi_match_string_subprotocol__error.pcapng: a POST with a SOAPAction header is HTTP.SOAP.
+#[test]
+fn soap() {
+    let post = hex(SOAP_POST);
+    assert_eq!(named(8091, &[(true, &post)]).as_deref(), Some("HTTP.SOAP"));
+    // SOAP 1.2 names its action in the media type instead (RFC 3902).
+    let v12 = b"POST /svc HTTP/1.1\r\nHost: x\r\nContent-Type: application/soap+xml; charset=utf-8; action=\"a\"\r\n\r\n";
+    assert_eq!(named(8091, &[(true, v12)]).as_deref(), Some("HTTP.SOAP"));
+    // Near misses: the WSDL's GET zeep sent first, a header that only starts like SOAPAction.
+    let wsdl = b"GET /?wsdl HTTP/1.1\r\nHost: 192.0.2.2:8091\r\nUser-Agent: Zeep/4.3.3 (www.python-zeep.org)\r\n\r\n";
+    assert_eq!(named(8091, &[(true, wsdl)]).as_deref(), Some("HTTP.HTTP"));
+    let txt = String::from_utf8(post).unwrap().replace("SOAPAction", "SOAPActions");
+    assert_eq!(named(8091, &[(true, txt.as_bytes())]).as_deref(), Some("HTTP.HTTP"));
+}
+
+// Made here: CUPS 2.4.2 (Debian cups-daemon 2.4.2-3+deb12u9, `cupsd -f` listening on
+// 192.0.2.2:631) and cups-ipp-utils' `ipptool -t ipp://192.0.2.2:631/ get-printers.test` from
+// 192.0.2.1 in network namespaces, captured with tcpdump; tshark dissects the request as
+// `http:ipp` ("IPP Request (CUPS-Get-Printers)"). Frame 16, the request's headers:
+// "POST / HTTP/1.1", "Content-Length: 72", "Content-Type: application/ipp", Date, Host,
+// "User-Agent: CUPS/2.4.2 (...) IPP/2.0", Accept-Encoding, "Expect: 100-continue".
+const IPP_REQUEST: &str = "504f5354202f20485454502f312e310d0a436f6e74656e742d4c656e6774683a2037320d0a\
+    436f6e74656e742d547970653a206170706c69636174696f6e2f6970700d0a446174653a205765642c203235204e\
+    6f7620323032362030313a32383a313120474d540d0a486f73743a203139322e302e322e323a3633310d0a557365\
+    722d4167656e743a20435550532f322e342e3220284c696e757820362e31382e34342d66632d763539353b207838\
+    365f363429204950502f322e300d0a4163636570742d456e636f64696e673a206465666c6174652c20677a69702c\
+    206964656e746974790d0a4578706563743a203130302d636f6e74696e75650d0a0d0a";
+
+/// ipp.pcap: nDPI names CUPS's requests HTTP.IPP; here on any port.
+#[test]
+fn ipp_on_any_port() {
+    let r = hex(IPP_REQUEST);
+    for port in [631, 8631] {
+        assert_eq!(named(port, &[(true, &r)]).as_deref(), Some("HTTP.IPP"));
+    }
+    // Headers cut after the request line: HTTP first, IPP once the rest is read reassembled.
+    assert_eq!(named(631, &[(true, &r[..17])]).as_deref(), Some("HTTP.HTTP"));
+    assert_eq!(named(631, &[(true, &r[..17]), (true, &r[17..])]).as_deref(), Some("HTTP.IPP"));
+    let json = b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\r\n";
+    let none = b"POST / HTTP/1.1\r\nHost: x\r\n\r\n";
+    let ippx = b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/ipp-x\r\n\r\n";
+    let get = b"GET / HTTP/1.1\r\nHost: x\r\nContent-Type: application/ipp\r\n\r\n";
+    for bad in [&json[..], none, ippx, get] {
+        assert_eq!(named(631, &[(true, bad)]).as_deref(), Some("HTTP.HTTP"), "{bad:?}");
+    }
+    // Parameters and case.
+    let ok = b"POST /printers/p HTTP/1.0\r\nHost: x\r\ncontent-type: Application/IPP; charset=utf-8\r\n\r\n";
+    assert_eq!(named(631, &[(true, ok)]).as_deref(), Some("HTTP.IPP"));
+}
+
+/// A proxy request or a tunnel keeps its own label whatever it carries.
+#[test]
+fn proxy_keeps_its_label() {
+    let p = b"PROPFIND http://a.b/ HTTP/1.1\r\nHost: a.b\r\n\r\n";
+    assert_eq!(named(3128, &[(true, p)]).as_deref(), Some("HTTP_Proxy.HTTP_Proxy"));
+}
+
+/// The state stays small enough for SOCKS to keep its own byte after it.
+#[test]
+fn state_is_small() {
+    assert!(std::mem::size_of::<State>() < crate::STATE_BYTES);
+}
