@@ -345,8 +345,12 @@ fn request(cx: &mut Cx<'_>) -> Probe {
             let line = d.split(|&c| c == b'\n').next().unwrap_or(&[]);
             if line.windows(7).any(|w| w == b" HTTP/1") {
                 cx.malformed();
-                lenient_headers(cx);
-                cx.state::<State>().done |= REQ_DONE;
+                let app = lenient_headers(cx);
+                let st = cx.state::<State>();
+                if st.done & REQ_DONE == 0 && app != 0 {
+                    st.app = app;
+                }
+                st.done |= REQ_DONE;
                 return more(cx);
             }
             return Probe::NotForUs;
@@ -414,8 +418,10 @@ fn request(cx: &mut Cx<'_>) -> Probe {
 }
 
 /// Request line and headers by hand, for requests `httparse` refuses (a bad byte in a header):
-/// nDPI still reads their Host and User-Agent.
-pub(crate) fn lenient_headers(cx: &mut Cx<'_>) {
+/// nDPI still reads their Host and User-Agent, and what they carry (a NUL in the Content-Type
+/// of ndpi_match_string_subprotocol__error.pcapng's request, HTTP.SOAP by its SOAPAction).
+/// Returns the application the request names, as [`State::app`] (0: none).
+pub(crate) fn lenient_headers(cx: &mut Cx<'_>) -> u8 {
     let d = cx.data;
     let mut lines = d.split(|&c| c == b'\n');
     let first = lines.next().unwrap_or(&[]);
@@ -424,6 +430,8 @@ pub(crate) fn lenient_headers(cx: &mut Cx<'_>) {
     let path = parts.next().unwrap_or(&[]);
     cx.set(Field::HttpMethod, method);
     let mut host: &[u8] = &[];
+    let mut ctype: &[u8] = &[];
+    let mut soap_action = false;
     for line in lines.take(64) {
         let line = trim(line);
         if line.is_empty() {
@@ -438,6 +446,10 @@ pub(crate) fn lenient_headers(cx: &mut Cx<'_>) {
             cx.set(Field::HttpHost, value);
         } else if name.eq_ignore_ascii_case(b"user-agent") {
             cx.set(Field::UserAgent, value);
+        } else if name.eq_ignore_ascii_case(b"content-type") {
+            ctype = value;
+        } else if name.eq_ignore_ascii_case(b"soapaction") {
+            soap_action = true;
         }
     }
     let mut url = crate::util::Buf::<255>::default();
@@ -446,6 +458,8 @@ pub(crate) fn lenient_headers(cx: &mut Cx<'_>) {
     }
     url.push(path);
     cx.set(Field::Url, url.as_bytes());
+    let text = |b| std::str::from_utf8(b).unwrap_or_default();
+    request_app(text(method), text(path), ctype, soap_action)
 }
 
 fn trim(v: &[u8]) -> &[u8] {
