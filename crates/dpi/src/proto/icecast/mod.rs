@@ -7,8 +7,10 @@
 //! Checked: the request line exactly (method, a mount point starting with `/` and free of
 //! spaces and control bytes, a known version, CRLF). `SOURCE` is no HTTP method, so the
 //! HTTP inspector leaves these flows alone. Listener connections are plain HTTP `GET`s
-//! answered with `HTTP/1.0 200 OK` and `icy-*` headers; naming them would need the HTTP
-//! inspector to look at the response headers, which it does not do.
+//! answered with `HTTP/1.0 200 OK`, `Server: Icecast ...` and `icy-*` headers. nDPI's check of
+//! that Server line only runs while a flow is still unknown, and its HTTP dissector has named
+//! the flow on the GET by then, so nDPI reports listeners as HTTP; so do we (the HTTP inspector
+//! reads the first response's Content-Type, not its Server line).
 
 use crate::proto::label;
 use crate::{Cx, Inspector, Label, Probe, TCP};
