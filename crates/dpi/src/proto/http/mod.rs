@@ -10,11 +10,13 @@
 //!   `application/ocsp-request`.
 //! * IPP (RFC 8010 §4): a POST whose body is of media type `application/ipp`, on any port (it
 //!   was an inspector of its own tried on 631 only).
-//! * SOAP: a `SOAPAction` header (SOAP 1.1, W3C Note, §6.1.1) or the SOAP 1.2 media type
-//!   `application/soap+xml` (RFC 3902).
-//! * MPEG-DASH (nDPI's MpegDash): a GET of a path ending `.mpd` (the MPD, ISO/IEC 23009-1) or
-//!   `.m4s`/`.mp4` (segments; nDPI names a request line ending `.mp4 HTTP/1.1` so: a query
-//!   string after the name does not count).
+//! * SOAP: a `SOAPAction` header (SOAP 1.1, W3C Note, §6.1.1), nDPI's test. SOAP 1.2 without
+//!   it (its action a parameter of `application/soap+xml`, RFC 3902) stays HTTP, as in nDPI.
+//! * MPEG-DASH (nDPI's MpegDash): a GET of a path ending `.m4s` or `.mp4` (the segments of
+//!   ISO/IEC 23009-1; nDPI names a request line ending `.mp4 HTTP/1.1` so: a query string after
+//!   the name does not count), or a request whose body is `video/mp4`. The manifest (`.mpd`,
+//!   `application/dash+xml`) names nothing: nDPI's MpegDash dissector reads only the request
+//!   HTTP was named on, and tests the segments' names and a `video/mp4` Content-Type there.
 //!
 //! When the request named nothing, the first response's `Content-Type` may (one header scan
 //! of the response head, once per flow):
@@ -23,7 +25,6 @@
 //! * HLS (RFC 8216 §4): a playlist, `application/vnd.apple.mpegurl` or `audio/mpegurl` (and the
 //!   `x-` forms servers still send). A path ending `.m3u8` alone does not name it: nDPI does
 //!   not (quickplay.pcap: such a GET without its answer is HTTP).
-//! * MPEG-DASH: an MPD, `application/dash+xml` (ISO/IEC 23009-1 Annex C).
 //!
 //! Requests to a proxy and CONNECT tunnels keep their own labels.
 
@@ -143,9 +144,11 @@ fn request_app(method: &str, path: &str, ctype: &[u8], soap_action: bool) -> u8 
         APP_OCSP
     } else if post && media.eq_ignore_ascii_case(b"application/ipp") {
         APP_IPP
-    } else if soap_action || media.eq_ignore_ascii_case(b"application/soap+xml") {
+    } else if soap_action {
         APP_SOAP
-    } else if method == "GET" && [".mpd", ".m4s", ".mp4"].iter().any(|e| ends_with_nocase(path, e)) {
+    } else if media.eq_ignore_ascii_case(b"video/mp4")
+        || (method == "GET" && [".m4s", ".mp4"].iter().any(|e| ends_with_nocase(path, e)))
+    {
         APP_MPEGDASH
     } else {
         0
@@ -167,8 +170,6 @@ fn response_app(d: &[u8]) -> u8 {
         || is(b"audio/x-mpegurl")
     {
         APP_HLS
-    } else if is(b"application/dash+xml") {
-        APP_MPEGDASH
     } else {
         0
     }

@@ -254,7 +254,8 @@ const M4S_GET: &str = "474554202f646173682f696e69742d73747265616d302e6d347320485
     792d4d657461446174613a20310d0a0d0a";
 
 /// hls.pcapng: nDPI names the playlist's flow HTTP.HLS on the answer's media type; the GET of
-/// a `.m3u8` alone is HTTP (quickplay.pcap). 1kxun.pcap: a GET of a `.mp4` is HTTP.MpegDash.
+/// a `.m3u8` alone is HTTP (quickplay.pcap). 1kxun.pcap: a GET of a `.mp4` is HTTP.MpegDash, and
+/// so is one of a `.m4s`; the MPD's flow stays HTTP (nDPI's MpegDash tests do not cover it).
 #[test]
 fn hls_and_dash() {
     let get = hex(HLS_GET);
@@ -262,9 +263,9 @@ fn hls_and_dash() {
     let flow = [(true, &get[..]), (false, &hex(HLS_HEAD)[..])];
     assert_eq!(named(8000, &flow).as_deref(), Some("HTTP.HLS"));
     let mpd = hex(MPD_GET);
-    assert_eq!(named(8000, &[(true, &mpd)]).as_deref(), Some("HTTP.MpegDash"));
+    assert_eq!(named(8000, &[(true, &mpd)]).as_deref(), Some("HTTP.HTTP"));
     let flow = [(true, &mpd[..]), (false, &hex(MPD_HEAD)[..])];
-    assert_eq!(named(8000, &flow).as_deref(), Some("HTTP.MpegDash"));
+    assert_eq!(named(8000, &flow).as_deref(), Some("HTTP.HTTP"));
     assert_eq!(named(8000, &[(true, &hex(M4S_GET))]).as_deref(), Some("HTTP.MpegDash"));
     // Near misses: a query after the name (nDPI's test is on the request line's end), another
     // extension, a media type like HLS's, a PUT of a segment.
@@ -276,6 +277,11 @@ fn hls_and_dash() {
     ] {
         assert_eq!(named(8000, &[(true, bad.as_bytes())]).as_deref(), Some("HTTP.HTTP"), "{bad}");
     }
+    // A request carrying MP4 (nDPI's other MpegDash test), and a near miss.
+    let up = b"POST /up HTTP/1.1\r\nHost: x\r\nContent-Type: video/mp4\r\n\r\n";
+    assert_eq!(named(8000, &[(true, up)]).as_deref(), Some("HTTP.MpegDash"));
+    let up = b"POST /up HTTP/1.1\r\nHost: x\r\nContent-Type: video/mp2t\r\n\r\n";
+    assert_eq!(named(8000, &[(true, up)]).as_deref(), Some("HTTP.HTTP"));
     let head = String::from_utf8(hex(HLS_HEAD)).unwrap();
     let bad = head.replace("vnd.apple.mpegurl", "vnd.apple.mpegurl2");
     let flow = [(true, &get[..]), (false, bad.as_bytes())];
@@ -301,9 +307,9 @@ const SOAP_POST: &str = "504f5354202f20485454502f312e310d0a486f73743a203139322e3
 fn soap() {
     let post = hex(SOAP_POST);
     assert_eq!(named(8091, &[(true, &post)]).as_deref(), Some("HTTP.SOAP"));
-    // SOAP 1.2 names its action in the media type instead (RFC 3902).
+    // SOAP 1.2 names its action in the media type instead (RFC 3902): nDPI does not look.
     let v12 = b"POST /svc HTTP/1.1\r\nHost: x\r\nContent-Type: application/soap+xml; charset=utf-8; action=\"a\"\r\n\r\n";
-    assert_eq!(named(8091, &[(true, v12)]).as_deref(), Some("HTTP.SOAP"));
+    assert_eq!(named(8091, &[(true, v12)]).as_deref(), Some("HTTP.HTTP"));
     // Near misses: the WSDL's GET zeep sent first, a header that only starts like SOAPAction.
     let wsdl = b"GET /?wsdl HTTP/1.1\r\nHost: 192.0.2.2:8091\r\nUser-Agent: Zeep/4.3.3 (www.python-zeep.org)\r\n\r\n";
     assert_eq!(named(8091, &[(true, wsdl)]).as_deref(), Some("HTTP.HTTP"));
