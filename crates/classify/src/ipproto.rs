@@ -23,12 +23,23 @@ static VRRP: Label = l("VRRP", "Network");
 static PGM: Label = l("PGM", "Network");
 /// Protocol Independent Multicast (RFC 7761), IP protocol 103: nDPI's `IP_PIM` (pim.pcap.out).
 static PIM: Label = l("IP_PIM", "Network");
+/// IP in IP encapsulation (RFC 2003), IP protocol 4: nDPI's `IP_in_IP` (`NDPI_IPIP_PROTOCOL_TYPE`
+/// in `ndpi_guess_protocol_id()`, src/lib/ndpi_main.c; `ndpiReader -h` 4.2: "86 IP_in_IP ...
+/// Network").
+static IP_IN_IP: Label = l("IP_in_IP", "Network");
+/// Exterior Gateway Protocol (RFC 904), IP protocol 8: nDPI's `EGP` (same sources, id 83).
+static EGP: Label = l("EGP", "Network");
+/// SCTP (RFC 9260), IP protocol 132, when its port names nothing: nDPI's `SCTP` (same sources,
+/// id 84). nDPI names no IPv6-in-IPv4 (41) flow, so neither does this table.
+static SCTP: Label = l("SCTP", "Network");
 
 /// The application of a port-less transport, if the IP protocol number names one.
 pub fn lookup(proto: u8) -> Option<&'static Label> {
     Some(match proto {
         1 => &ICMP,
         2 => &IGMP,
+        4 => &IP_IN_IP,
+        8 => &EGP,
         47 => &GRE,
         50 | 51 => &IPSEC,
         58 => &ICMPV6,
@@ -36,6 +47,7 @@ pub fn lookup(proto: u8) -> Option<&'static Label> {
         103 => &PIM,
         112 => &VRRP,
         113 => &PGM,
+        132 => &SCTP,
         _ => return None,
     })
 }
@@ -55,5 +67,17 @@ mod tests {
         );
         // 102 (PNNI) and 104 (ARIS) stay unnamed.
         assert!(lookup(102).is_none() && lookup(104).is_none());
+    }
+
+    #[test]
+    fn tunnels_egp_and_sctp_are_named_as_ndpi_does() {
+        // ndpi_guess_protocol_id() (src/lib/ndpi_main.c) maps IPPROTO_IPIP (4), EGP (8) and
+        // SCTP (132) to IP_in_IP, EGP and SCTP, all "Network" (ndpiReader -h); IANA assigns the
+        // numbers. 41 (IPv6 in IPv4) has no case there and stays unnamed.
+        for (p, name) in [(4, "IP_in_IP"), (8, "EGP"), (132, "SCTP")] {
+            let l = lookup(p).expect(name);
+            assert_eq!((l.master, l.app, l.category), (name, name, "Network"));
+        }
+        assert!(lookup(41).is_none() && lookup(3).is_none() && lookup(9).is_none());
     }
 }

@@ -427,9 +427,11 @@ impl PortTable {
     #[inline]
     pub fn flow(&self, proto: u8, server_port: u16, client_port: u16) -> Option<LabelId> {
         match proto {
+            // An SCTP association whose ports name nothing is nDPI's `SCTP` (the IP protocol).
             6 | 17 | 132 => self
                 .port(proto, server_port)
-                .or_else(|| self.port(proto, client_port)),
+                .or_else(|| self.port(proto, client_port))
+                .or_else(|| self.ipproto.get(usize::from(proto)).copied().flatten()),
             _ => self.ipproto.get(usize::from(proto)).copied().flatten(),
         }
     }
@@ -582,6 +584,11 @@ mod tests {
         }
         assert_eq!(name(t.flow(6, 5555, 443)), Some(("TLS", "Web")));
         assert_eq!(name(t.flow(6, 80, 443)), Some(("HTTP", "Web")));
+        assert_eq!(
+            name(t.flow(132, 3868, 40000)),
+            Some(("Diameter", "Network"))
+        );
+        assert_eq!(name(t.flow(132, 9999, 40000)), Some(("SCTP", "Network")));
         for p in 0..=255u8 {
             if ![6, 17, 132].contains(&p) {
                 let want = crate::ipproto::lookup(p).map(|e| (e.app, e.category));
