@@ -16,7 +16,9 @@
 use crate::proto::label;
 use crate::{Cx, Inspector, Label, Probe, UDP};
 
-/// nDPI's Yojimbo label.
+/// nDPI's Yojimbo label: the name as its dissector registers it (src/lib/protocols/yojimbo.c).
+/// Its category line in ndpi_main.c could not be read here (the stored copies predate it):
+/// "Game" is assumed, netcode being a library for game servers, as nDPI files other games.
 pub static LABEL: Label = label("Yojimbo", "Game");
 
 /// The Yojimbo (netcode) inspector.
