@@ -21,7 +21,8 @@ static ICMPV6: Label = l("ICMPV6", "Network");
 static OSPF: Label = l("OSPF", "Network");
 static VRRP: Label = l("VRRP", "Network");
 static PGM: Label = l("PGM", "Network");
-/// Protocol Independent Multicast (RFC 7761), IP protocol 103: nDPI's `IP_PIM` (pim.pcap.out).
+/// Protocol Independent Multicast (RFC 7761), IP protocol 103: nDPI's `IP_PIM` (its protocol
+/// list's `NDPI_PROTOCOL_IP_PIM`, printed `IP_PIM`, category Network).
 static PIM: Label = l("IP_PIM", "Network");
 /// IP in IP encapsulation (RFC 2003), IP protocol 4: nDPI's `IP_in_IP` (`NDPI_IPIP_PROTOCOL_TYPE`
 /// in `ndpi_guess_protocol_id()`, src/lib/ndpi_main.c; `ndpiReader -h` 4.2: "86 IP_in_IP ...
@@ -58,8 +59,8 @@ mod tests {
 
     #[test]
     fn pim_is_named_as_ndpi_does() {
-        // pim.pcap.out: "PIM 192.168.203.234:0 -> 224.0.0.13:0 [proto: 297/IP_PIM]
-        // [cat: Network/14]"; IANA assigns 103 to PIM.
+        // IANA assigns 103 to PIM; nDPI's protocol list names it NDPI_PROTOCOL_IP_PIM, printed
+        // IP_PIM in the Network category.
         let l = lookup(103).expect("PIM");
         assert_eq!(
             (l.master, l.app, l.category),
