@@ -9,6 +9,8 @@ packages.
 import os
 
 PY = "/usr/bin/python3"
+# The python3 on PATH, where pip installs (aiocoap).
+PYENV = __import__("shutil").which("python3") or PY
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 # pyftpdlib 1.5 (Debian) with an anonymous, read-only home holding two files; its TLS handler
@@ -228,6 +230,36 @@ H2_SERVER = ["sh", "-c", 'echo hello > "$WORK/index.html"; '
              'exec nghttpd --no-tls -a "$SERVER" -d "$WORK" 8080']
 H2_CLIENT = ["sh", "-c", 'nghttp -n "http://$SERVER:8080/index.html" && echo h2 done']
 
+# tftp-hpa 5.2 (Debian tftpd-hpa, tftp-hpa): a read (RRQ, octet) of a 600-byte file, so two
+# DATA blocks, then a write (WRQ, netascii) the server may create (-c).
+TFTP_SERVER = ["sh", "-c", 'head -c 600 /dev/zero | tr "\\0" N > "$WORK/hello.txt"; '
+               'exec in.tftpd -L -c -u root -a "$SERVER:69" -s "$WORK"']
+TFTP_CLIENT = ["sh", "-c", 'mkdir -p "$WORK/c" && cd "$WORK/c" && echo note > up.txt && '
+               'tftp "$SERVER" -m octet -c get hello.txt && '
+               'tftp "$SERVER" -m netascii -c put up.txt && echo tftp done']
+
+# aiocoap 0.4.17 (PyPI, installed with pip into the python3 on PATH): a confirmable GET of /temperature on udp/5683, answered 2.05 Content.
+COAP_SERVER = r"""
+import asyncio, aiocoap, aiocoap.resource as r
+class T(r.Resource):
+    async def render_get(self, req):
+        return aiocoap.Message(payload=b"22.5", content_format=0)
+async def main():
+    site = r.Site(); site.add_resource(["temperature"], T())
+    await aiocoap.Context.create_server_context(site, bind=(__import__("os").environ["SERVER"], 5683))
+    await asyncio.get_running_loop().create_future()
+asyncio.run(main())
+"""
+COAP_CLIENT = r"""
+import asyncio, os, aiocoap
+async def main():
+    c = await aiocoap.Context.create_client_context()
+    m = aiocoap.Message(code=aiocoap.GET, uri="coap://%s/temperature" % os.environ["SERVER"])
+    print((await c.request(m).response).payload)
+asyncio.run(main())
+print("coap done")
+"""
+
 ALL = {
     "ftp": {"server": [PY, "-c", FTP_SERVER], "client": [PY, "-c", FTP_CLIENT], "settle": 3},
     "mail": {"server": [PY, "-c", DOVECOT_SERVER], "client": [PY, "-c", MAIL_CLIENT],
@@ -239,4 +271,6 @@ ALL = {
     "dns": {"server": DNS_SERVER, "client": [PY, "-c", DNS_CLIENT]},
     "websocket": {"server": [PY, "-c", WS_SERVER], "client": [PY, "-c", WS_CLIENT]},
     "h2": {"server": H2_SERVER, "client": H2_CLIENT},
+    "tftp": {"server": TFTP_SERVER, "client": TFTP_CLIENT},
+    "coap": {"server": [PYENV, "-c", COAP_SERVER], "client": [PYENV, "-c", COAP_CLIENT], "settle": 3},
 }

@@ -11,27 +11,41 @@ fn req(op: u8, file: &str, mode: &str) -> Vec<u8> {
     v
 }
 
+// Captured from tftp-hpa 5.2 (Debian tftp-hpa client, tftpd-hpa server) in two network
+// namespaces (scripts/netcap, scenario "tftp"; tshark 4.0.17 dissects every datagram as tftp):
+// a read of the 600-byte "hello.txt" in octet mode (two DATA blocks), then a write of "up.txt"
+// in netascii mode.
+const RRQ: &str = "0001 68656c6c6f2e747874 00 6f63746574 00";
+const WRQ: &str = "0002 75702e747874 00 6e65746173636969 00";
+// The write's DATA 1: "note" with netascii's CR LF.
+const WRITE_DATA1: &str = "00030001 6e6f74650d0a";
+
+/// The read's DATA 1: block 1, 512 bytes of "N" (the file the scenario serves).
+fn read_data1() -> Vec<u8> {
+    let mut v = hex("00030001");
+    v.extend_from_slice(&[b'N'; 512]);
+    v
+}
+
 #[test]
 fn requests_from_the_capture() {
-    // tftp.pcap.out: "Filename: rfc1350.txt" in a 62-byte frame (20 bytes of payload), and
-    // "zz.bin" in a 60-byte frame (18 bytes: the mode must be netascii).
-    let rrq = req(1, "rfc1350.txt", "octet");
-    assert_eq!(rrq.len(), 20);
-    assert_eq!(classify(UDP, 69, 50618, &[(true, &rrq)]), Some("TFTP"));
-    let wrq = req(2, "zz.bin", "netascii");
-    assert_eq!(wrq.len(), 18);
-    assert_eq!(classify(UDP, 69, 44618, &[(true, &wrq)]), Some("TFTP"));
-    // RFC 2347 options after the mode.
-    let mut opt = req(1, "empty100KB", "OCTET");
+    let rrq = hex(RRQ);
+    assert_eq!(rrq, req(1, "hello.txt", "octet"));
+    assert_eq!(classify(UDP, 69, 43246, &[(true, &rrq)]), Some("TFTP"));
+    let wrq = hex(WRQ);
+    assert_eq!(wrq, req(2, "up.txt", "netascii"));
+    assert_eq!(classify(UDP, 69, 36828, &[(true, &wrq)]), Some("TFTP"));
+    // RFC 2347 options after the mode (section 2), built by hand: tftp-hpa's client sends none.
+    let mut opt = req(1, "hello.txt", "OCTET");
     opt.extend_from_slice(b"blksize\x001468\x00tsize\x000\x00");
     assert_eq!(run(&INSPECTOR, UDP, 69, 35840, false, &opt), Probe::Certain(&LABEL));
 }
 
 #[test]
 fn option_ack_alone() {
-    // tftp.pcap.out flow 4: one 28-byte OACK (PLAIN TEXT blksize) between two fresh ports.
-    let oack = b"\x00\x06blksize\x001468\x00tsize\x00102400\x00";
-    assert_eq!(oack.len(), 28);
+    // An OACK (RFC 2347 section 2, opcode 6) granting blksize and tsize, built by hand, seen
+    // alone between the transfer's two fresh ports.
+    let oack = b"\x00\x06blksize\x001468\x00tsize\x00600\x00";
     assert_eq!(classify(UDP, 35840, 47649, &[(true, oack)]), Some("TFTP"));
     // An option name TFTP does not define, or a value that is not a number.
     let odd = b"\x00\x06blocks\x001468\x00";
@@ -42,30 +56,28 @@ fn option_ack_alone() {
 
 #[test]
 fn data_flows_need_the_answer() {
-    // A read: DATA 1 (512 bytes of the file) from the server's fresh port, ACK 1 back
-    // (tftp.pcap.out flow 1: 558-byte frames one way, 60-byte ACK frames the other).
-    let mut data1 = hex("00030001");
-    data1.extend_from_slice(&[b'N'; 512]);
+    // The captured read: DATA 1 from the server's fresh port 43520, ACK 1 back.
+    let data1 = read_data1();
     let ack1 = hex("00040001");
-    assert_eq!(run(&INSPECTOR, UDP, 50618, 3445, false, &data1), Probe::Unsure);
+    assert_eq!(run(&INSPECTOR, UDP, 43520, 43246, false, &data1), Probe::Unsure);
     assert_eq!(
-        classify(UDP, 50618, 3445, &[(true, &data1), (false, &ack1)]),
+        classify(UDP, 43520, 43246, &[(true, &data1), (false, &ack1)]),
         Some("TFTP")
     );
-    // A write: ACK 0 from the server's fresh port, then DATA 1 from the client.
+    // The captured write: ACK 0 from the server's fresh port 33767, then DATA 1 from the client.
     let ack0 = hex("00040000");
     assert_eq!(
-        classify(UDP, 44618, 62058, &[(true, &ack0), (false, &data1)]),
+        classify(UDP, 33767, 36828, &[(true, &ack0), (false, &hex(WRITE_DATA1))]),
         Some("TFTP")
     );
     // An error answering the opening (RFC 1350 section 5: code 1, file not found).
     let err = b"\x00\x05\x00\x01File not found\x00";
     assert_eq!(
-        classify(UDP, 44618, 62058, &[(true, &ack0), (false, err)]),
+        classify(UDP, 33767, 36828, &[(true, &ack0), (false, err)]),
         Some("TFTP")
     );
     // One side alone is not enough.
-    assert_eq!(classify(UDP, 50618, 3445, &[(true, &data1), (true, &data1)]), None);
+    assert_eq!(classify(UDP, 43520, 43246, &[(true, &data1), (true, &data1)]), None);
 }
 
 #[test]
