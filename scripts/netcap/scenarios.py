@@ -224,6 +224,30 @@ asyncio.run(main())
 print("websocket done")
 """
 
+# websockets (Debian python3-websockets) without permessage-deflate: the server greets first,
+# then echoes one text message; the frames after the handshake are what a capture that starts
+# mid-connection sees.
+WS_PLAIN_SERVER = r"""
+import asyncio, os, websockets
+async def greet(ws, *_):
+    await ws.send("greetings from the echo server")
+    async for m in ws:
+        await ws.send(m)
+async def main():
+    async with websockets.serve(greet, os.environ["SERVER"], 8765, compression=None):
+        await asyncio.Future()
+asyncio.run(main())
+"""
+WS_PLAIN_CLIENT = r"""
+import asyncio, os, websockets
+async def main():
+    async with websockets.connect("ws://%s:8765/chat" % os.environ["SERVER"],
+                                  compression=None) as ws:
+        await ws.recv(); await ws.send("hello wirespeed"); await ws.recv()
+asyncio.run(main())
+print("websocket done")
+"""
+
 # nghttp2 (Debian nghttp2-server, nghttp2-client): HTTP/2 over cleartext with prior knowledge
 # (the connection preface first). (nghttpd without TLS does not take the h2c upgrade.)
 H2_SERVER = ["sh", "-c", 'echo hello > "$WORK/index.html"; '
@@ -270,6 +294,8 @@ ALL = {
             "sysctl": {"net.ipv4.tcp_fastopen": "3"}},
     "dns": {"server": DNS_SERVER, "client": [PY, "-c", DNS_CLIENT]},
     "websocket": {"server": [PY, "-c", WS_SERVER], "client": [PY, "-c", WS_CLIENT]},
+    "websocket_plain": {"server": [PY, "-c", WS_PLAIN_SERVER],
+                        "client": [PY, "-c", WS_PLAIN_CLIENT]},
     "h2": {"server": H2_SERVER, "client": H2_CLIENT},
     "tftp": {"server": TFTP_SERVER, "client": TFTP_CLIENT},
     "coap": {"server": [PYENV, "-c", COAP_SERVER], "client": [PYENV, "-c", COAP_CLIENT], "settle": 3},

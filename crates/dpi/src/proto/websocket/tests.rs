@@ -8,30 +8,38 @@ fn text_frame(s: &str) -> Vec<u8> {
     v
 }
 
+// Captured from websockets 10.4 (Python) client and server in two network namespaces, without
+// permessage-deflate (scripts/netcap, scenario "websocket_plain"; tshark 4.0.17 dissects both
+// frames as websocket): the server's unmasked greeting, then the client's masked text message.
+const GREETING: &str = "811e 6772656574696e67732066726f6d20746865206563686f20736572766572";
+const MASKED_HELLO: &str = "818f b37796a8 db12fac4dc57e1c1c112e5d8d612f2";
+
 #[test]
 fn frames_mid_connection() {
-    // websocket.pcap.out: TCP between 12345 and 50999, PLAIN TEXT "Welcome", found on the first
-    // payload packet.
-    let w = text_frame("Welcome to the server");
-    assert_eq!(classify(TCP, 50999, 12345, &[(true, &w)]), Some("WebSocket"));
+    // The capture without its handshake: the first payload packet decides.
+    let w = hex(GREETING);
+    assert_eq!(w, text_frame("greetings from the echo server"));
+    assert_eq!(classify(TCP, 8765, 59160, &[(true, &w)]), Some("WebSocket"));
+    let masked = hex(MASKED_HELLO);
+    assert_eq!(run(&INSPECTOR, TCP, 8765, 59160, false, &masked), Probe::Certain(&LABEL));
     // RFC 6455 section 5.7's masked "Hello".
     let masked = hex("818537fa213d7f9f4d5158");
-    assert_eq!(run(&INSPECTOR, TCP, 50999, 12345, false, &masked), Probe::Certain(&LABEL));
+    assert_eq!(run(&INSPECTOR, TCP, 8765, 59160, false, &masked), Probe::Certain(&LABEL));
     // A ping (section 5.7: unmasked "Hello") then its pong: the second packet decides.
     let ping = hex("890548656c6c6f");
     let pong = hex("8a0548656c6c6f");
-    assert_eq!(run(&INSPECTOR, TCP, 50999, 12345, false, &ping), Probe::Unsure);
+    assert_eq!(run(&INSPECTOR, TCP, 8765, 59160, false, &ping), Probe::Unsure);
     assert_eq!(
-        classify(TCP, 50999, 12345, &[(true, &ping), (false, &pong)]),
+        classify(TCP, 8765, 59160, &[(true, &ping), (false, &pong)]),
         Some("WebSocket")
     );
     // A 256-byte binary frame with a 16-bit length (section 5.7), then a text frame.
     let mut bin = hex("827e0100");
     bin.extend_from_slice(&[0xab; 256]);
-    assert_eq!(run(&INSPECTOR, TCP, 50999, 12345, false, &bin), Probe::Unsure);
+    assert_eq!(run(&INSPECTOR, TCP, 8765, 59160, false, &bin), Probe::Unsure);
     let mut both = bin.clone();
     both.extend_from_slice(&w);
-    assert_eq!(run(&INSPECTOR, TCP, 50999, 12345, false, &both), Probe::Certain(&LABEL));
+    assert_eq!(run(&INSPECTOR, TCP, 8765, 59160, false, &both), Probe::Certain(&LABEL));
 }
 
 #[test]
@@ -42,7 +50,7 @@ fn the_handshake_stays_http() {
 
 #[test]
 fn near_misses() {
-    let w = text_frame("Welcome");
+    let w = text_frame("greetings");
     let mut short = w.clone();
     short.pop(); // length says more than the segment holds
     let mut extra = w.clone();
