@@ -284,6 +284,103 @@ asyncio.run(main())
 print("coap done")
 """
 
+# Apache Thrift 0.25.0 (PyPI thrift) encodes; the server only reads. Over TCP a strict binary
+# call "getStatus" (seqid 1, empty arguments) in the buffered transport, then the same call in
+# the framed transport; over UDP 6831 (Jaeger's agent port) a compact oneway "emitBatch" with
+# an empty struct argument, as Jaeger's agent.thrift names it.
+THRIFT_SERVER = r"""
+import os, socket, threading
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind((os.environ["SERVER"], 6831))
+threading.Thread(target=lambda: [u.recvfrom(65535) for _ in iter(int, 1)], daemon=True).start()
+t = socket.socket(); t.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+t.bind((os.environ["SERVER"], 9090)); t.listen()
+while True:
+    c, _ = t.accept()
+    while c.recv(65535):
+        pass
+    c.close()
+"""
+THRIFT_CLIENT = r"""
+import os, socket
+from thrift.transport import TSocket, TTransport
+from thrift.protocol import TBinaryProtocol, TCompactProtocol
+from thrift.Thrift import TMessageType, TType
+def call(p, name, kind):
+    p.writeMessageBegin(name, kind, 1); p.writeStructBegin("args"); p.writeFieldStop()
+    p.writeStructEnd(); p.writeMessageEnd(); p.trans.flush()
+for wrap in (TTransport.TBufferedTransport, TTransport.TFramedTransport):
+    tr = wrap(TSocket.TSocket(os.environ["SERVER"], 9090)); tr.open()
+    call(TBinaryProtocol.TBinaryProtocol(tr), "getStatus", TMessageType.CALL); tr.close()
+buf = TTransport.TMemoryBuffer()
+p = TCompactProtocol.TCompactProtocol(buf)
+p.writeMessageBegin("emitBatch", TMessageType.ONEWAY, 1)
+p.writeStructBegin("args"); p.writeFieldBegin("batch", TType.STRUCT, 1)
+p.writeStructBegin("Batch"); p.writeFieldStop(); p.writeStructEnd(); p.writeFieldEnd()
+p.writeFieldStop(); p.writeStructEnd(); p.writeMessageEnd()
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+u.sendto(buf.getvalue(), (os.environ["SERVER"], 6831))
+print("thrift done")
+"""
+
+# smpplib 2.2.4 (PyPI) as the ESME: bind_transceiver to tcp/2775 (SMPP 3.4 section 4.1.5);
+# the SMSC side is a few lines that answer bind_transceiver_resp (system id "SMSC").
+SMPP_SERVER = r"""
+import os, socket, struct
+t = socket.socket(); t.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+t.bind((os.environ["SERVER"], 2775)); t.listen()
+while True:
+    c, _ = t.accept()
+    while True:
+        h = c.recv(16)
+        if len(h) < 16:
+            break
+        n, cid, st, seq = struct.unpack(">IIII", h)
+        c.recv(n - 16)
+        if cid == 9:
+            body = b"SMSC\0"
+            c.sendall(struct.pack(">IIII", 16 + len(body), 0x80000009, 0, seq) + body)
+        elif cid == 6:
+            c.sendall(struct.pack(">IIII", 16, 0x80000006, 0, seq))
+    c.close()
+"""
+SMPP_CLIENT = r"""
+import os, smpplib.client
+c = smpplib.client.Client(os.environ["SERVER"], 2775)
+c.connect(); c.bind_transceiver(system_id="esme01", password="secret")
+c.unbind(); c.disconnect()
+print("smpp done")
+"""
+
+# pynetdicom 3.0.4 (PyPI): a storage SCP and a C-ECHO from an SCU, AE titles "ECHOSCP" and
+# "ECHOSCU".
+DICOM_SERVER = r"""
+import os
+from pynetdicom import AE
+from pynetdicom.sop_class import Verification
+ae = AE(ae_title="ECHOSCP"); ae.add_supported_context(Verification)
+ae.start_server((os.environ["SERVER"], 11112), block=True)
+"""
+DICOM_CLIENT = r"""
+import os
+from pynetdicom import AE
+from pynetdicom.sop_class import Verification
+ae = AE(ae_title="ECHOSCU"); ae.add_requested_context(Verification)
+a = ae.associate(os.environ["SERVER"], 11112, ae_title="ECHOSCP")
+assert a.is_established
+a.send_c_echo(); a.release()
+print("dicom done")
+"""
+
+# YAZ (Debian yaz): yaz-ztest as the Z39.50 target on tcp/210 (IANA z39.50), yaz-client opening a session
+# (InitRequest) and quitting.
+Z3950_SERVER = ["sh", "-c", 'exec yaz-ztest "tcp:$SERVER:210"']
+Z3950_CLIENT = ["sh", "-c", 'printf "open tcp:$SERVER:210\\nquit\\n" | yaz-client && echo z3950 done']
+
+# rpcbind 1.2.6 (Debian rpcbind) answering rpcinfo's portmapper calls: a version 2 GETPORT
+# (PMAPPROC_GETPORT) for NFS (100003) version 3 over UDP, from "rpcinfo -n 111 -u".
+NFS_SERVER = ["rpcbind", "-f", "-w"]
+NFS_CLIENT = ["sh", "-c", 'rpcinfo -p "$SERVER"; rpcinfo -u "$SERVER" 100003 3; echo nfs done']
+
 ALL = {
     "ftp": {"server": [PY, "-c", FTP_SERVER], "client": [PY, "-c", FTP_CLIENT], "settle": 3},
     "mail": {"server": [PY, "-c", DOVECOT_SERVER], "client": [PY, "-c", MAIL_CLIENT],
@@ -296,6 +393,12 @@ ALL = {
     "websocket": {"server": [PY, "-c", WS_SERVER], "client": [PY, "-c", WS_CLIENT]},
     "websocket_plain": {"server": [PY, "-c", WS_PLAIN_SERVER],
                         "client": [PY, "-c", WS_PLAIN_CLIENT]},
+    "thrift": {"server": [PY, "-c", THRIFT_SERVER], "client": [PYENV, "-c", THRIFT_CLIENT]},
+    "smpp": {"server": [PY, "-c", SMPP_SERVER], "client": [PYENV, "-c", SMPP_CLIENT]},
+    "dicom": {"server": [PYENV, "-c", DICOM_SERVER], "client": [PYENV, "-c", DICOM_CLIENT],
+              "settle": 3},
+    "z3950": {"server": Z3950_SERVER, "client": Z3950_CLIENT},
+    "nfs": {"server": NFS_SERVER, "client": NFS_CLIENT},
     "h2": {"server": H2_SERVER, "client": H2_CLIENT},
     "tftp": {"server": TFTP_SERVER, "client": TFTP_CLIENT},
     "coap": {"server": [PYENV, "-c", COAP_SERVER], "client": [PYENV, "-c", COAP_CLIENT], "settle": 3},

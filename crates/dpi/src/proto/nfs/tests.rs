@@ -1,27 +1,34 @@
 use super::*;
 use crate::proto::testkit::{classify, hex, probe as run};
 
-// RFC 1833 section 3.2 PMAPPROC_GETPORT (3) of version 2, built by hand from RFC 5531 section 9:
-// xid, CALL (0), rpcvers 2, prog 100000, vers 2, proc 3, AUTH_NONE cred and verifier, then the
-// mapping asked for: NFS (100003) version 3 over UDP (17), port 0. nfsv2.pcap.out shows such
-// 64-byte calls to port 111 named NFS.
-const GETPORT: &str = "12345678 00000000 00000002 000186a0 00000002 00000003
+// Captured from rpcinfo against rpcbind 1.2.6 (Debian rpcbind) in two network namespaces
+// (scripts/netcap, scenario "nfs"; tshark 4.0.17 dissects both calls as rpc:portmap).
+// "rpcinfo -u SERVER 100003 3" first asks rpcbind version 4 RPCBPROC_GETADDR (3, RFC 1833
+// section 2.2.1) over UDP for NFS (100003) version 3, netid "udp", address
+// "192.0.2.2.0.111", owner "libtirpc".
+const GETADDR: &str = "6b0ab755 00000000 00000002 000186a0 00000004 00000003
                        00000000 00000000 00000000 00000000
-                       000186a3 00000003 00000011 00000000";
+                       000186a3 00000003 00000003 75647000
+                       0000000f 3139322e302e322e322e302e31313100 00000008 6c69627469727063";
+// "rpcinfo -p SERVER": a version 2 PMAPPROC_DUMP (4, RFC 1833 section 3.2) over TCP, behind
+// its record marker (last fragment, 40 bytes).
+const DUMP_TCP: &str = "80000028 70920d97 00000000 00000002 000186a0 00000002 00000004
+                        00000000 00000000 00000000 00000000";
 
-// A mountd (100005 v1) MNT (1) call with AUTH_SYS credentials naming the machine "werrmsche"
-// (the PLAIN TEXT of nfsv2.pcap.out's mountd flows): stamp, name (9 bytes padded to 12), uid,
+// A mountd (100005 v1) MNT (1) call built by hand (RFC 1094 appendix A, RFC 5531 section
+// 8.2's AUTH_SYS), naming the machine "nfsclient": stamp, name (9 bytes padded to 12), uid,
 // gid, no extra gids; then the directory path "/x".
 const MNT: &str = "0000abcd 00000000 00000002 000186a5 00000001 00000001
-                   00000001 00000020 00000001 00000009 776572726d736368 65000000
+                   00000001 00000020 00000001 00000009 6e6673636c69656e 74000000
                    00000000 00000000 00000000
                    00000000 00000000
                    00000002 2f780000";
 
 #[test]
 fn calls_are_nfs() {
-    assert_eq!(classify(UDP, 111, 3289, &[(true, &hex(GETPORT))]), Some("NFS"));
-    // mountd listens on a port the portmapper hands out (1048 in nfsv2.pcap).
+    assert_eq!(classify(UDP, 111, 714, &[(true, &hex(GETADDR))]), Some("NFS"));
+    assert_eq!(classify(TCP, 111, 714, &[(true, &hex(DUMP_TCP))]), Some("NFS"));
+    // mountd listens on a port the portmapper hands out.
     assert_eq!(classify(UDP, 1048, 671, &[(true, &hex(MNT))]), Some("NFS"));
     // An NFSv3 NULL call (proc 0) to 2049.
     let null = hex("00000001 00000000 00000002 000186a3 00000003 00000000 0000000000000000 0000000000000000");
@@ -30,7 +37,7 @@ fn calls_are_nfs() {
 
 #[test]
 fn tcp_record_marker() {
-    let body = hex(GETPORT);
+    let body = hex(GETADDR);
     let mut seg = (0x8000_0000u32 | body.len() as u32).to_be_bytes().to_vec();
     seg.extend_from_slice(&body);
     assert_eq!(classify(TCP, 111, 800, &[(true, &seg)]), Some("NFS"));
@@ -43,7 +50,7 @@ fn tcp_record_marker() {
 
 #[test]
 fn near_misses() {
-    let ok = hex(GETPORT);
+    let ok = hex(GETADDR);
     assert_eq!(run(&INSPECTOR, UDP, 111, 800, false, &ok), Probe::Certain(&LABEL));
     let mut reply = ok.clone();
     reply[7] = 1; // REPLY, not CALL

@@ -1,6 +1,19 @@
 use super::*;
 use crate::proto::testkit::{classify, hex, probe as run};
 
+// Encoded by Apache Thrift 0.25.0 (PyPI thrift) in two network namespaces (scripts/netcap,
+// scenario "thrift"; tshark 4.0.17 dissects all three as thrift). A strict binary call
+// (thrift-binary-protocol.md "Message"): 80 01 00 01, name "getStatus", seqid 1, then the
+// empty argument struct's stop field, in the buffered transport.
+const GET_STATUS: &str = "80010001 00000009 676574537461747573 00000001 00";
+// The same call in the framed transport: a 4-byte frame length (22) first.
+const GET_STATUS_FRAMED: &str = "00000016 80010001 00000009 676574537461747573 00000001 00";
+// A compact (thrift-compact-protocol.md) oneway "emitBatch" (the method of Jaeger's
+// agent.thrift) to Jaeger's agent port, udp/6831: 82, type 4 << 5 | version 1 = 0x81, seqid
+// varint 1, name length 9, the name, then field 1 (struct, 0x1c) holding an empty struct and
+// the two stops.
+const EMIT_BATCH: &str = "82 81 01 09 656d697442617463 68 1c 00 00";
+
 /// A strict binary call (thrift-binary-protocol.md "Message"): 80 01 00 01, name, seqid 1,
 /// then a stop field.
 fn call(name: &str) -> Vec<u8> {
@@ -13,22 +26,17 @@ fn call(name: &str) -> Vec<u8> {
 
 #[test]
 fn binary_over_tcp() {
-    // thrift.pcap.out flow 1: TCP to 11010, PLAIN TEXT "devicedriver".
-    let c = call("getDeviceDriver");
-    assert_eq!(classify(TCP, 11010, 53387, &[(true, &c)]), Some("Thrift"));
-    // The same message in the framed transport.
-    let mut framed = (c.len() as u32).to_be_bytes().to_vec();
-    framed.extend_from_slice(&c);
-    assert_eq!(classify(TCP, 9090, 53387, &[(true, &framed)]), Some("Thrift"));
+    let c = hex(GET_STATUS);
+    assert_eq!(c, call("getStatus"));
+    assert_eq!(classify(TCP, 9090, 54874, &[(true, &c)]), Some("Thrift"));
+    // Off the registered ports too.
+    assert_eq!(classify(TCP, 11000, 54874, &[(true, &c)]), Some("Thrift"));
+    assert_eq!(classify(TCP, 9090, 54878, &[(true, &hex(GET_STATUS_FRAMED))]), Some("Thrift"));
 }
 
 #[test]
 fn compact_over_udp() {
-    // thrift.pcap.out flow 2: Jaeger's oneway emitBatch to UDP 6831 (compact protocol:
-    // 82, type 4 << 5 | version 1 = 0x81, seqid varint 1, name length 9, name).
-    let mut m = hex("82 81 01 09");
-    m.extend_from_slice(b"emitBatch");
-    m.extend_from_slice(&hex("1c 1c 18 00"));
+    let m = hex(EMIT_BATCH);
     assert_eq!(classify(UDP, 6831, 49164, &[(true, &m)]), Some("Thrift"));
     // Version 2 in the low bits, or message type 0, is not Thrift.
     let mut v2 = m.clone();
