@@ -2,8 +2,7 @@
 //! 0x01) from the requester, answered by an A-ASSOCIATE-AC (type 0x02). Both have a reserved
 //! zero byte, a 32-bit PDU length covering at least the segment, protocol version bit 0 set,
 //! two reserved bytes, the called and calling AE titles (16 bytes each, printable characters,
-//! PS3.5 section 6.2), 32 reserved bytes and then the Application Context item (0x10). The AE
-//! titles are what dicom.pcap.out's PLAIN TEXT shows ("testserver      testclient").
+//! PS3.5 section 6.2), 32 reserved bytes and then the Application Context item (0x10).
 
 use crate::proto::label;
 use crate::{Cx, Inspector, Label, Probe, TCP};

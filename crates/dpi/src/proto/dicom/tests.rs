@@ -1,18 +1,23 @@
 use super::*;
 use crate::proto::testkit::{classify, hex, probe as run};
 
-/// An A-ASSOCIATE-RQ built by hand from PS3.8 section 9.3.2: type 1, reserved, PDU length 93
-/// (68 fixed bytes after the length field and a 25-byte Application Context item), version 1,
-/// reserved, called AE "testserver", calling AE "testclient" (dicom.pcap.out's PLAIN TEXT),
-/// 32 reserved bytes, then item 0x10 holding the DICOM application context name
-/// "1.2.840.10008.3.1.1.1" (PS3.7 Annex A.2.1).
+// Captured from pynetdicom 3.0.4 (PyPI) in two network namespaces (scripts/netcap, scenario
+// "dicom"; tshark 4.0.17 dissects it as dicom): the A-ASSOCIATE-RQ (PS3.8 section 9.3.2) of a
+// C-ECHO SCU, type 1, reserved, PDU length 281, version 1, reserved, called AE "ECHOSCP",
+// calling AE "ECHOSCU" (space padded), 32 reserved bytes, the Application Context item (0x10,
+// "1.2.840.10008.3.1.1.1", PS3.7 Annex A.2.1), presentation contexts (0x20) and the user
+// information item (0x50).
+const ASSOCIATE_RQ: &str = "
+    010000000119000100004543484f5343502020202020202020204543484f534355202020202020202020000000000000
+    000000000000000000000000000000000000000000000000000010000015312e322e3834302e31303030382e332e312e
+    312e31200000760100000030000011312e322e3834302e31303030382e312e3140000011312e322e3834302e31303030
+    382e312e3240000013312e322e3834302e31303030382e312e322e3140000016312e322e3834302e31303030382e312e
+    322e312e393940000013312e322e3834302e31303030382e312e322e325000003e5100000400003ffe52000020312e32
+    2e3832362e302e312e333638303034332e392e333831312e332e302e345500000e50594e45544449434f4d5f333034";
+
 fn associate_rq() -> Vec<u8> {
-    let mut v = hex("0100 0000005d 0001 0000");
-    v.extend_from_slice(b"testserver      testclient      ");
-    v.extend_from_slice(&[0; 32]);
-    v.extend_from_slice(&hex("1000 0015"));
-    v.extend_from_slice(b"1.2.840.10008.3.1.1.1");
-    assert_eq!(v.len(), 99);
+    let v = hex(ASSOCIATE_RQ);
+    assert_eq!(v.len(), 287);
     v
 }
 
@@ -50,7 +55,7 @@ fn near_misses() {
     v[74] = 0x20; // a presentation context where the application context must come first
     assert_eq!(run(&INSPECTOR, TCP, 104, 4000, false, &v), Probe::NotForUs);
     let mut v = ok.clone();
-    v[5] = 0x5c; // PDU length one short of the segment
+    v[5] = 0x18; // PDU length one short of the segment
     assert_eq!(run(&INSPECTOR, TCP, 104, 4000, false, &v), Probe::NotForUs);
     // A cut prefix is not yet decided.
     assert_eq!(run(&INSPECTOR, TCP, 104, 4000, false, &ok[..30]), Probe::Unsure);

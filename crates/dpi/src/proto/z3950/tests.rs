@@ -1,34 +1,36 @@
 use super::*;
 use crate::proto::testkit::{classify, hex, probe as run};
 
-/// An InitRequest (Z39.50-2003 section 3.2.1.1) encoded by hand: protocolVersion [3] BIT
-/// STRING (versions 1-3), options [4] BIT STRING, preferredMessageSize [5] and
-/// exceptionalRecordSize [6] INTEGERs of 1 MB, implementationName [111] and
-/// implementationVersion [112] "5.27.1 872b" (the PLAIN TEXT of z3950.pcapng.out flow 2).
+// Captured from YAZ 5.34.0 (Debian yaz: yaz-client against yaz-ztest) in two network
+// namespaces (scripts/netcap, scenario "z3950"; tshark 4.0.17 dissects both as z3950). The
+// InitRequest (Z39.50-2003 section 3.2.1.1): protocolVersion [3] BIT STRING (versions 1-3),
+// options [4] BIT STRING, preferredMessageSize [5] and exceptionalRecordSize [6] INTEGERs of
+// 64 MiB, implementationId [110] "81", implementationName [111] "YAZ" and
+// implementationVersion [112] "5.34.0" with its commit id.
+const INIT_REQUEST: &str = "
+    b452830200e0840300e9a28504040000008604040000009f6e0238319f6f0359415a9f702f352e33342e302064656330
+    633861306237363231333234363863633832363463316232323065616531633637626437";
+// yaz-ztest's InitResponse: the same fields and result [12] TRUE; implementationName
+// "GFS/YAZ".
+const INIT_RESPONSE: &str = "
+    b559830200e0840300e9a28504040000008604040000008c01019f6e0238319f6f074746532f59415a9f702f352e3334
+    2e302064656330633861306237363231333234363863633832363463316232323065616531633637626437";
+
 fn init_request() -> Vec<u8> {
-    let mut c = hex("83 02 05 e0  84 03 00 e0 00  85 03 10 00 00  86 03 10 00 00");
-    c.extend_from_slice(&hex("9f 6f 03"));
-    c.extend_from_slice(b"YAZ");
-    c.extend_from_slice(&hex("9f 70 0b"));
-    c.extend_from_slice(b"5.27.1 872b");
-    let mut v = vec![0xb4, c.len() as u8];
-    v.extend_from_slice(&c);
-    v
+    hex(INIT_REQUEST)
 }
 
 #[test]
 fn init_request_anywhere() {
     let i = init_request();
-    assert_eq!(classify(TCP, 210, 58921, &[(true, &i)]), Some("Z3950"));
-    // z3950.pcapng.out flow 2 runs on port 9991.
-    assert_eq!(classify(TCP, 9991, 46524, &[(true, &i)]), Some("Z3950"));
-    // The response needs its result [12] field.
+    assert_eq!(classify(TCP, 210, 46046, &[(true, &i)]), Some("Z3950"));
+    // The same InitRequest off IANA's port 210.
+    assert_eq!(classify(TCP, 9999, 46046, &[(true, &i)]), Some("Z3950"));
+    assert_eq!(run(&INSPECTOR, TCP, 210, 46046, true, &hex(INIT_RESPONSE)), Probe::Certain(&LABEL));
+    // A response needs its result [12] field: the request's fields under the response tag.
     let mut r = i.clone();
     r[0] = 0xb5;
     assert_eq!(run(&INSPECTOR, TCP, 210, 4000, true, &r), Probe::NotForUs);
-    r.extend_from_slice(&hex("8c 01 ff"));
-    r[1] += 3;
-    assert_eq!(run(&INSPECTOR, TCP, 210, 4000, true, &r), Probe::Certain(&LABEL));
 }
 
 #[test]
