@@ -381,6 +381,28 @@ Z3950_CLIENT = ["sh", "-c", 'printf "open tcp:$SERVER:210\\nquit\\n" | yaz-clien
 NFS_SERVER = ["rpcbind", "-f", "-w"]
 NFS_CLIENT = ["sh", "-c", 'rpcinfo -p "$SERVER"; rpcinfo -u "$SERVER" 100003 3; echo nfs done']
 
+# asyncua 2.1.0 (PyPI): a server on tcp/4840 and a client that connects (Hello, Acknowledge,
+# OpenSecureChannel, session) and disconnects.
+OPCUA_SERVER = r"""
+import asyncio, os
+from asyncua import Server
+async def main():
+    s = Server(); await s.init()
+    s.set_endpoint("opc.tcp://%s:4840/wirespeed/" % os.environ["SERVER"])
+    async with s:
+        await asyncio.get_running_loop().create_future()
+asyncio.run(main())
+"""
+OPCUA_CLIENT = r"""
+import asyncio, os
+from asyncua import Client
+async def main():
+    async with Client("opc.tcp://%s:4840/wirespeed/" % os.environ["SERVER"]) as c:
+        await c.get_namespace_array()
+asyncio.run(main())
+print("opcua done")
+"""
+
 ALL = {
     "ftp": {"server": [PY, "-c", FTP_SERVER], "client": [PY, "-c", FTP_CLIENT], "settle": 3},
     "mail": {"server": [PY, "-c", DOVECOT_SERVER], "client": [PY, "-c", MAIL_CLIENT],
@@ -399,6 +421,8 @@ ALL = {
               "settle": 3},
     "z3950": {"server": Z3950_SERVER, "client": Z3950_CLIENT},
     "nfs": {"server": NFS_SERVER, "client": NFS_CLIENT},
+    "opcua": {"server": [PYENV, "-c", OPCUA_SERVER], "client": [PYENV, "-c", OPCUA_CLIENT],
+              "settle": 5},
     "h2": {"server": H2_SERVER, "client": H2_CLIENT},
     "tftp": {"server": TFTP_SERVER, "client": TFTP_CLIENT},
     "coap": {"server": [PYENV, "-c", COAP_SERVER], "client": [PYENV, "-c", COAP_CLIENT], "settle": 3},

@@ -2,7 +2,7 @@
 //! opens with a 3-letter message type (HEL, ACK, ERR, RHE, or OPN, MSG, CLO on a secure
 //! channel), a chunk type ('F' final; 'C' and 'A' only on secure channel messages) and a
 //! little-endian 32-bit size counting the whole chunk. A connection opens with Hello (HEL, with
-//! the endpoint URL such as "opc.tcp://..." that opc-ua.pcap.out's PLAIN TEXT shows) and its
+//! the endpoint URL, "opc.tcp://...") and its
 //! Acknowledge (ACK), whose receive and send buffer sizes must be at least 8192 bytes
 //! (section 7.1.2.3). The chunk must end with the segment, be followed by another chunk
 //! header, or run past the segment.
