@@ -403,6 +403,21 @@ asyncio.run(main())
 print("opcua done")
 """
 
+# pptpd 1.4.0 (Debian pptpd) and pptp-linux 1.10.0 (Debian pptp-linux) without pppd: the
+# client opens the control connection (Start-Control-Connection-Request) and a call; the
+# timeout ends it, since without pppd the client never finishes.
+PPTP_SERVER = ["sh", "-c", 'printf "localip 198.51.100.1\\nremoteip 198.51.100.2-9\\n" '
+               '> "$WORK/pptpd.conf"; exec pptpd -f -c "$WORK/pptpd.conf" -l "$SERVER"']
+PPTP_CLIENT = ["sh", "-c", 'timeout 5 pptp "$SERVER" --nolaunchpppd >/dev/null 2>&1; '
+               'echo pptp done']
+
+# omniORB 4.2.5 (Debian omniorb-nameserver, omniorb): omniNames on tcp/2809 and nameclt listing
+# the naming context, GIOP over IIOP.
+CORBA_SERVER = ["sh", "-c", 'exec omniNames -start 2809 -datadir "$WORK" '
+                '-ORBendPoint "giop:tcp:$SERVER:2809"']
+CORBA_CLIENT = ["sh", "-c", 'nameclt -ORBInitRef "NameService=corbaloc::$SERVER:2809/NameService" '
+                'list; echo corba done']
+
 ALL = {
     "ftp": {"server": [PY, "-c", FTP_SERVER], "client": [PY, "-c", FTP_CLIENT], "settle": 3},
     "mail": {"server": [PY, "-c", DOVECOT_SERVER], "client": [PY, "-c", MAIL_CLIENT],
@@ -423,6 +438,8 @@ ALL = {
     "nfs": {"server": NFS_SERVER, "client": NFS_CLIENT},
     "opcua": {"server": [PYENV, "-c", OPCUA_SERVER], "client": [PYENV, "-c", OPCUA_CLIENT],
               "settle": 5},
+    "pptp": {"server": PPTP_SERVER, "client": PPTP_CLIENT},
+    "corba": {"server": CORBA_SERVER, "client": CORBA_CLIENT, "settle": 3},
     "h2": {"server": H2_SERVER, "client": H2_CLIENT},
     "tftp": {"server": TFTP_SERVER, "client": TFTP_CLIENT},
     "coap": {"server": [PYENV, "-c", COAP_SERVER], "client": [PYENV, "-c", COAP_CLIENT], "settle": 3},

@@ -10,9 +10,25 @@ fn request(n: usize) -> Vec<u8> {
     v
 }
 
+// Captured from omniORB 4.2.5 (Debian omniorb: nameclt against omniorb-nameserver's
+// omniNames) in two network namespaces (scripts/netcap, scenario "corba"; tshark 4.0.17
+// dissects both as giop): GIOP 1.0 little-endian (flags 1) Requests (CORBA 3.0 section
+// 15.4.2) to object key "NameService": "_is_a" with the NamingContext repository id, then
+// "list"; and the first Reply (type 1).
+const IS_A: &str = "47494f5001000100580000000000000002000000010000000b0000004e616d6553657276696365
+                    00060000005f69735f61000000000000002800000049444c3a6f6d672e6f72672f436f734e616d
+                    696e672f4e616d696e67436f6e746578743a312e3000";
+const LIST: &str = "47494f5001000100300000000000000004000000010000000b0000004e616d6553657276696365
+                    00050000006c697374000000000000000000000000";
+const REPLY: &str = "47494f50010001010d00000000000000020000000000000001";
+
 #[test]
 fn giop_over_tcp_and_udp() {
-    // corba.pcap.out flow 1: TCP between random ports; flow 2: UDP between random ports.
+    assert_eq!(classify(TCP, 2809, 50100, &[(true, &hex(IS_A))]), Some("Corba"));
+    assert_eq!(classify(TCP, 50100, 2809, &[(true, &hex(LIST))]), Some("Corba"));
+    assert_eq!(run(&INSPECTOR, TCP, 2809, 50100, true, &hex(REPLY)), Probe::Certain(&LABEL));
+    // The header decides between any ports, not only 2809 (corbaloc), over UDP as well
+    // (a hand-built 1.2 Request, section 15.4.1).
     assert_eq!(classify(TCP, 56899, 42717, &[(true, &request(100))]), Some("Corba"));
     assert_eq!(classify(UDP, 15984, 34477, &[(true, &request(248))]), Some("Corba"));
     // Big-endian 1.0: byte order 0, size read big-endian.

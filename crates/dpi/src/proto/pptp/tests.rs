@@ -1,25 +1,29 @@
 use super::*;
 use crate::proto::testkit::{classify, hex, probe as run};
 
-/// Start-Control-Connection-Request (RFC 2637 section 2.1): 156 bytes, protocol version 1.0,
-/// framing and bearer capabilities, maximum channels, firmware, host name "cananian" (the
-/// PLAIN TEXT of pptp.pcap.out) and an empty vendor string.
+// Captured from pptp-linux 1.10.0 (run with --nolaunchpppd) against pptpd 1.4.0 in two network
+// namespaces (scripts/netcap, scenario "pptp"; tshark 4.0.17 dissects it as pptp): the
+// Start-Control-Connection-Request (RFC 2637 section 2.1), 156 bytes, magic cookie 0x1a2b3c4d,
+// protocol version 1.0, framing and bearer capabilities 3, maximum channels 65535, firmware
+// revision 1, host name "local" and vendor string "cananian" (pptp-linux's defaults), each in
+// a 64-byte field.
+const SCCRQ: &str = "
+    009c00011a2b3c4d00010000010000000000000300000003ffff00016c6f63616c000000000000000000000000000000
+    000000000000000000000000000000000000000000000000000000000000000000000000000000000000000063616e61
+    6e69616e0000000000000000000000000000000000000000000000000000000000000000000000000000000000000000
+    000000000000000000000000";
+
 fn sccrq() -> Vec<u8> {
-    let mut v = hex("009c 0001 1a2b3c4d 0001 0000 0100 0000 00000001 00000001 0000 0000");
-    let mut host = b"cananian".to_vec();
-    host.resize(64, 0);
-    v.extend_from_slice(&host);
-    v.resize(156, 0);
-    v
+    hex(SCCRQ)
 }
 
 #[test]
 fn control_connection_request() {
     let m = sccrq();
     assert_eq!(m.len(), 156);
-    assert_eq!(classify(TCP, 1723, 41366, &[(true, &m)]), Some("PPTP"));
+    assert_eq!(classify(TCP, 1723, 39942, &[(true, &m)]), Some("PPTP"));
     // The magic cookie is enough off the PPTP port too.
-    assert_eq!(run(&INSPECTOR, TCP, 8000, 41366, false, &m), Probe::Certain(&LABEL));
+    assert_eq!(run(&INSPECTOR, TCP, 8000, 39942, false, &m), Probe::Certain(&LABEL));
 }
 
 #[test]
