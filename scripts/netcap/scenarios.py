@@ -418,6 +418,35 @@ CORBA_SERVER = ["sh", "-c", 'exec omniNames -start 2809 -datadir "$WORK" '
 CORBA_CLIENT = ["sh", "-c", 'nameclt -ORBInitRef "NameService=corbaloc::$SERVER:2809/NameService" '
                 'list; echo corba done']
 
+# os-ken 4.2.2 (PyPI, OpenStack's Ryu fork) as the controller on tcp/6653 (its OpenFlow
+# handshake handler alone); the "switch" is os-ken's own OpenFlow 1.3 message encoder
+# (a HELLO), sent over a plain socket; the controller answers HELLO and FEATURES_REQUEST.
+OPENFLOW_SERVER = r"""
+import os
+from os_ken.lib import hub
+hub.patch(thread=False)
+from os_ken import cfg
+from os_ken.base import app_manager
+import os_ken.controller.controller  # noqa: F401 (registers the ofp-* options)
+cfg.CONF(["--ofp-listen-host", os.environ["SERVER"], "--ofp-tcp-listen-port", "6653"],
+         project="os_ken")
+m = app_manager.AppManager.get_instance()
+m.load_apps(["os_ken.controller.ofp_handler"])
+hub.joinall(m.instantiate_apps(**m.create_contexts()))
+"""
+OPENFLOW_CLIENT = r"""
+import os, socket, time
+from os_ken.ofproto import ofproto_v1_3 as ofp, ofproto_v1_3_parser as p
+class DP:
+    ofproto = ofp; ofproto_parser = p
+s = socket.create_connection((os.environ["SERVER"], 6653))
+h = p.OFPHello(DP()); h.xid = 1; h.serialize(); s.sendall(h.buf)
+time.sleep(1)
+print(s.recv(4096).hex())
+s.close()
+print("openflow done")
+"""
+
 ALL = {
     "ftp": {"server": [PY, "-c", FTP_SERVER], "client": [PY, "-c", FTP_CLIENT], "settle": 3},
     "mail": {"server": [PY, "-c", DOVECOT_SERVER], "client": [PY, "-c", MAIL_CLIENT],
@@ -440,6 +469,8 @@ ALL = {
               "settle": 5},
     "pptp": {"server": PPTP_SERVER, "client": PPTP_CLIENT},
     "corba": {"server": CORBA_SERVER, "client": CORBA_CLIENT, "settle": 3},
+    "openflow": {"server": [PYENV, "-c", OPENFLOW_SERVER], "client": [PYENV, "-c", OPENFLOW_CLIENT],
+                 "settle": 5},
     "h2": {"server": H2_SERVER, "client": H2_CLIENT},
     "tftp": {"server": TFTP_SERVER, "client": TFTP_CLIENT},
     "coap": {"server": [PYENV, "-c", COAP_SERVER], "client": [PYENV, "-c", COAP_CLIENT], "settle": 3},

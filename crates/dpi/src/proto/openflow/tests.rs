@@ -1,16 +1,40 @@
 use super::*;
 use crate::proto::testkit::{classify, hex, probe as run};
 
-// OFPT_HELLO of OpenFlow 1.3 (spec 1.3.5 section 7.5.1) with a version bitmap element
-// (type 1, length 8, bitmap 0x00000010): 16 bytes; openflow.pcap.out shows TCP to 6653.
+// Captured in two network namespaces (scripts/netcap, scenario "openflow"; tshark 4.0.17
+// dissects all three as openflow): os-ken 4.2.2's OpenFlow 1.3 encoder as the switch sends a
+// bare OFPT_HELLO (spec 1.3.5 section 7.5.1: version 4, type 0, length 8, xid 1); the os-ken
+// controller answers with its own HELLO (version 6, OpenFlow 1.5) and, the version agreed, a
+// FEATURES_REQUEST (type 5) of version 4.
+const SWITCH_HELLO: &str = "04 00 0008 00000001";
+const CONTROLLER_HELLO: &str = "06 00 0008 67f8e1a6";
+const FEATURES_REQUEST: &str = "04 05 0008 67f8e1a7";
+// A HELLO with a version bitmap element (type 1, length 8, bitmap 0x00000010), built by hand
+// from the same section: 16 bytes.
 const HELLO: &str = "04 00 0010 00000001 0001 0008 00000010";
 
 #[test]
 fn hello_on_6653() {
+    assert_eq!(classify(TCP, 6653, 47164, &[(true, &hex(SWITCH_HELLO))]), Some("OpenFlow"));
+    assert_eq!(
+        run(&INSPECTOR, TCP, 6653, 47164, true, &hex(CONTROLLER_HELLO)),
+        Probe::Certain(&LABEL)
+    );
+    assert_eq!(
+        classify(
+            TCP,
+            6653,
+            47164,
+            &[(true, &hex(SWITCH_HELLO)), (false, &hex(CONTROLLER_HELLO))]
+        ),
+        Some("OpenFlow")
+    );
     assert_eq!(classify(TCP, 6653, 49234, &[(true, &hex(HELLO))]), Some("OpenFlow"));
-    // HELLO then FEATURES_REQUEST (type 5) in one segment.
-    let two = hex("04 00 0008 00000001 04 05 0008 00000002");
-    assert_eq!(run(&INSPECTOR, TCP, 6653, 49234, false, &two), Probe::Certain(&LABEL));
+    // The controller's HELLO and FEATURES_REQUEST came in two segments; a HELLO then
+    // FEATURES_REQUEST of one version in one segment.
+    let mut two = hex("04 00 0008 00000001");
+    two.extend_from_slice(&hex(FEATURES_REQUEST));
+    assert_eq!(run(&INSPECTOR, TCP, 6653, 47164, true, &two), Probe::Certain(&LABEL));
     // Off the OpenFlow ports the registry never asks it.
     assert_eq!(classify(TCP, 7000, 49234, &[(true, &hex(HELLO))]), None);
 }
