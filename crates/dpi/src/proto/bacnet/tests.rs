@@ -6,8 +6,9 @@ use crate::proto::testkit::{classify, hex, probe as run};
 // unconfirmed request Who-Is (16.10, service 8).
 const WHO_IS: &str = "810b000c 0120ffff00ff 1008";
 // BVLC Original-Unicast-NPDU (J.2.10, 0x0A, length 17), NPDU version 1 expecting a reply, APDU
-// confirmed ReadProperty (15.5) of device 4194303's property 75 (object-identifier): the
-// 17-byte probe internet scanners send, as the 1-packet flows of bacnet.pcap.out show.
+// confirmed ReadProperty (15.5) of device 4194303's property 75 (object-identifier): a device
+// of unknown instance asked for its identifier, 4194303 being the wildcard device instance
+// any device answers for.
 const READ_PROPERTY: &str = "810a0011 0104 0005010c 0c023fffff 194b";
 
 #[test]

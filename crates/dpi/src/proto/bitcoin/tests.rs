@@ -3,7 +3,8 @@ use crate::proto::testkit::{classify, hex, probe as run};
 
 /// A `version` header laid out by the Bitcoin developer reference (message headers): mainnet
 /// magic, "version" NUL-padded to 12 bytes, payload length 102 (0x66) little endian, checksum;
-/// bitcoin.pcap's flows start with this command (PLAIN TEXT "version") on tcp/8333.
+/// a connection opens with this command (developer reference, "Connecting To Peers"), mainnet
+/// peers on tcp/8333 (its default port).
 const VERSION: &str = "f9beb4d9 76657273696f6e0000000000 66000000 2ce3a8b1";
 
 #[test]

@@ -7,7 +7,8 @@ use crate::proto::testkit::{classify, hex, probe as run};
 // 5-byte Discovery Type element), flags 0; element Discovery Type (20), length 1, value 1.
 const DISCOVERY: &str = "00100200 00000000 00000001 00 0008 00 0014000101";
 // The same request broadcast with a radio MAC address (M bit, 0x10): HLEN 4 (0x20), the MAC
-// length 6, the address and one pad byte, as the broadcast flow of capwap.pcap.out carries.
+// length 6, the address and one pad byte (section 4.3: the Radio MAC Address field is padded
+// to a 4-byte boundary).
 const DISCOVERY_MAC: &str =
     "00200210 00000000 06 001122334455 00 00000001 00 0008 00 0014000101";
 // A data channel keep-alive (section 4.4.1): K bit (0x08), no T bit; message element length

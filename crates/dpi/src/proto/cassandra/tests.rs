@@ -6,7 +6,7 @@ use crate::proto::testkit::{classify, hex, probe as run};
 const OPTIONS: &str = "04 00 0000 05 00000000";
 
 /// STARTUP (opcode 1) with the string map {CQL_VERSION: 3.0.0, COMPRESSION: lz4} (section
-/// 4.1.1); cassandra.pcap.out shows PLAIN TEXT "COMPRESSION".
+/// 4.1.1: COMPRESSION is one of the options the spec lists).
 fn startup_frame() -> Vec<u8> {
     let mut body = vec![0, 2];
     for s in ["CQL_VERSION", "3.0.0", "COMPRESSION", "lz4"] {

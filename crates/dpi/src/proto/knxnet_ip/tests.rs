@@ -1,8 +1,8 @@
 use super::*;
 use crate::proto::testkit::{classify, hex, probe as run};
 
-// Built by hand from KNX 03.08.02/03.08.05: a ROUTING_INDICATION (0x0530) of 17 bytes, the
-// size of knxip.pcapng.out's multicast datagrams (59-byte frames), carrying a cEMI L_Data.ind
+// Built by hand from KNX 03.08.02/03.08.05: a ROUTING_INDICATION (0x0530) of 17 bytes,
+// carrying a cEMI L_Data.ind
 // (0x29, no additional info, control 0xbc 0xe0, source 1.1.1, group 0/0/1, length 1, a
 // GroupValueWrite of 1).
 const ROUTING_IND: &str = "06100530 0011 2900bce0 1101 0001 01 0081";
