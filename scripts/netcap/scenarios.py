@@ -447,6 +447,27 @@ s.close()
 print("openflow done")
 """
 
+# Xvfb 21.1.7 (Debian xvfb) as the XDMCP display: "Xvfb :7 -query SERVER" sends Query to
+# udp/177. No display manager is installed; a few lines answer as one would (XDMCP 1.1):
+# Willing (opcode 5) to the Query, so that Xvfb sends its Request (7), then Decline (9).
+XDMCP_SERVER = r"""
+import os, socket, struct
+def a8(b):
+    return struct.pack(">H", len(b)) + b
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.bind((os.environ["SERVER"], 177))
+while True:
+    d, peer = u.recvfrom(65535)
+    op = struct.unpack(">H", d[2:4])[0]
+    if op == 2:
+        body = a8(b"") + a8(b"manager") + a8(b"willing")
+        u.sendto(struct.pack(">HHH", 1, 5, len(body)) + body, peer)
+    elif op == 7:
+        body = a8(b"no sessions here") + a8(b"") + a8(b"")
+        u.sendto(struct.pack(">HHH", 1, 9, len(body)) + body, peer)
+"""
+XDMCP_CLIENT = ["sh", "-c", 'timeout 6 Xvfb :7 -query "$SERVER" -once -nolisten tcp '
+                '>/dev/null 2>&1; echo xdmcp done']
+
 ALL = {
     "ftp": {"server": [PY, "-c", FTP_SERVER], "client": [PY, "-c", FTP_CLIENT], "settle": 3},
     "mail": {"server": [PY, "-c", DOVECOT_SERVER], "client": [PY, "-c", MAIL_CLIENT],
@@ -471,6 +492,7 @@ ALL = {
     "corba": {"server": CORBA_SERVER, "client": CORBA_CLIENT, "settle": 3},
     "openflow": {"server": [PYENV, "-c", OPENFLOW_SERVER], "client": [PYENV, "-c", OPENFLOW_CLIENT],
                  "settle": 5},
+    "xdmcp": {"server": [PY, "-c", XDMCP_SERVER], "client": XDMCP_CLIENT},
     "h2": {"server": H2_SERVER, "client": H2_CLIENT},
     "tftp": {"server": TFTP_SERVER, "client": TFTP_CLIENT},
     "coap": {"server": [PYENV, "-c", COAP_SERVER], "client": [PYENV, "-c", COAP_CLIENT], "settle": 3},

@@ -1,21 +1,24 @@
 use super::*;
 use crate::proto::testkit::{classify, hex, probe as run};
 
-// XDMCP 1.1 Query (opcode 2) listing no authentication names: version 1, opcode 2, length 1,
-// an ARRAYofARRAY8 of 0 entries. xdmcp.pcap.out: UDP to 177.
+// Captured from Xvfb 21.1.7 ("Xvfb :7 -query", Debian xvfb) in two network namespaces
+// (scripts/netcap, scenario "xdmcp"; tshark 4.0.17 dissects both as xdmcp), answered by a
+// few lines standing in for a display manager. The XDMCP 1.1 Query (opcode 2): version 1,
+// length 1, an ARRAYofARRAY8 of 0 authentication names.
 const QUERY: &str = "0001 0002 0001 00";
+// Xvfb's Request (opcode 7) after the Willing: display 7, no connection types or addresses,
+// no authentication, the authorization names MIT-MAGIC-COOKIE-1 and XDM-AUTHORIZATION-1, an
+// empty manufacturer display id.
+const REQUEST: &str = "0001 0007 0034 0007 00 00 0000 0000 02
+                       0012 4d49542d4d414749432d434f4f4b49452d31
+                       0013 58444d2d415554484f52495a4154494f4e2d31 0000";
 
 #[test]
 fn query_on_177() {
-    assert_eq!(classify(UDP, 177, 61426, &[(true, &hex(QUERY))]), Some("XDMCP"));
-    // A Request (opcode 7) carrying "MIT-MAGIC-COOKIE-1" as in the capture's PLAIN TEXT.
-    let mut req = hex("0001 0007 0000");
-    let body = b"\x00\x00\x00\x00\x00\x00\x00\x00\x00\x12MIT-MAGIC-COOKIE-1";
-    req[5] = body.len() as u8;
-    req.extend_from_slice(body);
-    assert_eq!(run(&INSPECTOR, UDP, 177, 61426, false, &req), Probe::Certain(&LABEL));
+    assert_eq!(classify(UDP, 177, 33116, &[(true, &hex(QUERY))]), Some("XDMCP"));
+    assert_eq!(run(&INSPECTOR, UDP, 177, 33116, false, &hex(REQUEST)), Probe::Certain(&LABEL));
     // Off port 177 the registry does not ask.
-    assert_eq!(classify(UDP, 178, 61426, &[(true, &hex(QUERY))]), None);
+    assert_eq!(classify(UDP, 178, 33116, &[(true, &hex(QUERY))]), None);
 }
 
 #[test]
@@ -23,4 +26,8 @@ fn near_misses() {
     for h in ["0002 0002 0001 00", "0001 000f 0001 00", "0001 0002 0002 00", "0001 0002 0000 00"] {
         assert_eq!(run(&INSPECTOR, UDP, 177, 4000, false, &hex(h)), Probe::NotForUs, "{h}");
     }
+    // The Request with a length one past the datagram.
+    let mut long = hex(REQUEST);
+    long[5] += 1;
+    assert_eq!(run(&INSPECTOR, UDP, 177, 4000, false, &long), Probe::NotForUs);
 }
