@@ -468,6 +468,26 @@ while True:
 XDMCP_CLIENT = ["sh", "-c", 'timeout 6 Xvfb :7 -query "$SERVER" -once -nolisten tcp '
                 '>/dev/null 2>&1; echo xdmcp done']
 
+# xknx 4.0.0 (PyPI) in routing mode: one GroupValueWrite of 1 to group 0/0/1, sent as a
+# KNXnet/IP ROUTING_INDICATION to the KNX multicast group 224.0.23.12:3671 out of the client's
+# interface; the capture sees it on the other end of the link, where nothing listens.
+KNX_CLIENT = r"""
+import asyncio, os
+from xknx import XKNX
+from xknx.io import ConnectionConfig, ConnectionType
+from xknx.dpt import DPTBinary
+from xknx.telegram import GroupAddress, Telegram
+from xknx.telegram.apci import GroupValueWrite
+async def main():
+    cfg = ConnectionConfig(connection_type=ConnectionType.ROUTING, local_ip=os.environ["CLIENT"])
+    async with XKNX(connection_config=cfg) as x:
+        await x.telegrams.put(Telegram(destination_address=GroupAddress("0/0/1"),
+                                       payload=GroupValueWrite(DPTBinary(1))))
+        await asyncio.sleep(1)
+asyncio.run(main())
+print("knx done")
+"""
+
 ALL = {
     "ftp": {"server": [PY, "-c", FTP_SERVER], "client": [PY, "-c", FTP_CLIENT], "settle": 3},
     "mail": {"server": [PY, "-c", DOVECOT_SERVER], "client": [PY, "-c", MAIL_CLIENT],
@@ -493,6 +513,7 @@ ALL = {
     "openflow": {"server": [PYENV, "-c", OPENFLOW_SERVER], "client": [PYENV, "-c", OPENFLOW_CLIENT],
                  "settle": 5},
     "xdmcp": {"server": [PY, "-c", XDMCP_SERVER], "client": XDMCP_CLIENT},
+    "knx": {"server": ["sleep", "60"], "client": [PYENV, "-c", KNX_CLIENT]},
     "h2": {"server": H2_SERVER, "client": H2_CLIENT},
     "tftp": {"server": TFTP_SERVER, "client": TFTP_CLIENT},
     "coap": {"server": [PYENV, "-c", COAP_SERVER], "client": [PYENV, "-c", COAP_CLIENT], "settle": 3},

@@ -1,11 +1,12 @@
 use super::*;
 use crate::proto::testkit::{classify, hex, probe as run};
 
-// Built by hand from KNX 03.08.02/03.08.05: a ROUTING_INDICATION (0x0530) of 17 bytes,
-// carrying a cEMI L_Data.ind
-// (0x29, no additional info, control 0xbc 0xe0, source 1.1.1, group 0/0/1, length 1, a
-// GroupValueWrite of 1).
-const ROUTING_IND: &str = "06100530 0011 2900bce0 1101 0001 01 0081";
+// Captured from xknx 4.0.0 (PyPI) in routing mode in two network namespaces (scripts/netcap,
+// scenario "knx"; tshark 4.0.17 dissects it as kip:cemi), sent to 224.0.23.12:3671: a
+// ROUTING_INDICATION (0x0530, KNX 03.08.05) of 17 bytes carrying a cEMI L_Data.ind (0x29, no
+// additional info, control 0xbc 0xe0, source 15.15.250 (xknx's default address), group 0/0/1,
+// length 1, a GroupValueWrite of 1).
+const ROUTING_IND: &str = "06100530 0011 2900bce0 fffa 0001 01 0081";
 // A TUNNELLING_ACK (0x0421, 10 bytes): connection header length 4, channel 1, sequence 0,
 // status 0.
 const TUNNEL_ACK: &str = "06100421 000a 04010000";
@@ -14,7 +15,7 @@ const SEARCH_REQ: &str = "06100201 000e 0801c0a801180e57";
 
 #[test]
 fn whole_registry_names_knx() {
-    assert_eq!(classify(UDP, 3671, 41343, &[(true, &hex(ROUTING_IND))]), Some("KNXnet_IP"));
+    assert_eq!(classify(UDP, 3671, 35158, &[(true, &hex(ROUTING_IND))]), Some("KNXnet_IP"));
     assert_eq!(classify(UDP, 3671, 41343, &[(true, &hex(SEARCH_REQ))]), Some("KNXnet_IP"));
     // Two frames in one TCP segment.
     let mut two = hex(TUNNEL_ACK);
