@@ -488,6 +488,33 @@ asyncio.run(main())
 print("knx done")
 """
 
+# bacpypes3 0.0.110 (PyPI): a device (instance 1000) on udp/47808 and a client (instance 999)
+# that broadcasts a global Who-Is, answered by the device's I-Am.
+BACNET_SERVER = r"""
+import asyncio, os
+from bacpypes3.argparse import SimpleArgumentParser
+from bacpypes3.app import Application
+async def main():
+    a = SimpleArgumentParser().parse_args(["--address", os.environ["SERVER"] + "/24",
+                                           "--instance", "1000", "--name", "server"])
+    Application.from_args(a)
+    await asyncio.get_running_loop().create_future()
+asyncio.run(main())
+"""
+BACNET_CLIENT = r"""
+import asyncio, os
+from bacpypes3.argparse import SimpleArgumentParser
+from bacpypes3.app import Application
+async def main():
+    a = SimpleArgumentParser().parse_args(["--address", os.environ["CLIENT"] + "/24",
+                                           "--instance", "999", "--name", "client"])
+    app = Application.from_args(a)
+    print(await app.who_is(timeout=2))
+    app.close()
+asyncio.run(main())
+print("bacnet done")
+"""
+
 ALL = {
     "ftp": {"server": [PY, "-c", FTP_SERVER], "client": [PY, "-c", FTP_CLIENT], "settle": 3},
     "mail": {"server": [PY, "-c", DOVECOT_SERVER], "client": [PY, "-c", MAIL_CLIENT],
@@ -514,6 +541,8 @@ ALL = {
                  "settle": 5},
     "xdmcp": {"server": [PY, "-c", XDMCP_SERVER], "client": XDMCP_CLIENT},
     "knx": {"server": ["sleep", "60"], "client": [PYENV, "-c", KNX_CLIENT]},
+    "bacnet": {"server": [PYENV, "-c", BACNET_SERVER], "client": [PYENV, "-c", BACNET_CLIENT],
+               "settle": 4},
     "h2": {"server": H2_SERVER, "client": H2_CLIENT},
     "tftp": {"server": TFTP_SERVER, "client": TFTP_CLIENT},
     "coap": {"server": [PYENV, "-c", COAP_SERVER], "client": [PYENV, "-c", COAP_CLIENT], "settle": 3},
