@@ -3,8 +3,7 @@ use crate::proto::testkit::{classify, probe as run};
 
 #[test]
 fn ica_detect_string() {
-    // The ICA server's detect string, sent first (citrix.pcap.out: TCP 1494, found on the
-    // first payload packet).
+    // The ICA server's detect string, sent first, on ICA's registered port 1494 (IANA "ica").
     assert_eq!(classify(TCP, 1494, 45225, &[(false, b"\x7f\x7fICA\x00")]), Some("Citrix"));
     assert_eq!(run(&INSPECTOR, TCP, 1494, 45225, false, b"\x07\x07ICA\x00"), Probe::Certain(&LABEL));
     let twice = b"\x7f\x7fICA\x00\x7f\x7fICA\x00";
