@@ -515,6 +515,51 @@ asyncio.run(main())
 print("bacnet done")
 """
 
+# cassandra-driver 3.30.1 (PyPI, the DataStax Python driver) connecting to tcp/9042. No
+# Cassandra is installed; a few lines answer the way native_protocol_v4.spec says a node does
+# (SUPPORTED to OPTIONS, READY to STARTUP, an error to anything else), enough for the driver to
+# send its OPTIONS and STARTUP frames. The client gives up afterwards; that is expected.
+CASSANDRA_SERVER = r"""
+import os, socket, struct, threading
+def smap(d):
+    out = struct.pack(">H", len(d))
+    for k, vs in d.items():
+        out += struct.pack(">H", len(k)) + k.encode() + struct.pack(">H", len(vs))
+        for v in vs:
+            out += struct.pack(">H", len(v)) + v.encode()
+    return out
+def serve(c):
+    while True:
+        h = c.recv(9)
+        if len(h) < 9:
+            return
+        ver, fl, st, op, n = struct.unpack(">BBhBI", h)
+        while n:
+            n -= len(c.recv(n))
+        if op == 5:
+            body, rop = smap({"CQL_VERSION": ["3.4.5"], "COMPRESSION": ["lz4", "snappy"]}), 6
+        elif op == 1:
+            body, rop = b"", 2
+        else:
+            msg = b"not a real node"
+            body, rop = struct.pack(">iH", 0, len(msg)) + msg, 0
+        c.sendall(struct.pack(">BBhBI", 0x80 | (ver & 0x7f), 0, st, rop, len(body)) + body)
+t = socket.socket(); t.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+t.bind((os.environ["SERVER"], 9042)); t.listen()
+while True:
+    threading.Thread(target=serve, args=(t.accept()[0],), daemon=True).start()
+"""
+CASSANDRA_CLIENT = r"""
+import os
+from cassandra.cluster import Cluster
+try:
+    Cluster([os.environ["SERVER"]], protocol_version=4, connect_timeout=3,
+            control_connection_timeout=3).connect()
+except Exception as e:
+    print("as expected:", type(e).__name__)
+print("cassandra done")
+"""
+
 ALL = {
     "ftp": {"server": [PY, "-c", FTP_SERVER], "client": [PY, "-c", FTP_CLIENT], "settle": 3},
     "mail": {"server": [PY, "-c", DOVECOT_SERVER], "client": [PY, "-c", MAIL_CLIENT],
@@ -543,6 +588,8 @@ ALL = {
     "knx": {"server": ["sleep", "60"], "client": [PYENV, "-c", KNX_CLIENT]},
     "bacnet": {"server": [PYENV, "-c", BACNET_SERVER], "client": [PYENV, "-c", BACNET_CLIENT],
                "settle": 4},
+    "cassandra": {"server": [PY, "-c", CASSANDRA_SERVER],
+                  "client": [PYENV, "-c", CASSANDRA_CLIENT]},
     "h2": {"server": H2_SERVER, "client": H2_CLIENT},
     "tftp": {"server": TFTP_SERVER, "client": TFTP_CLIENT},
     "coap": {"server": [PYENV, "-c", COAP_SERVER], "client": [PYENV, "-c", COAP_CLIENT], "settle": 3},
