@@ -560,6 +560,28 @@ except Exception as e:
 print("cassandra done")
 """
 
+# python-bitcoinlib 0.12.2 (PyPI) encodes the "version" message a node opens a connection with
+# (mainnet magic), sent to tcp/8333, where a sink reads it; no Bitcoin node is installed.
+SINK_8333 = r"""
+import os, socket
+t = socket.socket(); t.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+t.bind((os.environ["SERVER"], 8333)); t.listen()
+while True:
+    c, _ = t.accept()
+    while c.recv(65535):
+        pass
+    c.close()
+"""
+BITCOIN_CLIENT = r"""
+import os, socket
+from bitcoin.messages import msg_version
+v = msg_version()
+v.addrTo.ip, v.addrTo.port = os.environ["SERVER"], 8333
+v.addrFrom.ip, v.addrFrom.port = os.environ["CLIENT"], 8333
+s = socket.create_connection((os.environ["SERVER"], 8333)); s.sendall(v.to_bytes()); s.close()
+print("bitcoin done")
+"""
+
 ALL = {
     "ftp": {"server": [PY, "-c", FTP_SERVER], "client": [PY, "-c", FTP_CLIENT], "settle": 3},
     "mail": {"server": [PY, "-c", DOVECOT_SERVER], "client": [PY, "-c", MAIL_CLIENT],
@@ -590,6 +612,7 @@ ALL = {
                "settle": 4},
     "cassandra": {"server": [PY, "-c", CASSANDRA_SERVER],
                   "client": [PYENV, "-c", CASSANDRA_CLIENT]},
+    "bitcoin": {"server": [PY, "-c", SINK_8333], "client": [PYENV, "-c", BITCOIN_CLIENT]},
     "h2": {"server": H2_SERVER, "client": H2_CLIENT},
     "tftp": {"server": TFTP_SERVER, "client": TFTP_CLIENT},
     "coap": {"server": [PYENV, "-c", COAP_SERVER], "client": [PYENV, "-c", COAP_CLIENT], "settle": 3},
