@@ -142,12 +142,10 @@ protocols! {
     avast,
     ripe_atlas,
     bitcoin,
-    blizzard,
     i3d,
     tencent_games,
     nexon,
     paltalk,
-    guildwars2,
     // Captures outside the corpus (rpc).
     nfs,
     tftp,
@@ -170,15 +168,10 @@ protocols! {
     coap,
     dicom,
     capwap,
-    melsec,
     knxnet_ip,
     iec62056,
     opc_ua,
     ethersbus,
-    // Captures outside the corpus (skype).
-    skype,
-    zoom,
-    ppstream,
     // Corpus protocols added 2026-11-23.
     ookla,
     mms,
