@@ -93,7 +93,7 @@ fn records(pcap: &Path) -> Vec<Value> {
 }
 
 /// The record of the flow whose server port is `port` (and client port `client`, if given).
-fn flow<'r>(recs: &'r [Value], port: u64, client: Option<u64>) -> &'r Value {
+fn flow(recs: &[Value], port: u64, client: Option<u64>) -> &Value {
     recs.iter()
         .find(|r| r["dst_port"] == port && client.is_none_or(|c| r["src_port"] == c))
         .unwrap_or_else(|| panic!("no flow to port {port}: {recs:#?}"))

@@ -1,14 +1,14 @@
 //! ATG: the serial command protocol of Veeder-Root TLS automatic tank gauges, reachable over
 //! TCP (usually port 10001) through their serial-to-Ethernet interfaces (the command format of
 //! Veeder-Root's serial interface manual for the TLS-300/350 consoles). A command is
-//! <SOH>, a function code of a letter (`I` inquiry or `S` set, upper case for display format,
+//! `SOH` (0x01), a function code of a letter (`I` inquiry or `S` set, upper case for display format,
 //! lower case for computer format) and three characters, a two-digit tank or sensor number and
-//! optional data, ended by the line or by <ETX>; an answer opens with <SOH>, echoes the
-//! function code (after a line end in display format) and ends with <ETX>.
+//! optional data, ended by the line or by `ETX` (0x03); an answer opens with `SOH` (0x01), echoes the
+//! function code (after a line end in display format) and ends with `ETX` (0x03).
 //!
-//! Checked: <SOH>, the function letter, three alphanumeric characters and two digits, then the
-//! end of the segment, CR, LF or <ETX> (a command), or a whole answer of that opening ending
-//! in <ETX>. The opening is short and generic, so the flow must use port 10001
+//! Checked: `SOH` (0x01), the function letter, three alphanumeric characters and two digits, then the
+//! end of the segment, CR, LF or `ETX` (0x03) (a command), or a whole answer of that opening ending
+//! in `ETX` (0x03). The opening is short and generic, so the flow must use port 10001
 //! (`ports_required`).
 
 use crate::proto::label;

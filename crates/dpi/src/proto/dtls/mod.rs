@@ -57,7 +57,7 @@ fn more(cx: &mut Cx<'_>) -> Probe {
 }
 
 /// The DTLS records of a datagram: read the server's certificate names (issuer, subject) and
-/// answer DTLS, asking for more datagrams until they are read. Keeps its [`State`] at the start
+/// answer DTLS, asking for more datagrams until they are read. Keeps its `State` at the start
 /// of the state area (STUN calls this once DTLS follows it, and keeps its own after it).
 pub fn handshake(cx: &mut Cx<'_>) -> Probe {
     cx.state::<State>().flags |= SEEN;
