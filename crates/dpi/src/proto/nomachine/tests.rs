@@ -3,10 +3,11 @@ use crate::proto::testkit::{classify, hex, probe as run};
 
 #[test]
 fn banners_and_media() {
-    // nomachine.pcapng.out flow 1: TCP to 4000 (PLAIN TEXT NoMachine); the client's banner.
+    // The handshake nDPI's dissector documents (src/lib/protocols/nomachine.c): the client's
+    // NXSH-<version> and the server's NXD-<version>, before TLS; NoMachine's port 4000.
     assert_eq!(classify(TCP, 4000, 48084, &[(true, b"NXSH-8.4.2\n")]), Some("NoMachine"));
     assert_eq!(run(&INSPECTOR, TCP, 4000, 48084, true, b"NXD-8.4.2\r\n"), Probe::Certain(&LABEL));
-    // Flow 2: UDP on 4000, 10-byte datagrams (52-byte frames): length 10 at offset 4.
+    // The UDP media header as the module describes it, built for a 10-byte datagram.
     let m = hex("1234 0100 0a00 5678 0000");
     assert_eq!(classify(UDP, 4000, 56019, &[(true, &m)]), Some("NoMachine"));
     // The same datagram off port 4000 is not looked at.
