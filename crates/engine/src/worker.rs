@@ -389,6 +389,8 @@ pub fn run_file<S: RecordSink>(
     progress: &mut dyn FnMut(u64, u64),
 ) -> io::Result<FileOutcome> {
     worker.set_source(&path.to_string_lossy());
+    // Each file is its own capture: connections announced in one name none of the next's.
+    worker.stage.dpi.expect.clear();
     let outcome = if wirespeed_capture::stream::is_stream(path) {
         crate::runtime::input::stream(path, progress, &mut |file, p| run_packets(worker, file, p))?
     } else {
