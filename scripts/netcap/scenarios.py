@@ -582,6 +582,53 @@ s = socket.create_connection((os.environ["SERVER"], 8333)); s.sendall(v.to_bytes
 print("bitcoin done")
 """
 
+# Prosody 0.12 (Debian) requiring encryption; slixmpp (Debian python3-slixmpp) logs in as
+# alice@xmpp.example.org, upgrading the stream with STARTTLS (SNI xmpp.example.org), and leaves.
+XMPP_CONF = """
+pidfile = "{w}/prosody.pid"
+data_path = "{w}/data"
+daemonize = false
+interfaces = {{ "{server}" }}
+modules_enabled = {{ "roster"; "saslauth"; "tls"; "disco"; "ping"; "posix" }}
+c2s_require_encryption = true
+authentication = "internal_plain"
+log = {{ error = "*console" }}
+VirtualHost "xmpp.example.org"
+  ssl = {{ key = "{key}"; certificate = "{cert}" }}
+"""
+
+XMPP_SERVER = r"""
+import os, subprocess
+w = os.environ["WORK"]; os.chmod(w, 0o755)
+os.makedirs(os.path.join(w, "data"), exist_ok=True)
+key, cert = os.path.join(w, "key.pem"), os.path.join(w, "cert.pem")
+subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
+                "-subj", "/CN=xmpp.example.org", "-keyout", key, "-out", cert],
+               check=True, capture_output=True)
+conf = os.path.join(w, "prosody.cfg.lua")
+open(conf, "w").write(CONF.format(w=w, server=os.environ["SERVER"], key=key, cert=cert))
+os.system("chown -R prosody %s" % w)
+subprocess.run(["prosodyctl", "--config", conf, "register", "alice", "xmpp.example.org",
+                "secret"], check=True)
+os.execvp("prosody", ["prosody", "--config", conf, "-F"])
+""".replace("CONF", repr(XMPP_CONF))
+
+XMPP_CLIENT = r"""
+import asyncio, os, ssl, slixmpp
+class C(slixmpp.ClientXMPP):
+    def __init__(self):
+        super().__init__("alice@xmpp.example.org", "secret")
+        self.ssl_context.check_hostname = False
+        self.ssl_context.verify_mode = ssl.CERT_NONE
+        self.add_event_handler("session_start", self.start)
+    async def start(self, _):
+        self.send_presence(); self.disconnect()
+c = C()
+c.connect(address=(os.environ["SERVER"], 5222))
+asyncio.get_event_loop().run_until_complete(c.disconnected)
+print("xmpp done")
+"""
+
 ALL = {
     "ftp": {"server": [PY, "-c", FTP_SERVER], "client": [PY, "-c", FTP_CLIENT], "settle": 3},
     "mail": {"server": [PY, "-c", DOVECOT_SERVER], "client": [PY, "-c", MAIL_CLIENT],
@@ -616,4 +663,6 @@ ALL = {
     "h2": {"server": H2_SERVER, "client": H2_CLIENT},
     "tftp": {"server": TFTP_SERVER, "client": TFTP_CLIENT},
     "coap": {"server": [PYENV, "-c", COAP_SERVER], "client": [PYENV, "-c", COAP_CLIENT], "settle": 3},
+    "xmpp": {"server": [PY, "-c", XMPP_SERVER], "client": [PY, "-c", XMPP_CLIENT],
+             "settle": 4},
 }

@@ -1,8 +1,8 @@
 //! What flows become after their first packets (issue 20, item 3), on traffic real
 //! implementations made: `tests/data/netcap/*.pcap`, captured by `scripts/netcap/netcap.py`
 //! between two network namespaces (the scenario of each is in `scripts/netcap/scenarios.py`:
-//! pyftpdlib and ftplib, dovecot with imaplib and poplib, aiosmtpd and smtplib, Linux TCP Fast
-//! Open, dnsmasq, python3-websockets, nghttp2).
+//! pyftpdlib and ftplib, dovecot with imaplib and poplib, aiosmtpd and smtplib, Prosody with
+//! slixmpp, Linux TCP Fast Open, dnsmasq, python3-websockets, nghttp2).
 //!
 //! The names the records must hold (SNI, HTTP host, DNS names) are what tshark 4.0.17 showed for
 //! those captures; where tshark is installed the test asks it again, so the expected values
@@ -173,24 +173,47 @@ fn ftp_data_connections_are_named_by_their_control_connection() {
 
 #[test]
 fn starttls_sessions_are_named_as_ndpi_does_with_their_tls_metadata() {
+    // The three clients (Python's imaplib, poplib, smtplib on OpenSSL 3) offer the same hello:
+    // tshark's JA3 of it.
+    let ja3 = "d39e1be3241d516b1f714bd47c2bc968";
     for (pcap, port, master) in [
         ("mail.pcap", 143, "IMAPS"),
         ("mail.pcap", 110, "POPS"),
         ("smtp.pcap", 25, "SMTPS"),
     ] {
         let pcap = capture(pcap);
+        let hello = format!("tcp.dstport=={port} && tls.handshake.type==1");
         tshark_says(
             &pcap,
-            &format!("tcp.dstport=={port} && tls.handshake.type==1"),
+            &hello,
             "tls.handshake.extensions_server_name",
             &["mail.example.org"],
         );
+        tshark_says(&pcap, &hello, "tls.handshake.ja3", &[ja3]);
         let recs = records(&pcap);
         let r = flow(&recs, port, None);
         assert_eq!(r["master"], master, "{r}");
         assert_eq!(r["sni"], "mail.example.org", "{r}");
+        assert_eq!(r["ja3c"], ja3, "{r}");
         assert!(r["ja4"].as_str().is_some_and(|j| j.starts_with('t')), "{r}");
     }
+    // XMPP (Prosody 0.12, slixmpp): the stream upgrades with <starttls/> and <proceed/>; the
+    // flow stays Jabber, as nDPI names it, with the TLS hello's fingerprints (slixmpp sends no
+    // SNI, and tshark shows none either).
+    let pcap = capture("xmpp.pcap");
+    let hello = "tcp.dstport==5222 && tls.handshake.type==1";
+    tshark_says(
+        &pcap,
+        hello,
+        "tls.handshake.ja3",
+        &["c12b4ccd5320bbb380ca1a9df90f771d"],
+    );
+    tshark_says(&pcap, hello, "tls.handshake.extensions_server_name", &[]);
+    let recs = records(&pcap);
+    let r = flow(&recs, 5222, None);
+    assert_eq!(r["master"], "Jabber", "{r}");
+    assert_eq!(r["ja3c"], "c12b4ccd5320bbb380ca1a9df90f771d", "{r}");
+    assert!(r["sni"].is_null(), "{r}");
 }
 
 #[test]

@@ -27,3 +27,26 @@ fn other_xml_is_not_jabber() {
         Probe::NotForUs
     );
 }
+
+/// STARTTLS as Prosody 0.12 and slixmpp spoke it (scripts/netcap `netcap.py xmpp`; tshark
+/// 4.0.17: xmpp, then tls): the stream stays Jabber and the TLS inspector is handed the hello.
+#[test]
+fn starttls_hands_the_stream_to_tls() {
+    let open: &[u8] = b"<stream:stream to='xmpp.example.org' \
+        xmlns:stream='http://etherx.jabber.org/streams' xmlns='jabber:client' xml:lang='en' \
+        version='1.0'>";
+    let ask: &[u8] = b"<starttls xmlns=\"urn:ietf:params:xml:ns:xmpp-tls\" />";
+    let proceed: &[u8] = b"<proceed xmlns='urn:ietf:params:xml:ns:xmpp-tls'/>";
+    let hello = crate::tests::vector!("tls_client_hello");
+    let flow = [(true, open), (true, ask), (false, proceed), (true, &hello[..])];
+    let (l, ja3) =
+        crate::proto::testkit::classify_meta(TCP, 5222, 35230, &flow, Some(crate::Field::Ja3c));
+    assert_eq!(l, Some("Jabber"));
+    assert!(ja3.is_some(), "the hello after <proceed/> is read");
+    // Without the server's <proceed/>, the hello is not TLS's to read.
+    let refused: &[u8] = b"<failure xmlns='urn:ietf:params:xml:ns:xmpp-tls'/>";
+    let flow = [(true, open), (true, ask), (false, refused), (true, &hello[..])];
+    let (_, ja3) =
+        crate::proto::testkit::classify_meta(TCP, 5222, 35230, &flow, Some(crate::Field::Ja3c));
+    assert_eq!(ja3, None);
+}
