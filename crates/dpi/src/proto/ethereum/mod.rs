@@ -1,4 +1,6 @@
-//! Ethereum devp2p (nDPI's ETHEREUM), on the node ports 30300-30305:
+//! Ethereum devp2p (nDPI's ETHEREUM), on the node ports 30300-30305 (the range of nDPI's
+//! dissector, src/lib/protocols/mining.c `isEthPort`; 30303 is the clients' documented default).
+//! The formats are those of the devp2p specifications (rlpx.md, EIP-8, discv4.md):
 //!
 //! * TCP: the RLPx handshake opens with an EIP-8 `auth` (and the answer with `ack`): a
 //!   big-endian u16 size equal to the rest of the segment, then an ECIES ciphertext whose first

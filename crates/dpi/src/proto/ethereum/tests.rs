@@ -3,21 +3,21 @@ use crate::proto::testkit::{classify, hex, probe as run};
 
 /// A discovery v4 ping built from the devp2p discv4 spec: hash (32 bytes), signature (64 bytes
 /// and recovery id 1), type 1, then RLP [version 4, from [ip, udp, tcp], to [ip, udp, tcp],
-/// expiration]. Lengths by hand: each endpoint 5+3+3 = 11 bytes (list header 0xcb), body
-/// 1+12+12+5 = 30 (0xde); 129 bytes in all (ethereum.pcap's shortest discovery datagram is 128).
+/// expiration] (addresses from the documentation blocks of RFC 5737). Lengths by hand: each endpoint 5+3+3 = 11 bytes (list header 0xcb), body
+/// 1+12+12+5 = 30 (0xde); 129 bytes in all.
 fn ping() -> Vec<u8> {
     let mut v = vec![0xab; 32];
     v.extend_from_slice(&[0x11; 64]);
     v.push(0x01); // recovery id
     v.push(0x01); // ping
     v.extend_from_slice(&hex(
-        "de 04 cb 84c0a801b8 82765f 82765f cb 84b280c3dc 82765f 82765f 845f5e1000",
+        "de 04 cb 84c0000201 82765f 82765f cb 84c6336402 82765f 82765f 845f5e1000",
     ));
     v
 }
 
-/// An EIP-8 RLPx auth as ethereum.pcap's TCP flows open (client payloads of 400-590 bytes): a
-/// u16 size of the rest, then the ECIES ciphertext starting with 0x04.
+/// An EIP-8 RLPx auth (EIP-8: a u16 size of the rest, then the ECIES ciphertext, which starts
+/// with the 0x04 of the uncompressed ephemeral key).
 fn auth(size: u16) -> Vec<u8> {
     let mut v = size.to_be_bytes().to_vec();
     v.push(0x04);
@@ -30,8 +30,8 @@ fn discovery_ping_is_ethereum() {
     let p = ping();
     assert_eq!(p.len(), 129);
     assert_eq!(classify(UDP, 30303, 30303, &[(true, &p)]), Some("ETHEREUM"));
-    // ethereum.pcap flow 71: 30303 -> 30333, the node port on one side only.
-    assert_eq!(classify(UDP, 30333, 30303, &[(true, &p)]), Some("ETHEREUM"));
+    // The node port on one side only.
+    assert_eq!(classify(UDP, 40001, 30303, &[(true, &p)]), Some("ETHEREUM"));
 }
 
 #[test]
@@ -51,24 +51,24 @@ fn discovery_near_misses() {
 
 #[test]
 fn rlpx_auth_is_ethereum() {
-    let a = auth(449);
-    assert_eq!(classify(TCP, 30303, 56626, &[(true, &a)]), Some("ETHEREUM"));
+    let a = auth(300);
+    assert_eq!(classify(TCP, 30303, 40000, &[(true, &a)]), Some("ETHEREUM"));
     // Legacy (pre-EIP-8) auth: exactly 307 bytes from the public key on.
     let mut l = vec![0x04];
     l.extend_from_slice(&[0x5a; 306]);
-    assert_eq!(run(&INSPECTOR, TCP, 30303, 56626, false, &l), Probe::Certain(&LABEL));
+    assert_eq!(run(&INSPECTOR, TCP, 30303, 40000, false, &l), Probe::Certain(&LABEL));
 }
 
 #[test]
 fn rlpx_near_misses() {
-    let mut a = auth(449);
+    let mut a = auth(300);
     a[2] = 0x05; // not an uncompressed point
-    assert_eq!(run(&INSPECTOR, TCP, 30303, 56626, false, &a), Probe::NotForUs);
-    let mut a = auth(449);
+    assert_eq!(run(&INSPECTOR, TCP, 30303, 40000, false, &a), Probe::NotForUs);
+    let mut a = auth(300);
     a.pop(); // size no longer matches
-    assert_eq!(run(&INSPECTOR, TCP, 30303, 56626, false, &a), Probe::NotForUs);
+    assert_eq!(run(&INSPECTOR, TCP, 30303, 40000, false, &a), Probe::NotForUs);
     // Too short to hold the ECIES overhead.
-    assert_eq!(run(&INSPECTOR, TCP, 30303, 56626, false, &auth(100)), Probe::NotForUs);
+    assert_eq!(run(&INSPECTOR, TCP, 30303, 40000, false, &auth(100)), Probe::NotForUs);
 }
 
 #[test]
