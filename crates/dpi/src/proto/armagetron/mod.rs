@@ -2,8 +2,10 @@
 //! big-endian descriptor id (the command: 1 ack ... 340 zone), a message id and a data length
 //! counted in 16-bit words, then that data; the datagram ends with the sender's 16-bit id. The
 //! chain must fill the datagram exactly. Small datagrams (a server-browser request is 8 bytes)
-//! make this a weak test, so it is only tried on the game's ports (4533 master server, 4534
-//! and up for game servers).
+//! make this a weak test, so it is only tried on the game's ports: 4534 is the documented
+//! default server port and 4534-4540 the range servers are hosted on (protocolinfo.org's
+//! Armagetron page; the game's network documentation, armadoc/network.html). The format is
+//! that of the game's own network layer (GPL source, src/network/nNetwork.cpp).
 
 use crate::proto::label;
 use crate::{Cx, Inspector, Label, Probe, UDP};
@@ -15,10 +17,7 @@ pub static LABEL: Label = label("Armagetron", "Game");
 pub static INSPECTOR: Inspector = Inspector {
     name: "armagetron",
     transports: UDP,
-    ports: &[
-        4533, 4534, 4535, 4536, 4537, 4538, 4539, 4540, 4541, 4542, 4543, 4544, 4545, 4546, 4547,
-        4548, 4549, 4550, 4551, 4552,
-    ],
+    ports: &[4534, 4535, 4536, 4537, 4538, 4539, 4540],
     labels: &[&LABEL],
     min_udp: 8,
     ports_required: true,

@@ -1,8 +1,8 @@
 use super::*;
 use crate::proto::testkit::{classify, hex, probe as run};
 
-// armagetron.pcapng, flows 7-34: the client's browser request is a 50-byte frame, 8 bytes of
-// UDP payload: one message (descriptor 53 big_request, message id, no data) and sender id 0.
+// A server-browser request by the game's message format: one message (descriptor 53,
+// big_request, a message id, no data) and the sender id 0.
 const REQUEST: &str = "0035 0001 0000 0000";
 
 /// A server answer with data: descriptor 51 (big_server), 3 words of data ("ab", "cd", "ef"
@@ -13,11 +13,11 @@ const ANSWER: &str = "0033 0002 0003 6261 6463 6665  0001 0000 0001 0002  0000";
 #[test]
 fn browser_request_and_answer() {
     assert_eq!(
-        classify(UDP, 4540, 44877, &[(true, &hex(REQUEST))]),
+        classify(UDP, 4534, 40000, &[(true, &hex(REQUEST))]),
         Some("Armagetron")
     );
     assert_eq!(
-        classify(UDP, 4533, 56325, &[(false, &hex(ANSWER))]),
+        classify(UDP, 4535, 40001, &[(false, &hex(ANSWER))]),
         Some("Armagetron")
     );
 }
@@ -35,6 +35,8 @@ fn near_misses() {
     // One byte too many after the sender id.
     let v = hex("0035 0001 0000 0000 00");
     assert_eq!(run(&INSPECTOR, UDP, 4534, 4000, false, &v), Probe::NotForUs);
-    // Off the game's ports the engine never asks.
-    assert_eq!(classify(UDP, 5000, 44877, &[(true, &hex(REQUEST))]), None);
+    // Off the game's ports the engine never asks (4533 and 4541 included).
+    assert_eq!(classify(UDP, 4533, 40000, &[(true, &hex(REQUEST))]), None);
+    assert_eq!(classify(UDP, 4541, 40000, &[(true, &hex(REQUEST))]), None);
+    assert_eq!(classify(UDP, 5000, 40000, &[(true, &hex(REQUEST))]), None);
 }
