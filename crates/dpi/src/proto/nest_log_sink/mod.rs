@@ -1,9 +1,10 @@
-//! Google Nest log upload (nDPI's NestLogSink): Weave messages over TCP to port 11095. Each
-//! message is framed by a little-endian u16 length (a log message stays under 768 bytes, so the
-//! high byte is 0-2), followed by the Weave header field, whose low byte carries flags 0x00 or
-//! 0x10 and whose high byte is 0x13 for the version and encryption these devices use. The
-//! test is short, so it is only tried on 11095; a packet that does not start a message (a
-//! continuation) leaves the flow undecided for the next one.
+//! Google Nest log upload (nDPI's NestLogSink): Weave messages over TCP to port 11095. Port,
+//! byte tests and minimum are those of nDPI's dissector (src/lib/protocols/nest_log_sink.c):
+//! byte 1 at most 2, byte 2 0x00 or 0x10, byte 3 0x13. Read as Weave framing: a little-endian
+//! u16 length, then the header field (flags 0x00 or 0x10, version/encryption byte 0x13). nDPI
+//! names the flow after three such packets; this inspector names it on the first (the port
+//! gate bounds the risk). The test is short, so it is only tried on 11095; a packet that does
+//! not start a message (a continuation) leaves the flow undecided for the next one.
 
 use crate::proto::label;
 use crate::{Cx, Inspector, Label, Probe, TCP};
