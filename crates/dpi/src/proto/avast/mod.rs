@@ -1,6 +1,6 @@
-//! Avast antivirus cloud protocol (nDPI's AVAST): a binary protocol the client speaks on
-//! tcp/80 (not HTTP). A message starts with the ASCII magic `NOSA` and a big-endian u16 length
-//! equal to the whole message, which here fills the segment.
+//! Avast antivirus cloud protocol (nDPI's AVAST): a binary TCP protocol. A message starts with
+//! the ASCII magic `NOSA` and a big-endian u16 length equal to the whole message, which here
+//! fills the segment: nDPI's rule (src/lib/protocols/avast.c), on any port, as there.
 
 use crate::proto::label;
 use crate::{Cx, Inspector, Label, Probe, TCP};
@@ -12,7 +12,7 @@ pub static LABEL: Label = label("AVAST", "Network");
 pub static INSPECTOR: Inspector = Inspector {
     name: "avast",
     transports: TCP,
-    ports: &[80],
+    ports: &[],
     labels: &[&LABEL],
     min_udp: 0,
     ports_required: false,
