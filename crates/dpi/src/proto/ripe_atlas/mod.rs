@@ -1,6 +1,5 @@
-//! RIPE Atlas "Magellan" UDP probes (nDPI's RipeAtlas): a single 25-byte datagram that opens
-//! with the ASCII marker `MGLNDD`, followed by the target address in text, sent to random
-//! ports.
+//! RIPE Atlas "Magellan" UDP probes (nDPI's RipeAtlas): a 25-byte datagram that opens with the
+//! ASCII marker `MGLNDD`, on any port: nDPI's rule (src/lib/protocols/ripe_atlas.c).
 
 use crate::proto::label;
 use crate::{Cx, Inspector, Label, Probe, UDP};
