@@ -2,7 +2,8 @@
 //! bytes or more) open with one of two fixed headers: `00 01 00 46` or `00 02 00 46` then
 //! `00 03 cf a8`; or an RTP header with the extension bit (`90 78` / `90 67`; sequence and
 //! timestamp free) whose SSRC is `00 03 cf a9` and whose extension is the RFC 8285 one-byte
-//! form (`be de`) of three words.
+//! form (`be de`) of three words. Bytes and the 74-byte minimum are nDPI's rule
+//! (src/lib/protocols/i3d.c); reading the second as RTP is ours.
 
 use crate::proto::label;
 use crate::{Cx, Inspector, Label, Probe, UDP};

@@ -1,6 +1,7 @@
 //! Nexon game login (nDPI's Nexon): small fixed TCP messages. A 24-byte one opens with its own
 //! length as a little-endian u32 (`18 00 00 00`) and the value 100 (`64 00 00 00`); a 20-byte
-//! one carries the constant `16 3a 99 2e` at offset 4.
+//! one carries the constant `16 3a 99 2e` at offset 4: nDPI's rule (src/lib/protocols/nexon.c),
+//! on any port.
 
 use crate::proto::label;
 use crate::{Cx, Inspector, Label, Probe, TCP};

@@ -1,26 +1,25 @@
 use super::*;
 use crate::proto::testkit::{classify, hex, probe as run};
 
-// nexon.pcapng: tcp/9995 and tcp/7500 to AWS-hosted Nexon servers. The constants are those of
-// the module doc; the other bytes are filler.
+// The constants of nDPI's nexon.c; the other bytes are filler, the ports arbitrary.
 const LONG: &str = "18000000 64000000 0102030405060708 090a0b0c0d0e0f10";
 const SHORT: &str = "01020304 163a992e 0506070809 0a0b0c0d0e0f10";
 
 #[test]
 fn login_messages() {
-    assert_eq!(classify(TCP, 9995, 46824, &[(true, &hex(LONG))]), Some("Nexon"));
-    assert_eq!(classify(TCP, 7500, 39908, &[(true, &hex(SHORT))]), Some("Nexon"));
+    assert_eq!(classify(TCP, 40000, 50000, &[(true, &hex(LONG))]), Some("Nexon"));
+    assert_eq!(classify(TCP, 40001, 50001, &[(true, &hex(SHORT))]), Some("Nexon"));
 }
 
 #[test]
 fn near_misses() {
     let mut v = hex(LONG);
     v.push(0); // 25 bytes
-    assert_eq!(run(&INSPECTOR, TCP, 9995, 46824, false, &v), Probe::NotForUs);
+    assert_eq!(run(&INSPECTOR, TCP, 40000, 50000, false, &v), Probe::NotForUs);
     let mut v = hex(LONG);
     v[4] = 0x65;
-    assert_eq!(run(&INSPECTOR, TCP, 9995, 46824, false, &v), Probe::NotForUs);
+    assert_eq!(run(&INSPECTOR, TCP, 40000, 50000, false, &v), Probe::NotForUs);
     let mut v = hex(SHORT);
     v[7] = 0x2f;
-    assert_eq!(run(&INSPECTOR, TCP, 7500, 39908, false, &v), Probe::NotForUs);
+    assert_eq!(run(&INSPECTOR, TCP, 40001, 50001, false, &v), Probe::NotForUs);
 }

@@ -1,6 +1,7 @@
 //! Paltalk's native chat protocol (nDPI's Paltalk), beside its TLS and HTTP traffic: small fixed
 //! TCP messages. A 20-byte one carries `00 02 00 01` at offset 8 and `5a fd ff ff` at offset
-//! 16; a 22-byte one carries `24 c2 e8 0b` at offset 2 and `5b 73 2b 00` at offset 17.
+//! 16; a 22-byte one carries `24 c2 e8 0b` at offset 2 and `5b 73 2b 00` at offset 17: nDPI's
+//! rule (src/lib/protocols/paltalk.c), on any port.
 
 use crate::proto::label;
 use crate::{Cx, Inspector, Label, Probe, TCP};

@@ -1,7 +1,8 @@
 //! Tencent game servers (nDPI's TencentGames): TCP messages over 50 bytes that open with one of
 //! Tencent's gcloud headers: `33 66 00 0b 00 0b`; `43 66 aa 00` with `10 e6 86 01` at offset
 //! 12; `aa 00 00 00` with `10 e6 86 01` at offset 10; or a big-endian u32 length equal to the
-//! rest of the segment followed by a zlib stream header `78 01`.
+//! rest of the segment followed by a zlib stream header `78 01`: nDPI's rule
+//! (src/lib/protocols/tencent_games.c), on any port.
 
 use crate::proto::label;
 use crate::{Cx, Inspector, Label, Probe, TCP};
