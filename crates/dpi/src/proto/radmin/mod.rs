@@ -1,6 +1,7 @@
 //! Radmin 3 (Famatech; no public specification: the message shapes below are those of nDPI's
-//! dissector, src/lib/protocols/radmin.c; 4899 is Radmin's IANA-registered port). Messages start with the 32-bit word 0x01000000 and a type
-//! byte. The client's 10-byte hello (type 1, ending 08 08) is answered by the server's 46-byte
+//! dissector, src/lib/protocols/radmin.c; 4899 is Radmin's IANA-registered port). Messages
+//! start with the 32-bit word 0x01000000 and a type byte. The client's 10-byte hello (type 1,
+//! ending 08 08) is answered by the server's 46-byte
 //! reply (type 0x25, bytes 7-10 02 12 08 02, byte 13 0x0A); a reconnecting session exchanges
 //! 14-byte messages of type 5 carrying 27 27 at offset 8. The hello alone proves little, so it
 //! only keeps the inspector asking (any other packet rules Radmin out); the reply, or a second
