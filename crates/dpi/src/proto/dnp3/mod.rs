@@ -1,7 +1,8 @@
 //! DNP3 (IEEE 1815) over TCP or UDP, usually port 20000: every message opens with a data link
 //! header (clause 9.2.4): start bytes 0x05 0x64, a length of 5-255 (control, addresses and user
 //! data), a control byte, destination and source addresses, and a CRC-16/DNP over those eight
-//! bytes, little-endian. The header CRC makes the test strong, so no port is needed.
+//! bytes, little-endian. The header CRC makes the test strong, so no port is needed. Port 20000
+//! is DNP's in the IANA registry; nDPI's dnp3.c tests only the start bytes and 10 bytes.
 
 use crate::proto::label;
 use crate::{Cx, Inspector, Label, Probe, TCP, UDP};

@@ -18,10 +18,10 @@ fn crc_catalogue_check_value() {
 
 #[test]
 fn whole_registry_names_dnp3() {
-    assert_eq!(classify(TCP, 20000, 2828, &[(true, &hex(READ_CLASS0))]), Some("DNP3"));
+    assert_eq!(classify(TCP, 20000, 50000, &[(true, &hex(READ_CLASS0))]), Some("DNP3"));
     assert_eq!(classify(UDP, 20000, 20000, &[(true, &hex(RESET_LINK))]), Some("DNP3"));
     // A header with a valid CRC is enough off the usual port.
-    assert_eq!(classify(TCP, 4000, 2828, &[(true, &hex(RESET_LINK))]), Some("DNP3"));
+    assert_eq!(classify(TCP, 4000, 50000, &[(true, &hex(RESET_LINK))]), Some("DNP3"));
 }
 
 #[test]

@@ -2,7 +2,9 @@
 //! header (a 32-bit length equal to the datagram, version 0 or 1, protocol type 0, a sequence
 //! number, a telegram attribute: 0 request, 1 response, 2 ACK/NAK), the S-Bus telegram, and a
 //! CRC-16 (CCITT polynomial, initial value 0, big-endian) over everything before it. The CRC
-//! makes one datagram enough.
+//! makes one datagram enough. The tests (over 12 bytes, length, version < 2, type 0, the CRC)
+//! are nDPI's rule (src/lib/protocols/ethersbus.c); the field names and port 5050 are those of
+//! Wireshark's Ether-S-Bus dissector (epan/dissectors/packet-sbus.c).
 
 use crate::proto::label;
 use crate::{Cx, Inspector, Label, Probe, UDP};

@@ -7,7 +7,10 @@
 //!   CRC makes one frame enough.
 //! * The IP wrapper (IEC 62056-47 / DLMS UA Green Book: version 1, source and destination
 //!   wPort, a length equal to the APDU after the 8-byte header), a weaker test claimed only on
-//!   port 4059, the protocol's registered port.
+//!   port 4059, the protocol's registered port (IANA: dlms-cosem).
+//!
+//! The HDLC test is nDPI's rule (src/lib/protocols/iec62056.c) with the length field checked
+//! too.
 
 use crate::proto::label;
 use crate::{Cx, Inspector, Label, Probe, TCP, UDP};

@@ -24,7 +24,7 @@ fn crc_catalogue_check_value() {
 #[test]
 fn whole_registry_names_iec62056() {
     // HDLC is checked on any port, over TCP and UDP.
-    assert_eq!(classify(TCP, 40000, 60797, &[(true, &hex(SNRM))]), Some("IEC62056"));
+    assert_eq!(classify(TCP, 40000, 50002, &[(true, &hex(SNRM))]), Some("IEC62056"));
     assert_eq!(classify(UDP, 4059, 50001, &[(true, &hex(SNRM))]), Some("IEC62056"));
     assert_eq!(classify(TCP, 4059, 50000, &[(true, &hex(WRAPPED))]), Some("IEC62056"));
     assert_eq!(classify(TCP, 4059, 50000, &[(true, &hex(WRAPPED_AARQ))]), Some("IEC62056"));
