@@ -1,6 +1,7 @@
 //! DingTalk (Alibaba's messenger) in the clear: a TCP payload of more than 90 bytes that opens
 //! with `10`, any byte, then the fixed 14 bytes `87 80 01 00 01 00 02 00 02 64 6b 03 00 20`
-//! (`dk` and a version among them), nDPI's rule for the client's login frame.
+//! (`dk` and a version among them), nDPI's rule for the client's login frame
+//! (src/lib/protocols/dingtalk.c).
 
 use crate::proto::label;
 use crate::{Cx, Inspector, Label, Probe, TCP};

@@ -2,7 +2,9 @@
 //! with `ff ff ff ff` and end with `30 30 30 00` ("000" and a NUL). nDPI names the flow when the
 //! client's first datagram and then the server's answer both have that shape; a second client
 //! datagram before the answer rules it out, as in nDPI. (An undecided inspector keeps no state:
-//! reaching the server's datagram means the client's matched.)
+//! reaching the server's datagram means the client's matched.) The rule is nDPI's
+//! (src/lib/protocols/halflife2_and_mods.c); 27015 is the Source engine's documented default
+//! server port (Valve Developer Community, "Source Dedicated Server").
 
 use crate::proto::label;
 use crate::{Cx, Dir, Inspector, Label, Probe, UDP};
