@@ -58,7 +58,8 @@ pub fn is_stun(d: &[u8], tcp: bool) -> bool {
 }
 
 /// Does the STUN message `d` carry what only WhatsApp calls use: the message types
-/// 0x0800-0x0805 or the attributes 0x4000-0x4004 and 0x4007 (as nDPI's STUN dissector)?
+/// 0x0800-0x0802, 0x0804, 0x0805 or the attributes 0x4000-0x4004 and 0x4007 (nDPI's STUN
+/// dissector, src/lib/protocols/stun.c `is_stun`)?
 pub fn is_whatsapp(d: &[u8]) -> bool {
     let mut r = Rd::new(d);
     let (Some(typ), Some(_), Some(_), Some(_)) = (r.u16(), r.u16(), r.u32(), r.skip(12)) else {
@@ -111,7 +112,8 @@ struct State {
 /// [`State::flags`]: the flow showed a WhatsApp call's STUN.
 const WA: u8 = 1;
 
-/// nDPI looks at a STUN flow's first message and six more datagrams (its extra dissection)
+/// nDPI looks at a STUN flow's first message and six more datagrams (its extra dissection:
+/// `stun.max_packets_extra_dissection`, default 6 in src/lib/ndpi_main.c's configuration table)
 /// for media: RTP later than that leaves the flow STUN (whatsapp_login_call.pcap flow 10, RTP
 /// from the eighth datagram on, is `STUN.WhatsAppCall`; flow 8, RTP on the seventh, is SRTP).
 const MEDIA_WITHIN: u8 = 7;
