@@ -4,8 +4,9 @@
 //! chain must fill the datagram exactly. Small datagrams (a server-browser request is 8 bytes)
 //! make this a weak test, so it is only tried on the game's ports: 4534 is the documented
 //! default server port and 4534-4540 the range servers are hosted on (protocolinfo.org's
-//! Armagetron page; the game's network documentation, armadoc/network.html). The format is
-//! that of the game's own network layer (GPL source, src/network/nNetwork.cpp).
+//! Armagetron page). nDPI's armagetron.c reads the same layout (descriptor, message id, data
+//! length in 16-bit words at offset 4, a final 16-bit sender id); the descriptor cap of 340
+//! is not backed by a source found so far.
 
 use crate::proto::label;
 use crate::{Cx, Inspector, Label, Probe, UDP};
