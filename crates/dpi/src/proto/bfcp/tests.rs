@@ -33,13 +33,12 @@ fn another_conference_or_a_bad_header_is_not_bfcp() {
     other[7] = 9; // conference 9, not 1
     let flow = [(true, &hex(HELLO)[..]), (false, &other[..])];
     assert_eq!(classify(TCP, 5070, 40000, &flow), None);
-    for (at, v) in [(0, 0x60), (0, 0x21), (1, 0), (1, 18), (3, 4)] {
+    for (at, v) in [(0, 0x60), (0, 0x21), (1, 0), (1, 18)] {
         let mut m = hex(HELLO_ACK);
         m[at] = v;
         assert_eq!(message(&m, false), None, "byte {at} = {v:#x}");
     }
-    // Version 1 over UDP, a fragment, a length that does not match the datagram.
-    assert_eq!(message(&hex(HELLO), true), None);
+    // A fragment, a datagram longer than its declared length.
     let mut f = hex(V2_HELLO);
     f[0] |= 0x08;
     assert_eq!(message(&f, true), None);
@@ -51,4 +50,14 @@ fn another_conference_or_a_bad_header_is_not_bfcp() {
     a[12] = 19 << 1 | 1;
     assert_eq!(message(&a, false), None);
     assert_eq!(message(&hex(HELLO_ACK), false), Some(1));
+}
+
+/// The corpus's bfcp.pcapng (nDPI: BFCP over TCP and over UDP, both to 5070): each side sends
+/// one 12-byte message of conference 1 whose header declares a 4-byte payload it does not
+/// carry (FloorRequestQuery, then FloorRequestStatus).
+#[test]
+fn corpus_cut_messages() {
+    let (q, s) = (hex("200300010000000100020504"), hex("200400010000000100020504"));
+    assert_eq!(classify(TCP, 5070, 44450, &[(true, &q), (false, &s)]), Some("BFCP"));
+    assert_eq!(classify(UDP, 5070, 47706, &[(true, &q), (false, &s)]), Some("BFCP"));
 }
