@@ -12,7 +12,7 @@
 
 use std::collections::{HashMap, VecDeque};
 use std::net::IpAddr;
-use wirespeed_dpi::proto::ftp::{announcements, Announce};
+use wirespeed_dpi::proto::ftp::announcements;
 
 /// Most routes kept.
 pub const CAPACITY: usize = 4096;
@@ -64,12 +64,8 @@ impl Steer {
             let from_client = dport == 21;
             let (client, server) = if from_client { (src, dst) } else { (dst, src) };
             announcements(payload, from_client, |a| {
-                let (c, servers, port) = match a {
-                    Announce::Passive(addr, port) => {
-                        (client, [addr.unwrap_or(server), server], port)
-                    }
-                    Announce::Active(addr, port) => (server, [addr, client], port),
-                };
+                // The same end-points the inspector announces to the engine.
+                let (c, servers, port) = a.endpoints(client, server);
                 for s in servers {
                     self.add((c, s, port), q, ts);
                 }

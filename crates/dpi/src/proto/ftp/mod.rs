@@ -97,6 +97,20 @@ pub enum Announce {
     Active(IpAddr, u16),
 }
 
+impl Announce {
+    /// The data connection's end-points, for a control connection from `client` to `server`:
+    /// the address it comes from, the addresses it may go to (the one named, and the other
+    /// end of the control connection: a server behind NAT names its inside address), its port.
+    /// Passive: the control client connects to the address named (or the control server);
+    /// active: the control server connects to the client's address.
+    pub fn endpoints(self, client: IpAddr, server: IpAddr) -> (IpAddr, [IpAddr; 2], u16) {
+        match self {
+            Announce::Passive(addr, port) => (client, [addr.unwrap_or(server), server], port),
+            Announce::Active(addr, port) => (server, [addr, client], port),
+        }
+    }
+}
+
 /// The data connections the whole lines of `payload` announce (sent by the client if
 /// `from_client`), in order. The engine's dispatcher reads the packets of port 21 with this
 /// same function, to keep each data connection on its control connection's worker.
@@ -172,30 +186,13 @@ fn line_of(cx: &mut Cx<'_>, line: &[u8]) {
     if h.server_port != 21 {
         return;
     }
-    match announcement(line, client) {
-        Some(Announce::Passive(addr, port)) => passive(cx, addr.unwrap_or(h.server_ip), port),
-        Some(Announce::Active(addr, port)) => active(cx, addr, port),
-        None => {}
-    }
-}
-
-/// A passive data connection: from the control client to `addr` (or the control server).
-fn passive(cx: &mut Cx<'_>, addr: IpAddr, port: u16) {
-    let h = cx.hints;
+    let Some(a) = announcement(line, client) else {
+        return;
+    };
+    let (from, servers, port) = a.endpoints(h.client_ip, h.server_ip);
     cx.expect(Expect {
-        client: h.client_ip,
-        servers: [addr, h.server_ip],
-        port,
-        label: &DATA,
-    });
-}
-
-/// An active data connection: from the control server to the client's `addr`.
-fn active(cx: &mut Cx<'_>, addr: IpAddr, port: u16) {
-    let h = cx.hints;
-    cx.expect(Expect {
-        client: h.server_ip,
-        servers: [addr, h.client_ip],
+        client: from,
+        servers,
         port,
         label: &DATA,
     });
