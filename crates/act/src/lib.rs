@@ -1,0 +1,474 @@
+//! Acting on the label (seeds 000 and 002): a policy of ordered rules that forward, drop, mark
+//! (DSCP) or rate-limit each flow by its application, master protocol, category, method,
+//! confidence and end-points; first match wins.
+//!
+//! - [`policy`]: the policy file (TOML) and its compiled form.
+//! - [`dscp`]: writing a DSCP into IPv4/IPv6 headers (RFC 1624 incremental checksum).
+//! - [`bucket`]: token buckets (bit/s or packets/s), policing.
+//! - [`Actor`]: one worker's side: per-flow decisions, per-rule counters, buckets; reloads
+//!   when the shared [`PolicyCell`] changes, keeping every flow and counter.
+//!
+//! Nothing here reads a clock or allocates per packet: the caller gives each batch's time, and
+//! per-flow state sits in a table sized once to the flow table's capacity (indexed by its
+//! slots).
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+
+pub mod bucket;
+pub mod dscp;
+pub mod policy;
+
+pub use bucket::{Bucket, Rate};
+pub use policy::{Action, Decided, FlowFacts, Policy, PolicyError, PolicySpec};
+
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, RwLock};
+use wirespeed_classify::{LabelId, Method};
+
+/// What one packet gets.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub struct PacketAct {
+    /// Drop it (else accept it).
+    pub drop: bool,
+    /// Write this DSCP into its IP header before accepting it.
+    pub dscp: Option<u8>,
+    /// The flow's action is final: hand it to the kernel (the mark code of [`bind_code`]), so
+    /// its later packets need no trip to user space. 0: not now.
+    pub bind: u8,
+}
+
+/// The code a final action leaves in the connection's mark, for the kernel rules
+/// (`wirespeed inline --print-rules`): 1 forward, 2 drop, 0x40 | DSCP mark; None for actions
+/// that stay in user space (rate limits).
+pub fn bind_code(a: Action) -> Option<u8> {
+    match a {
+        Action::Forward => Some(1),
+        Action::Drop => Some(2),
+        Action::Mark(d) => Some(0x40 | (d & 0x3f)),
+        Action::RateLimit { .. } => None,
+    }
+}
+
+/// Counters of one rule (or of `unclassified` / `default`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RuleCounters {
+    /// Flows that took this decision (a flow whose decision changes counts for each).
+    pub flows: u64,
+    /// Packets decided.
+    pub packets: u64,
+    /// Their IP bytes.
+    pub bytes: u64,
+    /// Packets dropped (drop, or over a rate).
+    pub dropped_packets: u64,
+    /// Their IP bytes.
+    pub dropped_bytes: u64,
+    /// Packets whose DSCP was written.
+    pub marked: u64,
+    /// Flows handed to the kernel.
+    pub bound: u64,
+}
+
+impl RuleCounters {
+    fn add(&mut self, o: &RuleCounters) {
+        self.flows += o.flows;
+        self.packets += o.packets;
+        self.bytes += o.bytes;
+        self.dropped_packets += o.dropped_packets;
+        self.dropped_bytes += o.dropped_bytes;
+        self.marked += o.marked;
+        self.bound += o.bound;
+    }
+}
+
+/// The policy a run acts on, shared by its workers: replaced whole on reload (SIGHUP), when
+/// each worker takes the new one at its next batch.
+pub struct PolicyCell {
+    current: RwLock<Arc<Shared>>,
+    generation: AtomicU64,
+    /// Counters by decision name, of the workers' counts folded in so far (at reloads and at
+    /// the end): a rule keeps its counters across reloads by its name.
+    totals: Mutex<Vec<(String, String, RuleCounters)>>,
+}
+
+/// One generation of the policy and its shared buckets.
+struct Shared {
+    policy: Policy,
+    /// One bucket per rule that rate-limits per rule (None for the others).
+    buckets: Vec<Option<Mutex<Bucket>>>,
+    generation: u64,
+}
+
+impl PolicyCell {
+    /// A cell holding `policy`.
+    pub fn new(policy: Policy) -> Arc<PolicyCell> {
+        Arc::new(PolicyCell {
+            current: RwLock::new(Arc::new(Shared::new(policy, 1))),
+            generation: AtomicU64::new(1),
+            totals: Mutex::new(Vec::new()),
+        })
+    }
+
+    /// Replace the policy; workers take it at their next batch. Returns the new generation.
+    pub fn replace(&self, policy: Policy) -> u64 {
+        let g = self.generation.load(Ordering::Acquire) + 1;
+        if let Ok(mut c) = self.current.write() {
+            *c = Arc::new(Shared::new(policy, g));
+        }
+        self.generation.store(g, Ordering::Release);
+        g
+    }
+
+    /// The policy in force.
+    pub fn policy(&self) -> Policy {
+        self.shared().policy.clone()
+    }
+
+    fn shared(&self) -> Arc<Shared> {
+        match self.current.read() {
+            Ok(c) => c.clone(),
+            Err(p) => p.into_inner().clone(),
+        }
+    }
+
+    fn fold(&self, name: &str, action: &str, c: &RuleCounters) {
+        if *c == RuleCounters::default() {
+            return;
+        }
+        let mut t = match self.totals.lock() {
+            Ok(t) => t,
+            Err(p) => p.into_inner(),
+        };
+        match t.iter_mut().find(|(n, _, _)| n == name) {
+            Some((_, a, x)) => {
+                x.add(c);
+                if a != action {
+                    *a = action.to_string();
+                }
+            }
+            None => t.push((name.to_string(), action.to_string(), *c)),
+        }
+    }
+
+    /// Counters by decision (rule names in the order of the policy in force, then
+    /// `unclassified` and `default`, then names of rules a reload removed), with each one's
+    /// action, of what the workers folded in ([`Actor::fold`]).
+    pub fn totals(&self) -> Vec<(String, String, RuleCounters)> {
+        let sh = self.shared();
+        let t = match self.totals.lock() {
+            Ok(t) => t.clone(),
+            Err(p) => p.into_inner().clone(),
+        };
+        let p = &sh.policy;
+        let mut out: Vec<(String, String, RuleCounters)> = p
+            .rules
+            .iter()
+            .map(|r| (r.name.clone(), r.action.to_string()))
+            .chain([
+                ("unclassified".to_string(), p.unclassified.to_string()),
+                ("default".to_string(), p.default.to_string()),
+            ])
+            .map(|(n, a)| {
+                let c = t
+                    .iter()
+                    .find(|(m, _, _)| *m == n)
+                    .map_or(RuleCounters::default(), |x| x.2);
+                (n, a, c)
+            })
+            .collect();
+        for (n, a, c) in t {
+            if !out.iter().any(|(m, _, _)| *m == n) {
+                out.push((n, format!("{a} (removed)"), c));
+            }
+        }
+        out
+    }
+}
+
+impl Shared {
+    fn new(policy: Policy, generation: u64) -> Shared {
+        let buckets = policy
+            .rules
+            .iter()
+            .map(|r| match r.action {
+                Action::RateLimit {
+                    burst,
+                    per_flow: false,
+                    ..
+                } => Some(Mutex::new(Bucket::full(burst, 0))),
+                _ => None,
+            })
+            .collect();
+        Shared {
+            policy,
+            buckets,
+            generation,
+        }
+    }
+}
+
+/// One flow's state on the acting side.
+#[derive(Clone, Copy, Debug, PartialEq)]
+struct FlowAct {
+    /// The flow's serial in its table (a slot reused by another flow is told by it); u64::MAX
+    /// when the slot holds no flow.
+    serial: u64,
+    /// The decision, for this label, method and policy generation.
+    decided: Decided,
+    label: LabelId,
+    method: Option<Method>,
+    generation: u64,
+    /// Handed to the kernel.
+    bound: bool,
+    dropped_packets: u64,
+    dropped_bytes: u64,
+    bucket: Bucket,
+}
+
+const FREE: FlowAct = FlowAct {
+    serial: u64::MAX,
+    decided: Decided::Unclassified,
+    label: LabelId::UNKNOWN,
+    method: None,
+    generation: 0,
+    bound: false,
+    dropped_packets: 0,
+    dropped_bytes: 0,
+    bucket: Bucket::EMPTY,
+};
+
+/// What a flow's record says about the action taken on it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct FlowOutcome<'a> {
+    /// The decision's name (a rule's, `unclassified`, `default`).
+    pub rule: &'a str,
+    /// Its action (`forward`, `drop`, `mark`, `rate-limit`).
+    pub action: &'static str,
+    /// Packets of the flow dropped.
+    pub dropped_packets: u64,
+    /// Their IP bytes.
+    pub dropped_bytes: u64,
+    /// The flow was handed to the kernel (its later packets were not seen).
+    pub bound: bool,
+}
+
+/// The flow a packet belongs to, as the actor needs it.
+#[derive(Clone, Copy, Debug)]
+pub struct FlowRef {
+    /// Its slot in the worker's flow table.
+    pub slot: u32,
+    /// Its serial in the table.
+    pub serial: u64,
+    /// The verdict: label, method, confidence.
+    pub verdict: Option<(LabelId, Method, f32)>,
+    /// Classification will not change any more (payload inspection is done with the flow).
+    pub settled: bool,
+}
+
+/// One worker's acting state.
+pub struct Actor {
+    cell: Arc<PolicyCell>,
+    shared: Arc<Shared>,
+    counters: Vec<RuleCounters>,
+    flows: Vec<FlowAct>,
+    bypass: bool,
+    /// Flows whose slot lay beyond the state table (none when sized to the flow table).
+    pub untracked: u64,
+}
+
+impl Actor {
+    /// A worker's actor over `cell`'s policy, for a flow table of `slots` slots; `bypass`:
+    /// hand flows whose action is final to the kernel.
+    pub fn new(cell: Arc<PolicyCell>, slots: usize, bypass: bool) -> Actor {
+        let shared = cell.shared();
+        Actor {
+            counters: vec![RuleCounters::default(); shared.policy.rules.len() + 2],
+            shared,
+            cell,
+            flows: vec![FREE; slots],
+            bypass,
+            untracked: 0,
+        }
+    }
+
+    /// Take a new policy if one was put in the cell (once per batch: one atomic load).
+    #[inline]
+    pub fn begin_batch(&mut self) {
+        if self.cell.generation.load(Ordering::Acquire) != self.shared.generation {
+            self.fold();
+            self.shared = self.cell.shared();
+            self.counters = vec![RuleCounters::default(); self.shared.policy.rules.len() + 2];
+        }
+    }
+
+    /// Fold this worker's counters into the cell's totals (and start them again from zero).
+    pub fn fold(&mut self) {
+        let p = &self.shared.policy;
+        for (i, c) in self.counters.iter_mut().enumerate() {
+            let d = index_decided(i, p.rules.len());
+            self.cell.fold(p.name(d), p.action(d).as_str(), c);
+            *c = RuleCounters::default();
+        }
+    }
+
+    /// Decide one packet of `flow` (`ip_len` bytes, at `now_ns`); `facts` builds the flow's
+    /// end-points when a decision must be (re)made.
+    #[inline]
+    pub fn packet(
+        &mut self,
+        flow: FlowRef,
+        ip_len: u32,
+        now_ns: u64,
+        facts: impl FnOnce() -> FlowFacts,
+    ) -> PacketAct {
+        let Some(st) = self.flows.get_mut(flow.slot as usize) else {
+            self.untracked += 1;
+            return PacketAct::default();
+        };
+        if st.serial != flow.serial {
+            *st = FlowAct {
+                serial: flow.serial,
+                bucket: Bucket::EMPTY,
+                ..FREE
+            };
+        }
+        let (label, method) = match flow.verdict {
+            Some((l, m, _)) => (l, Some(m)),
+            None => (LabelId::UNKNOWN, None),
+        };
+        let sh = &*self.shared;
+        if st.generation != sh.generation || st.label != label || st.method != method {
+            let mut f = facts();
+            f.verdict = flow.verdict;
+            let d = sh.policy.decide(&f);
+            let first = st.generation == 0;
+            if first || d != st.decided || st.generation != sh.generation {
+                if let Some(c) = self
+                    .counters
+                    .get_mut(decided_index(d, sh.policy.rules.len()))
+                {
+                    c.flows += 1;
+                }
+                if let Action::RateLimit { burst, .. } = sh.policy.action(d) {
+                    if d != st.decided || first {
+                        st.bucket = Bucket::full(burst, now_ns);
+                    }
+                }
+            }
+            st.decided = d;
+            st.label = label;
+            st.method = method;
+            st.generation = sh.generation;
+        }
+        let action = sh.policy.action(st.decided);
+        let ci = decided_index(st.decided, sh.policy.rules.len());
+        let mut out = PacketAct::default();
+        let pass = match action {
+            Action::Forward => true,
+            Action::Drop => false,
+            Action::Mark(d) => {
+                out.dscp = Some(d);
+                true
+            }
+            Action::RateLimit {
+                rate,
+                burst,
+                per_flow,
+            } => {
+                let cost = rate.cost(ip_len);
+                if per_flow {
+                    st.bucket.take(rate, burst, cost, now_ns)
+                } else {
+                    let b = match st.decided {
+                        Decided::Rule(i) => sh.buckets.get(usize::from(i)).and_then(|b| b.as_ref()),
+                        _ => None,
+                    };
+                    match b {
+                        Some(b) => match b.lock() {
+                            Ok(mut b) => b.take(rate, burst, cost, now_ns),
+                            Err(p) => p.into_inner().take(rate, burst, cost, now_ns),
+                        },
+                        None => true,
+                    }
+                }
+            }
+        };
+        out.drop = !pass;
+        if !pass {
+            st.dropped_packets += 1;
+            st.dropped_bytes += u64::from(ip_len);
+        }
+        if self.bypass && flow.settled && !st.bound {
+            if let Some(code) = bind_code(action) {
+                out.bind = code;
+                st.bound = true;
+            }
+        }
+        if let Some(c) = self.counters.get_mut(ci) {
+            c.packets += 1;
+            c.bytes += u64::from(ip_len);
+            if !pass {
+                c.dropped_packets += 1;
+                c.dropped_bytes += u64::from(ip_len);
+            }
+            if pass && out.dscp.is_some() {
+                c.marked += 1;
+            }
+            if out.bind != 0 {
+                c.bound += 1;
+            }
+        }
+        out
+    }
+
+    /// The flow in `slot` (serial `serial`) ends: what its record says, and its state freed.
+    pub fn end(&mut self, slot: u32, serial: u64) -> Option<FlowOutcome<'_>> {
+        let st = self.flows.get_mut(slot as usize)?;
+        if st.serial != serial || st.generation == 0 {
+            return None;
+        }
+        let s = *st;
+        *st = FREE;
+        let p = &self.shared.policy;
+        // A decision of an older generation names a rule of that one: by index, it may now
+        // be another rule; the flow was decided again at its next packet if it had one.
+        Some(FlowOutcome {
+            rule: p.name(s.decided),
+            action: p.action(s.decided).as_str(),
+            dropped_packets: s.dropped_packets,
+            dropped_bytes: s.dropped_bytes,
+            bound: s.bound,
+        })
+    }
+
+    /// This worker's counters so far (since its last fold), by decision index: rules in
+    /// order, then `unclassified`, then `default`.
+    pub fn counters(&self) -> &[RuleCounters] {
+        &self.counters
+    }
+
+    /// The policy this worker acts on.
+    pub fn policy(&self) -> &Policy {
+        &self.shared.policy
+    }
+}
+
+fn decided_index(d: Decided, rules: usize) -> usize {
+    match d {
+        Decided::Rule(i) => usize::from(i),
+        Decided::Unclassified => rules,
+        Decided::Default => rules + 1,
+    }
+}
+
+fn index_decided(i: usize, rules: usize) -> Decided {
+    if i < rules {
+        Decided::Rule(i as u16)
+    } else if i == rules {
+        Decided::Unclassified
+    } else {
+        Decided::Default
+    }
+}
+
+#[cfg(test)]
+mod tests;
