@@ -236,6 +236,28 @@ const FREE: FlowAct = FlowAct {
     bucket: Bucket::EMPTY,
 };
 
+/// What was done to a flow ([`Actor::end`], [`Actor::peek`]); [`Actor::describe`] names it.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Ended {
+    decided: Decided,
+    generation: u64,
+    dropped_packets: u64,
+    dropped_bytes: u64,
+    bound: bool,
+}
+
+impl Ended {
+    fn of(st: &FlowAct) -> Ended {
+        Ended {
+            decided: st.decided,
+            generation: st.generation,
+            dropped_packets: st.dropped_packets,
+            dropped_bytes: st.dropped_bytes,
+            bound: st.bound,
+        }
+    }
+}
+
 /// What a flow's record says about the action taken on it.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct FlowOutcome<'a> {
@@ -264,10 +286,16 @@ pub struct FlowRef {
     pub settled: bool,
 }
 
+/// Policies remembered after a reload, to name what flows decided under them got.
+const HISTORY: usize = 4;
+
 /// One worker's acting state.
 pub struct Actor {
     cell: Arc<PolicyCell>,
     shared: Arc<Shared>,
+    /// The last few policies before this one, so a flow decided under one is named by its
+    /// rules (a flow whose decision is older than these is named by the index's rule now).
+    history: std::collections::VecDeque<Arc<Shared>>,
     counters: Vec<RuleCounters>,
     flows: Vec<FlowAct>,
     bypass: bool,
@@ -283,6 +311,7 @@ impl Actor {
         Actor {
             counters: vec![RuleCounters::default(); shared.policy.rules.len() + 2],
             shared,
+            history: std::collections::VecDeque::new(),
             cell,
             flows: vec![FREE; slots],
             bypass,
@@ -295,7 +324,12 @@ impl Actor {
     pub fn begin_batch(&mut self) {
         if self.cell.generation.load(Ordering::Acquire) != self.shared.generation {
             self.fold();
-            self.shared = self.cell.shared();
+            let new = self.cell.shared();
+            let old = std::mem::replace(&mut self.shared, new);
+            if self.history.len() == HISTORY {
+                self.history.pop_front();
+            }
+            self.history.push_back(old);
             self.counters = vec![RuleCounters::default(); self.shared.policy.rules.len() + 2];
         }
     }
@@ -420,24 +454,40 @@ impl Actor {
         out
     }
 
-    /// The flow in `slot` (serial `serial`) ends: what its record says, and its state freed.
-    pub fn end(&mut self, slot: u32, serial: u64) -> Option<FlowOutcome<'_>> {
+    /// What was done so far to the flow in `slot` (serial `serial`), for an interim record.
+    pub fn peek(&self, slot: u32, serial: u64) -> Option<Ended> {
+        let st = self.flows.get(slot as usize)?;
+        (st.serial == serial && st.generation != 0).then(|| Ended::of(st))
+    }
+
+    /// The flow in `slot` (serial `serial`) ends: what was done to it, and its state freed.
+    pub fn end(&mut self, slot: u32, serial: u64) -> Option<Ended> {
         let st = self.flows.get_mut(slot as usize)?;
         if st.serial != serial || st.generation == 0 {
             return None;
         }
-        let s = *st;
+        let e = Ended::of(st);
         *st = FREE;
-        let p = &self.shared.policy;
-        // A decision of an older generation names a rule of that one: by index, it may now
-        // be another rule; the flow was decided again at its next packet if it had one.
-        Some(FlowOutcome {
-            rule: p.name(s.decided),
-            action: p.action(s.decided).as_str(),
-            dropped_packets: s.dropped_packets,
-            dropped_bytes: s.dropped_bytes,
-            bound: s.bound,
-        })
+        Some(e)
+    }
+
+    /// What a flow's record says of `e`: the rule and action of the policy it was decided
+    /// under (a flow that had a packet after a reload was decided again then; one whose policy
+    /// is older than the last few reloads is named by the rule of the same index now).
+    pub fn describe(&self, e: &Ended) -> FlowOutcome<'_> {
+        let p = &self
+            .history
+            .iter()
+            .find(|s| s.generation == e.generation)
+            .unwrap_or(&self.shared)
+            .policy;
+        FlowOutcome {
+            rule: p.name(e.decided),
+            action: p.action(e.decided).as_str(),
+            dropped_packets: e.dropped_packets,
+            dropped_bytes: e.dropped_bytes,
+            bound: e.bound,
+        }
     }
 
     /// This worker's counters so far (since its last fold), by decision index: rules in

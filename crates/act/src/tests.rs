@@ -166,7 +166,8 @@ fn actor_drops_after_the_verdict_and_counts() {
     assert_eq!(p.bind, 2);
     let p = a.packet(flow(3, 7, v, true), 100, 4, || facts(None));
     assert_eq!(p.bind, 0);
-    let o = a.end(3, 7).unwrap();
+    let e = a.end(3, 7).unwrap();
+    let o = a.describe(&e);
     assert_eq!(o.rule, "no-web");
     assert_eq!(o.action, "drop");
     assert_eq!((o.dropped_packets, o.dropped_bytes), (3, 700));
@@ -194,8 +195,8 @@ fn a_reused_slot_is_a_new_flow() {
         !a.packet(flow(1, 2, None, false), 100, 2, || facts(None))
             .drop
     );
-    let o = a.end(1, 2).unwrap();
-    assert_eq!(o.dropped_packets, 0);
+    let e = a.end(1, 2).unwrap();
+    assert_eq!(a.describe(&e).dropped_packets, 0);
     // Slots beyond the table are counted, never indexed.
     assert_eq!(
         a.packet(flow(9, 1, v, true), 1, 1, || facts(None)),
@@ -218,6 +219,8 @@ fn reload_keeps_counters_by_name_and_flows_take_the_new_rule() {
     let v = Some((http, Method::Dpi, 1.0));
     a.begin_batch();
     assert!(!a.packet(flow(0, 1, v, true), 100, 1, || facts(None)).drop);
+    // Another flow, decided before the reload and ending after it without another packet.
+    assert!(!a.packet(flow(1, 2, v, true), 100, 1, || facts(None)).drop);
     cell.replace(
         Policy::from_toml(
             "[[rule]]\nname=\"new\"\nmaster=\"TLS\"\naction=\"drop\"\n[[rule]]\nname=\"web\"\napp=\"HTTP\"\naction=\"mark\"\ndscp=\"CS1\"",
@@ -228,13 +231,22 @@ fn reload_keeps_counters_by_name_and_flows_take_the_new_rule() {
     a.begin_batch();
     let p = a.packet(flow(0, 1, v, true), 100, 2, || facts(None));
     assert_eq!(p.dscp, Some(8));
+    let e = a.end(1, 2).unwrap();
+    let o = a.describe(&e);
+    assert_eq!(
+        (o.rule, o.action),
+        ("web", "forward"),
+        "what it got, not what the rule does now"
+    );
+    let e = a.end(0, 1).unwrap();
+    assert_eq!(a.describe(&e).action, "mark");
     a.fold();
     let t = cell.totals();
     assert_eq!(t[0].0, "new");
     assert_eq!(t[1].0, "web");
     assert_eq!(t[1].1, "mark dscp 8");
     assert_eq!(
-        t[1].2.packets, 2,
+        t[1].2.packets, 3,
         "the rule's counters went on across the reload"
     );
     assert_eq!(t[1].2.marked, 1);

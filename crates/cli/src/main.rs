@@ -47,6 +47,9 @@ enum Cmd {
     Live(LiveArgs),
     /// Send the packets of a capture file out of an interface.
     Replay(ReplayArgs),
+    /// Act on the label inline: packets from NFQUEUE are forwarded, dropped, marked (DSCP) or
+    /// rate-limited by a policy of rules (docs/INLINE.md; Linux, needs CAP_NET_ADMIN).
+    Inline(InlineArgs),
     /// Print what the classifiers know: `apps` (every application, its category and the
     /// protocols it is named over, operator files included) or `classifiers`.
     List(ListArgs),
@@ -92,6 +95,55 @@ struct LiveArgs {
     engine: EngineArgs,
     #[command(flatten)]
     par: ParallelArgs,
+}
+
+#[derive(Args)]
+struct InlineArgs {
+    /// NFQUEUE queue number, or a range `A:B` (one worker per queue; the kernel's
+    /// `--queue-balance` spreads connections over them).
+    #[arg(long, required_unless_present = "check")]
+    queue: Option<String>,
+    /// The policy (TOML, docs/INLINE.md). Reloaded on SIGHUP; counters and flows are kept.
+    #[arg(long)]
+    policy: PathBuf,
+    /// Keep every packet in user space: do not hand flows whose action is final to the kernel
+    /// (by default a final forward, drop or mark is left in the connection's mark, and the
+    /// rules of `--print-rules` act on it).
+    #[arg(long)]
+    no_bypass: bool,
+    /// Print the firewall rules for this queue and policy (iptables-legacy and
+    /// ip6tables-legacy) and exit.
+    #[arg(long)]
+    print_rules: bool,
+    /// Chain the rules go into (`FORWARD` for a router or bridge, `INPUT`/`OUTPUT` for a host).
+    #[arg(long, default_value = "FORWARD")]
+    chain: String,
+    /// Read and compile the policy, print its rules, and exit.
+    #[arg(long)]
+    check: bool,
+    /// Packets the kernel holds per queue before it lets new ones through unseen (fail open).
+    #[arg(long, default_value_t = 4096)]
+    queue_len: u32,
+    /// Seconds between status lines on standard error (0: none).
+    #[arg(long, default_value_t = 1.0)]
+    status: f64,
+    /// Stop after this many seconds (default: at SIGINT or SIGTERM).
+    #[arg(long)]
+    duration: Option<f64>,
+    /// Record format.
+    #[arg(long, value_enum, default_value = "json")]
+    format: Format,
+    /// Write records here instead of standard output (`-`: standard output).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// No run summary on standard error.
+    #[arg(short, long)]
+    quiet: bool,
+    /// Pin worker i to core i mod cores.
+    #[arg(long)]
+    pin: bool,
+    #[command(flatten)]
+    engine: EngineArgs,
 }
 
 #[derive(Args, Clone)]
@@ -564,6 +616,7 @@ fn main() -> ExitCode {
         Cmd::Bench(a) => bench(a),
         Cmd::Train(a) => train::train_cmd(a),
         Cmd::Live(a) => live(a),
+        Cmd::Inline(a) => inline(a),
         Cmd::Replay(a) => replay(a),
         Cmd::List(a) => list(a),
     };
@@ -698,6 +751,7 @@ fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
     let cols = Columns {
         features: a.features,
         community: a.community_id,
+        action: false,
     };
     let out = match shared_out(a.output.as_deref(), a.format, with_source, cols) {
         Ok(out) => out,
@@ -741,6 +795,8 @@ fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
 struct Columns {
     features: bool,
     community: bool,
+    /// What an inline run did (`rule`, `action`, `dropped_*`, `bound`).
+    action: bool,
 }
 
 /// Open the shared output; for CSV, write the header once, first.
@@ -1083,6 +1139,7 @@ fn live(a: LiveArgs) -> Result<ExitCode, String> {
     let cols = Columns {
         features: a.features,
         community: a.community_id,
+        action: false,
     };
     let (slot, stop2) = (out.clone(), stop.clone());
     let mut opened = move || -> io::Result<()> {
@@ -1203,6 +1260,7 @@ fn lossy_out(
         out = CsvWriter::new(out, true)
             .with_features(cols.features)
             .with_community_id(cols.community)
+            .with_action(cols.action)
             .into_inner()?;
     }
     Ok(LossyWriter::new(out, stop, LIVE_GRACE))
@@ -1286,4 +1344,192 @@ fn bench(a: BenchArgs) -> Result<ExitCode, String> {
         let _ = std::fs::remove_file(p);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `N` or `A:B` (at most 64 queues).
+fn parse_queues(s: &str) -> Result<Vec<u16>, String> {
+    let bad = || format!("--queue {s:?}: a queue number (0-65535) or a range such as 0:3");
+    let (a, b) = s.split_once(':').unwrap_or((s, s));
+    let a: u16 = a.trim().parse().map_err(|_| bad())?;
+    let b: u16 = b.trim().parse().map_err(|_| bad())?;
+    if a > b || b - a >= 64 {
+        return Err(format!("{}: at most 64 queues, low to high", bad()));
+    }
+    Ok((a..=b).collect())
+}
+
+fn read_policy(
+    path: &Path,
+    labels: &wirespeed_classify::Labels,
+) -> Result<wirespeed_act::Policy, String> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| format!("cannot read the policy {}: {e}", path.display()))?;
+    wirespeed_act::Policy::from_toml(&text, labels)
+        .map_err(|e| format!("policy {}: {e}", path.display()))
+}
+
+fn inline(a: InlineArgs) -> Result<ExitCode, String> {
+    // A live link's timeouts, as `live`.
+    let cfg = a.engine.config_with([300.0, 120.0, 60.0, 120.0])?;
+    let policy = read_policy(&a.policy, cfg.rules.labels())?;
+    let bypass = !a.no_bypass;
+    if a.check {
+        println!("rule\taction");
+        for r in &policy.rules {
+            println!("{}\t{}", r.name, r.action);
+        }
+        println!("unclassified\t{}", policy.unclassified);
+        println!("default\t{}", policy.default);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let queues = parse_queues(a.queue.as_deref().unwrap_or(""))?;
+    if a.print_rules {
+        println!(
+            "# wirespeed inline --queue {}: the firewall rules (filter table, then mangle)",
+            a.queue.as_deref().unwrap_or("")
+        );
+        for cmd in ["iptables-legacy", "ip6tables-legacy"] {
+            for line in wirespeed_live::inline::kernel_rules(
+                cmd,
+                &a.chain,
+                &queues,
+                &policy.dscps(),
+                bypass,
+            ) {
+                println!("{line}");
+            }
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    let secs = |s: f64, what: &str| {
+        if s.is_finite() && s >= 0.0 {
+            Ok(std::time::Duration::from_secs_f64(s))
+        } else {
+            Err(format!("--{what} must be a number of seconds"))
+        }
+    };
+    if a.queue_len == 0 {
+        return Err("--queue-len must be at least 1".into());
+    }
+    let cell = wirespeed_act::PolicyCell::new(policy);
+    let labels = cfg.rules.clone();
+    let ic = wirespeed_live::inline::InlineConfig {
+        queues,
+        policy: cell.clone(),
+        bypass,
+        queue: wirespeed_live::nfqueue::QueueConfig {
+            max_len: a.queue_len,
+            ..Default::default()
+        },
+        pin: a.pin,
+        status_every: secs(a.status, "status")?,
+        duration: a.duration.map(|d| secs(d, "duration")).transpose()?,
+        engine: cfg,
+    };
+    let stop = stop_flag()?;
+    let reload = Arc::new(AtomicBool::new(false));
+    signal_hook::flag::register(signal_hook::consts::SIGHUP, reload.clone())
+        .map_err(|e| format!("signals: {e}"))?;
+    let out: std::rc::Rc<std::cell::RefCell<Option<LiveOut>>> = Default::default();
+    let (path, format, quiet) = (a.output.clone(), a.format, a.quiet);
+    let cols = Columns {
+        features: false,
+        community: false,
+        action: true,
+    };
+    let (slot, stop2) = (out.clone(), stop.clone());
+    let mut opened = move || -> io::Result<()> {
+        *slot.borrow_mut() = Some(lossy_out(path.as_deref(), format, cols, stop2.clone())?);
+        Ok(())
+    };
+    let slot = out.clone();
+    let sink = move |_| -> Box<dyn RecordSink + Send> {
+        let w = slot.borrow().as_ref().map(|o| o.0.clone());
+        match (w, format) {
+            (Some(w), Format::Json) => Box::new(JsonLinesWriter::new(w, true).with_action(true)),
+            (Some(w), Format::Csv) => Box::new(CsvWriter::headerless(w, true).with_action(true)),
+            (None, _) => Box::new(wirespeed_export::NullSink::default()),
+        }
+    };
+    let policy_path = a.policy.clone();
+    let status = |line: &str| {
+        if !quiet {
+            eprintln!("{line}");
+        }
+    };
+    let mut tick = || {
+        if reload.swap(false, Ordering::Relaxed) {
+            match read_policy(&policy_path, labels.labels()) {
+                Ok(p) => {
+                    let n = p.rules.len();
+                    cell.replace(p);
+                    status(&format!("inline: policy reloaded: {n} rules"));
+                }
+                Err(e) => status(&format!(
+                    "inline: policy not reloaded, the old one stays: {e}"
+                )),
+            }
+        }
+    };
+    let run =
+        wirespeed_live::inline::run(&ic, sink, stop, &mut opened, &mut |l| status(l), &mut tick);
+    let Some((lossy, writer)) = out.borrow_mut().take() else {
+        return Err(run
+            .err()
+            .map_or("the output was not opened".into(), |e| e.to_string()));
+    };
+    let (dropped, queued) = (lossy.dropped_records.clone(), lossy.queued_records.clone());
+    drop(lossy);
+    let t = Instant::now();
+    while !writer.is_finished() && t.elapsed() < LIVE_GRACE {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let (write_error, stranded) = if writer.is_finished() {
+        (writer.join().ok().and_then(|r| r.err()), 0)
+    } else {
+        let n = queued.load(Ordering::Relaxed);
+        (
+            Some(io::Error::other(format!(
+                "the output is stalled: {n} records still queued are lost"
+            ))),
+            n,
+        )
+    };
+    let lost = dropped.load(Ordering::Relaxed) + stranded;
+    let o = run.map_err(|e| e.to_string())?;
+    if !a.quiet {
+        let summary = Summary {
+            counters: o.counters,
+            categories: wirespeed_engine::app_categories(&o.apps, ic.engine.rules.labels()),
+            apps: o.apps,
+            files: Vec::new(),
+            elapsed_s: o.elapsed_s,
+            learn: None,
+        };
+        eprint!("{}", summary.render(false));
+        let q = o.queue;
+        eprintln!(
+            "queue: {} packets: {} accepted, {} dropped, {} marked here, {} flows handed to the kernel; \
+             {} accepted by the kernel unseen (fail open), {} came back with a final action \
+             (firewall rules missing: --print-rules), {} malformed messages",
+            q.packets, q.accepted, q.dropped, q.marked, q.bound, q.unseen, q.rules_missing, q.malformed
+        );
+        eprintln!(
+            "rule\taction\tflows\tpackets\tbytes\tdropped_pkts\tdropped_bytes\tmarked\tbound"
+        );
+        for (name, action, c) in ic.policy.totals() {
+            eprintln!(
+                "{name}\t{action}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+                c.flows, c.packets, c.bytes, c.dropped_packets, c.dropped_bytes, c.marked, c.bound
+            );
+        }
+    }
+    match write_error {
+        Some(e) => Err(format!("writing records: {e}")),
+        None if lost > 0 => {
+            eprintln!("wirespeed: {lost} records lost because the output did not keep up");
+            Ok(ExitCode::from(1))
+        }
+        None => Ok(ExitCode::SUCCESS),
+    }
 }

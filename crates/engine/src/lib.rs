@@ -11,6 +11,7 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+mod act;
 pub mod classify;
 pub mod expect;
 pub mod gen;

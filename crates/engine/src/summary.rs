@@ -231,20 +231,29 @@ impl<S: RecordSink> Output<S> {
         arbiter: &Arbiter,
         rules: &Rules,
     ) {
-        if why == EndReason::Active {
+        let last = why != EndReason::Active;
+        let acted = stage.act.as_mut().and_then(|a| a.ended(f, last));
+        if !last {
             let mut now = f.clone();
             stage.end(arbiter, &mut now);
-            self.emit(&now, why, stage, rules);
+            self.emit(&now, why, stage, rules, acted);
         } else {
             stage.end(arbiter, f);
-            self.emit(f, why, stage, rules);
+            self.emit(f, why, stage, rules, acted);
             stage.release(&mut f.ext);
         }
     }
 
     /// Write the record of `f`.
     #[inline]
-    fn emit(&mut self, f: &Flow<FlowExt>, why: EndReason, stage: &Stage, rules: &Rules) {
+    fn emit(
+        &mut self,
+        f: &Flow<FlowExt>,
+        why: EndReason,
+        stage: &Stage,
+        rules: &Rules,
+        acted: Option<wirespeed_act::Ended>,
+    ) {
         let c = f.client;
         let s = f.server();
         let (id, method, confidence, ttb_pkts, ttb_ns) = match f.ext.class.verdict() {
@@ -286,6 +295,10 @@ impl<S: RecordSink> Output<S> {
             stats_class: "",
             stats_score: 0.0,
             meta: [""; META_COUNT],
+            act: match (&stage.act, acted) {
+                (Some(a), Some(e)) => Some(a.fields(&e)),
+                _ => None,
+            },
         };
         stage.fill(&f.ext, &mut rec);
         self.written += 1;

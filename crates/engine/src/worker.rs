@@ -135,6 +135,27 @@ impl<S: RecordSink> Worker<S> {
         self
     }
 
+    /// Act on `cell`'s policy (`wirespeed inline`): each packet of
+    /// [`Worker::process_batch_acting`] gets its [`wirespeed_act::PacketAct`]; `bypass` hands a
+    /// flow to the kernel once its action is final.
+    pub fn act(&mut self, cell: std::sync::Arc<wirespeed_act::PolicyCell>, bypass: bool) {
+        let slots = self.table.config().capacity;
+        self.stage.act = Some(crate::act::Inline::new(
+            cell,
+            self.table.locator(),
+            slots,
+            bypass,
+            self.cfg.classifiers.has(wirespeed_classify::Method::Dpi),
+        ));
+    }
+
+    /// Fold this worker's per-rule counters into its policy cell's totals (the end of a run).
+    pub fn fold_act(&mut self) {
+        if let Some(a) = self.stage.act.as_mut() {
+            a.actor.fold();
+        }
+    }
+
     /// Does this worker learn (a learned classifier is enabled)?
     pub fn learns(&self) -> bool {
         !self.stage.learned.learner.off
@@ -203,7 +224,21 @@ impl<S: RecordSink> Worker<S> {
     /// Run one batch through the pipeline. Per-packet work allocates nothing and reads no clock:
     /// time is the capture timestamps.
     pub fn process_batch(&mut self, batch: &[RawPacket<'_>]) -> io::Result<()> {
-        self.run_batch(batch, None)
+        self.run_batch(batch, None, &mut [])
+    }
+
+    /// [`Worker::process_batch`] of an inline run ([`Worker::act`]): `acts[i]` is set to
+    /// what `batch[i]` gets (left as it was for a packet that is not a flow's: not IP, a
+    /// fragment whose first part was not seen, ...: the caller's default, accept).
+    pub fn process_batch_acting(
+        &mut self,
+        batch: &[RawPacket<'_>],
+        acts: &mut [wirespeed_act::PacketAct],
+    ) -> io::Result<()> {
+        if let Some(a) = self.stage.act.as_mut() {
+            a.actor.begin_batch();
+        }
+        self.run_batch(batch, None, acts)
     }
 
     /// [`Worker::process_batch`] for a share of an input: `clocks[i]` is the input's clock at
@@ -214,10 +249,15 @@ impl<S: RecordSink> Worker<S> {
         batch: &[RawPacket<'_>],
         clocks: &[u64],
     ) -> io::Result<()> {
-        self.run_batch(batch, Some(clocks))
+        self.run_batch(batch, Some(clocks), &mut [])
     }
 
-    fn run_batch(&mut self, batch: &[RawPacket<'_>], clocks: Option<&[u64]>) -> io::Result<()> {
+    fn run_batch(
+        &mut self,
+        batch: &[RawPacket<'_>],
+        clocks: Option<&[u64]>,
+        acts: &mut [wirespeed_act::PacketAct],
+    ) -> io::Result<()> {
         let Worker {
             cfg,
             table,
@@ -331,6 +371,12 @@ impl<S: RecordSink> Worker<S> {
             stage.packet(arbiter, f, &p);
             if let Lookup::New(_) = r {
                 f.ext.class.mark_first();
+            }
+            // An inline run: what this packet gets, by its flow's label now.
+            if let Some(inl) = stage.act.as_mut() {
+                if let Some(a) = acts.get_mut(q.idx as usize) {
+                    *a = inl.packet(r.slot(), f, q.len, q.ts);
+                }
             }
         }
         // One small sweep step per batch (ΔT/M): no packet ever waits on a full scan.

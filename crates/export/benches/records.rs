@@ -78,6 +78,7 @@ fn records(tls: bool, labels: &Labels) -> Vec<FlowRecord<'_>> {
                 stats_class: "WEB",
                 stats_score: 0.82,
                 meta,
+                act: None,
             }
         })
         .collect()

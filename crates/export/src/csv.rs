@@ -1,7 +1,7 @@
 //! CSV (RFC 4180) with a header line: every column in [`crate::FIELDS`] order.
 
 use crate::format::{flush_at, record, Syntax, FLUSH_AT};
-use crate::{FlowRecord, RecordSink, COMMUNITY_FIELD, FEATURE_FIELDS, FIELDS};
+use crate::{FlowRecord, RecordSink, ACT_FIELDS, COMMUNITY_FIELD, FEATURE_FIELDS, FIELDS};
 use std::io::{self, Write};
 
 /// CSV field (RFC 4180): quoted when it holds a comma, quote, CR or LF; quotes doubled.
@@ -27,6 +27,7 @@ pub struct CsvWriter<W: Write> {
     with_source: bool,
     features: bool,
     community: bool,
+    action: bool,
 }
 
 impl<W: Write> CsvWriter<W> {
@@ -39,6 +40,7 @@ impl<W: Write> CsvWriter<W> {
             with_source,
             features: false,
             community: false,
+            action: false,
         };
         w.header();
         w
@@ -69,6 +71,18 @@ impl<W: Write> CsvWriter<W> {
         self
     }
 
+    /// Also write what an inline run did to each flow ([`crate::ACT_FIELDS`]); off by
+    /// default. Call before writing any record, as [`CsvWriter::with_features`].
+    pub fn with_action(mut self, on: bool) -> Self {
+        let had_header = !self.buf.is_empty();
+        self.action = on;
+        self.buf.clear();
+        if had_header {
+            self.header();
+        }
+        self
+    }
+
     fn header(&mut self) {
         if self.with_source {
             self.buf.extend_from_slice(b"source,pcap,");
@@ -78,6 +92,7 @@ impl<W: Write> CsvWriter<W> {
             .copied()
             .filter(|f| self.features || !FEATURE_FIELDS.contains(f))
             .filter(|f| self.community || *f != COMMUNITY_FIELD)
+            .filter(|f| self.action || !ACT_FIELDS.contains(f))
             .collect();
         self.buf.extend_from_slice(cols.join(",").as_bytes());
         self.buf.push(b'\n');
@@ -92,6 +107,7 @@ impl<W: Write> RecordSink for CsvWriter<W> {
             self.with_source,
             self.features,
             self.community,
+            self.action,
         );
         flush_at(&mut self.out, &mut self.buf, FLUSH_AT)
     }

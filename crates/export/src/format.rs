@@ -160,6 +160,7 @@ pub(crate) fn record<S: Syntax>(
     with_source: bool,
     features: bool,
     community: bool,
+    action: bool,
 ) {
     // Before every field but the first: `,"name":` in JSON, `,` in CSV.
     macro_rules! key {
@@ -265,6 +266,35 @@ pub(crate) fn record<S: Syntax>(
         } else {
             b.truncate(at);
             S::null(b);
+        }
+    }
+    if action {
+        // Absent (a record of a run that did not act): null in JSON, empty in CSV.
+        match r.act.as_ref() {
+            Some(a) => {
+                key!("rule");
+                S::str(b, a.rule);
+                key!("action");
+                S::str(b, a.action);
+                key!("dropped_pkts");
+                Fmt::int(b, a.dropped_pkts);
+                key!("dropped_bytes");
+                Fmt::int(b, a.dropped_bytes);
+                key!("bound");
+                b.extend_from_slice(if a.bound { b"true" } else { b"false" });
+            }
+            None => {
+                key!("rule");
+                S::null(b);
+                key!("action");
+                S::null(b);
+                key!("dropped_pkts");
+                S::null(b);
+                key!("dropped_bytes");
+                S::null(b);
+                key!("bound");
+                S::null(b);
+            }
         }
     }
     early_fields::<S>(b, r, features);

@@ -57,6 +57,7 @@ pub struct JsonLinesWriter<W: Write> {
     with_source: bool,
     features: bool,
     community: bool,
+    action: bool,
 }
 
 impl<W: Write> JsonLinesWriter<W> {
@@ -68,6 +69,7 @@ impl<W: Write> JsonLinesWriter<W> {
             with_source,
             features: false,
             community: false,
+            action: false,
         }
     }
 
@@ -84,6 +86,13 @@ impl<W: Write> JsonLinesWriter<W> {
         self.community = on;
         self
     }
+
+    /// Also write what an inline run did to each flow ([`crate::ACT_FIELDS`]); off by
+    /// default.
+    pub fn with_action(mut self, on: bool) -> Self {
+        self.action = on;
+        self
+    }
 }
 
 impl<W: Write> RecordSink for JsonLinesWriter<W> {
@@ -94,6 +103,7 @@ impl<W: Write> RecordSink for JsonLinesWriter<W> {
             self.with_source,
             self.features,
             self.community,
+            self.action,
         );
         flush_at(&mut self.out, &mut self.buf, FLUSH_AT)
     }

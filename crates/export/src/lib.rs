@@ -92,6 +92,24 @@ pub struct FlowRecord<'a> {
     /// Payload metadata ("" = not seen), indexed by field id (`wirespeed_dpi::Field as usize`)
     /// and named by [`META_FIELDS`] in the same order.
     pub meta: [&'a str; META_COUNT],
+    /// What an inline run did to the flow (`wirespeed inline`); None elsewhere.
+    pub act: Option<ActFields<'a>>,
+}
+
+/// What an inline run did to a flow: the rule that decided and its action, what was dropped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ActFields<'a> {
+    /// The decision's name: a rule's, `unclassified` or `default`.
+    pub rule: &'a str,
+    /// Its action: `forward`, `drop`, `mark`, `rate-limit`.
+    pub action: &'a str,
+    /// Packets of the flow dropped.
+    pub dropped_pkts: u64,
+    /// Their IP bytes.
+    pub dropped_bytes: u64,
+    /// The flow was handed to the kernel once its action was final: its later packets did not
+    /// come to user space, and the counters stop there.
+    pub bound: bool,
 }
 
 impl<'a> FlowRecord<'a> {
@@ -216,10 +234,18 @@ pub(crate) const NUMERIC_META: u32 = 1 << 9 | 1 << 11 | 1 << 12;
 /// The record's fields in output order (CSV header). `source` and `pcap` come first and only when
 /// the writer was built with `with_source`.
 pub const FIELDS: &[&str] = &concat::<
-    { CORE_FIELDS.len() + 1 + FEATURE_FIELDS.len() + STATS_FIELDS.len() + META_COUNT },
+    {
+        CORE_FIELDS.len()
+            + 1
+            + ACT_FIELDS.len()
+            + FEATURE_FIELDS.len()
+            + STATS_FIELDS.len()
+            + META_COUNT
+    },
 >(&[
     &CORE_FIELDS,
     &[COMMUNITY_FIELD],
+    &ACT_FIELDS,
     FEATURE_FIELDS,
     &STATS_FIELDS,
     &META_FIELDS,
@@ -227,6 +253,10 @@ pub const FIELDS: &[&str] = &concat::<
 
 /// The Community ID field, written only with `with_community_id(true)` ([`community_id`]).
 pub const COMMUNITY_FIELD: &str = "community_id";
+
+/// What an inline run did ([`ActFields`]), written only with `with_action(true)`, after
+/// `community_id`.
+pub const ACT_FIELDS: [&str; 5] = ["rule", "action", "dropped_pkts", "dropped_bytes", "bound"];
 
 /// The keyword of an IP protocol number, if it is one we name — the names nDPI prints, so records
 /// compare directly; others are written as numbers.
@@ -339,6 +369,7 @@ mod tests {
             stats_class: "WEB",
             stats_score: 0.5,
             meta: [""; META_COUNT],
+            act: None,
         }
     }
 

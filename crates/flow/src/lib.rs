@@ -22,7 +22,8 @@ mod table;
 pub use frag::{FragKey, FragStats, FragTable};
 pub use key::{FlowHasher, FlowKey, Side};
 pub use table::{
-    EndReason, Flow, FlowConfig, FlowTable, Lookup, TableStats, Timeouts, CLIENT_UNKNOWN, PROVED,
+    EndReason, Flow, FlowConfig, FlowTable, Lookup, SlotLocator, TableStats, Timeouts,
+    CLIENT_UNKNOWN, PROVED,
 };
 
 /// Hint the CPU to bring the cache line holding `r` closer; never faults, never changes meaning.

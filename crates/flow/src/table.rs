@@ -294,6 +294,28 @@ pub struct TableStats {
     pub swept: u64,
 }
 
+/// Where a table's flows lie: names a flow's slot from a reference to it, inside the callbacks
+/// that end flows (where the table itself is borrowed). The slots are reserved once and never
+/// move, so the answer holds for the table's life.
+#[derive(Clone, Copy, Debug)]
+pub struct SlotLocator {
+    base: usize,
+    size: usize,
+    len: usize,
+}
+
+impl SlotLocator {
+    /// The slot of `f`, if it is one of the table's flows (not a copy of one).
+    #[inline]
+    pub fn slot<V>(&self, f: &Flow<V>) -> Option<u32> {
+        let off = (f as *const Flow<V> as usize).checked_sub(self.base)?;
+        if self.size == 0 || off % self.size != 0 || off / self.size >= self.len {
+            return None;
+        }
+        u32::try_from(off / self.size).ok()
+    }
+}
+
 /// A fixed-capacity, bidirectional flow table (see the module docs).
 pub struct FlowTable<V> {
     cfg: FlowConfig,
@@ -384,6 +406,15 @@ impl<V: Default> FlowTable<V> {
     /// Event counters.
     pub fn stats(&self) -> TableStats {
         self.stats
+    }
+
+    /// Where this table's flows lie ([`SlotLocator`]).
+    pub fn locator(&self) -> SlotLocator {
+        SlotLocator {
+            base: self.slots.as_ptr() as usize,
+            size: std::mem::size_of::<Flow<V>>(),
+            len: self.cfg.capacity,
+        }
     }
 
     /// The flow in `slot` (from a [`Lookup`]).

@@ -263,10 +263,7 @@ impl RingFeed {
 }
 
 impl Feed for RingFeed {
-    fn read(
-        &mut self,
-        each: &mut dyn FnMut(&[RawPacket<'_>]) -> io::Result<()>,
-    ) -> io::Result<u64> {
+    fn read(&mut self, each: &mut wirespeed_engine::runtime::feed::Each<'_>) -> io::Result<u64> {
         let mut n = 0u64;
         let mut back = Vec::new();
         for (i, r) in self.rings.iter_mut().enumerate() {
@@ -275,7 +272,7 @@ impl Feed for RingFeed {
                 let Some(block) = r.ring.next_block() else {
                     break;
                 };
-                let (k, vlan) = process_block(block.bytes(), r.link, each)?;
+                let (k, vlan) = process_block(block.bytes(), r.link, &mut |b| each(b, &mut []))?;
                 drop(block);
                 n += k;
                 self.kernel.vlan_stripped.fetch_add(vlan, Ordering::Relaxed);

@@ -1,11 +1,14 @@
 //! Live links: capture on AF_PACKET TPACKET_V3 rings spread over workers by the kernel's fanout
-//! hash ([`capture`]), and a replayer that drives an interface with a capture file ([`mod@replay`]).
+//! hash ([`capture`]), a replayer that drives an interface with a capture file ([`mod@replay`]),
+//! and the inline half: packets from NFQUEUE answered by a policy ([`inline`], [`nfqueue`]).
 //! Linux only. All system calls, and all `unsafe` code, are in [`sys`].
 #![deny(missing_docs)]
 #![deny(unsafe_op_in_unsafe_fn)]
 
 pub mod bpf;
 pub mod capture;
+pub mod inline;
+pub mod nfqueue;
 pub mod replay;
 pub mod sys;
 

@@ -444,3 +444,123 @@ pub fn realtime_ns() -> u64 {
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_nanos() as u64)
 }
+
+/// A netlink socket of the netfilter family (NFQUEUE's), owned.
+pub struct NetlinkSocket {
+    fd: OwnedFd,
+}
+
+impl NetlinkSocket {
+    /// Open and bind a `NETLINK_NETFILTER` socket with a receive buffer of `rcvbuf` bytes
+    /// (forced past `rmem_max` where the process may); the kernel's queue overflow reports
+    /// (ENOBUFS) are turned off: the queue's fail-open flag says what happens then, and the
+    /// kernel counts it.
+    pub fn open(rcvbuf: usize) -> io::Result<NetlinkSocket> {
+        // SAFETY: plain socket(2) call; the result is checked before it is owned.
+        let fd = cvt(unsafe {
+            libc::socket(
+                libc::AF_NETLINK,
+                libc::SOCK_RAW | libc::SOCK_CLOEXEC,
+                libc::NETLINK_NETFILTER,
+            )
+        })?;
+        // SAFETY: `fd` was just returned by socket(2) and is owned by nothing else.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        let size = rcvbuf.min(i32::MAX as usize) as libc::c_int;
+        if setsockopt(
+            fd.as_raw_fd(),
+            libc::SOL_SOCKET,
+            libc::SO_RCVBUFFORCE,
+            &size,
+        )
+        .is_err()
+        {
+            setsockopt(fd.as_raw_fd(), libc::SOL_SOCKET, libc::SO_RCVBUF, &size)?;
+        }
+        let one: libc::c_int = 1;
+        setsockopt(
+            fd.as_raw_fd(),
+            libc::SOL_NETLINK,
+            libc::NETLINK_NO_ENOBUFS,
+            &one,
+        )?;
+        // SAFETY: an all-zero sockaddr_nl is valid (pid 0: the kernel assigns one).
+        let mut addr: libc::sockaddr_nl = unsafe { std::mem::zeroed() };
+        addr.nl_family = libc::AF_NETLINK as libc::sa_family_t;
+        // SAFETY: `addr` is a valid sockaddr_nl and its size is passed with it.
+        cvt(unsafe {
+            libc::bind(
+                fd.as_raw_fd(),
+                (&addr as *const libc::sockaddr_nl).cast(),
+                std::mem::size_of::<libc::sockaddr_nl>() as libc::socklen_t,
+            )
+        })?;
+        Ok(NetlinkSocket { fd })
+    }
+
+    /// The socket's descriptor (for [`poll_readable`]).
+    pub fn fd(&self) -> RawFd {
+        self.fd.as_raw_fd()
+    }
+
+    /// Send one datagram (one or several netlink messages) to the kernel.
+    pub fn send(&self, msg: &[u8]) -> io::Result<()> {
+        // SAFETY: an all-zero sockaddr_nl addresses the kernel (pid 0).
+        let mut addr: libc::sockaddr_nl = unsafe { std::mem::zeroed() };
+        addr.nl_family = libc::AF_NETLINK as libc::sa_family_t;
+        loop {
+            // SAFETY: `msg` is valid for `msg.len()` bytes and `addr` for its size.
+            let r = unsafe {
+                libc::sendto(
+                    self.fd.as_raw_fd(),
+                    msg.as_ptr().cast(),
+                    msg.len(),
+                    0,
+                    (&addr as *const libc::sockaddr_nl).cast(),
+                    std::mem::size_of::<libc::sockaddr_nl>() as libc::socklen_t,
+                )
+            };
+            if r >= 0 {
+                return Ok(());
+            }
+            let e = io::Error::last_os_error();
+            if e.kind() != io::ErrorKind::Interrupted {
+                return Err(e);
+            }
+        }
+    }
+
+    /// Receive one datagram into `buf`; `wait`: block until one comes (else return
+    /// `Ok(None)` at once when none is queued). A datagram larger than `buf` is an error
+    /// (its length is known: MSG_TRUNC), never a silent cut.
+    pub fn recv(&self, buf: &mut [u8], wait: bool) -> io::Result<Option<usize>> {
+        let flags = libc::MSG_TRUNC | if wait { 0 } else { libc::MSG_DONTWAIT };
+        loop {
+            // SAFETY: `buf` is valid for writes of `buf.len()` bytes.
+            let r = unsafe {
+                libc::recv(
+                    self.fd.as_raw_fd(),
+                    buf.as_mut_ptr().cast(),
+                    buf.len(),
+                    flags,
+                )
+            };
+            if r >= 0 {
+                let n = r as usize;
+                if n > buf.len() {
+                    return Err(io::Error::other(format!(
+                        "netlink message of {n} bytes for a {}-byte buffer",
+                        buf.len()
+                    )));
+                }
+                return Ok(Some(n));
+            }
+            let e = io::Error::last_os_error();
+            match e.kind() {
+                io::ErrorKind::Interrupted => continue,
+                io::ErrorKind::WouldBlock => return Ok(None),
+                _ => return Err(e),
+            }
+        }
+    }
+}

@@ -220,11 +220,13 @@ macro_rules! classifiers {
         /// The classifiers of one worker.
         pub(crate) struct Stage {
             $(pub(crate) $field: $ty,)*
+            /// The acting side, after every classifier (`wirespeed inline`); None elsewhere.
+            pub(crate) act: Option<crate::act::Inline>,
         }
 
         impl Stage {
             pub(crate) fn new(cfg: &EngineConfig) -> Self {
-                Stage { $($field: <$ty as Classifier>::new(cfg),)* }
+                Stage { $($field: <$ty as Classifier>::new(cfg),)* act: None }
             }
 
             #[inline]

@@ -9,11 +9,16 @@ use crate::worker::Worker;
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::{Duration, Instant};
+use wirespeed_act::PacketAct;
 use wirespeed_capture::RawPacket;
 use wirespeed_export::RecordSink;
 
 /// Largest batch a feed hands to its worker at once.
 pub const MAX_BATCH: usize = 256;
+
+/// What a [`Feed`] hands each batch to: the packets, and what each gets (empty for sources
+/// that do not act on packets).
+pub type Each<'e> = dyn FnMut(&[RawPacket<'_>], &mut [PacketAct]) -> io::Result<()> + 'e;
 
 /// One worker's source of packets.
 pub trait Feed: Send {
@@ -21,8 +26,11 @@ pub trait Feed: Send {
     /// the source's own memory: a ring block is given back after its packets are processed);
     /// returns how many packets, 0 when none were ready. A bounded amount per call, so the
     /// worker comes back to its other duties.
-    fn read(&mut self, each: &mut dyn FnMut(&[RawPacket<'_>]) -> io::Result<()>)
-        -> io::Result<u64>;
+    ///
+    /// A source that acts on packets (NFQUEUE) hands with each batch a slice of as many
+    /// [`PacketAct`]s, all `PacketAct::default()` (accept), which the worker fills in
+    /// ([`Worker::process_batch_acting`]); the others hand an empty slice.
+    fn read(&mut self, each: &mut Each<'_>) -> io::Result<u64>;
 
     /// Wait up to `timeout` for packets, without spinning.
     fn wait(&mut self, timeout: Duration) -> io::Result<()>;
@@ -117,6 +125,7 @@ pub(crate) fn run_worker<S: RecordSink, F: Feed>(
     // records of the flows seen so far are not lost with it.
     let ran = run();
     let flushed = w.flush();
+    w.fold_act();
     publish(w, feed, counters, &mut published);
     ran.and(flushed)
 }
@@ -130,11 +139,17 @@ fn read<S: RecordSink, F: Feed>(
 ) -> io::Result<u64> {
     let mut bytes = 0u64;
     let bs = w.config().batch_size.max(1);
-    let n = feed.read(&mut |b| {
+    let n = feed.read(&mut |b, acts| {
         bytes += b.iter().map(|p| p.data.len() as u64).sum::<u64>();
         // The engine's batch size (the sweep's pace, the pipeline's stage buffers).
-        for chunk in b.chunks(bs) {
-            w.process_batch(chunk)?;
+        if acts.len() == b.len() && !b.is_empty() {
+            for (chunk, acts) in b.chunks(bs).zip(acts.chunks_mut(bs)) {
+                w.process_batch_acting(chunk, acts)?;
+            }
+        } else {
+            for chunk in b.chunks(bs) {
+                w.process_batch(chunk)?;
+            }
         }
         Ok(())
     })?;
@@ -177,10 +192,7 @@ mod tests {
     }
 
     impl Feed for Late {
-        fn read(
-            &mut self,
-            each: &mut dyn FnMut(&[RawPacket<'_>]) -> io::Result<()>,
-        ) -> io::Result<u64> {
+        fn read(&mut self, each: &mut Each<'_>) -> io::Result<u64> {
             if self.given || self.made.elapsed() < self.delay {
                 return Ok(0);
             }
@@ -196,7 +208,7 @@ mod tests {
                     data: f,
                 })
                 .collect();
-            each(&b)?;
+            each(&b, &mut [])?;
             Ok(b.len() as u64)
         }
         fn wait(&mut self, timeout: Duration) -> io::Result<()> {

@@ -175,6 +175,19 @@ impl<S: RecordSink + Send> Session<S> {
         results.into_iter().collect()
     }
 
+    /// Every worker acts on `cell`'s policy ([`Worker::act`]): feeds that act on packets
+    /// (NFQUEUE) get each packet's [`wirespeed_act::PacketAct`].
+    pub fn act(&mut self, cell: &std::sync::Arc<wirespeed_act::PolicyCell>, bypass: bool) {
+        match &mut self.run {
+            Run::One(w) => w.act(cell.clone(), bypass),
+            Run::Many(p) => {
+                for w in p.workers.iter_mut() {
+                    w.act(cell.clone(), bypass);
+                }
+            }
+        }
+    }
+
     /// The run's rules (labels, tables, model).
     pub fn rules(&self) -> &Rules {
         &self.rules
