@@ -1510,7 +1510,7 @@ fn inline(a: InlineArgs) -> Result<ExitCode, String> {
         let q = o.queue;
         eprintln!(
             "queue: {} packets: {} accepted, {} dropped, {} marked here, {} flows handed to the kernel; \
-             {} accepted by the kernel unseen (fail open), {} came back with a final action \
+             {} given an id but not delivered (accepted unseen: fail open; a full queue's are not counted by the kernel), {} came back with a final action \
              (firewall rules missing: --print-rules), {} malformed messages",
             q.packets, q.accepted, q.dropped, q.marked, q.bound, q.unseen, q.rules_missing, q.malformed
         );

@@ -179,21 +179,22 @@ impl Inline {
             log: rx,
             lines: Vec::new(),
         };
-        me.wait_for("inline: ready", Duration::from_secs(10));
+        me.wait_for("inline: ready", Duration::from_secs(10))
+            .unwrap();
         me
     }
-    fn wait_for(&mut self, what: &str, limit: Duration) {
+    fn wait_for(&mut self, what: &str, limit: Duration) -> Result<(), String> {
         let t = Instant::now();
         while t.elapsed() < limit {
             if let Ok(l) = self.log.recv_timeout(Duration::from_millis(100)) {
                 let hit = l.contains(what);
                 self.lines.push(l);
                 if hit {
-                    return;
+                    return Ok(());
                 }
             }
         }
-        panic!("no {what:?} in {:#?}", self.lines);
+        Err(format!("no {what:?} in {:#?}", self.lines))
     }
     fn signal(&self, sig: &str) {
         assert!(Command::new("kill")
@@ -359,7 +360,8 @@ fn a_dropped_application_never_reaches_the_server_and_reload_keeps_counters() {
     )
     .unwrap();
     w.signal("-HUP");
-    w.wait_for("policy reloaded", Duration::from_secs(5));
+    w.wait_for("policy reloaded", Duration::from_secs(5))
+        .unwrap();
     let pcap = temp("drop-server.pcap");
     let dump = Tcpdump::start(&t, 's', &t.dev("s0"), &pcap, "tcp port 8080");
     assert_eq!(http_get(&t, "http://198.51.100.1:8080/"), None, "dropped");
@@ -606,6 +608,75 @@ fn traffic_goes_on_within_a_second_of_kill_9() {
     assert!(first_after - killed_at < 1.0, "{text}");
     assert!(after.len() > 150, "{text}");
     drop(w);
+}
+
+#[test]
+fn a_stalled_process_under_a_flood_fails_open() {
+    if !can_run("inline stall") {
+        return;
+    }
+    let t = Topo::new("s");
+    let policy = temp("stall.toml");
+    std::fs::write(
+        &policy,
+        "[[rule]]\nmaster = \"ICMP\"\naction = \"forward\"\n",
+    )
+    .unwrap();
+    t.rules(&policy);
+    let _srv = t.spawn('s', &["iperf3", "-s", "-B", "198.51.100.1", "-1"]);
+    std::thread::sleep(Duration::from_millis(800));
+    let out = temp("stall.json");
+    // Every packet through the process, and a short queue: a stall fills it at once.
+    let mut w = Inline::start(&t, &policy, &out, &["--no-bypass", "--queue-len", "64"]);
+    // A UDP flood through the router while the process is stopped (SIGSTOP) for 1.5 s: what
+    // the kernel cannot queue it must let through, and pings must get answers meanwhile.
+    let flood = t.spawn(
+        'c',
+        &[
+            "iperf3",
+            "-c",
+            "198.51.100.1",
+            "-u",
+            "-b",
+            "200M",
+            "-l",
+            "200",
+            "-t",
+            "4",
+        ],
+    );
+    std::thread::sleep(Duration::from_millis(500));
+    w.signal("-STOP");
+    let o = t.run(
+        'c',
+        &["ping", "-i", "0.01", "-c", "100", "-W", "1", "198.51.100.1"],
+    );
+    w.signal("-CONT");
+    drop(flood);
+    let text = String::from_utf8_lossy(&o.stdout);
+    let replies = text.lines().filter(|l| l.contains("bytes from")).count();
+    let log = w.stop();
+    eprintln!("{replies} of 100 pings answered while the process was stopped\n{log}");
+    // The first pings wait in the full queue (the kernel holds them for the process); the rest
+    // pass unseen. The kernel counts fail-open accepts nowhere: the firewall rule's own packet
+    // counter against the packets wirespeed received says how many.
+    assert!(replies >= 80, "{text}");
+    let seen: u64 = log
+        .lines()
+        .find_map(|l| l.strip_prefix("queue: ")?.split(' ').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("{log}"));
+    let rules = t.run('r', &["iptables-legacy", "-L", "FORWARD", "-v", "-x", "-n"]);
+    let rules = String::from_utf8_lossy(&rules.stdout);
+    let queued: u64 = rules
+        .lines()
+        .find(|l| l.contains("NFQUEUE"))
+        .and_then(|l| l.split_whitespace().next()?.parse().ok())
+        .unwrap_or_else(|| panic!("{rules}"));
+    eprintln!("{queued} packets hit the NFQUEUE rule, wirespeed received {seen}");
+    assert!(
+        queued > seen + 1000,
+        "the kernel let packets through unseen: {queued} queued, {seen} received"
+    );
 }
 
 impl Drop for Inline {

@@ -4,8 +4,9 @@
 //!
 //! Failing open, by construction: the firewall rule carries `--queue-bypass` (no process bound:
 //! packets pass), the queue is bound with the kernel's fail-open flag (a full queue, or a
-//! receive buffer the process does not empty in time: packets pass unseen, counted here by the
-//! gaps in the kernel's packet ids), and a packet this process cannot parse is accepted.
+//! receive buffer the process does not empty in time: packets pass unseen; the second kind is
+//! counted here by the gaps in the kernel's packet ids, the first the kernel counts nowhere),
+//! and a packet this process cannot parse is accepted.
 
 use crate::nfqueue::{self, Queue, QueueConfig, Queued, MARK_MASK, MARK_SHIFT};
 use crate::sys;
@@ -54,8 +55,10 @@ pub struct QueueCounters {
     pub marked: AtomicU64,
     /// Flows handed to the kernel (a repeat verdict with the action in the mark).
     pub bound: AtomicU64,
-    /// Packets the kernel accepted without this process seeing them (fail open: queue full or
-    /// receive buffer full), from the gaps in its packet ids.
+    /// Packets the kernel gave an id but could not hand over (its socket buffer was full), and
+    /// so accepted unseen (fail open), from the gaps in its packet ids. Packets accepted because
+    /// the queue was full get no id and are counted by the kernel nowhere: the NFQUEUE rule's
+    /// packet counter (`iptables-legacy -L -v -x`) minus the packets received says how many.
     pub unseen: AtomicU64,
     /// Packets that came back with a bound action in their mark: the firewall lacks the rules
     /// that act on it (`--print-rules`); answered here.
@@ -183,7 +186,7 @@ pub fn run<S: RecordSink + Send>(
             let p = c.packets.load(Ordering::Relaxed);
             let q = counters.snapshot();
             status(&format!(
-                "inline: {:.0} s, {} packets ({:.1} kpps), {} flows ended, {} dropped, {} marked, {} flows handed to the kernel, {} accepted unseen",
+                "inline: {:.0} s, {} packets ({:.1} kpps), {} flows ended, {} dropped, {} marked, {} flows handed to the kernel, {} not delivered (fail open)",
                 start.elapsed().as_secs_f64(),
                 p,
                 (p - last_packets) as f64 / dt / 1e3,
