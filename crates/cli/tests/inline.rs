@@ -627,7 +627,7 @@ fn a_stalled_process_under_a_flood_fails_open() {
     std::thread::sleep(Duration::from_millis(800));
     let out = temp("stall.json");
     // Every packet through the process, and a short queue: a stall fills it at once.
-    let mut w = Inline::start(&t, &policy, &out, &["--no-bypass", "--queue-len", "64"]);
+    let w = Inline::start(&t, &policy, &out, &["--no-bypass", "--queue-len", "64"]);
     // A UDP flood through the router while the process is stopped (SIGSTOP) for 1.5 s: what
     // the kernel cannot queue it must let through, and pings must get answers meanwhile.
     let flood = t.spawn(
