@@ -33,7 +33,8 @@ pub struct PacketAct {
     /// Write this DSCP into its IP header before accepting it.
     pub dscp: Option<u8>,
     /// The flow's action is final: hand it to the kernel (the mark code of [`bind_code`]), so
-    /// its later packets need no trip to user space. 0: not now.
+    /// its later packets need no trip to user space. 0: not now. Set on every packet of such a
+    /// flow that still arrives (the kernel may track it as several connections).
     pub bind: u8,
 }
 
@@ -431,9 +432,14 @@ impl Actor {
             st.dropped_packets += 1;
             st.dropped_bytes += u64::from(ip_len);
         }
-        if self.bypass && flow.settled && !st.bound {
+        // Every packet of a settled flow that still comes here is handed over: the first, and
+        // any of a connection the kernel keys apart from ours (another ICMP echo id on the same
+        // pair of hosts, a connection tracked anew after its entry expired).
+        let mut newly = false;
+        if self.bypass && flow.settled {
             if let Some(code) = bind_code(action) {
                 out.bind = code;
+                newly = !st.bound;
                 st.bound = true;
             }
         }
@@ -447,7 +453,7 @@ impl Actor {
             if pass && out.dscp.is_some() {
                 c.marked += 1;
             }
-            if out.bind != 0 {
+            if newly {
                 c.bound += 1;
             }
         }

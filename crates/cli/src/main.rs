@@ -1509,7 +1509,7 @@ fn inline(a: InlineArgs) -> Result<ExitCode, String> {
         eprint!("{}", summary.render(false));
         let q = o.queue;
         eprintln!(
-            "queue: {} packets: {} accepted, {} dropped, {} marked here, {} flows handed to the kernel; \
+            "queue: {} packets: {} accepted, {} dropped, {} marked here, {} handed to the kernel; \
              {} given an id but not delivered (accepted unseen: fail open; a full queue's are not counted by the kernel), {} came back with a final action \
              (firewall rules missing: --print-rules), {} malformed messages",
             q.packets, q.accepted, q.dropped, q.marked, q.bound, q.unseen, q.rules_missing, q.malformed

@@ -32,15 +32,28 @@ impl Inline {
         }
     }
 
-    /// Decide a packet of `f` (in `slot`), `len` bytes at `ts`.
+    /// Decide a packet of `f` (in `slot`), `len` bytes at `ts`; `payload`: it carried one.
     #[inline]
-    pub(crate) fn packet(&mut self, slot: u32, f: &Flow<FlowExt>, len: u32, ts: u64) -> PacketAct {
+    pub(crate) fn packet(
+        &mut self,
+        slot: u32,
+        f: &Flow<FlowExt>,
+        len: u32,
+        ts: u64,
+        payload: bool,
+    ) -> PacketAct {
         let verdict = f
             .ext
             .class
             .verdict()
             .map(|v| (v.label, v.method, v.confidence));
-        let settled = !self.dpi || wirespeed_dpi::is_done(f.ext.dpi);
+        // Settled: payload inspection is done with the flow, or it will never start (it saw a
+        // payload and took no context: a transport it does not inspect, or its pool is full),
+        // so the label other methods gave is the last.
+        let h = f.ext.dpi;
+        let settled = !self.dpi
+            || wirespeed_dpi::is_done(h)
+            || (payload && h == wirespeed_dpi::NO_HANDLE);
         let flow = FlowRef {
             slot,
             serial: f.serial,

@@ -375,7 +375,7 @@ impl<S: RecordSink> Worker<S> {
             // An inline run: what this packet gets, by its flow's label now.
             if let Some(inl) = stage.act.as_mut() {
                 if let Some(a) = acts.get_mut(q.idx as usize) {
-                    *a = inl.packet(r.slot(), f, q.len, q.ts);
+                    *a = inl.packet(r.slot(), f, q.len, q.ts, q.payload_len > 0);
                 }
             }
         }

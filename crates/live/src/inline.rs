@@ -53,7 +53,8 @@ pub struct QueueCounters {
     pub dropped: AtomicU64,
     /// Packets accepted with their DSCP rewritten here.
     pub marked: AtomicU64,
-    /// Flows handed to the kernel (a repeat verdict with the action in the mark).
+    /// Packets answered with a hand-off to the kernel (a repeat verdict with the action in the
+    /// mark): a flow's first once it is settled, and any of a connection the kernel tracks apart.
     pub bound: AtomicU64,
     /// Packets the kernel gave an id but could not hand over (its socket buffer was full), and
     /// so accepted unseen (fail open), from the gaps in its packet ids. Packets accepted because
@@ -186,7 +187,7 @@ pub fn run<S: RecordSink + Send>(
             let p = c.packets.load(Ordering::Relaxed);
             let q = counters.snapshot();
             status(&format!(
-                "inline: {:.0} s, {} packets ({:.1} kpps), {} flows ended, {} dropped, {} marked, {} flows handed to the kernel, {} not delivered (fail open)",
+                "inline: {:.0} s, {} packets ({:.1} kpps), {} flows ended, {} dropped, {} marked, {} hand-offs to the kernel, {} not delivered (fail open)",
                 start.elapsed().as_secs_f64(),
                 p,
                 (p - last_packets) as f64 / dt / 1e3,

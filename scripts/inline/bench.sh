@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# Inline throughput, latency and packet rate against the kernel's own forwarding, in the
+# namespaces of topo.sh (client -> router -> server over veth pairs, offloads off):
+#   kernel        the router forwards, no firewall rule
+#   inline        `wirespeed inline` with a 20-rule policy, flows handed to the kernel once final
+#   inline-nobypass  the same, every packet through wirespeed
+# For each: iperf3 TCP (one stream, 5 s), ping's median round trip (500 pings, 2 ms apart), and
+# the packets per second the server receives of 64-byte frames (UDP, 18-byte payload, iperf3
+# sending as fast as it can for 5 s).
+#   scripts/inline/bench.sh [path/to/wirespeed]
+set -euo pipefail
+W=${1:-target/release/wirespeed}
+here=$(cd "$(dirname "$0")" && pwd)
+n=wsb$$
+tmp=$(mktemp -d)
+trap '"$here/topo.sh" down $n >/dev/null 2>&1 || true; rm -rf "$tmp"' EXIT
+"$here/topo.sh" up $n
+apps=(BitTorrent YouTube Netflix Facebook TikTok Instagram Spotify Steam Twitch WhatsApp
+      Telegram Zoom Skype_Teams Dropbox eDonkey Tor OpenVPN WireGuard Xbox)
+: > "$tmp/policy.toml"
+for i in "${!apps[@]}"; do
+    printf '[[rule]]\nname = "r%d"\napp = "%s"\naction = "drop"\n\n' "$i" "${apps[$i]}" >> "$tmp/policy.toml"
+done
+printf '[[rule]]\nname = "web"\ncategory = "Web"\naction = "mark"\ndscp = "AF21"\n' >> "$tmp/policy.toml"
+"$W" inline --policy "$tmp/policy.toml" --check | tail -n +2 | wc -l | xargs echo "policy rules (with the 2 fall-backs):" >&2
+ip netns exec $n-s iperf3 -s -D -B 198.51.100.1 >/dev/null 2>&1
+sleep 0.5
+tcp() {
+    ip netns exec $n-c iperf3 -c 198.51.100.1 -t 5 -O 1 -J | python3 -c \
+        'import json,sys; d=json.load(sys.stdin); print("%.2f" % (d["end"]["sum_received"]["bits_per_second"]/1e9))'
+}
+rtt() {
+    ip netns exec $n-c ping -q -n -i 0.002 -c 500 198.51.100.1 >/dev/null
+    ip netns exec $n-c ping -n -i 0.002 -c 500 198.51.100.1 | python3 -c \
+        'import sys,statistics; t=[float(l.split("time=")[1].split()[0]) for l in sys.stdin if "time=" in l]; print("%.0f" % (statistics.median(t)*1000))'
+}
+pps() {
+    ip netns exec $n-c iperf3 -c 198.51.100.1 -u -b 0 -l 18 -t 5 -J | python3 -c \
+        'import json,sys; d=json.load(sys.stdin); s=d["end"]["sum"]; print("%.0f %.0f" % (s["packets"]/s["seconds"], s["lost_percent"]))'
+}
+rules() {
+    ip netns exec $n-r iptables-legacy -F
+    ip netns exec $n-r iptables-legacy -t mangle -F
+    if [ "$1" != none ]; then
+        "$W" inline --queue 0 --policy "$tmp/policy.toml" --print-rules $1 | grep '^iptables' | ip netns exec $n-r sh
+    fi
+}
+row() {
+    local name=$1
+    local t r p
+    t=$(tcp); r=$(rtt); p=$(pps)
+    echo "$name	$t	$r	${p% *}	${p#* }"
+}
+echo "setup	TCP Gbit/s	ping median µs	64-byte pps received	UDP loss %"
+rules none
+row kernel
+for mode in "" --no-bypass; do
+    rules "${mode:-}"
+    ip netns exec $n-r "$W" inline --queue 0 --policy "$tmp/policy.toml" -o /dev/null --status 0 $mode 2> "$tmp/log" &
+    pid=$!
+    sleep 1
+    row "inline${mode:+ $mode}"
+    kill -TERM $pid; wait $pid || true
+    grep -E '^queue:' "$tmp/log" | cut -c1-160 >&2
+done
