@@ -1,16 +1,39 @@
-//! GTP over UDP: GTPv1 (version 1, protocol type 1) with a length equal to the datagram less
+//! GTP over UDP, named by plane as nDPI names it (master `GTP`, apps `GTP_U`, `GTP_C` and
+//! `GTP_PRIME`).
+//!
+//! What is checked: GTPv1 (version 1, protocol type 1) with a length equal to the datagram less
 //! its 8-byte mandatory header, and GTPv2-C (version 2) with a length equal to the datagram
 //! less 4; both with a known message type. GTP' (3GPP TS 32.295, charging records, UDP 3386):
 //! protocol type 0, the spare bits set, a 6-byte header (20 in version 0) and a length that ends
 //! the datagram, with an echo, node-alive, redirection or data-record-transfer message.
+//!
+//! Which plane, as the specifications split the message types:
+//! * GTPv2 (3GPP TS 29.274) is control plane only: `GTP_C`.
+//! * GTPv1-U (TS 29.281 §6.1, table 6.1-1) has its own messages: G-PDU (255), End Marker (254)
+//!   and Error Indication (26): `GTP_U`. Echo Request/Response (1, 2) and Supported Extension
+//!   Headers Notification (31) exist on both planes (TS 29.060 §7.1 table 1 marks them for
+//!   GTP-C and GTP-U), so the registered port decides: 2152 (IANA gtp-user) on either side gives
+//!   `GTP_U`, anything else `GTP_C` (2123, IANA gtp-control). Every other GTPv1 message type is
+//!   a control message of TS 29.060: `GTP_C`.
+//! * GTP' (TS 32.295): `GTP_PRIME`.
 
-use crate::proto::label;
 use crate::{Cx, Inspector, Label, Probe, UDP};
 
-/// nDPI's GTP label.
-pub static LABEL: Label = label("GTP", "Network");
+/// nDPI's label for the GTP user plane (GTPv1-U, TS 29.281).
+pub static GTP_U: Label = Label {
+    app: "GTP_U",
+    master: "GTP",
+    category: "Network",
+};
 
-/// nDPI's label for GTP' (GTP prime).
+/// nDPI's label for the GTP control plane (GTPv1-C, TS 29.060; GTPv2-C, TS 29.274).
+pub static GTP_C: Label = Label {
+    app: "GTP_C",
+    master: "GTP",
+    category: "Network",
+};
+
+/// nDPI's label for GTP' (GTP prime, TS 32.295).
 pub static PRIME: Label = Label {
     app: "GTP_PRIME",
     master: "GTP",
@@ -22,11 +45,14 @@ pub static INSPECTOR: Inspector = Inspector {
     name: "gtp",
     transports: UDP,
     ports: &[2123, 2152, 3386],
-    labels: &[&LABEL, &PRIME],
+    labels: &[&GTP_U, &GTP_C, &PRIME],
     min_udp: 0,
     ports_required: false,
     probe,
 };
+
+/// The registered GTP-U port (IANA gtp-user).
+const GTPU_PORT: u16 = 2152;
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
     let d = cx.data;
@@ -40,19 +66,22 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         let ok = matches!(ty, 1..=7 | 240 | 241) && len + header == d.len();
         return Probe::certain_if(ok, &PRIME);
     }
-    let ok = match flags >> 5 {
-        1 => flags & 0x10 != 0 && matches!(ty, 1..=7 | 16..=31 | 254 | 255) && len + 8 == d.len(),
-        2 => {
-            flags & 0x07 == 0
-                && matches!(ty, 1..=3 | 32..=39 | 64..=73 | 95..=101 | 128..=130 | 160..=179 | 200..=203 | 211 | 231..=240)
-                && len + 4 == d.len()
+    match flags >> 5 {
+        1 if flags & 0x10 != 0 && matches!(ty, 1..=7 | 16..=31 | 254 | 255) && len + 8 == d.len() => {
+            let user = match ty {
+                26 | 254 | 255 => true,
+                1 | 2 | 31 => cx.hints.port(GTPU_PORT),
+                _ => false,
+            };
+            Probe::Certain(if user { &GTP_U } else { &GTP_C })
         }
-        _ => false,
-    };
-    if ok {
-        Probe::Certain(&LABEL)
-    } else {
-        Probe::NotForUs
+        2 if flags & 0x07 == 0
+            && matches!(ty, 1..=3 | 32..=39 | 64..=73 | 95..=101 | 128..=130 | 160..=179 | 200..=203 | 211 | 231..=240)
+            && len + 4 == d.len() =>
+        {
+            Probe::Certain(&GTP_C)
+        }
+        _ => Probe::NotForUs,
     }
 }
 
