@@ -12,6 +12,9 @@
 //!   was an inspector of its own tried on 631 only).
 //! * SOAP: a `SOAPAction` header (SOAP 1.1, W3C Note, §6.1.1), nDPI's test. SOAP 1.2 without
 //!   it (its action a parameter of `application/soap+xml`, RFC 3902) stays HTTP, as in nDPI.
+//! * MS_RPCH, RPC over HTTP ([MS-RPCH] §2.1.2.1.1 and §2.1.2.1.2): the IN and OUT channels of
+//!   RPC over HTTP v2 are opened by requests with the methods `RPC_IN_DATA` and `RPC_OUT_DATA`
+//!   (no other HTTP use of these method names exists), nDPI's test.
 //! * MPEG-DASH (nDPI's MpegDash): a GET of a path ending `.m4s` or `.mp4` (the segments of
 //!   ISO/IEC 23009-1; nDPI names a request line ending `.mp4 HTTP/1.1` so: a query string after
 //!   the name does not count), or a request whose body is `video/mp4`. The manifest (`.mpd`,
@@ -55,6 +58,9 @@ pub static MPEGDASH: Label = sub("MpegDash", "Media");
 pub static SOAP: Label = sub("SOAP", "RPC");
 /// nDPI's IPP label (`HTTP.IPP`, as ipp.pcap's verdicts print it).
 pub static IPP: Label = sub("IPP", "System");
+/// nDPI's label for RPC over HTTP (`HTTP.MS_RPCH`; the category is that of its predecessor,
+/// nDPI's `RPC` on the same methods, which no corpus flow prints).
+pub static MS_RPCH: Label = sub("MS_RPCH", "RPC");
 
 /// An application carried by HTTP: master HTTP.
 const fn sub(app: &'static str, category: &'static str) -> Label {
@@ -74,14 +80,15 @@ pub static INSPECTOR: Inspector = Inspector {
     transports: TCP,
     ports: &[80, 8080, 8000, 8008, 3128],
     labels: &[
-        &LABEL, &PROXY, &CONNECT, &HTTP2, &WEBDAV, &OCSP, &HLS, &MPEGDASH, &SOAP, &IPP,
+        &LABEL, &PROXY, &CONNECT, &HTTP2, &WEBDAV, &OCSP, &HLS, &MPEGDASH, &SOAP, &IPP, &MS_RPCH,
     ],
     min_udp: 0,
     ports_required: false,
     probe,
 };
 
-/// Request methods recognised at the start of a client's stream (RFC 9110 and WebDAV).
+/// Request methods recognised at the start of a client's stream (RFC 9110, WebDAV and
+/// [MS-RPCH]).
 const METHODS: &[&[u8]] = &[
     b"GET ",
     b"POST ",
@@ -101,6 +108,8 @@ const METHODS: &[&[u8]] = &[
     b"UNLOCK ",
     b"REPORT ",
     b"SEARCH ",
+    b"RPC_IN_DATA ",
+    b"RPC_OUT_DATA ",
 ];
 
 /// Per-flow state (SOCKS keeps its own after it: see `socks`).
@@ -117,13 +126,14 @@ pub(crate) struct State {
 }
 
 /// The applications [`State::app`] names (index + 1).
-static APPS: [&Label; 6] = [&WEBDAV, &OCSP, &HLS, &MPEGDASH, &SOAP, &IPP];
+static APPS: [&Label; 7] = [&WEBDAV, &OCSP, &HLS, &MPEGDASH, &SOAP, &IPP, &MS_RPCH];
 const APP_WEBDAV: u8 = 1;
 const APP_OCSP: u8 = 2;
 const APP_HLS: u8 = 3;
 const APP_MPEGDASH: u8 = 4;
 const APP_SOAP: u8 = 5;
 const APP_IPP: u8 = 6;
+const APP_MS_RPCH: u8 = 7;
 
 /// WebDAV's methods (RFC 4918 §9).
 const WEBDAV_METHODS: [&str; 7] = ["PROPFIND", "PROPPATCH", "MKCOL", "COPY", "MOVE", "LOCK", "UNLOCK"];
@@ -137,6 +147,9 @@ fn media_type(v: &[u8]) -> &[u8] {
 fn request_app(method: &str, path: &str, ctype: &[u8], soap_action: bool) -> u8 {
     if WEBDAV_METHODS.contains(&method) {
         return APP_WEBDAV;
+    }
+    if method == "RPC_IN_DATA" || method == "RPC_OUT_DATA" {
+        return APP_MS_RPCH;
     }
     let media = media_type(ctype);
     let post = method == "POST";

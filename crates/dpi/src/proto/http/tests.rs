@@ -372,3 +372,44 @@ fn state_is_small() {
     assert!(std::mem::size_of::<State>() < crate::STATE_BYTES);
 }
 
+
+// impacket 0.13.1 (PyPI), `DCERPCTransportFactory('ncacn_http:[6001,RpcProxy=192.0.2.2:80]...')`
+// then `connect()` from 192.0.2.1 to a stub proxy on 192.0.2.2:80 in network namespaces: the
+// IN channel's first request, with its NTLM negotiate (tshark 4.0.17: http:ntlmssp, method
+// RPC_IN_DATA, URI /rpc/rpcproxy.dll).
+const RPC_IN_DATA: &str = "5250435f494e5f44415441202f7270632f72706370726f78792e646c6c20485454502f312e310d0a486f73743a20\
+    3139322e302e322e320d0a4163636570742d456e636f64696e673a206964656e746974790d0a557365722d4167656e\
+    743a204d535250430d0a43616368652d436f6e74726f6c3a206e6f2d63616368650d0a436f6e6e656374696f6e3a20\
+    4b6565702d416c6976650d0a4578706563743a203130302d636f6e74696e75650d0a4163636570743a206170706c69\
+    636174696f6e2f7270630d0a507261676d613a204e6f2d63616368650d0a436f6e74656e742d4c656e6774683a2030\
+    0d0a417574686f72697a6174696f6e3a204e544c4d20546c524d54564e54554141424141414142514b496f41414141\
+    4141414141414141414141414141414141413d0d0a0d0a";
+
+// Built from [MS-RPCH] §2.1.2.1.2 (the OUT channel request: method RPC_OUT_DATA, the RPC
+// server and port in the query) with the headers of impacket's OUT channel (Content-Length 76,
+// the size of the CONN/A1 RTS PDU that follows); tshark 4.0.17 (body desegmentation off, since the body is not here):
+// http, method RPC_OUT_DATA, URI /rpc/rpcproxy.dll?exchange.example:6001.
+const RPC_OUT_DATA: &str = "5250435f4f55545f44415441202f7270632f72706370726f78792e646c6c3f65786368616e67652e6578616d706c65\
+    3a3630303120485454502f312e310d0a4163636570743a206170706c69636174696f6e2f7270630d0a557365722d41\
+    67656e743a204d535250430d0a486f73743a203139322e302e322e320d0a436f6e74656e742d4c656e6774683a2037\
+    360d0a436f6e6e656374696f6e3a204b6565702d416c6976650d0a43616368652d436f6e74726f6c3a206e6f2d6361\
+    6368650d0a507261676d613a206e6f2d63616368650d0a0d0a";
+
+/// RPC over HTTP v2: both channel methods name the flow HTTP.MS_RPCH, as nDPI does, on the
+/// request and whatever the answer.
+#[test]
+fn ms_rpch_channels() {
+    for v in [RPC_IN_DATA, RPC_OUT_DATA] {
+        assert_eq!(named(80, &[(true, &hex(v))]).as_deref(), Some("HTTP.MS_RPCH"), "{v}");
+    }
+    let denied = b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"rpc\"\r\nContent-Length: 0\r\n\r\n";
+    let flow = [(true, &hex(RPC_IN_DATA)[..]), (false, &denied[..])];
+    assert_eq!(named(80, &flow).as_deref(), Some("HTTP.MS_RPCH"));
+    assert_eq!(named(8443, &[(true, &hex(RPC_OUT_DATA))]).as_deref(), Some("HTTP.MS_RPCH"));
+    // Near misses: a POST to the same proxy URL is plain HTTP; a method that only starts like
+    // one is no request at all.
+    let post = b"POST /rpc/rpcproxy.dll?exchange.example:6001 HTTP/1.1\r\nHost: x\r\nUser-Agent: MSRPC\r\n\r\n";
+    assert_eq!(named(80, &[(true, post)]).as_deref(), Some("HTTP.HTTP"));
+    let other = b"RPC_IN_DATAX /rpc/rpcproxy.dll HTTP/1.1\r\nHost: x\r\n\r\n";
+    assert_eq!(named(80, &[(true, other)]), None);
+}
