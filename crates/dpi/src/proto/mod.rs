@@ -241,6 +241,8 @@ protocols! {
     // Issue 20, batch 5: tunnels, games with public specifications.
     yojimbo,
     warcraft3,
+    // Issue 20, batch 6 (class A remainder).
+    flute,
     // Named by address block and port, as nDPI does (no payload test is possible).
     apple_push,
     protobuf, // structural only, no magic: after every parser that could name the flow
