@@ -243,6 +243,7 @@ protocols! {
     warcraft3,
     // Issue 20, batch 6 (class A remainder).
     flute,
+    ansi_c1222,
     // Named by address block and port, as nDPI does (no payload test is possible).
     apple_push,
     protobuf, // structural only, no magic: after every parser that could name the flow
