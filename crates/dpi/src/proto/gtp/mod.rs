@@ -2,7 +2,8 @@
 //! `GTP_PRIME`).
 //!
 //! What is checked: GTPv1 (version 1, protocol type 1) with a length equal to the datagram less
-//! its 8-byte mandatory header, and GTPv2-C (version 2) with a length equal to the datagram
+//! its 8-byte mandatory header (and covering the 4 optional bytes when a flag says they are
+//! there), and GTPv2-C (version 2) with a length equal to the datagram
 //! less 4; both with a known message type. GTP' (3GPP TS 32.295, charging records, UDP 3386):
 //! protocol type 0, the spare bits set, a 6-byte header (20 in version 0) and a length that ends
 //! the datagram, with an echo, node-alive, redirection or data-record-transfer message.
@@ -67,7 +68,14 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         return Probe::certain_if(ok, &PRIME);
     }
     match flags >> 5 {
-        1 if flags & 0x10 != 0 && matches!(ty, 1..=7 | 16..=31 | 254 | 255) && len + 8 == d.len() => {
+        // With any of E, S and PN set the 4 bytes of sequence number, N-PDU number and next
+        // extension type follow the mandatory header and count in the length (TS 29.281 §5.1,
+        // TS 29.060 §6).
+        1 if flags & 0x10 != 0
+            && matches!(ty, 1..=7 | 16..=31 | 254 | 255)
+            && len + 8 == d.len()
+            && (flags & 0x07 == 0 || len >= 4) =>
+        {
             let user = match ty {
                 26 | 254 | 255 => true,
                 1 | 2 | 31 => cx.hints.port(GTPU_PORT),

@@ -16,6 +16,13 @@ fn look_alike() {
     // gtp_false_positive.pcapng frame 7 (first 16 bytes): "version 2" but a length of 2.
     let v = hex("4601000002790300c800c58bbda67337");
     assert_eq!(run(&INSPECTOR, UDP, 50140, 2123, true, &v), Probe::NotForUs);
+    // gtp_false_positive.pcapng, 50.7.111.134:17000 -> 2123 (nDPI: GTP by port only): flags
+    // 0x37 say a sequence number, N-PDU number and extension follow, but the length is 0.
+    let v = hex("3703000042000000");
+    assert_eq!(run(&INSPECTOR, UDP, 2123, 17000, false, &v), Probe::NotForUs);
+    // The same message with its 4 optional bytes is one.
+    let v = hex("370300044200000000000000");
+    assert_eq!(run(&INSPECTOR, UDP, 2123, 17000, false, &v), Probe::Certain(&GTP_C));
 }
 
 // The vectors below were made by scapy 2.8.0's GTP layers (scapy.contrib.gtp, gtp_v2), written
