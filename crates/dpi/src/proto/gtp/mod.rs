@@ -55,6 +55,15 @@ pub static INSPECTOR: Inspector = Inspector {
 /// The registered GTP-U port (IANA gtp-user).
 const GTPU_PORT: u16 = 2152;
 
+/// The GTPv1 message types of TS 29.060 §7.1 table 1 (GTP-C, with the echo, error indication
+/// and supported-extension-headers messages GTP-U shares) and TS 29.281's End Marker and G-PDU.
+fn v1_message(ty: u8) -> bool {
+    matches!(
+        ty,
+        1..=7 | 16..=37 | 48..=62 | 70 | 96..=105 | 112..=121 | 128 | 129 | 254 | 255
+    )
+}
+
 fn probe(cx: &mut Cx<'_>) -> Probe {
     let d = cx.data;
     let (Some(&flags), Some(&ty), Some(l)) = (d.first(), d.get(1), d.get(2..4)) else {
@@ -72,7 +81,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         // extension type follow the mandatory header and count in the length (TS 29.281 §5.1,
         // TS 29.060 §6).
         1 if flags & 0x10 != 0
-            && matches!(ty, 1..=7 | 16..=31 | 254 | 255)
+            && v1_message(ty)
             && len + 8 == d.len()
             && (flags & 0x07 == 0 || len >= 4) =>
         {

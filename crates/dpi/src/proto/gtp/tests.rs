@@ -74,8 +74,21 @@ fn gtpv1_c_create_pdp_context() {
     assert_eq!(run(&INSPECTOR, UDP, 2152, 40001, true, &v), Probe::Certain(&GTP_C));
     assert_eq!(classify(UDP, 2123, 40001, &[(true, &v)]), Some("GTP"));
     let mut ty = v.clone();
-    ty[1] = 0x60; // not a message type the inspector knows
+    ty[1] = 0x40; // not a message type of TS 29.060
     assert_eq!(run(&INSPECTOR, UDP, 2123, 40001, true, &ty), Probe::NotForUs);
+}
+
+#[test]
+fn gtpv1_c_beyond_pdp_contexts() {
+    // Built from TS 29.060 (§6 header with a sequence number, §7.5.3 SGSN Context Request with
+    // the Routeing Area Identity, TEID Control Plane and SGSN Address IEs of §7.7); tshark
+    // 4.0.17: gtp, "SGSN context request (0x32)", RAI, TEID-C 0x2000, GSN address 192.0.2.1.
+    let v = hex("3232001700000000000700000300f1100001011100002000850004c0000201");
+    assert_eq!(run(&INSPECTOR, UDP, 2123, 40000, false, &v), Probe::Certain(&GTP_C));
+    assert_eq!(classify(UDP, 2123, 40000, &[(true, &v)]), Some("GTP"));
+    let mut ty = v.clone();
+    ty[1] = 0x3f; // between UE Registration Query Response (0x3e) and RAN Information Relay
+    assert_eq!(run(&INSPECTOR, UDP, 2123, 40000, false, &ty), Probe::NotForUs);
 }
 
 #[test]
