@@ -284,3 +284,14 @@ fn shared_bucket_polices_all_the_rules_flows() {
     // 2 s at 10 kB/s plus the 1 kB burst.
     assert!((19_000..=21_000).contains(&passed), "{passed}");
 }
+
+/// The per-flow state is allocated for every slot of the flow table in inline runs: its size is
+/// a choice (DESIGN.md says 64 bytes).
+#[test]
+fn flow_state_stays_small() {
+    assert!(
+        std::mem::size_of::<super::FlowAct>() <= 64,
+        "{}",
+        std::mem::size_of::<super::FlowAct>()
+    );
+}

@@ -51,9 +51,8 @@ impl Inline {
         // payload and took no context: a transport it does not inspect, or its pool is full),
         // so the label other methods gave is the last.
         let h = f.ext.dpi;
-        let settled = !self.dpi
-            || wirespeed_dpi::is_done(h)
-            || (payload && h == wirespeed_dpi::NO_HANDLE);
+        let settled =
+            !self.dpi || wirespeed_dpi::is_done(h) || (payload && h == wirespeed_dpi::NO_HANDLE);
         let flow = FlowRef {
             slot,
             serial: f.serial,

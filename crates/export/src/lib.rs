@@ -404,8 +404,12 @@ mod tests {
         let text = String::from_utf8(c.into_inner().unwrap()).unwrap();
         let mut rd = ::csv::Reader::from_reader(text.as_bytes());
         let row = rd.records().next().unwrap().unwrap();
-        // Without --features and --community-id the CSV has every other column.
-        assert_eq!(row.len(), FIELDS.len() - FEATURE_FIELDS.len() - 1);
+        // Without --features, --community-id and the inline fields the CSV has every other
+        // column.
+        assert_eq!(
+            row.len(),
+            FIELDS.len() - FEATURE_FIELDS.len() - 1 - ACT_FIELDS.len()
+        );
         assert_eq!(&row[row.len() - META_COUNT], "a\"b,c");
     }
 
@@ -449,10 +453,18 @@ mod tests {
     fn csv_header_matches_columns_and_quotes() {
         let mut w = CsvWriter::new(Vec::new(), true)
             .with_features(true)
-            .with_community_id(true);
+            .with_community_id(true)
+            .with_action(true);
         let l = labels();
         let mut r = rec(&l);
         r.l4 = 253;
+        r.act = Some(ActFields {
+            rule: "no,web",
+            action: "drop",
+            dropped_pkts: 3,
+            dropped_bytes: 180,
+            bound: true,
+        });
         w.write(&r).unwrap();
         w.finish().unwrap();
         let text = String::from_utf8(w.out).unwrap();
@@ -465,14 +477,15 @@ mod tests {
         ));
         assert!(
             row.contains(
-                ",fin,TLS.Google,Google,TLS,Web,,port,0.26,1,0,TLS.Google,port,,60 -1452,0 -1400,1500,2 24,443,"
+                ",fin,TLS.Google,Google,TLS,Web,,port,0.26,1,0,TLS.Google,port,,\"no,web\",drop,3,180,true,60 -1452,0 -1400,1500,2 24,443,"
             ),
             "{row}"
         );
         // The statistical verdict, then the payload metadata (none set here) close the row.
         let tail = format!(",253,TLS,WEB,0.50{}", ",".repeat(META_COUNT));
         assert!(row.ends_with(&tail), "{row}");
-        assert_eq!(row.split(',').count(), FIELDS.len() + 4, "{row}");
+        // source and pcap, and a comma inside each of the three quoted fields.
+        assert_eq!(row.split(',').count(), FIELDS.len() + 5, "{row}");
     }
 
     /// `http_status`, `dns_qtype` and `dns_rcode` are JSON numbers, checked by name (the writer
@@ -520,7 +533,8 @@ mod tests {
         for r in [rec_meta(&labels()), rec(&labels())] {
             let mut w = JsonLinesWriter::new(Vec::new(), false)
                 .with_features(true)
-                .with_community_id(true);
+                .with_community_id(true)
+                .with_action(true);
             w.write(&r).unwrap();
             let line = String::from_utf8(w.into_inner().unwrap()).unwrap();
             let mut at = 0;
@@ -543,7 +557,9 @@ mod tests {
         let keys: Vec<&String> = v.as_object().unwrap().keys().collect();
         let want: Vec<&&str> = FIELDS
             .iter()
-            .filter(|f| !FEATURE_FIELDS.contains(f) && **f != COMMUNITY_FIELD)
+            .filter(|f| {
+                !FEATURE_FIELDS.contains(f) && **f != COMMUNITY_FIELD && !ACT_FIELDS.contains(f)
+            })
             .collect();
         assert_eq!(keys.len(), want.len());
         let c = CsvWriter::new(Vec::new(), false).into_inner().unwrap();
