@@ -2,12 +2,13 @@
 //! namespaces the test makes (`scripts/inline/topo.sh`, documentation addresses only), the
 //! router's FORWARD chain queueing to wirespeed with the rules `--print-rules` gives. What the
 //! policy did is judged from the packets tcpdump sees on the server's (or client's) side, not
-//! from wirespeed's own counters: a dropped application's request never arrives, marked
-//! packets carry the DSCP, a rate limit holds within 10% by iperf3's receiver, and traffic
-//! goes on within a second of `kill -9`.
+//! from wirespeed's own counters: a dropped application's request (HTTP) or ClientHello (TLS,
+//! by its server name) never arrives, marked packets carry the DSCP, a rate limit holds within
+//! 10% by iperf3's receiver, traffic goes on within a second of `kill -9`, and a stalled
+//! process under a flood lets traffic through.
 //!
-//! Needs root, iproute2, iptables-legacy, tcpdump, iperf3, ping and python3; skipped, loudly,
-//! without them, and failed under `CI=true` (CI installs them).
+//! Needs root, iproute2, iptables-legacy, tcpdump, iperf3, ping, python3 and openssl; skipped,
+//! loudly, without them, and failed under `CI=true` (CI installs them).
 
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -44,6 +45,7 @@ fn can_run(test: &str) -> bool {
         "iperf3",
         "ping",
         "python3",
+        "openssl",
     ]
     .into_iter()
     .filter(|c| !have(c))
@@ -608,6 +610,100 @@ fn traffic_goes_on_within_a_second_of_kill_9() {
     assert!(first_after - killed_at < 1.0, "{text}");
     assert!(after.len() > 150, "{text}");
     drop(w);
+}
+
+#[test]
+fn tls_is_dropped_by_the_server_name_and_other_names_pass() {
+    if !can_run("inline tls") {
+        return;
+    }
+    let t = Topo::new("t");
+    let policy = temp("tls.toml");
+    std::fs::write(
+        &policy,
+        "[[rule]]\nname = \"no-yt\"\napp = \"YouTube\"\naction = \"drop\"\n",
+    )
+    .unwrap();
+    t.rules(&policy);
+    let (key, cert) = (temp("tls.key"), temp("tls.crt"));
+    let o = Command::new("openssl")
+        .args([
+            "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "1", "-subj", "/CN=test",
+        ])
+        .arg("-keyout")
+        .arg(&key)
+        .arg("-out")
+        .arg(&cert)
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let _srv = t.spawn(
+        's',
+        &[
+            "openssl",
+            "s_server",
+            "-accept",
+            "8443",
+            "-www",
+            "-key",
+            key.to_str().unwrap(),
+            "-cert",
+            cert.to_str().unwrap(),
+        ],
+    );
+    std::thread::sleep(Duration::from_millis(800));
+    let out = temp("tls.json");
+    let w = Inline::start(&t, &policy, &out, &[]);
+    let hello = |name: &str| {
+        let o = t.run(
+            'c',
+            &[
+                "timeout",
+                "4",
+                "openssl",
+                "s_client",
+                "-connect",
+                "198.51.100.1:8443",
+                "-servername",
+                name,
+            ],
+        );
+        String::from_utf8_lossy(&o.stdout).contains("Cipher is")
+    };
+    assert!(
+        hello("www.example.org"),
+        "a name no rule names: the handshake completes"
+    );
+    let pcap = temp("tls-server.pcap");
+    let dump = Tcpdump::start(&t, 's', &t.dev("s0"), &pcap, "tcp port 8443");
+    assert!(!hello("www.youtube.com"), "dropped at the ClientHello");
+    let seen = dump.read(&pcap);
+    let log = w.stop();
+    let from_client = packets(&seen, "192.0.2.1", "198.51.100.1.8443");
+    let with_payload: Vec<_> = from_client
+        .iter()
+        .filter(|h| length(h).unwrap() > 60)
+        .collect();
+    assert!(
+        with_payload.is_empty(),
+        "a ClientHello reached the server: {seen:#?}"
+    );
+    let recs = std::fs::read_to_string(&out).unwrap();
+    let yt: Vec<serde_json::Value> = recs
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|r: &serde_json::Value| r["sni"] == "www.youtube.com")
+        .collect();
+    assert!(!yt.is_empty(), "{recs}");
+    assert!(
+        yt.iter()
+            .all(|r| r["action"] == "drop" && r["app"] == "YouTube"),
+        "{recs}"
+    );
+    eprintln!(
+        "{} client packets of the dropped handshake reached the server, none with payload\n{log}",
+        from_client.len()
+    );
 }
 
 #[test]
