@@ -706,6 +706,125 @@ fn tls_is_dropped_by_the_server_name_and_other_names_pass() {
     );
 }
 
+/// A DNS server of a few lines (python's socket module): answers every A query with
+/// 203.0.113.5, as RFC 1035 §4.1 lays the message out.
+const DNS_SERVER: &str = r#"
+import socket
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.bind(("198.51.100.1", 53))
+while True:
+    q, a = s.recvfrom(512)
+    end = q.index(b"\0", 12) + 5
+    r = q[:2] + b"\x81\x80" + q[4:6] + b"\x00\x01\x00\x00\x00\x00" + q[12:end]
+    r += b"\xc0\x0c\x00\x01\x00\x01\x00\x00\x00\x3c\x00\x04\xcb\x00\x71\x05"
+    s.sendto(r, a)
+"#;
+
+/// Its client: `n` queries for `NAME`, each from a socket of its own; prints the answers.
+const DNS_CLIENT: &str = r#"
+import socket, sys
+name, n = sys.argv[1], int(sys.argv[2])
+qname = b"".join(bytes([len(p)]) + p.encode() for p in name.split(".")) + b"\0"
+for i in range(n):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.settimeout(2)
+    s.sendto(bytes([0x12, i]) + b"\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00" + qname + b"\x00\x01\x00\x01", ("198.51.100.1", 53))
+    r, _ = s.recvfrom(512)
+    print(".".join(str(b) for b in r[-4:]))
+"#;
+
+#[test]
+fn dns_is_marked_on_two_queues() {
+    if !can_run("inline dns") {
+        return;
+    }
+    let t = Topo::new("n");
+    let policy = temp("dns.toml");
+    std::fs::write(
+        &policy,
+        "[[rule]]\nname = \"dns\"\nmaster = \"DNS\"\naction = \"mark\"\ndscp = \"EF\"\n",
+    )
+    .unwrap();
+    // Two queues, one worker each: the rules balance connections over them.
+    let o = Command::new(bin())
+        .args(["inline", "--queue", "0:1", "--print-rules", "--policy"])
+        .arg(&policy)
+        .output()
+        .unwrap();
+    let rules = String::from_utf8_lossy(&o.stdout);
+    assert!(rules.contains("--queue-balance 0:1"), "{rules}");
+    for line in rules.lines().filter(|l| l.starts_with("iptables")) {
+        let args: Vec<&str> = line.split_whitespace().collect();
+        assert!(t.run('r', &args).status.success(), "{line}");
+    }
+    let _srv = t.spawn('s', &["python3", "-c", DNS_SERVER]);
+    std::thread::sleep(Duration::from_millis(800));
+    let out = temp("dns.json");
+    let mut child = Command::new("ip")
+        .args([
+            "netns",
+            "exec",
+            &t.ns('r'),
+            bin(),
+            "inline",
+            "--queue",
+            "0:1",
+        ])
+        .args(["--status", "0", "--policy"])
+        .arg(&policy)
+        .arg("-o")
+        .arg(&out)
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = mpsc::channel();
+    let err = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for l in BufReader::new(err).lines().map_while(Result::ok) {
+            if tx.send(l).is_err() {
+                break;
+            }
+        }
+    });
+    let mut w = Inline {
+        child,
+        log: rx,
+        lines: Vec::new(),
+    };
+    w.wait_for("inline: ready: 2 queue(s)", Duration::from_secs(10))
+        .unwrap();
+    let (ps, pc) = (temp("dns-s.pcap"), temp("dns-c.pcap"));
+    let ds = Tcpdump::start(&t, 's', &t.dev("s0"), &ps, "udp port 53");
+    let dc = Tcpdump::start(&t, 'c', &t.dev("c0"), &pc, "udp port 53");
+    let o = t.run('c', &["python3", "-c", DNS_CLIENT, "www.example.org", "5"]);
+    let answers = String::from_utf8_lossy(&o.stdout);
+    assert_eq!(
+        answers.lines().filter(|l| *l == "203.0.113.5").count(),
+        5,
+        "{answers}"
+    );
+    let (seen_s, seen_c) = (ds.read(&ps), dc.read(&pc));
+    let log = w.stop();
+    // Each query names its flow (DNS by payload): it and its answer carry EF (DSCP 46, TOS 0xb8).
+    let queries = packets(&seen_s, "192.0.2.1", "198.51.100.1.53");
+    let answers = packets(&seen_c, "198.51.100.1.53", "192.0.2.1");
+    assert_eq!(
+        (queries.len(), answers.len()),
+        (5, 5),
+        "{seen_s:#?}{seen_c:#?}"
+    );
+    for h in queries.iter().chain(&answers) {
+        assert_eq!(tos(h), Some(0xb8), "{h}");
+    }
+    let recs = std::fs::read_to_string(&out).unwrap();
+    let dns = recs
+        .lines()
+        .filter(|l| l.contains("\"rule\":\"dns\""))
+        .count();
+    assert_eq!(dns, 5, "{recs}");
+    eprintln!("5 queries and 5 answers, all EF\n{log}");
+}
+
 #[test]
 fn a_stalled_process_under_a_flood_fails_open() {
     if !can_run("inline stall") {
