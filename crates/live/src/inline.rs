@@ -136,16 +136,7 @@ pub fn run<S: RecordSink + Send>(
     let counters = Arc::new(QueueCounters::default());
     let mut feeds = Vec::with_capacity(cfg.queues.len());
     for &num in &cfg.queues {
-        let q = Queue::open(num, &cfg.queue).map_err(|e| {
-            let hint = match e.raw_os_error() {
-                Some(libc::EPERM) | Some(libc::EACCES) => {
-                    " (binding a queue needs root or the CAP_NET_ADMIN capability)"
-                }
-                Some(libc::EBUSY) => " (another process holds this queue)",
-                _ => "",
-            };
-            io::Error::new(e.kind(), format!("{e}{hint}"))
-        })?;
+        let q = Queue::open(num, &cfg.queue)?;
         feeds.push(NfqFeed::new(q, cfg.bypass, counters.clone()));
     }
     opened()?;

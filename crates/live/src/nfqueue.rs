@@ -281,7 +281,16 @@ impl Queue {
             attr(b, NFQA_CFG_CMD, &[CMD_BIND, 0, 0, 0]);
             finish(b, s);
         })
-        .map_err(|e| io::Error::new(e.kind(), format!("binding NFQUEUE {num}: {e}")))?;
+        .map_err(|e| {
+            // The kernel answers EPERM both to a process without CAP_NET_ADMIN and to a bind of
+            // a queue another process holds.
+            let hint = if e.raw_os_error() == Some(libc::EPERM) {
+                " (another process holds this queue, or binding needs root or CAP_NET_ADMIN)"
+            } else {
+                ""
+            };
+            io::Error::new(e.kind(), format!("binding NFQUEUE {num}: {e}{hint}"))
+        })?;
         q.config(|b, seq| {
             let s = begin(b, MSG_CONFIG, F_REQUEST | F_ACK, seq, num);
             let mut p = [0u8; 5];
