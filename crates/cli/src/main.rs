@@ -226,6 +226,10 @@ struct EngineArgs {
     /// stats, dpi, "all" or "none" (`wirespeed list classifiers`).
     #[arg(long, default_value = "all")]
     classifiers: String,
+    /// Flow statistics families to add to every record, comma-separated: `dist` (packet size
+    /// and inter-arrival min/mean/max/std and TCP flag counts per direction; docs/SCHEMA.md).
+    #[arg(long, value_delimiter = ',')]
+    stats: Vec<String>,
     /// Flow table capacity (flows held at once; memory is reserved for this many).
     #[arg(long, default_value_t = 1 << 20)]
     max_flows: usize,
@@ -391,8 +395,22 @@ impl EngineArgs {
             },
             classifiers: ClassifierSet::parse(&self.classifiers).map_err(|e| e.to_string())?,
             batch_size: self.batch,
+            dist: self.stats_families()?,
             ..EngineConfig::with_rules(Arc::new(rules))
         })
+    }
+
+    /// Whether `--stats` asks for the distributions (the only family so far).
+    fn stats_families(&self) -> Result<bool, String> {
+        let mut dist = false;
+        for f in &self.stats {
+            match f.trim() {
+                "dist" => dist = true,
+                "" | "none" => {}
+                other => return Err(format!("--stats {other:?}: the families are: dist")),
+            }
+        }
+        Ok(dist)
     }
 
     /// The run's rules: the built-in ones with the files named on the command line. Errors
@@ -752,6 +770,7 @@ fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
         features: a.features,
         community: a.community_id,
         action: false,
+        dist: a.engine.stats_families()?,
     };
     let out = match shared_out(a.output.as_deref(), a.format, with_source, cols) {
         Ok(out) => out,
@@ -797,6 +816,8 @@ struct Columns {
     community: bool,
     /// What an inline run did (`rule`, `action`, `dropped_*`, `bound`).
     action: bool,
+    /// Whole-flow distributions (`--stats dist`).
+    dist: bool,
 }
 
 /// Open the shared output; for CSV, write the header once, first.
@@ -815,6 +836,7 @@ fn shared_out(
         CsvWriter::new(out.clone(), with_source)
             .with_features(cols.features)
             .with_community_id(cols.community)
+            .with_dist(cols.dist)
             .finish()?;
     }
     Ok(out)
@@ -831,12 +853,14 @@ fn shared_sink(
         Format::Json => Box::new(
             JsonLinesWriter::new(w, with_source)
                 .with_features(cols.features)
-                .with_community_id(cols.community),
+                .with_community_id(cols.community)
+                .with_dist(cols.dist),
         ),
         Format::Csv => Box::new(
             CsvWriter::headerless(w, with_source)
                 .with_features(cols.features)
-                .with_community_id(cols.community),
+                .with_community_id(cols.community)
+                .with_dist(cols.dist),
         ),
     }
 }
@@ -1140,6 +1164,7 @@ fn live(a: LiveArgs) -> Result<ExitCode, String> {
         features: a.features,
         community: a.community_id,
         action: false,
+        dist: a.engine.stats_families()?,
     };
     let (slot, stop2) = (out.clone(), stop.clone());
     let mut opened = move || -> io::Result<()> {
@@ -1155,12 +1180,14 @@ fn live(a: LiveArgs) -> Result<ExitCode, String> {
             (Some(w), Format::Json) => Box::new(
                 JsonLinesWriter::new(w, true)
                     .with_features(cols.features)
-                    .with_community_id(cols.community),
+                    .with_community_id(cols.community)
+                    .with_dist(cols.dist),
             ),
             (Some(w), Format::Csv) => Box::new(
                 CsvWriter::headerless(w, true)
                     .with_features(cols.features)
-                    .with_community_id(cols.community),
+                    .with_community_id(cols.community)
+                    .with_dist(cols.dist),
             ),
             (None, _) => Box::new(wirespeed_export::NullSink::default()),
         }
@@ -1261,6 +1288,7 @@ fn lossy_out(
             .with_features(cols.features)
             .with_community_id(cols.community)
             .with_action(cols.action)
+            .with_dist(cols.dist)
             .into_inner()?;
     }
     Ok(LossyWriter::new(out, stop, LIVE_GRACE))
@@ -1436,6 +1464,7 @@ fn inline(a: InlineArgs) -> Result<ExitCode, String> {
         features: false,
         community: false,
         action: true,
+        dist: a.engine.stats_families()?,
     };
     let (slot, stop2) = (out.clone(), stop.clone());
     let mut opened = move || -> io::Result<()> {
@@ -1446,7 +1475,11 @@ fn inline(a: InlineArgs) -> Result<ExitCode, String> {
     let sink = move |_| -> Box<dyn RecordSink + Send> {
         let w = slot.borrow().as_ref().map(|o| o.0.clone());
         match (w, format) {
-            (Some(w), Format::Json) => Box::new(JsonLinesWriter::new(w, true).with_action(true)),
+            (Some(w), Format::Json) => Box::new(
+                JsonLinesWriter::new(w, true)
+                    .with_action(true)
+                    .with_dist(cols.dist),
+            ),
             (Some(w), Format::Csv) => Box::new(CsvWriter::headerless(w, true).with_action(true)),
             (None, _) => Box::new(wirespeed_export::NullSink::default()),
         }

@@ -14,6 +14,7 @@
 mod act;
 pub mod classify;
 pub mod expect;
+mod flowstats;
 pub mod gen;
 pub mod learn;
 pub mod rss;

@@ -233,13 +233,14 @@ impl<S: RecordSink> Output<S> {
     ) {
         let last = why != EndReason::Active;
         let acted = stage.act.as_mut().and_then(|a| a.ended(f, last));
+        let dist = stage.dist.as_mut().and_then(|d| d.ended(f, last));
         if !last {
             let mut now = f.clone();
             stage.end(arbiter, &mut now);
-            self.emit(&now, why, stage, rules, acted);
+            self.emit(&now, why, stage, rules, acted, dist);
         } else {
             stage.end(arbiter, f);
-            self.emit(f, why, stage, rules, acted);
+            self.emit(f, why, stage, rules, acted, dist);
             stage.release(&mut f.ext);
         }
     }
@@ -253,6 +254,7 @@ impl<S: RecordSink> Output<S> {
         stage: &Stage,
         rules: &Rules,
         acted: Option<wirespeed_act::Ended>,
+        dist: Option<wirespeed_export::DistFields>,
     ) {
         let c = f.client;
         let s = f.server();
@@ -299,6 +301,7 @@ impl<S: RecordSink> Output<S> {
                 (Some(a), Some(e)) => Some(a.fields(&e)),
                 _ => None,
             },
+            dist,
         };
         stage.fill(&f.ext, &mut rec);
         self.written += 1;

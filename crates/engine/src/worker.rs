@@ -35,6 +35,9 @@ pub struct EngineConfig {
     pub dpi: DpiConfig,
     /// What the run learns as it goes (DNS-learned addresses, the Host Cache): bounds, epochs.
     pub learn: crate::learn::LearnConfig,
+    /// Whole-flow distributions per direction in every record (`--stats dist`: packet size,
+    /// inter-arrival time, TCP flag counts; [`wirespeed_export::DIST_FIELDS`]).
+    pub dist: bool,
 }
 
 impl Default for EngineConfig {
@@ -57,6 +60,7 @@ impl EngineConfig {
             rules,
             dpi: DpiConfig::default(),
             learn: crate::learn::LearnConfig::default(),
+            dist: false,
         }
     }
 }
@@ -102,11 +106,18 @@ impl<S: RecordSink> Worker<S> {
     /// A worker writing to `sink`; `with_source` stamps each record with its input file.
     pub fn new(cfg: EngineConfig, sink: S, with_source: bool) -> Self {
         let batch = cfg.batch_size.max(1);
+        let table = FlowTable::new(cfg.flow);
+        let mut stage = Stage::new(&cfg);
+        if cfg.dist {
+            let mut d = crate::flowstats::Dist::new(table.config().capacity);
+            d.locator = Some(table.locator());
+            stage.dist = Some(d);
+        }
         Worker {
-            table: FlowTable::new(cfg.flow),
+            table,
             frag: FragTable::new(cfg.frag_capacity, cfg.frag_timeout_ns),
             arbiter: Arbiter::new(cfg.classifiers),
-            stage: Stage::new(&cfg),
+            stage,
             pending: Vec::with_capacity(batch),
             out: Output::new(sink, with_source),
             cfg,
@@ -371,6 +382,16 @@ impl<S: RecordSink> Worker<S> {
             stage.packet(arbiter, f, &p);
             if let Lookup::New(_) = r {
                 f.ext.class.mark_first();
+            }
+            if let Some(d) = stage.dist.as_mut() {
+                d.packet(
+                    r.slot(),
+                    f.serial,
+                    q.side == f.client,
+                    q.ts,
+                    u32::from(q.ip_len),
+                    q.tcp.map(|t| t.flags),
+                );
             }
             // An inline run: what this packet gets, by its flow's label now.
             if let Some(inl) = stage.act.as_mut() {

@@ -79,6 +79,7 @@ fn records(tls: bool, labels: &Labels) -> Vec<FlowRecord<'_>> {
                 stats_score: 0.82,
                 meta,
                 act: None,
+                dist: None,
             }
         })
         .collect()

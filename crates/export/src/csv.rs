@@ -1,7 +1,9 @@
 //! CSV (RFC 4180) with a header line: every column in [`crate::FIELDS`] order.
 
 use crate::format::{flush_at, record, Syntax, FLUSH_AT};
-use crate::{FlowRecord, RecordSink, ACT_FIELDS, COMMUNITY_FIELD, FEATURE_FIELDS, FIELDS};
+use crate::{
+    FlowRecord, RecordSink, ACT_FIELDS, COMMUNITY_FIELD, DIST_FIELDS, FEATURE_FIELDS, FIELDS,
+};
 use std::io::{self, Write};
 
 /// CSV field (RFC 4180): quoted when it holds a comma, quote, CR or LF; quotes doubled.
@@ -28,6 +30,7 @@ pub struct CsvWriter<W: Write> {
     features: bool,
     community: bool,
     action: bool,
+    dist: bool,
 }
 
 impl<W: Write> CsvWriter<W> {
@@ -41,6 +44,7 @@ impl<W: Write> CsvWriter<W> {
             features: false,
             community: false,
             action: false,
+            dist: false,
         };
         w.header();
         w
@@ -83,6 +87,18 @@ impl<W: Write> CsvWriter<W> {
         self
     }
 
+    /// Also write the whole-flow distributions ([`crate::DIST_FIELDS`]); off by default. Call
+    /// before writing any record, as [`CsvWriter::with_features`].
+    pub fn with_dist(mut self, on: bool) -> Self {
+        let had_header = !self.buf.is_empty();
+        self.dist = on;
+        self.buf.clear();
+        if had_header {
+            self.header();
+        }
+        self
+    }
+
     fn header(&mut self) {
         if self.with_source {
             self.buf.extend_from_slice(b"source,pcap,");
@@ -93,6 +109,7 @@ impl<W: Write> CsvWriter<W> {
             .filter(|f| self.features || !FEATURE_FIELDS.contains(f))
             .filter(|f| self.community || *f != COMMUNITY_FIELD)
             .filter(|f| self.action || !ACT_FIELDS.contains(f))
+            .filter(|f| self.dist || !DIST_FIELDS.contains(f))
             .collect();
         self.buf.extend_from_slice(cols.join(",").as_bytes());
         self.buf.push(b'\n');
@@ -108,6 +125,7 @@ impl<W: Write> RecordSink for CsvWriter<W> {
             self.features,
             self.community,
             self.action,
+            self.dist,
         );
         flush_at(&mut self.out, &mut self.buf, FLUSH_AT)
     }

@@ -62,6 +62,21 @@ impl Fmt {
         buf.extend_from_slice(s.as_bytes());
     }
 
+    /// A non-negative number with three decimals (rounded half up); a value that is not
+    /// finite, or negative, as 0.
+    #[inline]
+    pub(crate) fn fixed3(buf: &mut Vec<u8>, v: f64) {
+        let v = if v.is_finite() && v > 0.0 { v } else { 0.0 };
+        // Past 2^53 thousandths a double has no third decimal left to write.
+        let t = (v * 1000.0 + 0.5).min(9.0e15) as u64;
+        Fmt::int(buf, t / 1000);
+        buf.push(b'.');
+        let f = t % 1000;
+        buf.push(b'0' + (f / 100) as u8);
+        buf.push(b'0' + (f / 10 % 10) as u8);
+        buf.push(b'0' + (f % 10) as u8);
+    }
+
     /// A fraction in [0, 1] with two decimals.
     #[inline]
     pub(crate) fn conf(buf: &mut Vec<u8>, c: f32) {
@@ -161,6 +176,7 @@ pub(crate) fn record<S: Syntax>(
     features: bool,
     community: bool,
     action: bool,
+    dist: bool,
 ) {
     // Before every field but the first: `,"name":` in JSON, `,` in CSV.
     macro_rules! key {
@@ -297,6 +313,9 @@ pub(crate) fn record<S: Syntax>(
             }
         }
     }
+    if dist {
+        dist_fields::<S>(b, r);
+    }
     early_fields::<S>(b, r, features);
     // Every metadata field in every record (the columns depend on options only), absent ones
     // as the format's null; most flows have none, and get the whole run of nulls in one copy.
@@ -321,6 +340,73 @@ pub(crate) fn record<S: Syntax>(
         }
     }
     b.extend_from_slice(S::CLOSE);
+}
+
+/// The `c2s_*` / `s2c_*` distribution fields ([`crate::DIST_FIELDS`], in its order); null in
+/// JSON, empty in CSV, when the record has none.
+fn dist_fields<S: Syntax>(b: &mut Vec<u8>, r: &FlowRecord<'_>) {
+    let mut names = crate::DIST_FIELDS.iter();
+    let mut key = |b: &mut Vec<u8>| {
+        b.push(b',');
+        if S::JSON {
+            b.push(b'"');
+            b.extend_from_slice(names.next().map_or("", |n| n).as_bytes());
+            b.extend_from_slice(b"\":");
+        }
+    };
+    let Some(d) = r.dist.as_ref() else {
+        for _ in 0..crate::DIST_FIELDS.len() {
+            key(b);
+            S::null(b);
+        }
+        return;
+    };
+    for dir in [&d.c2s, &d.s2c] {
+        // No packet this way: sizes absent; no gap: gaps absent.
+        let sizes = dir.packets > 0;
+        let gaps = dir.gaps > 0;
+        key(b);
+        if sizes {
+            Fmt::int(b, dir.size_min)
+        } else {
+            S::null(b)
+        }
+        key(b);
+        if sizes {
+            Fmt::fixed3(b, dir.size_mean)
+        } else {
+            S::null(b)
+        }
+        key(b);
+        if sizes {
+            Fmt::int(b, dir.size_max)
+        } else {
+            S::null(b)
+        }
+        key(b);
+        if sizes {
+            Fmt::fixed3(b, dir.size_std)
+        } else {
+            S::null(b)
+        }
+        for v in [
+            dir.gap_min_us,
+            dir.gap_mean_us,
+            dir.gap_max_us,
+            dir.gap_std_us,
+        ] {
+            key(b);
+            if gaps {
+                Fmt::fixed3(b, v)
+            } else {
+                S::null(b)
+            }
+        }
+        for c in dir.flags {
+            key(b);
+            Fmt::int(b, c);
+        }
+    }
 }
 
 /// The `splt_*` and `atoz_*` fields (when `features`), then `stats_*`: JSON (arrays, null for

@@ -58,6 +58,7 @@ pub struct JsonLinesWriter<W: Write> {
     features: bool,
     community: bool,
     action: bool,
+    dist: bool,
 }
 
 impl<W: Write> JsonLinesWriter<W> {
@@ -70,6 +71,7 @@ impl<W: Write> JsonLinesWriter<W> {
             features: false,
             community: false,
             action: false,
+            dist: false,
         }
     }
 
@@ -93,6 +95,12 @@ impl<W: Write> JsonLinesWriter<W> {
         self.action = on;
         self
     }
+
+    /// Also write the whole-flow distributions ([`crate::DIST_FIELDS`]); off by default.
+    pub fn with_dist(mut self, on: bool) -> Self {
+        self.dist = on;
+        self
+    }
 }
 
 impl<W: Write> RecordSink for JsonLinesWriter<W> {
@@ -104,6 +112,7 @@ impl<W: Write> RecordSink for JsonLinesWriter<W> {
             self.features,
             self.community,
             self.action,
+            self.dist,
         );
         flush_at(&mut self.out, &mut self.buf, FLUSH_AT)
     }

@@ -94,6 +94,44 @@ pub struct FlowRecord<'a> {
     pub meta: [&'a str; META_COUNT],
     /// What an inline run did to the flow (`wirespeed inline`); None elsewhere.
     pub act: Option<ActFields<'a>>,
+    /// Whole-flow distributions per direction (`--stats dist`); None when not computed.
+    pub dist: Option<DistFields>,
+}
+
+/// One direction's whole-flow distributions ([`FlowRecord::dist`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct DirDist {
+    /// Packets counted.
+    pub packets: u64,
+    /// Smallest IP length.
+    pub size_min: u32,
+    /// Mean IP length.
+    pub size_mean: f64,
+    /// Largest IP length.
+    pub size_max: u32,
+    /// Population standard deviation of the IP length.
+    pub size_std: f64,
+    /// Gaps between consecutive packets of this direction (packets − 1).
+    pub gaps: u64,
+    /// Smallest gap, µs.
+    pub gap_min_us: f64,
+    /// Mean gap, µs.
+    pub gap_mean_us: f64,
+    /// Largest gap, µs.
+    pub gap_max_us: f64,
+    /// Population standard deviation of the gaps, µs.
+    pub gap_std_us: f64,
+    /// Packets with SYN, FIN, RST, PSH, ACK, URG, ECE, CWR set (TCP).
+    pub flags: [u32; 8],
+}
+
+/// Both directions' distributions: the client's packets, the server's.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct DistFields {
+    /// Client to server.
+    pub c2s: DirDist,
+    /// Server to client.
+    pub s2c: DirDist,
 }
 
 /// What an inline run did to a flow: the rule that decided and its action, what was dropped.
@@ -238,6 +276,7 @@ pub const FIELDS: &[&str] = &concat::<
         CORE_FIELDS.len()
             + 1
             + ACT_FIELDS.len()
+            + DIST_FIELDS.len()
             + FEATURE_FIELDS.len()
             + STATS_FIELDS.len()
             + META_COUNT
@@ -246,6 +285,7 @@ pub const FIELDS: &[&str] = &concat::<
     &CORE_FIELDS,
     &[COMMUNITY_FIELD],
     &ACT_FIELDS,
+    &DIST_FIELDS,
     FEATURE_FIELDS,
     &STATS_FIELDS,
     &META_FIELDS,
@@ -253,6 +293,44 @@ pub const FIELDS: &[&str] = &concat::<
 
 /// The Community ID field, written only with `with_community_id(true)` ([`community_id`]).
 pub const COMMUNITY_FIELD: &str = "community_id";
+
+/// Whole-flow distributions ([`DistFields`]), written only with `with_dist(true)`, after the
+/// inline fields: per direction, packet size (IP length) and inter-arrival min / mean / max /
+/// population standard deviation (µs), then the SYN, FIN, RST, PSH, ACK, URG, ECE and CWR counts.
+pub const DIST_FIELDS: [&str; 32] = [
+    "c2s_ps_min",
+    "c2s_ps_mean",
+    "c2s_ps_max",
+    "c2s_ps_std",
+    "c2s_piat_min_us",
+    "c2s_piat_mean_us",
+    "c2s_piat_max_us",
+    "c2s_piat_std_us",
+    "c2s_syn",
+    "c2s_fin",
+    "c2s_rst",
+    "c2s_psh",
+    "c2s_ack",
+    "c2s_urg",
+    "c2s_ece",
+    "c2s_cwr",
+    "s2c_ps_min",
+    "s2c_ps_mean",
+    "s2c_ps_max",
+    "s2c_ps_std",
+    "s2c_piat_min_us",
+    "s2c_piat_mean_us",
+    "s2c_piat_max_us",
+    "s2c_piat_std_us",
+    "s2c_syn",
+    "s2c_fin",
+    "s2c_rst",
+    "s2c_psh",
+    "s2c_ack",
+    "s2c_urg",
+    "s2c_ece",
+    "s2c_cwr",
+];
 
 /// What an inline run did ([`ActFields`]), written only with `with_action(true)`, after
 /// `community_id`.
@@ -370,6 +448,7 @@ mod tests {
             stats_score: 0.5,
             meta: [""; META_COUNT],
             act: None,
+            dist: None,
         }
     }
 
@@ -408,7 +487,7 @@ mod tests {
         // column.
         assert_eq!(
             row.len(),
-            FIELDS.len() - FEATURE_FIELDS.len() - 1 - ACT_FIELDS.len()
+            FIELDS.len() - FEATURE_FIELDS.len() - 1 - ACT_FIELDS.len() - DIST_FIELDS.len()
         );
         assert_eq!(&row[row.len() - META_COUNT], "a\"b,c");
     }
@@ -454,7 +533,8 @@ mod tests {
         let mut w = CsvWriter::new(Vec::new(), true)
             .with_features(true)
             .with_community_id(true)
-            .with_action(true);
+            .with_action(true)
+            .with_dist(true);
         let l = labels();
         let mut r = rec(&l);
         r.l4 = 253;
@@ -464,6 +544,23 @@ mod tests {
             dropped_pkts: 3,
             dropped_bytes: 180,
             bound: true,
+        });
+        // Client: two packets of 60 and 101 bytes 1.5 ms apart, SYN then ACK; server: none.
+        r.dist = Some(DistFields {
+            c2s: DirDist {
+                packets: 2,
+                size_min: 60,
+                size_mean: 80.5,
+                size_max: 101,
+                size_std: 20.5,
+                gaps: 1,
+                gap_min_us: 1500.0,
+                gap_mean_us: 1500.0,
+                gap_max_us: 1500.0,
+                gap_std_us: 0.0,
+                flags: [1, 0, 0, 0, 1, 0, 0, 0],
+            },
+            s2c: DirDist::default(),
         });
         w.write(&r).unwrap();
         w.finish().unwrap();
@@ -477,7 +574,9 @@ mod tests {
         ));
         assert!(
             row.contains(
-                ",fin,TLS.Google,Google,TLS,Web,,port,0.26,1,0,TLS.Google,port,,\"no,web\",drop,3,180,true,60 -1452,0 -1400,1500,2 24,443,"
+                ",fin,TLS.Google,Google,TLS,Web,,port,0.26,1,0,TLS.Google,port,,\"no,web\",drop,3,180,true,\
+                 60,80.500,101,20.500,1500.000,1500.000,1500.000,0.000,1,0,0,0,1,0,0,0,\
+                 ,,,,,,,,0,0,0,0,0,0,0,0,60 -1452,0 -1400,1500,2 24,443,"
             ),
             "{row}"
         );
@@ -534,7 +633,8 @@ mod tests {
             let mut w = JsonLinesWriter::new(Vec::new(), false)
                 .with_features(true)
                 .with_community_id(true)
-                .with_action(true);
+                .with_action(true)
+                .with_dist(true);
             w.write(&r).unwrap();
             let line = String::from_utf8(w.into_inner().unwrap()).unwrap();
             let mut at = 0;
@@ -558,7 +658,10 @@ mod tests {
         let want: Vec<&&str> = FIELDS
             .iter()
             .filter(|f| {
-                !FEATURE_FIELDS.contains(f) && **f != COMMUNITY_FIELD && !ACT_FIELDS.contains(f)
+                !FEATURE_FIELDS.contains(f)
+                    && **f != COMMUNITY_FIELD
+                    && !ACT_FIELDS.contains(f)
+                    && !DIST_FIELDS.contains(f)
             })
             .collect();
         assert_eq!(keys.len(), want.len());

@@ -222,11 +222,13 @@ macro_rules! classifiers {
             $(pub(crate) $field: $ty,)*
             /// The acting side, after every classifier (`wirespeed inline`); None elsewhere.
             pub(crate) act: Option<crate::act::Inline>,
+            /// Whole-flow distributions (`--stats dist`); None when not asked for.
+            pub(crate) dist: Option<crate::flowstats::Dist>,
         }
 
         impl Stage {
             pub(crate) fn new(cfg: &EngineConfig) -> Self {
-                Stage { $($field: <$ty as Classifier>::new(cfg),)* act: None }
+                Stage { $($field: <$ty as Classifier>::new(cfg),)* act: None, dist: None }
             }
 
             #[inline]
