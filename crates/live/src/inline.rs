@@ -60,6 +60,7 @@ pub struct QueueCounters {
     /// so accepted unseen (fail open), from the gaps in its packet ids. Packets accepted because
     /// the queue was full get no id and are counted by the kernel nowhere: the NFQUEUE rule's
     /// packet counter (`iptables-legacy -L -v -x`) minus the packets received says how many.
+    /// Also any packet past a batch's room in one datagram, answered accept at once.
     pub unseen: AtomicU64,
     /// Packets that came back with a bound action in their mark: the firewall lacks the rules
     /// that act on it (`--print-rules`); answered here.
@@ -259,30 +260,43 @@ impl NfqFeed {
 impl Feed for NfqFeed {
     fn read(&mut self, each: &mut wirespeed_engine::runtime::feed::Each<'_>) -> io::Result<u64> {
         self.pkts.clear();
+        self.out.clear();
         let mut used = 0usize;
         let mut malformed = 0u64;
-        while self.pkts.len() < MAX_BATCH && ARENA - used >= nfqueue::DATAGRAM_MAX {
+        let mut overflow = 0u64;
+        while self.pkts.len() < MAX_BATCH && ARENA.saturating_sub(used) >= nfqueue::DATAGRAM_MAX {
             let Some(n) = self.q.recv(&mut self.arena[used..], false)? else {
                 break;
             };
             let mut st = nfqueue::ParseStats::default();
-            let (pkts, num) = (&mut self.pkts, self.q.num);
+            let (pkts, out, num) = (&mut self.pkts, &mut self.out, self.q.num);
             nfqueue::parse(&self.arena[used..used + n], num, &mut st, &mut |mut p| {
                 p.off += used as u32;
-                if pkts.len() < pkts.capacity() {
+                if pkts.len() < MAX_BATCH {
                     pkts.push(p);
+                } else {
+                    // More packets in one datagram than a batch holds (the kernel sends one a
+                    // message, so never seen): accepted unseen, never left without a verdict.
+                    nfqueue::verdict_msg(out, num, p.id, nfqueue::NF_ACCEPT, None, None);
+                    overflow += 1;
                 }
             });
             malformed += st.malformed;
-            used += n.next_multiple_of(8);
+            // The next datagram 8-aligned, never past the arena.
+            used = (used + n).next_multiple_of(8).min(ARENA);
         }
         if malformed > 0 {
             self.counters
                 .malformed
                 .fetch_add(malformed, Ordering::Relaxed);
         }
+        if overflow > 0 {
+            self.counters.unseen.fetch_add(overflow, Ordering::Relaxed);
+        }
         let n = self.pkts.len();
         if n == 0 {
+            self.q.send(&self.out)?;
+            self.out.clear();
             return Ok(0);
         }
         // Ids the kernel gave packets this process never saw: accepted by the fail-open flag.
@@ -319,7 +333,6 @@ impl Feed for NfqFeed {
             each(&batch[..n], acts)?;
         }
         let (mut accepted, mut dropped, mut marked, mut bound, mut missing) = (0, 0, 0, 0, 0);
-        self.out.clear();
         for i in 0..n {
             let p = self.pkts[i];
             let a = self.acts[i];
