@@ -362,15 +362,7 @@ pub enum Decided {
 pub const MAX_RULES: usize = 4096;
 
 const GUESSES: [Method; 2] = [Method::Port, Method::Ip];
-const METHODS: [Method; 7] = [
-    Method::Ip,
-    Method::Port,
-    Method::Dpt,
-    Method::DnsCache,
-    Method::Stats,
-    Method::HostCache,
-    Method::Dpi,
-];
+const METHODS: [Method; 7] = Method::ALL;
 
 impl Policy {
     /// A policy that forwards everything.

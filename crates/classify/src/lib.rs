@@ -47,6 +47,17 @@ pub enum Method {
 }
 
 impl Method {
+    /// Every method, in rank order (least trusted first).
+    pub const ALL: [Method; 7] = [
+        Method::Ip,
+        Method::Port,
+        Method::Dpt,
+        Method::DnsCache,
+        Method::Stats,
+        Method::HostCache,
+        Method::Dpi,
+    ];
+
     /// Name written in flow records.
     pub fn as_str(self) -> &'static str {
         match self {

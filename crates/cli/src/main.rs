@@ -1202,28 +1202,12 @@ fn live(a: LiveArgs) -> Result<ExitCode, String> {
             .err()
             .map_or("the output was not opened".into(), |e| e.to_string()));
     };
-    let (dropped, queued) = (lossy.dropped_records.clone(), lossy.queued_records.clone());
-    let dropped_bytes = lossy.dropped_bytes.clone();
-    drop(lossy);
-    // The workers' sinks are gone: the queue ends and the writer writes what is left, unless the
-    // output is stalled, in which case it is abandoned after the grace period and what it still
-    // holds is counted as lost.
-    let t = Instant::now();
-    while !writer.is_finished() && t.elapsed() < LIVE_GRACE {
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-    let (write_error, stranded) = if writer.is_finished() {
-        (writer.join().ok().and_then(|r| r.err()), 0)
-    } else {
-        let n = queued.load(Ordering::Relaxed);
-        (
-            Some(io::Error::other(format!(
-                "the output is stalled: {n} records still queued are lost"
-            ))),
-            n,
-        )
-    };
-    let lost = dropped.load(Ordering::Relaxed) + stranded;
+    let Closed {
+        write_error,
+        lost,
+        dropped,
+        dropped_bytes,
+    } = close_live_out(lossy, writer);
     // A failed run (an interface gone) still wrote the records of its flows: written above.
     let o = match run {
         Ok(o) => o,
@@ -1251,8 +1235,7 @@ fn live(a: LiveArgs) -> Result<ExitCode, String> {
         );
         eprintln!(
             "output: {} records ({} bytes) dropped because the output did not keep up",
-            dropped.load(Ordering::Relaxed),
-            dropped_bytes.load(Ordering::Relaxed)
+            dropped, dropped_bytes
         );
     }
     match write_error {
@@ -1268,6 +1251,48 @@ fn live(a: LiveArgs) -> Result<ExitCode, String> {
 
 /// How long after the stop a live run waits for its output to take the last records.
 const LIVE_GRACE: std::time::Duration = std::time::Duration::from_secs(10);
+
+/// What closing a live output came to ([`close_live_out`]).
+struct Closed {
+    /// The writer's first error, or the stall that made it be abandoned.
+    write_error: Option<io::Error>,
+    /// Records lost: dropped while the output did not keep up, and still queued at a stall.
+    lost: u64,
+    /// Records, and their bytes, dropped while the output did not keep up.
+    dropped: u64,
+    dropped_bytes: u64,
+}
+
+/// Close a live output once the workers' sinks are gone: the queue ends and the writer writes
+/// what is left, unless the output is stalled, in which case it is abandoned after the grace
+/// period and what it still holds is counted as lost.
+fn close_live_out(lossy: LossyWriter, writer: std::thread::JoinHandle<io::Result<()>>) -> Closed {
+    let (dropped, queued) = (lossy.dropped_records.clone(), lossy.queued_records.clone());
+    let dropped_bytes = lossy.dropped_bytes.clone();
+    drop(lossy);
+    let t = Instant::now();
+    while !writer.is_finished() && t.elapsed() < LIVE_GRACE {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    let (write_error, stranded) = if writer.is_finished() {
+        (writer.join().ok().and_then(|r| r.err()), 0)
+    } else {
+        let n = queued.load(Ordering::Relaxed);
+        (
+            Some(io::Error::other(format!(
+                "the output is stalled: {n} records still queued are lost"
+            ))),
+            n,
+        )
+    };
+    let dropped = dropped.load(Ordering::Relaxed);
+    Closed {
+        write_error,
+        lost: dropped + stranded,
+        dropped,
+        dropped_bytes: dropped_bytes.load(Ordering::Relaxed),
+    }
+}
 
 /// The live output and its writer thread (which returns the first write error).
 type LiveOut = (LossyWriter, std::thread::JoinHandle<io::Result<()>>);
@@ -1511,24 +1536,9 @@ fn inline(a: InlineArgs) -> Result<ExitCode, String> {
             .err()
             .map_or("the output was not opened".into(), |e| e.to_string()));
     };
-    let (dropped, queued) = (lossy.dropped_records.clone(), lossy.queued_records.clone());
-    drop(lossy);
-    let t = Instant::now();
-    while !writer.is_finished() && t.elapsed() < LIVE_GRACE {
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-    let (write_error, stranded) = if writer.is_finished() {
-        (writer.join().ok().and_then(|r| r.err()), 0)
-    } else {
-        let n = queued.load(Ordering::Relaxed);
-        (
-            Some(io::Error::other(format!(
-                "the output is stalled: {n} records still queued are lost"
-            ))),
-            n,
-        )
-    };
-    let lost = dropped.load(Ordering::Relaxed) + stranded;
+    let Closed {
+        write_error, lost, ..
+    } = close_live_out(lossy, writer);
     let o = run.map_err(|e| e.to_string())?;
     if !a.quiet {
         let summary = Summary {

@@ -156,8 +156,21 @@ struct Inline {
 
 impl Inline {
     fn start(t: &Topo, policy: &Path, out: &Path, extra: &[&str]) -> Inline {
+        Inline::start_on(t, "0", policy, out, extra)
+    }
+
+    /// On the queues `queue` (`N` or `A:B`).
+    fn start_on(t: &Topo, queue: &str, policy: &Path, out: &Path, extra: &[&str]) -> Inline {
         let mut child = Command::new("ip")
-            .args(["netns", "exec", &t.ns('r'), bin(), "inline", "--queue", "0"])
+            .args([
+                "netns",
+                "exec",
+                &t.ns('r'),
+                bin(),
+                "inline",
+                "--queue",
+                queue,
+            ])
             .args(["--status", "0", "--policy"])
             .arg(policy)
             .arg("-o")
@@ -760,39 +773,14 @@ fn dns_is_marked_on_two_queues() {
     let _srv = t.spawn('s', &["python3", "-c", DNS_SERVER]);
     std::thread::sleep(Duration::from_millis(800));
     let out = temp("dns.json");
-    let mut child = Command::new("ip")
-        .args([
-            "netns",
-            "exec",
-            &t.ns('r'),
-            bin(),
-            "inline",
-            "--queue",
-            "0:1",
-        ])
-        .args(["--status", "0", "--policy"])
-        .arg(&policy)
-        .arg("-o")
-        .arg(&out)
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let (tx, rx) = mpsc::channel();
-    let err = child.stderr.take().unwrap();
-    std::thread::spawn(move || {
-        for l in BufReader::new(err).lines().map_while(Result::ok) {
-            if tx.send(l).is_err() {
-                break;
-            }
-        }
-    });
-    let mut w = Inline {
-        child,
-        log: rx,
-        lines: Vec::new(),
-    };
-    w.wait_for("inline: ready: 2 queue(s)", Duration::from_secs(10))
-        .unwrap();
+    let w = Inline::start_on(&t, "0:1", &policy, &out, &[]);
+    assert!(
+        w.lines
+            .iter()
+            .any(|l| l.contains("inline: ready: 2 queue(s)")),
+        "{:?}",
+        w.lines
+    );
     let (ps, pc) = (temp("dns-s.pcap"), temp("dns-c.pcap"));
     let ds = Tcpdump::start(&t, 's', &t.dev("s0"), &ps, "udp port 53");
     let dc = Tcpdump::start(&t, 'c', &t.dev("c0"), &pc, "udp port 53");
