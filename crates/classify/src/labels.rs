@@ -220,6 +220,14 @@ impl Labels {
         Ok(id)
     }
 
+    /// Give the label `id` the breed `breed` (nDPI's protocol defaults rate the built-in
+    /// protocols, which the tables leave unrated).
+    pub fn set_breed(&mut self, id: LabelId, breed: Breed) {
+        if let Some(e) = self.entries.get_mut(id.index()) {
+            e.breed = breed;
+        }
+    }
+
     /// The id of a built-in label (added if new).
     pub fn intern_label(&mut self, l: &Label) -> Result<LabelId, LabelError> {
         self.intern(l.master, l.app, l.category, Breed::Unrated)

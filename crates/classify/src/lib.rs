@@ -19,7 +19,9 @@ pub mod ipproto;
 pub mod labels;
 pub mod networks;
 pub mod port;
+pub mod protodefs;
 pub mod protos;
+pub mod risk;
 
 pub use labels::{Breed, LabelEntry, LabelError, LabelId, Labels};
 pub use port::PortTable;

@@ -15,7 +15,7 @@ use wirespeed_engine::{
     Session, Summary,
 };
 use wirespeed_export::shared::{LossyWriter, SharedWriter};
-use wirespeed_export::{CsvWriter, JsonLinesWriter, RecordSink};
+use wirespeed_export::{Columns, CsvWriter, JsonLinesWriter, RecordSink};
 use wirespeed_flow::{FlowConfig, Timeouts};
 use wirespeed_wire::DecodeConfig;
 
@@ -227,7 +227,9 @@ struct EngineArgs {
     #[arg(long, default_value = "all")]
     classifiers: String,
     /// Flow statistics families to add to every record, comma-separated: `dist` (packet size
-    /// and inter-arrival min/mean/max/std and TCP flag counts per direction; docs/SCHEMA.md).
+    /// and inter-arrival min/mean/max/std and TCP flag counts per direction), `tcp`
+    /// (retransmissions, out-of-order and duplicate segments, RTT, SYN options, Zeek's history
+    /// and conn_state; docs/SCHEMA.md).
     #[arg(long, value_delimiter = ',')]
     stats: Vec<String>,
     /// Flow table capacity (flows held at once; memory is reserved for this many).
@@ -365,6 +367,7 @@ impl EngineArgs {
         if self.host_cache_uth == 0 {
             return Err("--host-cache-uth must be at least 1 (a rule needs a flow)".into());
         }
+        let (dist, tcp) = self.stats_families()?;
         Ok(EngineConfig {
             learn,
             flow: FlowConfig {
@@ -395,22 +398,24 @@ impl EngineArgs {
             },
             classifiers: ClassifierSet::parse(&self.classifiers).map_err(|e| e.to_string())?,
             batch_size: self.batch,
-            dist: self.stats_families()?,
+            dist,
+            tcp,
             ..EngineConfig::with_rules(Arc::new(rules))
         })
     }
 
-    /// Whether `--stats` asks for the distributions (the only family so far).
-    fn stats_families(&self) -> Result<bool, String> {
-        let mut dist = false;
+    /// Which statistics families `--stats` asks for: (distributions, TCP analysis).
+    fn stats_families(&self) -> Result<(bool, bool), String> {
+        let (mut dist, mut tcp) = (false, false);
         for f in &self.stats {
             match f.trim() {
                 "dist" => dist = true,
+                "tcp" => tcp = true,
                 "" | "none" => {}
-                other => return Err(format!("--stats {other:?}: the families are: dist")),
+                other => return Err(format!("--stats {other:?}: the families are: dist, tcp")),
             }
         }
-        Ok(dist)
+        Ok((dist, tcp))
     }
 
     /// The run's rules: the built-in ones with the files named on the command line. Errors
@@ -766,11 +771,16 @@ fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
     let with_source = true;
     let _ = a.with_source;
     let progress = !a.no_progress && !a.quiet && io::stderr().is_terminal();
-    let cols = Columns {
-        features: a.features,
-        community: a.community_id,
-        action: false,
-        dist: a.engine.stats_families()?,
+    let cols = {
+        let (dist, tcp) = a.engine.stats_families()?;
+        Columns {
+            features: a.features,
+            community: a.community_id,
+            action: false,
+            dist,
+            tcp,
+            ..Columns::default()
+        }
     };
     let out = match shared_out(a.output.as_deref(), a.format, with_source, cols) {
         Ok(out) => out,
@@ -809,17 +819,6 @@ fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
     })
 }
 
-/// The optional columns of the records.
-#[derive(Clone, Copy, Default)]
-struct Columns {
-    features: bool,
-    community: bool,
-    /// What an inline run did (`rule`, `action`, `dropped_*`, `bound`).
-    action: bool,
-    /// Whole-flow distributions (`--stats dist`).
-    dist: bool,
-}
-
 /// Open the shared output; for CSV, write the header once, first.
 fn shared_out(
     path: Option<&Path>,
@@ -834,9 +833,7 @@ fn shared_out(
     let out = SharedWriter::new(out);
     if format == Format::Csv {
         CsvWriter::new(out.clone(), with_source)
-            .with_features(cols.features)
-            .with_community_id(cols.community)
-            .with_dist(cols.dist)
+            .with_columns(cols)
             .finish()?;
     }
     Ok(out)
@@ -850,18 +847,8 @@ fn shared_sink(
 ) -> Box<dyn RecordSink + Send> {
     let w = out.clone();
     match format {
-        Format::Json => Box::new(
-            JsonLinesWriter::new(w, with_source)
-                .with_features(cols.features)
-                .with_community_id(cols.community)
-                .with_dist(cols.dist),
-        ),
-        Format::Csv => Box::new(
-            CsvWriter::headerless(w, with_source)
-                .with_features(cols.features)
-                .with_community_id(cols.community)
-                .with_dist(cols.dist),
-        ),
+        Format::Json => Box::new(JsonLinesWriter::new(w, with_source).with_columns(cols)),
+        Format::Csv => Box::new(CsvWriter::headerless(w, with_source).with_columns(cols)),
     }
 }
 
@@ -1160,11 +1147,16 @@ fn live(a: LiveArgs) -> Result<ExitCode, String> {
     // could not open them), and before privileges are dropped.
     let out: std::rc::Rc<std::cell::RefCell<Option<LiveOut>>> = Default::default();
     let (path, format, quiet, verbose) = (a.output.clone(), a.format, a.quiet, a.verbose);
-    let cols = Columns {
-        features: a.features,
-        community: a.community_id,
-        action: false,
-        dist: a.engine.stats_families()?,
+    let cols = {
+        let (dist, tcp) = a.engine.stats_families()?;
+        Columns {
+            features: a.features,
+            community: a.community_id,
+            action: false,
+            dist,
+            tcp,
+            ..Columns::default()
+        }
     };
     let (slot, stop2) = (out.clone(), stop.clone());
     let mut opened = move || -> io::Result<()> {
@@ -1177,18 +1169,8 @@ fn live(a: LiveArgs) -> Result<ExitCode, String> {
         // as their `source` (no `pcap`): the same columns as `classify` writes.
         let w = slot.borrow().as_ref().map(|o| o.0.clone());
         match (w, format) {
-            (Some(w), Format::Json) => Box::new(
-                JsonLinesWriter::new(w, true)
-                    .with_features(cols.features)
-                    .with_community_id(cols.community)
-                    .with_dist(cols.dist),
-            ),
-            (Some(w), Format::Csv) => Box::new(
-                CsvWriter::headerless(w, true)
-                    .with_features(cols.features)
-                    .with_community_id(cols.community)
-                    .with_dist(cols.dist),
-            ),
+            (Some(w), Format::Json) => Box::new(JsonLinesWriter::new(w, true).with_columns(cols)),
+            (Some(w), Format::Csv) => Box::new(CsvWriter::headerless(w, true).with_columns(cols)),
             (None, _) => Box::new(wirespeed_export::NullSink::default()),
         }
     };
@@ -1309,12 +1291,7 @@ fn lossy_out(
         None => Box::new(io::stdout()),
     };
     if format == Format::Csv {
-        out = CsvWriter::new(out, true)
-            .with_features(cols.features)
-            .with_community_id(cols.community)
-            .with_action(cols.action)
-            .with_dist(cols.dist)
-            .into_inner()?;
+        out = CsvWriter::new(out, true).with_columns(cols).into_inner()?;
     }
     Ok(LossyWriter::new(out, stop, LIVE_GRACE))
 }
@@ -1485,11 +1462,16 @@ fn inline(a: InlineArgs) -> Result<ExitCode, String> {
         .map_err(|e| format!("signals: {e}"))?;
     let out: std::rc::Rc<std::cell::RefCell<Option<LiveOut>>> = Default::default();
     let (path, format, quiet) = (a.output.clone(), a.format, a.quiet);
-    let cols = Columns {
-        features: false,
-        community: false,
-        action: true,
-        dist: a.engine.stats_families()?,
+    let cols = {
+        let (dist, tcp) = a.engine.stats_families()?;
+        Columns {
+            features: false,
+            community: false,
+            action: true,
+            dist,
+            tcp,
+            ..Columns::default()
+        }
     };
     let (slot, stop2) = (out.clone(), stop.clone());
     let mut opened = move || -> io::Result<()> {
@@ -1500,12 +1482,8 @@ fn inline(a: InlineArgs) -> Result<ExitCode, String> {
     let sink = move |_| -> Box<dyn RecordSink + Send> {
         let w = slot.borrow().as_ref().map(|o| o.0.clone());
         match (w, format) {
-            (Some(w), Format::Json) => Box::new(
-                JsonLinesWriter::new(w, true)
-                    .with_action(true)
-                    .with_dist(cols.dist),
-            ),
-            (Some(w), Format::Csv) => Box::new(CsvWriter::headerless(w, true).with_action(true)),
+            (Some(w), Format::Json) => Box::new(JsonLinesWriter::new(w, true).with_columns(cols)),
+            (Some(w), Format::Csv) => Box::new(CsvWriter::headerless(w, true).with_columns(cols)),
             (None, _) => Box::new(wirespeed_export::NullSink::default()),
         }
     };

@@ -84,6 +84,8 @@ fields! {
     /// The protocol an HTTP/1.1 connection switched to (`101 Switching Protocols`' `Upgrade`
     /// header: `websocket`, `h2c`).
     HttpUpgrade = "http_upgrade", 32;
+    /// The cipher suite the TLS server chose (ServerHello), as its IANA number in decimal.
+    TlsCipher = "tls_cipher", 5;
 }
 
 /// A flow's metadata: values of [`Field`]s packed in a fixed area of [`META_BYTES`] bytes

@@ -17,10 +17,12 @@ pub mod expect;
 mod flowstats;
 pub mod gen;
 pub mod learn;
+mod risks;
 pub mod rss;
 mod rules;
 pub mod runtime;
 mod summary;
+mod tcpstats;
 pub mod train;
 mod worker;
 

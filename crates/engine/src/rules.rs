@@ -9,6 +9,7 @@ use wirespeed_classify::category::ndpi_category;
 use wirespeed_classify::hosts::AppId;
 use wirespeed_classify::hosts::HostRules;
 use wirespeed_classify::networks::{Cidr, Networks, NetworksBuilder};
+use wirespeed_classify::protodefs::ProtoDefaults;
 use wirespeed_classify::protos::{self, ProtoRules, Transport};
 use wirespeed_classify::{Breed, LabelId, Labels, PortTable};
 use wirespeed_dpi::DpiRules;
@@ -68,6 +69,10 @@ pub const NAMING: [(&str, Field); 5] = [
     ("HTTP", Field::HttpHost),
     ("DNS", Field::DnsQuery),
 ];
+
+/// nDPI's breed and encryption of each protocol (`data/ndpi_protocols.csv`; provenance in its
+/// comment lines).
+pub const BUILTIN_PROTOCOLS: &str = include_str!("../../../data/ndpi_protocols.csv");
 
 /// The address owners shipped with the project (`data/app_networks.csv`; provenance in
 /// `data/README.md`).
@@ -131,6 +136,12 @@ pub struct Rules {
     /// By label id: 1 + the `AppId` of the host rule application the label names (`YouTube`,
     /// `TLS.YouTube`), else 0.
     label_app: Vec<u16>,
+    /// By label id: the transports (bit 0 TCP, 1 UDP, 2 SCTP) on which the port table holds a
+    /// port of the label's master protocol: its default ports, for nDPI's "Known Proto on Non
+    /// Std Port".
+    port_masters: Vec<u8>,
+    /// By label id: is a flow of this label encrypted (nDPI's mark of its master protocol)?
+    encrypted: Vec<bool>,
 }
 
 impl Rules {
@@ -260,7 +271,20 @@ impl Rules {
                     .map_or(0, |k| k as u8 + 1)
             })
             .collect();
+        let port_masters = port_masters(&labels, &ports);
+        let defaults = ProtoDefaults::parse(BUILTIN_PROTOCOLS)
+            .map_err(|e| RulesError::Labels(format!("built-in protocol defaults: {e}")))?;
+        defaults.rate(&mut labels);
+        let encrypted = (0..labels.len())
+            .map(|i| {
+                let id = LabelId(i as u16);
+                let named = label_app.get(i).is_some_and(|&a| a != 0) || owner_labels.contains(&id);
+                defaults.encrypted(&labels, id, named)
+            })
+            .collect();
         Ok(Rules {
+            port_masters,
+            encrypted,
             labels,
             ports,
             dpi: Arc::new(dpi),
@@ -273,6 +297,27 @@ impl Rules {
             app_labels,
             label_app,
         })
+    }
+
+    /// Is a flow of this label encrypted (nDPI's `encrypted`)?
+    #[inline]
+    pub fn encrypted(&self, label: LabelId) -> bool {
+        self.encrypted.get(label.index()).copied().unwrap_or(false)
+    }
+
+    /// Is one of a flow's ports a default port of its label's master protocol on its
+    /// transport? None when the protocol has no default port there (nothing to judge by).
+    pub fn std_port(&self, label: LabelId, l4: u8, server: u16, client: u16) -> Option<bool> {
+        let bit = transport_bit(l4)?;
+        if self.port_masters.get(label.index()).copied().unwrap_or(0) & bit == 0 {
+            return None;
+        }
+        let master = self.labels.get(label).master();
+        Some([server, client].into_iter().any(|p| {
+            self.ports
+                .port(l4, p)
+                .is_some_and(|l| self.labels.get(l).master() == master)
+        }))
     }
 
     /// The host rule application `name` (a DNS query or a CNAME) belongs to, if one does.
@@ -411,6 +456,35 @@ impl Default for Rules {
     fn default() -> Self {
         Rules::builtin()
     }
+}
+
+/// The port table's bit for a transport: TCP 1, UDP 2, SCTP 4.
+fn transport_bit(l4: u8) -> Option<u8> {
+    match l4 {
+        6 => Some(1),
+        17 => Some(2),
+        132 => Some(4),
+        _ => None,
+    }
+}
+
+/// By label id, the transports on which the port table holds a port of the label's master.
+fn port_masters(labels: &Labels, ports: &PortTable) -> Vec<u8> {
+    let mut by_master: std::collections::HashMap<&str, u8> = Default::default();
+    for (t, _, l) in ports.entries() {
+        let bit = match t {
+            "tcp" => 1,
+            "udp" => 2,
+            _ => 4,
+        };
+        *by_master.entry(labels.get(l).master()).or_default() |= bit;
+    }
+    (0..labels.len())
+        .map(|i| {
+            let m = labels.get(LabelId(i as u16)).master();
+            by_master.get(m).copied().unwrap_or(0)
+        })
+        .collect()
 }
 
 #[cfg(test)]

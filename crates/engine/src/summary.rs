@@ -152,6 +152,12 @@ impl Hasher for LabelHasher {
     }
 }
 
+/// A flow's optional statistics families, taken from their tables at its end.
+pub(crate) struct Stats {
+    dist: Option<wirespeed_export::DistFields>,
+    tcp: Option<wirespeed_export::TcpFields>,
+}
+
 /// Where a worker's ended flows go.
 pub(crate) struct Output<S> {
     pub(crate) sink: S,
@@ -233,14 +239,17 @@ impl<S: RecordSink> Output<S> {
     ) {
         let last = why != EndReason::Active;
         let acted = stage.act.as_mut().and_then(|a| a.ended(f, last));
-        let dist = stage.dist.as_mut().and_then(|d| d.ended(f, last));
+        let stats = Stats {
+            dist: stage.dist.as_mut().and_then(|d| d.ended(f, last)),
+            tcp: stage.tcp.as_mut().and_then(|t| t.ended(f, last)),
+        };
         if !last {
             let mut now = f.clone();
             stage.end(arbiter, &mut now);
-            self.emit(&now, why, stage, rules, acted, dist);
+            self.emit(&now, why, stage, rules, acted, stats);
         } else {
             stage.end(arbiter, f);
-            self.emit(f, why, stage, rules, acted, dist);
+            self.emit(f, why, stage, rules, acted, stats);
             stage.release(&mut f.ext);
         }
     }
@@ -254,7 +263,7 @@ impl<S: RecordSink> Output<S> {
         stage: &Stage,
         rules: &Rules,
         acted: Option<wirespeed_act::Ended>,
-        dist: Option<wirespeed_export::DistFields>,
+        stats: Stats,
     ) {
         let c = f.client;
         let s = f.server();
@@ -301,9 +310,14 @@ impl<S: RecordSink> Output<S> {
                 (Some(a), Some(e)) => Some(a.fields(&e)),
                 _ => None,
             },
-            dist,
+            dist: stats.dist,
+            tcp: stats.tcp,
+            risks: Default::default(),
+            encrypted: false,
         };
         stage.fill(&f.ext, &mut rec);
+        rec.risks = crate::risks::of(&rec, rules, &crate::risks::Tracked::of(f));
+        rec.encrypted = rules.encrypted(id);
         self.written += 1;
         if why == EndReason::Active {
             // Interim records are not flows: the flow is counted once, at its end.

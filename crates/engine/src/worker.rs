@@ -38,6 +38,9 @@ pub struct EngineConfig {
     /// Whole-flow distributions per direction in every record (`--stats dist`: packet size,
     /// inter-arrival time, TCP flag counts; [`wirespeed_export::DIST_FIELDS`]).
     pub dist: bool,
+    /// The TCP analysis in every record (`--stats tcp`: retransmissions, RTT, options, Zeek's
+    /// history and state; [`wirespeed_export::TCP_FIELDS`]).
+    pub tcp: bool,
 }
 
 impl Default for EngineConfig {
@@ -61,6 +64,7 @@ impl EngineConfig {
             dpi: DpiConfig::default(),
             learn: crate::learn::LearnConfig::default(),
             dist: false,
+            tcp: false,
         }
     }
 }
@@ -86,6 +90,8 @@ struct Pending {
     payload_len: u32,
     /// Length of the innermost IP packet by its header (the statistical features' size).
     ip_len: u16,
+    /// TTL or hop limit of the innermost IP header.
+    ttl: u8,
 }
 
 /// One pipeline: owns a flow table and writes records to its sink. Nothing is shared with other
@@ -112,6 +118,11 @@ impl<S: RecordSink> Worker<S> {
             let mut d = crate::flowstats::Dist::new(table.config().capacity);
             d.locator = Some(table.locator());
             stage.dist = Some(d);
+        }
+        if cfg.tcp {
+            let mut t = crate::tcpstats::Tcp::new(table.config().capacity);
+            t.locator = Some(table.locator());
+            stage.tcp = Some(t);
         }
         Worker {
             table,
@@ -337,6 +348,7 @@ impl<S: RecordSink> Worker<S> {
                     as u32,
                 payload_len: d.payload.len() as u32,
                 ip_len: d.ip_len,
+                ttl: d.ttl,
             });
         }
         // Stage 2: read each index entry and prefetch the flow it names.
@@ -365,6 +377,9 @@ impl<S: RecordSink> Worker<S> {
             }
             let gap = q.ts.saturating_sub(f.last_ts);
             f.update(q.side, q.ts, q.len as u64, q.tcp.map(|t| t.flags));
+            if q.tcp.map_or(q.payload_len > 0, |t| t.seg_len > 0) {
+                f.payload_from(q.side);
+            }
             let off = q.payload_off as usize;
             let payload = batch[q.idx as usize]
                 .data
@@ -391,6 +406,25 @@ impl<S: RecordSink> Worker<S> {
                     q.ts,
                     u32::from(q.ip_len),
                     q.tcp.map(|t| t.flags),
+                );
+            }
+            if let (Some(t), Some(tcp)) = (stage.tcp.as_mut(), q.tcp) {
+                // The options lie between the fixed header and the payload (a SYN's only are
+                // read); an empty payload's offset may point anywhere, so `get`.
+                let options = off
+                    .checked_sub(usize::from(tcp.hdr_len))
+                    .and_then(|start| batch[q.idx as usize].data.get(start + 20..off))
+                    .unwrap_or(&[]);
+                t.packet(
+                    r.slot(),
+                    f.serial,
+                    &crate::tcpstats::Seg {
+                        ts: q.ts,
+                        c2s: q.side == f.client,
+                        tcp,
+                        ttl: q.ttl,
+                        options,
+                    },
                 );
             }
             // An inline run: what this packet gets, by its flow's label now.

@@ -80,6 +80,9 @@ fn records(tls: bool, labels: &Labels) -> Vec<FlowRecord<'_>> {
                 meta,
                 act: None,
                 dist: None,
+                tcp: None,
+                risks: Default::default(),
+                encrypted: false,
             }
         })
         .collect()

@@ -1,9 +1,7 @@
 //! CSV (RFC 4180) with a header line: every column in [`crate::FIELDS`] order.
 
-use crate::format::{flush_at, record, Syntax, FLUSH_AT};
-use crate::{
-    FlowRecord, RecordSink, ACT_FIELDS, COMMUNITY_FIELD, DIST_FIELDS, FEATURE_FIELDS, FIELDS,
-};
+use crate::format::{flush_at, record, Columns, Syntax, FLUSH_AT};
+use crate::{FlowRecord, RecordSink, FIELDS};
 use std::io::{self, Write};
 
 /// CSV field (RFC 4180): quoted when it holds a comma, quote, CR or LF; quotes doubled.
@@ -26,11 +24,7 @@ pub(crate) fn csv_str(buf: &mut Vec<u8>, s: &str) {
 pub struct CsvWriter<W: Write> {
     pub(crate) out: W,
     buf: Vec<u8>,
-    with_source: bool,
-    features: bool,
-    community: bool,
-    action: bool,
-    dist: bool,
+    cols: Columns,
 }
 
 impl<W: Write> CsvWriter<W> {
@@ -40,11 +34,10 @@ impl<W: Write> CsvWriter<W> {
         let mut w = CsvWriter {
             out,
             buf: Vec::with_capacity(FLUSH_AT + 4096),
-            with_source,
-            features: false,
-            community: false,
-            action: false,
-            dist: false,
+            cols: Columns {
+                with_source,
+                ..Columns::default()
+            },
         };
         w.header();
         w
@@ -53,45 +46,49 @@ impl<W: Write> CsvWriter<W> {
     /// Also write the early-flow features ([`crate::FEATURE_FIELDS`]); off by default because they
     /// double the record's size. Call before writing any record (a [`CsvWriter::headerless`]
     /// writer stays headerless).
-    pub fn with_features(mut self, on: bool) -> Self {
-        let had_header = !self.buf.is_empty();
-        self.features = on;
-        self.buf.clear();
-        if had_header {
-            self.header();
-        }
-        self
+    pub fn with_features(self, on: bool) -> Self {
+        self.set(|c| c.features = on)
     }
 
     /// Also write each flow's Community ID ([`crate::community_id`]); off by default (a SHA-1
     /// per record). Call before writing any record, as [`CsvWriter::with_features`].
-    pub fn with_community_id(mut self, on: bool) -> Self {
-        let had_header = !self.buf.is_empty();
-        self.community = on;
-        self.buf.clear();
-        if had_header {
-            self.header();
-        }
-        self
+    pub fn with_community_id(self, on: bool) -> Self {
+        self.set(|c| c.community = on)
     }
 
     /// Also write what an inline run did to each flow ([`crate::ACT_FIELDS`]); off by
     /// default. Call before writing any record, as [`CsvWriter::with_features`].
-    pub fn with_action(mut self, on: bool) -> Self {
-        let had_header = !self.buf.is_empty();
-        self.action = on;
-        self.buf.clear();
-        if had_header {
-            self.header();
-        }
-        self
+    pub fn with_action(self, on: bool) -> Self {
+        self.set(|c| c.action = on)
     }
 
     /// Also write the whole-flow distributions ([`crate::DIST_FIELDS`]); off by default. Call
     /// before writing any record, as [`CsvWriter::with_features`].
-    pub fn with_dist(mut self, on: bool) -> Self {
+    pub fn with_dist(self, on: bool) -> Self {
+        self.set(|c| c.dist = on)
+    }
+
+    /// Also write the TCP analysis ([`crate::TCP_FIELDS`]); off by default. Call before
+    /// writing any record, as [`CsvWriter::with_features`].
+    pub fn with_tcp(self, on: bool) -> Self {
+        self.set(|c| c.tcp = on)
+    }
+
+    /// Write these optional columns (the constructor's `with_source` stays). Call before
+    /// writing any record, as [`CsvWriter::with_features`].
+    pub fn with_columns(self, cols: Columns) -> Self {
+        self.set(|c| {
+            *c = Columns {
+                with_source: c.with_source,
+                ..cols
+            }
+        })
+    }
+
+    /// Change the columns, and the header if it is still to be written.
+    fn set(mut self, change: impl FnOnce(&mut Columns)) -> Self {
         let had_header = !self.buf.is_empty();
-        self.dist = on;
+        change(&mut self.cols);
         self.buf.clear();
         if had_header {
             self.header();
@@ -100,16 +97,13 @@ impl<W: Write> CsvWriter<W> {
     }
 
     fn header(&mut self) {
-        if self.with_source {
+        if self.cols.with_source {
             self.buf.extend_from_slice(b"source,pcap,");
         }
         let cols: Vec<&str> = FIELDS
             .iter()
             .copied()
-            .filter(|f| self.features || !FEATURE_FIELDS.contains(f))
-            .filter(|f| self.community || *f != COMMUNITY_FIELD)
-            .filter(|f| self.action || !ACT_FIELDS.contains(f))
-            .filter(|f| self.dist || !DIST_FIELDS.contains(f))
+            .filter(|f| self.cols.writes(f))
             .collect();
         self.buf.extend_from_slice(cols.join(",").as_bytes());
         self.buf.push(b'\n');
@@ -118,15 +112,7 @@ impl<W: Write> CsvWriter<W> {
 
 impl<W: Write> RecordSink for CsvWriter<W> {
     fn write(&mut self, r: &FlowRecord<'_>) -> io::Result<()> {
-        record::<Csv>(
-            &mut self.buf,
-            r,
-            self.with_source,
-            self.features,
-            self.community,
-            self.action,
-            self.dist,
-        );
+        record::<Csv>(&mut self.buf, r, &self.cols);
         flush_at(&mut self.out, &mut self.buf, FLUSH_AT)
     }
 

@@ -166,18 +166,46 @@ pub(crate) trait Syntax {
     }
 }
 
+/// Which optional groups of fields a writer adds to every record (all off by default).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Columns {
+    /// `source` and `pcap`, first (set by the writer's constructor).
+    pub with_source: bool,
+    /// [`crate::FEATURE_FIELDS`].
+    pub features: bool,
+    /// [`crate::COMMUNITY_FIELD`].
+    pub community: bool,
+    /// [`crate::ACT_FIELDS`].
+    pub action: bool,
+    /// [`crate::DIST_FIELDS`].
+    pub dist: bool,
+    /// [`crate::TCP_FIELDS`].
+    pub tcp: bool,
+}
+
+impl Columns {
+    /// Is `field` (a name of [`crate::FIELDS`]) written?
+    pub fn writes(&self, field: &str) -> bool {
+        (self.features || !crate::FEATURE_FIELDS.contains(&field))
+            && (self.community || field != crate::COMMUNITY_FIELD)
+            && (self.action || !crate::ACT_FIELDS.contains(&field))
+            && (self.dist || !crate::DIST_FIELDS.contains(&field))
+            && (self.tcp || !crate::TCP_FIELDS.contains(&field))
+    }
+}
+
 /// One record in `S`'s syntax: the core fields, the early-flow features and the statistical
 /// verdict ([`early_fields`]), then the metadata, in [`FIELDS`] order.
 #[inline]
-pub(crate) fn record<S: Syntax>(
-    b: &mut Vec<u8>,
-    r: &FlowRecord<'_>,
-    with_source: bool,
-    features: bool,
-    community: bool,
-    action: bool,
-    dist: bool,
-) {
+pub(crate) fn record<S: Syntax>(b: &mut Vec<u8>, r: &FlowRecord<'_>, cols: &Columns) {
+    let Columns {
+        with_source,
+        features,
+        community,
+        action,
+        dist,
+        tcp,
+    } = *cols;
     // Before every field but the first: `,"name":` in JSON, `,` in CSV.
     macro_rules! key {
         ($name:literal) => {
@@ -268,6 +296,25 @@ pub(crate) fn record<S: Syntax>(
     }
     key!("fpc_method");
     S::opt_str(b, r.fpc.map_or("", |f| f.1.as_str()));
+    key!("encrypted");
+    b.extend_from_slice(if r.encrypted { b"true" } else { b"false" });
+    // nDPI's names, `;`-separated; absent when there is none.
+    key!("risks");
+    if r.risks.is_empty() {
+        S::null(b);
+    } else {
+        S::quoted(b, |b| {
+            for (i, k) in r.risks.iter().enumerate() {
+                if i > 0 {
+                    b.push(b';');
+                }
+                // The names are fixed ASCII without quotes, backslashes or commas.
+                b.extend_from_slice(k.name().as_bytes());
+            }
+        });
+    }
+    key!("risk_score");
+    Fmt::int(b, r.risks.score());
     if community {
         // Undefined (ICMP, whose ID needs the message type): null in JSON, empty in CSV.
         key!("community_id");
@@ -315,6 +362,9 @@ pub(crate) fn record<S: Syntax>(
     }
     if dist {
         dist_fields::<S>(b, r);
+    }
+    if tcp {
+        tcp_fields::<S>(b, r);
     }
     early_fields::<S>(b, r, features);
     // Every metadata field in every record (the columns depend on options only), absent ones
@@ -407,6 +457,99 @@ fn dist_fields<S: Syntax>(b: &mut Vec<u8>, r: &FlowRecord<'_>) {
             Fmt::int(b, c);
         }
     }
+}
+
+/// The TCP analysis fields ([`crate::TCP_FIELDS`], in its order); null in JSON, empty in CSV,
+/// when the record has none (not TCP) or a value is unknown.
+fn tcp_fields<S: Syntax>(b: &mut Vec<u8>, r: &FlowRecord<'_>) {
+    let mut names = crate::TCP_FIELDS.iter();
+    let mut key = |b: &mut Vec<u8>| {
+        b.push(b',');
+        if S::JSON {
+            b.push(b'"');
+            b.extend_from_slice(names.next().map_or("", |n| n).as_bytes());
+            b.extend_from_slice(b"\":");
+        }
+    };
+    let Some(t) = r.tcp.as_ref() else {
+        for _ in 0..crate::TCP_FIELDS.len() {
+            key(b);
+            S::null(b);
+        }
+        return;
+    };
+    fn opt<S: Syntax>(b: &mut Vec<u8>, v: Option<impl itoa::Integer>) {
+        match v {
+            Some(v) => Fmt::int(b, v),
+            None => S::null(b),
+        }
+    }
+    fn flag<S: Syntax>(b: &mut Vec<u8>, v: Option<bool>) {
+        match v {
+            Some(true) => b.extend_from_slice(b"true"),
+            Some(false) => b.extend_from_slice(b"false"),
+            None => S::null(b),
+        }
+    }
+    for d in [&t.c2s, &t.s2c] {
+        let rtt = d.rtt_n > 0;
+        key(b);
+        Fmt::int(b, d.retrans);
+        key(b);
+        Fmt::int(b, d.retrans_bytes);
+        key(b);
+        Fmt::int(b, d.ooo);
+        key(b);
+        Fmt::int(b, d.dup);
+        key(b);
+        Fmt::int(b, d.rtt_n);
+        key(b);
+        opt::<S>(b, rtt.then_some(d.rtt_min_us));
+        key(b);
+        if rtt {
+            Fmt::fixed3(b, d.rtt_mean_us)
+        } else {
+            S::null(b)
+        }
+        key(b);
+        opt::<S>(b, rtt.then_some(d.rtt_max_us));
+        key(b);
+        if rtt {
+            Fmt::fixed3(b, d.rtt_std_us)
+        } else {
+            S::null(b)
+        }
+        key(b);
+        opt::<S>(b, d.ttl.map(|t| t.0));
+        key(b);
+        opt::<S>(b, d.ttl.map(|t| t.1));
+        key(b);
+        opt::<S>(b, d.mss);
+        key(b);
+        opt::<S>(b, d.wscale);
+        key(b);
+        flag::<S>(b, d.sack_ok);
+        key(b);
+        flag::<S>(b, d.ts_ok);
+        key(b);
+        opt::<S>(b, d.win_init);
+        key(b);
+        Fmt::int(b, d.zero_win);
+        key(b);
+        Fmt::int(b, d.unique_bytes);
+        key(b);
+        opt::<S>(b, d.first_payload_us);
+        key(b);
+        opt::<S>(b, d.last_payload_us);
+    }
+    key(b);
+    opt::<S>(b, t.hs_rtt_us);
+    key(b);
+    S::opt_str(b, t.close);
+    key(b);
+    S::opt_str(b, t.history());
+    key(b);
+    S::opt_str(b, t.conn_state);
 }
 
 /// The `splt_*` and `atoz_*` fields (when `features`), then `stats_*`: JSON (arrays, null for

@@ -1,6 +1,6 @@
 //! JSON lines: one object per record, every key of [`crate::FIELDS`] the options select, in order; absent values are `null`.
 
-use crate::format::{flush_at, record, Syntax, FLUSH_AT};
+use crate::format::{flush_at, record, Columns, Syntax, FLUSH_AT};
 use crate::{FlowRecord, RecordSink};
 use std::io::{self, Write};
 
@@ -54,11 +54,7 @@ pub(crate) fn json_esc_slow(buf: &mut Vec<u8>, bytes: &[u8]) {
 pub struct JsonLinesWriter<W: Write> {
     pub(crate) out: W,
     buf: Vec<u8>,
-    with_source: bool,
-    features: bool,
-    community: bool,
-    action: bool,
-    dist: bool,
+    cols: Columns,
 }
 
 impl<W: Write> JsonLinesWriter<W> {
@@ -67,53 +63,59 @@ impl<W: Write> JsonLinesWriter<W> {
         JsonLinesWriter {
             out,
             buf: Vec::with_capacity(FLUSH_AT + 4096),
-            with_source,
-            features: false,
-            community: false,
-            action: false,
-            dist: false,
+            cols: Columns {
+                with_source,
+                ..Columns::default()
+            },
         }
     }
 
     /// Also write the early-flow features ([`crate::FEATURE_FIELDS`]); off by default because they
     /// double the record's size.
     pub fn with_features(mut self, on: bool) -> Self {
-        self.features = on;
+        self.cols.features = on;
         self
     }
 
     /// Also write each flow's Community ID ([`crate::community_id`]); off by default (a SHA-1
     /// per record).
     pub fn with_community_id(mut self, on: bool) -> Self {
-        self.community = on;
+        self.cols.community = on;
         self
     }
 
     /// Also write what an inline run did to each flow ([`crate::ACT_FIELDS`]); off by
     /// default.
     pub fn with_action(mut self, on: bool) -> Self {
-        self.action = on;
+        self.cols.action = on;
         self
     }
 
     /// Also write the whole-flow distributions ([`crate::DIST_FIELDS`]); off by default.
     pub fn with_dist(mut self, on: bool) -> Self {
-        self.dist = on;
+        self.cols.dist = on;
+        self
+    }
+
+    /// Write these optional columns (the constructor's `with_source` stays).
+    pub fn with_columns(mut self, cols: Columns) -> Self {
+        self.cols = Columns {
+            with_source: self.cols.with_source,
+            ..cols
+        };
+        self
+    }
+
+    /// Also write the TCP analysis ([`crate::TCP_FIELDS`]); off by default.
+    pub fn with_tcp(mut self, on: bool) -> Self {
+        self.cols.tcp = on;
         self
     }
 }
 
 impl<W: Write> RecordSink for JsonLinesWriter<W> {
     fn write(&mut self, r: &FlowRecord<'_>) -> io::Result<()> {
-        record::<Json>(
-            &mut self.buf,
-            r,
-            self.with_source,
-            self.features,
-            self.community,
-            self.action,
-            self.dist,
-        );
+        record::<Json>(&mut self.buf, r, &self.cols);
         flush_at(&mut self.out, &mut self.buf, FLUSH_AT)
     }
 

@@ -16,10 +16,12 @@ pub mod shared;
 
 pub use community::community_id;
 pub use csv::CsvWriter;
+pub use format::Columns;
 pub use json::JsonLinesWriter;
 
 use std::io;
 use std::net::IpAddr;
+use wirespeed_classify::risk::RiskSet;
 use wirespeed_classify::{LabelEntry, LabelId, Labels, Method};
 use wirespeed_flow::EndReason;
 
@@ -96,6 +98,89 @@ pub struct FlowRecord<'a> {
     pub act: Option<ActFields<'a>>,
     /// Whole-flow distributions per direction (`--stats dist`); None when not computed.
     pub dist: Option<DistFields>,
+    /// The TCP analysis (`--stats tcp`), for a TCP flow of a run that asked for it.
+    pub tcp: Option<TcpFields>,
+    /// nDPI's flow risks.
+    pub risks: RiskSet,
+    /// Is the flow's protocol an encrypted one (nDPI's `encrypted`)?
+    pub encrypted: bool,
+}
+
+/// One direction's TCP analysis (its sender's segments; RTT samples are of its segments, timed
+/// from the segment to the other side's ACK as seen at the capture point).
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct DirTcp {
+    /// Retransmitted segments (fast retransmissions and duplicates included).
+    pub retrans: u32,
+    /// Their payload bytes.
+    pub retrans_bytes: u64,
+    /// Out-of-order segments.
+    pub ooo: u32,
+    /// Duplicate segments: all their data was already acknowledged (tshark's spurious
+    /// retransmissions).
+    pub dup: u32,
+    /// RTT samples (Karn's rule: none from a segment sent more than once).
+    pub rtt_n: u32,
+    /// Smallest sample, µs.
+    pub rtt_min_us: u32,
+    /// Mean of the samples, µs.
+    pub rtt_mean_us: f64,
+    /// Largest sample, µs.
+    pub rtt_max_us: u32,
+    /// Population standard deviation of the samples, µs.
+    pub rtt_std_us: f64,
+    /// Smallest and largest IP TTL (hop limit).
+    pub ttl: Option<(u8, u8)>,
+    /// MSS option of this side's SYN.
+    pub mss: Option<u16>,
+    /// Window scale option of this side's SYN.
+    pub wscale: Option<u8>,
+    /// SACK permitted in this side's SYN (absent without a SYN).
+    pub sack_ok: Option<bool>,
+    /// Timestamps option in this side's SYN (absent without a SYN).
+    pub ts_ok: Option<bool>,
+    /// The window field of this side's first segment (unscaled, as on the wire).
+    pub win_init: Option<u16>,
+    /// Segments advertising a zero window (SYN, FIN and RST aside).
+    pub zero_win: u32,
+    /// Payload bytes sent once: every segment's but a retransmission's, of which only what lies
+    /// past the highest sequence number seen before counts.
+    pub unique_bytes: u64,
+    /// First payload's time, µs after the flow's first packet.
+    pub first_payload_us: Option<u64>,
+    /// Last payload's time, µs after the flow's first packet.
+    pub last_payload_us: Option<u64>,
+}
+
+/// Longest Zeek history string kept.
+pub const HISTORY_MAX: usize = 20;
+
+/// A TCP flow's analysis ([`TCP_FIELDS`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct TcpFields {
+    /// The client's segments.
+    pub c2s: DirTcp,
+    /// The server's segments.
+    pub s2c: DirTcp,
+    /// The handshake's RTT: the client's SYN to its ACK of the server's SYN-ACK, µs.
+    pub hs_rtt_us: Option<u64>,
+    /// Who closed first: `client_fin`, `server_fin`, `client_rst`, `server_rst`, or "".
+    pub close: &'static str,
+    /// Zeek's history letters (the first `history_len` bytes, ASCII).
+    pub history: [u8; HISTORY_MAX],
+    /// How many letters `history` holds.
+    pub history_len: u8,
+    /// Zeek's `conn_state` (`S0`, `S1`, `SF`, `REJ`, `S2`, `S3`, `RSTO`, `RSTR`, `RSTOS0`,
+    /// `RSTRH`, `SH`, `SHR`, `OTH`).
+    pub conn_state: &'static str,
+}
+
+impl TcpFields {
+    /// The history as text.
+    pub fn history(&self) -> &str {
+        let n = usize::from(self.history_len).min(HISTORY_MAX);
+        std::str::from_utf8(&self.history[..n]).unwrap_or("")
+    }
 }
 
 /// One direction's whole-flow distributions ([`FlowRecord::dist`]).
@@ -159,7 +244,7 @@ impl<'a> FlowRecord<'a> {
 }
 
 /// Number of payload metadata fields.
-pub const META_COUNT: usize = 25;
+pub const META_COUNT: usize = 26;
 
 /// Joins lists of names into one array at compile time (`N` is their total length; a wrong `N`
 /// fails the build), so each name is written once: the AtoZ names are the statistics crate's.
@@ -180,7 +265,7 @@ const fn concat<const N: usize>(parts: &[&[&'static str]]) -> [&'static str; N] 
 }
 
 /// The fields every record has, in order (after `source` and `pcap`, when written).
-const CORE_FIELDS: [&str; 28] = [
+const CORE_FIELDS: [&str; 31] = [
     "flow_id",
     "src_ip",
     "src_port",
@@ -209,6 +294,9 @@ const CORE_FIELDS: [&str; 28] = [
     "ttb_us",
     "fpc",
     "fpc_method",
+    "encrypted",
+    "risks",
+    "risk_score",
 ];
 
 /// The first packets' sizes, gaps and flags (feature fields before the AtoZ ones).
@@ -263,11 +351,12 @@ meta_fields!(
     "smtp_rcpt",
     "dns_names",
     "http_upgrade",
+    "tls_cipher",
 );
 
 /// Metadata fields written as numbers (bit i: `META_FIELDS[i]`): `http_status`, `dns_qtype`,
-/// `dns_rcode`.
-pub(crate) const NUMERIC_META: u32 = 1 << 9 | 1 << 11 | 1 << 12;
+/// `dns_rcode`, `tls_cipher`.
+pub(crate) const NUMERIC_META: u32 = 1 << 9 | 1 << 11 | 1 << 12 | 1 << 25;
 
 /// The record's fields in output order (CSV header). `source` and `pcap` come first and only when
 /// the writer was built with `with_source`.
@@ -277,6 +366,7 @@ pub const FIELDS: &[&str] = &concat::<
             + 1
             + ACT_FIELDS.len()
             + DIST_FIELDS.len()
+            + TCP_FIELDS.len()
             + FEATURE_FIELDS.len()
             + STATS_FIELDS.len()
             + META_COUNT
@@ -286,6 +376,7 @@ pub const FIELDS: &[&str] = &concat::<
     &[COMMUNITY_FIELD],
     &ACT_FIELDS,
     &DIST_FIELDS,
+    &TCP_FIELDS,
     FEATURE_FIELDS,
     &STATS_FIELDS,
     &META_FIELDS,
@@ -330,6 +421,57 @@ pub const DIST_FIELDS: [&str; 32] = [
     "s2c_urg",
     "s2c_ece",
     "s2c_cwr",
+];
+
+/// The TCP analysis ([`TcpFields`]), written only with `with_tcp(true)`, after the
+/// distributions: per direction retransmissions, out-of-order and duplicate segments, RTT
+/// samples, TTL range, SYN options, first window, zero windows, unique bytes and payload times;
+/// then the handshake's RTT, who closed, Zeek's history and conn_state.
+pub const TCP_FIELDS: [&str; 44] = [
+    "c2s_retrans",
+    "c2s_retrans_bytes",
+    "c2s_ooo",
+    "c2s_dup",
+    "c2s_rtt_n",
+    "c2s_rtt_min_us",
+    "c2s_rtt_mean_us",
+    "c2s_rtt_max_us",
+    "c2s_rtt_std_us",
+    "c2s_ttl_min",
+    "c2s_ttl_max",
+    "c2s_mss",
+    "c2s_wscale",
+    "c2s_sack_ok",
+    "c2s_ts_ok",
+    "c2s_win_init",
+    "c2s_zero_win",
+    "c2s_unique_bytes",
+    "c2s_first_payload_us",
+    "c2s_last_payload_us",
+    "s2c_retrans",
+    "s2c_retrans_bytes",
+    "s2c_ooo",
+    "s2c_dup",
+    "s2c_rtt_n",
+    "s2c_rtt_min_us",
+    "s2c_rtt_mean_us",
+    "s2c_rtt_max_us",
+    "s2c_rtt_std_us",
+    "s2c_ttl_min",
+    "s2c_ttl_max",
+    "s2c_mss",
+    "s2c_wscale",
+    "s2c_sack_ok",
+    "s2c_ts_ok",
+    "s2c_win_init",
+    "s2c_zero_win",
+    "s2c_unique_bytes",
+    "s2c_first_payload_us",
+    "s2c_last_payload_us",
+    "hs_rtt_us",
+    "tcp_close",
+    "history",
+    "conn_state",
 ];
 
 /// What an inline run did ([`ActFields`]), written only with `with_action(true)`, after
@@ -449,6 +591,9 @@ mod tests {
             meta: [""; META_COUNT],
             act: None,
             dist: None,
+            tcp: None,
+            risks: RiskSet::EMPTY,
+            encrypted: false,
         }
     }
 
@@ -487,7 +632,12 @@ mod tests {
         // column.
         assert_eq!(
             row.len(),
-            FIELDS.len() - FEATURE_FIELDS.len() - 1 - ACT_FIELDS.len() - DIST_FIELDS.len()
+            FIELDS.len()
+                - FEATURE_FIELDS.len()
+                - 1
+                - ACT_FIELDS.len()
+                - DIST_FIELDS.len()
+                - TCP_FIELDS.len()
         );
         assert_eq!(&row[row.len() - META_COUNT], "a\"b,c");
     }
@@ -534,10 +684,48 @@ mod tests {
             .with_features(true)
             .with_community_id(true)
             .with_action(true)
-            .with_dist(true);
+            .with_dist(true)
+            .with_tcp(true);
         let l = labels();
         let mut r = rec(&l);
         r.l4 = 253;
+        r.encrypted = true;
+        // Written in nDPI's id order (NDPI_KNOWN_PROTOCOL_ON_NON_STANDARD_PORT is 5,
+        // NDPI_UNIDIRECTIONAL_TRAFFIC 46), whatever the order they were named in.
+        r.risks = RiskSet::parse("Unidirectional Traffic;Known Proto on Non Std Port").unwrap();
+        let score = r.risks.score();
+        // The client: one retransmission of 100 bytes, two RTT samples of 10 and 30 ms, TTL 64,
+        // a SYN with MSS 1460 and SACK, first window 64240, 300 bytes at 1 and 2 ms; the
+        // server: nothing known but its TTL.
+        r.tcp = Some(TcpFields {
+            c2s: DirTcp {
+                retrans: 1,
+                retrans_bytes: 100,
+                rtt_n: 2,
+                rtt_min_us: 10_000,
+                rtt_mean_us: 20_000.0,
+                rtt_max_us: 30_000,
+                rtt_std_us: 10_000.0,
+                ttl: Some((64, 64)),
+                mss: Some(1460),
+                sack_ok: Some(true),
+                ts_ok: Some(false),
+                win_init: Some(64240),
+                unique_bytes: 300,
+                first_payload_us: Some(1000),
+                last_payload_us: Some(2000),
+                ..DirTcp::default()
+            },
+            s2c: DirTcp {
+                ttl: Some((50, 52)),
+                ..DirTcp::default()
+            },
+            hs_rtt_us: Some(10_500),
+            close: "client_fin",
+            history: *b"ShADTF\0\0\0\0\0\0\0\0\0\0\0\0\0\0",
+            history_len: 6,
+            conn_state: "S2",
+        });
         r.act = Some(ActFields {
             rule: "no,web",
             action: "drop",
@@ -574,9 +762,16 @@ mod tests {
         ));
         assert!(
             row.contains(
-                ",fin,TLS.Google,Google,TLS,Web,,port,0.26,1,0,TLS.Google,port,,\"no,web\",drop,3,180,true,\
-                 60,80.500,101,20.500,1500.000,1500.000,1500.000,0.000,1,0,0,0,1,0,0,0,\
-                 ,,,,,,,,0,0,0,0,0,0,0,0,60 -1452,0 -1400,1500,2 24,443,"
+                &format!(
+                    ",fin,TLS.Google,Google,TLS,Web,,port,0.26,1,0,TLS.Google,port,true,\
+                     Known Proto on Non Std Port;Unidirectional Traffic,{score},,\"no,web\",drop,3,180,true,\
+                     60,80.500,101,20.500,1500.000,1500.000,1500.000,0.000,1,0,0,0,1,0,0,0,\
+                     ,,,,,,,,0,0,0,0,0,0,0,0,\
+                     1,100,0,0,2,10000,20000.000,30000,10000.000,64,64,1460,,true,false,64240,0,300,1000,2000,\
+                     0,0,0,0,0,,,,,50,52,,,,,,0,0,,,\
+                     10500,client_fin,ShADTF,S2,\
+                     60 -1452,0 -1400,1500,2 24,443,"
+                )
             ),
             "{row}"
         );
@@ -612,7 +807,10 @@ mod tests {
             .filter(|i| NUMERIC_META & (1 << i) != 0)
             .map(|i| META_FIELDS[i])
             .collect();
-        assert_eq!(numeric, ["http_status", "dns_qtype", "dns_rcode"]);
+        assert_eq!(
+            numeric,
+            ["http_status", "dns_qtype", "dns_rcode", "tls_cipher"]
+        );
         // Not asked: the model's three fields are absent together.
         r.stats_app = "";
         r.stats_class = "";
@@ -634,7 +832,8 @@ mod tests {
                 .with_features(true)
                 .with_community_id(true)
                 .with_action(true)
-                .with_dist(true);
+                .with_dist(true)
+                .with_tcp(true);
             w.write(&r).unwrap();
             let line = String::from_utf8(w.into_inner().unwrap()).unwrap();
             let mut at = 0;
@@ -662,6 +861,7 @@ mod tests {
                     && **f != COMMUNITY_FIELD
                     && !ACT_FIELDS.contains(f)
                     && !DIST_FIELDS.contains(f)
+                    && !TCP_FIELDS.contains(f)
             })
             .collect();
         assert_eq!(keys.len(), want.len());

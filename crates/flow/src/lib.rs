@@ -22,7 +22,7 @@ mod table;
 pub use frag::{FragKey, FragStats, FragTable};
 pub use key::{FlowHasher, FlowKey, Side};
 pub use table::{
-    EndReason, Flow, FlowConfig, FlowTable, Lookup, SlotLocator, TableStats, Timeouts,
+    noted, EndReason, Flow, FlowConfig, FlowTable, Lookup, SlotLocator, TableStats, Timeouts,
     CLIENT_UNKNOWN, PROVED,
 };
 

@@ -123,6 +123,22 @@ impl EndReason {
     }
 }
 
+/// Bits of [`Flow::noted`].
+pub mod noted {
+    /// Side A (index 0) sent payload.
+    pub const PAYLOAD_A: u8 = 1;
+    /// Side B (index 1) sent payload.
+    pub const PAYLOAD_B: u8 = 2;
+    /// A TCP packet with no flag set (nDPI's NULL scan).
+    pub const TCP_NULL: u8 = 4;
+    /// A TCP packet whose flags are FIN, PSH and URG alone (nDPI's XMAS scan).
+    pub const TCP_XMAS: u8 = 8;
+    /// Side A sent a TCP packet with FIN alone (no ACK).
+    pub const FIN_ONLY_A: u8 = 16;
+    /// Side B sent a TCP packet with FIN alone.
+    pub const FIN_ONLY_B: u8 = 32;
+}
+
 const CLOSE_NONE: u8 = 0;
 const CLOSE_FIN: u8 = 1;
 const CLOSE_RST: u8 = 2;
@@ -140,6 +156,9 @@ pub struct Flow<V> {
     pub tcp_flags: [u8; 2],
     close: u8,
     fin: u8,
+    /// What nDPI's TCP connection tracking notes beyond the flags' OR ([`noted`] bits): payload
+    /// from each side, a flag byte of 0 (NULL scan) or FIN|PSH|URG (XMAS), FIN alone per side.
+    pub noted: u8,
     /// Sequence number of the client's SYN (0 when none was seen): a later SYN with the same
     /// number is a retransmission, not a new connection.
     syn_seq: u32,
@@ -178,6 +197,12 @@ impl<V> Flow<V> {
         self.client.other()
     }
 
+    /// `side` sent payload (the caller knows where the transport's payload is).
+    #[inline]
+    pub fn payload_from(&mut self, side: Side) {
+        self.noted |= noted::PAYLOAD_A << side.index();
+    }
+
     /// Count one packet of `len` bytes sent by `side` at `ts`, with TCP `flags` when TCP.
     #[inline]
     pub fn update(&mut self, side: Side, ts: u64, len: u64, flags: Option<u8>) {
@@ -189,6 +214,12 @@ impl<V> Flow<V> {
         }
         if let Some(f) = flags {
             self.tcp_flags[i] |= f;
+            self.noted |= match f {
+                0 => noted::TCP_NULL,
+                0x29 => noted::TCP_XMAS,
+                0x01 => noted::FIN_ONLY_A << i,
+                _ => 0,
+            };
             if f & tcp_flags::RST != 0 && self.close == CLOSE_NONE {
                 self.close = CLOSE_RST;
             } else if f & tcp_flags::FIN != 0 {
@@ -538,6 +569,7 @@ impl<V: Default> FlowTable<V> {
         f.client = client;
         f.tunnel = Tunnel::None;
         f.tcp_flags = [0; 2];
+        f.noted = 0;
         f.close = CLOSE_NONE;
         f.fin = 0;
         f.syn_seq = syn_seq;

@@ -76,6 +76,11 @@ pub(crate) fn transport<'a>(
                 seq: h32(h, tcp::SEQ),
                 ack: h32(h, tcp::ACK),
                 window: h16(h, tcp::WINDOW),
+                hdr_len: hl as u8,
+                // (A total length of 0, segmentation offload's, is what was captured: ip.rs.)
+                seg_len: (ip.l3_offset + ip.ip_len)
+                    .saturating_sub(at + hl)
+                    .min(usize::from(u16::MAX)) as u16,
             });
             Ok(d)
         }

@@ -177,6 +177,12 @@ pub struct TcpInfo {
     pub ack: u32,
     /// Window (unscaled).
     pub window: u16,
+    /// Header length in bytes (the data offset: 20 to 60); options lie between byte 20 and it.
+    pub hdr_len: u8,
+    /// Segment length by the IP header (its total length less the IP and TCP headers), which a
+    /// capture cut short by its snap length keeps: what TCP's sequence numbers count, where the
+    /// payload handed to classifiers is only what was captured.
+    pub seg_len: u16,
 }
 
 /// TCP flag bits.

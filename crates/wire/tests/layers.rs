@@ -60,7 +60,9 @@ fn is_tcp4(d: &Decoded<'_>, l3: u16) {
             flags: 0x18,
             seq: SEQ,
             ack: ACK,
-            window: WINDOW
+            window: WINDOW,
+            hdr_len: 20,
+            seg_len: PAYLOAD.len() as u16,
         })
     );
     assert_eq!(d.icmp, None);

@@ -224,11 +224,13 @@ macro_rules! classifiers {
             pub(crate) act: Option<crate::act::Inline>,
             /// Whole-flow distributions (`--stats dist`); None when not asked for.
             pub(crate) dist: Option<crate::flowstats::Dist>,
+            /// The TCP analysis (`--stats tcp`); None when not asked for.
+            pub(crate) tcp: Option<crate::tcpstats::Tcp>,
         }
 
         impl Stage {
             pub(crate) fn new(cfg: &EngineConfig) -> Self {
-                Stage { $($field: <$ty as Classifier>::new(cfg),)* act: None, dist: None }
+                Stage { $($field: <$ty as Classifier>::new(cfg),)* act: None, dist: None, tcp: None }
             }
 
             #[inline]

@@ -115,7 +115,7 @@ fn server_cert(cx: &mut Cx<'_>) -> Step {
                 2 => {
                     cx.state::<State>().server = dir;
                     // DTLS 1.3 encrypts the certificate.
-                    if off == 0 && sh_parse(frag).is_some_and(|(v, _)| v == 0xfefc) {
+                    if off == 0 && sh_parse(frag).is_some_and(|(v, _, _)| v == 0xfefc) {
                         return Step::Done;
                     }
                 }

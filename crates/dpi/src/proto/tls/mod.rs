@@ -325,7 +325,7 @@ fn cert_messages(hs: &[u8], end: bool, cut: Step, meta: &mut Meta) -> Step {
         let whole = body.len() == n as usize;
         match t {
             // ServerHello: TLS 1.3 encrypts the certificate.
-            2 if whole && sh_parse(body).is_some_and(|(v, _)| v == 0x0304) => return Step::Done,
+            2 if whole && sh_parse(body).is_some_and(|(v, _, _)| v == 0x0304) => return Step::Done,
             11 => return certificate(body, whole, cut, meta),
             // ServerKeyExchange, CertificateRequest, ServerHelloDone, Finished: no certificate
             // came first.
@@ -692,14 +692,14 @@ fn hash12(b: &[u8]) -> [u8; 12] {
     o
 }
 
-/// A ServerHello body's chosen version (supported_versions over the legacy field) and ALPN
-/// choice (empty when none).
-pub(crate) fn sh_parse(b: &[u8]) -> Option<(u16, &[u8])> {
+/// A ServerHello body's chosen version (supported_versions over the legacy field), ALPN
+/// choice (empty when none) and cipher suite.
+pub(crate) fn sh_parse(b: &[u8]) -> Option<(u16, &[u8], u16)> {
     let mut r = Rd::new(b);
     let legacy = r.u16()?;
     r.skip(32)?;
     r.vec8()?;
-    r.u16()?; // cipher
+    let cipher = r.u16()?;
     r.u8()?; // compression
     let mut ver = legacy;
     let mut alpn: &[u8] = &[];
@@ -723,12 +723,14 @@ pub(crate) fn sh_parse(b: &[u8]) -> Option<(u16, &[u8])> {
             }
         }
     }
-    Some((ver, alpn))
+    Some((ver, alpn, cipher))
 }
 
-/// Parse a ServerHello body: the chosen version and ALPN replace the client's offer.
+/// Parse a ServerHello body: the chosen version and ALPN replace the client's offer; the
+/// cipher suite the server chose is kept (nDPI's weak-cipher risk reads it).
 pub fn server_hello(b: &[u8], meta: &mut Meta) -> Option<()> {
-    let (ver, alpn) = sh_parse(b)?;
+    let (ver, alpn, cipher) = sh_parse(b)?;
+    meta.set_num(Field::TlsCipher, u32::from(cipher));
     if !alpn.is_empty() {
         meta.replace(Field::Alpn, alpn);
     }

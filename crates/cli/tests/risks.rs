@@ -1,0 +1,91 @@
+//! nDPI's flow risks on the corpus, by `../shared/tools/score_risks.py` against the `risks`
+//! column of nDPI's verdicts: each kind wirespeed decides today at precision and recall of at
+//! least 90% (the issue's bar), and the micro-averaged F1 over all kinds at least 0.90.
+
+use std::path::Path;
+use std::process::Command;
+
+mod common;
+use common::{bin, ok, temp};
+
+/// The kinds decided from what a record holds (docs/SCHEMA.md lists the others). Not here:
+/// Unsafe Protocol, right wherever the label is nDPI's (recall 0.97) but raised on 308 UDP flows
+/// of gnutella.pcap that carry whole Gnutella messages (the header's length is the datagram's)
+/// and that nDPI leaves Unknown.
+const DECIDED: &[&str] = &[
+    "Unidirectional Traffic",
+    "Known Proto on Non Std Port",
+    "HTTP/TLS/QUIC Numeric Hostname/SNI",
+    "TLS (probably) Not Carrying HTTPS",
+    "HTTP Susp User-Agent",
+    "Obsolete TLS (v1.1 or older)",
+    "RCE Injection",
+    "HTTP Susp URL",
+    "Weak TLS Cipher",
+    "TCP Connection Issues",
+];
+
+#[test]
+fn risks_agree_with_ndpi_on_the_corpus() {
+    let Some(corpus) = wirespeed_testkit::corpus("risks_agree_with_ndpi") else {
+        return;
+    };
+    if Command::new("python3").arg("--version").output().is_err() {
+        assert!(
+            std::env::var("CI").map_or(true, |v| v != "true"),
+            "python3 is missing"
+        );
+        eprintln!("SKIPPED: risks_agree_with_ndpi: python3 is not installed");
+        return;
+    }
+    let out = temp("risks-corpus.csv");
+    let run = bin()
+        .args(["classify", "--format", "csv", "-q", "-o"])
+        .arg(&out)
+        .arg(corpus.pcap_dir())
+        .output()
+        .unwrap();
+    assert!(run.status.code().is_some_and(|c| c <= 1), "{run:?}");
+    let scorer = corpus.dir().join("../tools/score_risks.py");
+    let scorer = if scorer.is_file() {
+        scorer
+    } else {
+        Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../../shared/tools/score_risks.py"
+        ))
+        .to_path_buf()
+    };
+    let score = ok(Command::new("python3")
+        .arg(&scorer)
+        .arg(corpus.flows_csv())
+        .arg(&out));
+    let text = String::from_utf8_lossy(&score.stdout);
+    eprintln!("{text}");
+    for kind in DECIDED {
+        let line = text
+            .lines()
+            .find(|l| l.trim_start().starts_with(kind) && l.contains("precision="))
+            .unwrap_or_else(|| panic!("{kind}: not among the scored kinds"));
+        let val = |k: &str| -> f64 {
+            line.split(k)
+                .nth(1)
+                .unwrap()
+                .split_whitespace()
+                .next()
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        assert!(val("precision=") >= 0.9, "{line}");
+        assert!(val("recall=") >= 0.9, "{line}");
+    }
+    let f1: f64 = text
+        .lines()
+        .find_map(|l| l.split("micro-F1 ").nth(1))
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
+    assert!(f1 >= 0.9, "micro-F1 {f1}");
+}
