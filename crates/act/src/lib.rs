@@ -218,6 +218,9 @@ struct FlowAct {
     label: LabelId,
     method: Option<Method>,
     generation: u64,
+    /// Decided since the flow's classification settled (its risks are then as complete as
+    /// a policy will see them).
+    settled: bool,
     /// Handed to the kernel.
     bound: bool,
     dropped_packets: u64,
@@ -231,6 +234,7 @@ const FREE: FlowAct = FlowAct {
     label: LabelId::UNKNOWN,
     method: None,
     generation: 0,
+    settled: false,
     bound: false,
     dropped_packets: 0,
     dropped_bytes: 0,
@@ -371,7 +375,11 @@ impl Actor {
             None => (LabelId::UNKNOWN, None),
         };
         let sh = &*self.shared;
-        if st.generation != sh.generation || st.label != label || st.method != method {
+        if st.generation != sh.generation
+            || st.label != label
+            || st.method != method
+            || (flow.settled && !st.settled)
+        {
             let mut f = facts();
             f.verdict = flow.verdict;
             let d = sh.policy.decide(&f);
@@ -393,6 +401,7 @@ impl Actor {
             st.label = label;
             st.method = method;
             st.generation = sh.generation;
+            st.settled = flow.settled;
         }
         let action = sh.policy.action(st.decided);
         let ci = decided_index(st.decided, sh.policy.rules.len());

@@ -30,6 +30,7 @@ use crate::dscp::parse_dscp;
 use serde::Deserialize;
 use std::fmt;
 use std::net::IpAddr;
+use wirespeed_classify::risk::{Risk, RiskSet};
 use wirespeed_classify::{Breed, LabelId, Labels, Method};
 
 /// What to do with a flow's packets.
@@ -189,6 +190,9 @@ pub struct RuleSpec {
     pub method: Option<OneOrMany<String>>,
     /// Least confidence of the verdict.
     pub min_confidence: Option<f32>,
+    /// nDPI's flow risks, as records write them (`Obsolete TLS (v1.1 or older)`); the rule
+    /// matches a flow carrying any of them.
+    pub risk: Option<OneOrMany<String>>,
     /// Transports.
     pub proto: Option<OneOrMany<ProtoSpec>>,
     /// The client's address (CIDR or address), as records' `src_ip`.
@@ -277,6 +281,8 @@ impl Net {
 pub struct FlowFacts {
     /// The verdict's label, method and confidence; None when no method named the flow.
     pub verdict: Option<(LabelId, Method, f32)>,
+    /// The flow's risks as far as they are known when it is decided.
+    pub risks: RiskSet,
     /// IP protocol number.
     pub proto: u8,
     /// Client address and port.
@@ -299,6 +305,8 @@ pub struct Rule {
     /// Methods whose verdicts count (bit per `Method::rank`).
     methods: u16,
     min_confidence: f32,
+    /// Any of these risks (empty: no condition).
+    risks: RiskSet,
     protos: Vec<u8>,
     src: Vec<Net>,
     dst: Vec<Net>,
@@ -320,7 +328,8 @@ impl Rule {
                 return false;
             }
         }
-        (self.protos.is_empty() || self.protos.contains(&f.proto))
+        (self.risks.is_empty() || self.risks.bits() & f.risks.bits() != 0)
+            && (self.protos.is_empty() || self.protos.contains(&f.proto))
             && (self.src.is_empty() || self.src.iter().any(|n| n.contains(f.src.0)))
             && (self.dst.is_empty() || self.dst.iter().any(|n| n.contains(f.dst.0)))
             && (self.src_port.is_empty()
@@ -644,6 +653,22 @@ fn compile_rule(r: &RuleSpec, _name: &str, labels: &Labels) -> Result<Rule, Poli
         }
         None => 0.0,
     };
+    let mut risks = RiskSet::EMPTY;
+    for v in r.risk.iter().flat_map(|v| v.iter()) {
+        let Some(k) = Risk::from_name(v.trim()) else {
+            return err(format!(
+                "risk {v:?}: nDPI's name of a risk as records write it, such as \"Obsolete TLS \
+                 (v1.1 or older)\" (docs/SCHEMA.md, `risks`)"
+            ));
+        };
+        // Known only when the flow has ended: at a decision, every young flow would have them.
+        if matches!(k, Risk::UnidirectionalTraffic | Risk::TcpIssues) {
+            return err(format!(
+                "risk {v:?} is known only when the flow ends; a policy acts while it goes on"
+            ));
+        }
+        risks.set(k);
+    }
     let mut protos = Vec::new();
     if let Some(ps) = &r.proto {
         for p in ps.iter() {
@@ -708,6 +733,7 @@ fn compile_rule(r: &RuleSpec, _name: &str, labels: &Labels) -> Result<Rule, Poli
         labels: ok,
         methods,
         min_confidence,
+        risks,
         protos,
         src: nets(&r.src, "src")?,
         dst: nets(&r.dst, "dst")?,

@@ -1,5 +1,6 @@
 use super::*;
 use std::net::{IpAddr, Ipv4Addr};
+use wirespeed_classify::risk::RiskSet;
 use wirespeed_classify::{Breed, Labels};
 
 fn labels() -> (Labels, LabelId, LabelId, LabelId) {
@@ -15,6 +16,7 @@ fn labels() -> (Labels, LabelId, LabelId, LabelId) {
 fn facts(v: Option<(LabelId, Method, f32)>) -> FlowFacts {
     FlowFacts {
         verdict: v,
+        risks: Default::default(),
         proto: 6,
         src: (IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1)), 40000),
         dst: (IpAddr::V4(Ipv4Addr::new(198, 51, 100, 7)), 443),
@@ -294,4 +296,58 @@ fn flow_state_stays_small() {
         "{}",
         std::mem::size_of::<super::FlowAct>()
     );
+}
+
+#[test]
+fn risks_match_any_of_the_rule_s_and_are_read_again_once_settled() {
+    let (l, http, ..) = labels();
+    let p = Policy::from_toml(
+        r#"
+        [[rule]]
+        name = "old-tls"
+        risk = ["Obsolete TLS (v1.1 or older)", "TLS Cert Expired"]
+        action = "drop"
+        "#,
+        &l,
+    )
+    .unwrap();
+    let with = |names: &str| FlowFacts {
+        risks: RiskSet::parse(names).unwrap(),
+        ..facts(Some((http, Method::Dpi, 1.0)))
+    };
+    assert_eq!(p.decide(&with("TLS Cert Expired")), Decided::Rule(0));
+    assert_eq!(
+        p.decide(&with("Missing SNI TLS Extn;Obsolete TLS (v1.1 or older)")),
+        Decided::Rule(0)
+    );
+    assert_eq!(p.decide(&with("Missing SNI TLS Extn")), Decided::Default);
+    assert_eq!(
+        p.decide(&facts(Some((http, Method::Dpi, 1.0)))),
+        Decided::Default
+    );
+    // The actor asks again when the flow settles: a risk the last packets revealed counts.
+    let cell = PolicyCell::new(p);
+    let mut a = Actor::new(cell, 4, false);
+    a.begin_batch();
+    let v = Some((http, Method::Dpi, 1.0));
+    assert!(!a.packet(flow(1, 1, v, false), 100, 1, || facts(v)).drop);
+    let mut asked = false;
+    let out = a.packet(flow(1, 1, v, false), 100, 2, || {
+        asked = true;
+        with("TLS Cert Expired")
+    });
+    assert!(!asked && !out.drop, "the same label: not decided again");
+    assert!(
+        a.packet(flow(1, 1, v, true), 100, 3, || with("TLS Cert Expired"))
+            .drop
+    );
+}
+
+#[test]
+fn risk_conditions_are_checked() {
+    let (l, ..) = labels();
+    let e = |t: &str| Policy::from_toml(t, &l).unwrap_err().to_string();
+    assert!(e("[[rule]]\nrisk = \"Evil\"\naction = \"drop\"").contains("risk \"Evil\""));
+    let end = e("[[rule]]\nrisk = \"Unidirectional Traffic\"\naction = \"drop\"");
+    assert!(end.contains("only when the flow ends"), "{end}");
 }

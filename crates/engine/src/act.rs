@@ -5,6 +5,7 @@
 use crate::classify::FlowExt;
 use std::sync::Arc;
 use wirespeed_act::{Actor, Ended, FlowFacts, FlowRef, PacketAct, PolicyCell};
+use wirespeed_classify::risk::RiskSet;
 use wirespeed_export::ActFields;
 use wirespeed_flow::{Flow, SlotLocator};
 
@@ -32,7 +33,8 @@ impl Inline {
         }
     }
 
-    /// Decide a packet of `f` (in `slot`), `len` bytes at `ts`; `payload`: it carried one.
+    /// Decide a packet of `f` (in `slot`), `len` bytes at `ts`; `payload`: it carried one;
+    /// `risks`: the flow's risks as known now, asked for only when the flow is (re)decided.
     #[inline]
     pub(crate) fn packet(
         &mut self,
@@ -41,6 +43,7 @@ impl Inline {
         len: u32,
         ts: u64,
         payload: bool,
+        risks: impl FnOnce() -> RiskSet,
     ) -> PacketAct {
         let verdict = f
             .ext
@@ -63,6 +66,7 @@ impl Inline {
             let (c, s) = (f.client, f.server());
             FlowFacts {
                 verdict,
+                risks: risks(),
                 proto: f.key.proto,
                 src: (f.key.ip(c), f.key.port[c.index()]),
                 dst: (f.key.ip(s), f.key.port[s.index()]),

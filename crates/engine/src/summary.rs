@@ -265,59 +265,19 @@ impl<S: RecordSink> Output<S> {
         acted: Option<wirespeed_act::Ended>,
         stats: Stats,
     ) {
-        let c = f.client;
-        let s = f.server();
-        let (id, method, confidence, ttb_pkts, ttb_ns) = match f.ext.class.verdict() {
-            Some(v) => (v.label, Some(v.method), v.confidence, v.ttb_pkts, v.ttb_ns),
-            None => (LabelId::UNKNOWN, None, 0.0, 0, 0),
+        let mut rec = record(f, why, stage, rules);
+        let (id, method) = (rec.label, rec.method);
+        if self.with_source {
+            rec.source = Some(self.source.as_str());
+            rec.pcap = Some(self.base.as_str());
+        }
+        rec.flow_id = f.serial * self.id_stride + self.id_base;
+        rec.act = match (&stage.act, acted) {
+            (Some(a), Some(e)) => Some(a.fields(&e)),
+            _ => None,
         };
-        let mut rec = FlowRecord {
-            source: self.with_source.then_some(self.source.as_str()),
-            pcap: self.with_source.then_some(self.base.as_str()),
-            flow_id: f.serial * self.id_stride + self.id_base,
-            src_ip: f.key.ip(c),
-            src_port: f.key.port[c.index()],
-            dst_ip: f.key.ip(s),
-            dst_port: f.key.port[s.index()],
-            l4: f.key.proto,
-            vlan: f.key.vlan,
-            tunnel: f.tunnel.as_str(),
-            first_ts_ns: f.first_ts,
-            last_ts_ns: f.last_ts,
-            c2s_pkts: f.pkts[c.index()],
-            c2s_bytes: f.bytes[c.index()],
-            s2c_pkts: f.pkts[s.index()],
-            s2c_bytes: f.bytes[s.index()],
-            end_reason: why,
-            label: id,
-            labels: rules.labels(),
-            // nDPI's `ip_owner`: the server's block, else the client's.
-            ip_owner: rules
-                .owner_name(f.key.ip(s))
-                .or_else(|| rules.owner_name(f.key.ip(c)))
-                .unwrap_or(""),
-            method,
-            confidence,
-            ttb_pkts,
-            ttb_us: ttb_ns / 1000,
-            fpc: f.ext.class.first(),
-            early: Default::default(),
-            stats_app: "",
-            stats_class: "",
-            stats_score: 0.0,
-            meta: [""; META_COUNT],
-            act: match (&stage.act, acted) {
-                (Some(a), Some(e)) => Some(a.fields(&e)),
-                _ => None,
-            },
-            dist: stats.dist,
-            tcp: stats.tcp,
-            risks: Default::default(),
-            encrypted: false,
-        };
-        stage.fill(&f.ext, &mut rec);
-        rec.risks = crate::risks::of(&rec, rules, &crate::risks::Tracked::of(f));
-        rec.encrypted = rules.encrypted(id);
+        rec.dist = stats.dist;
+        rec.tcp = stats.tcp;
         self.written += 1;
         if why == EndReason::Active {
             // Interim records are not flows: the flow is counted once, at its end.
@@ -558,4 +518,64 @@ impl fmt::Display for Summary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         self.write(f, false)
     }
+}
+
+/// The record of `f` as it stands (its verdict, counters, classifiers' fields, risks), without
+/// what only the output knows (source, id) or the optional families.
+pub(crate) fn record<'a>(
+    f: &Flow<FlowExt>,
+    why: EndReason,
+    stage: &'a Stage,
+    rules: &'a Rules,
+) -> FlowRecord<'a> {
+    let c = f.client;
+    let s = f.server();
+    let (id, method, confidence, ttb_pkts, ttb_ns) = match f.ext.class.verdict() {
+        Some(v) => (v.label, Some(v.method), v.confidence, v.ttb_pkts, v.ttb_ns),
+        None => (LabelId::UNKNOWN, None, 0.0, 0, 0),
+    };
+    let mut rec = FlowRecord {
+        source: None,
+        pcap: None,
+        flow_id: 0,
+        src_ip: f.key.ip(c),
+        src_port: f.key.port[c.index()],
+        dst_ip: f.key.ip(s),
+        dst_port: f.key.port[s.index()],
+        l4: f.key.proto,
+        vlan: f.key.vlan,
+        tunnel: f.tunnel.as_str(),
+        first_ts_ns: f.first_ts,
+        last_ts_ns: f.last_ts,
+        c2s_pkts: f.pkts[c.index()],
+        c2s_bytes: f.bytes[c.index()],
+        s2c_pkts: f.pkts[s.index()],
+        s2c_bytes: f.bytes[s.index()],
+        end_reason: why,
+        label: id,
+        labels: rules.labels(),
+        // nDPI's `ip_owner`: the server's block, else the client's.
+        ip_owner: rules
+            .owner_name(f.key.ip(s))
+            .or_else(|| rules.owner_name(f.key.ip(c)))
+            .unwrap_or(""),
+        method,
+        confidence,
+        ttb_pkts,
+        ttb_us: ttb_ns / 1000,
+        fpc: f.ext.class.first(),
+        early: Default::default(),
+        stats_app: "",
+        stats_class: "",
+        stats_score: 0.0,
+        meta: [""; META_COUNT],
+        act: None,
+        dist: None,
+        tcp: None,
+        risks: Default::default(),
+        encrypted: rules.encrypted(id),
+    };
+    stage.fill(&f.ext, &mut rec);
+    rec.risks = crate::risks::of(&rec, rules, &crate::risks::Tracked::of(f));
+    rec
 }

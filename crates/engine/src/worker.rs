@@ -428,10 +428,15 @@ impl<S: RecordSink> Worker<S> {
                 );
             }
             // An inline run: what this packet gets, by its flow's label now.
-            if let Some(inl) = stage.act.as_mut() {
+            // (Taken out of the stage for the call: the flow's risks, asked for when it is
+            // decided, read the other classifiers' state.)
+            if let Some(mut inl) = stage.act.take() {
                 if let Some(a) = acts.get_mut(q.idx as usize) {
-                    *a = inl.packet(r.slot(), f, q.len, q.ts, q.payload_len > 0);
+                    *a = inl.packet(r.slot(), f, q.len, q.ts, q.payload_len > 0, || {
+                        crate::summary::record(f, EndReason::Active, stage, rules).risks
+                    });
                 }
+                stage.act = Some(inl);
             }
         }
         // One small sweep step per batch (ΔT/M): no packet ever waits on a full scan.
