@@ -467,11 +467,9 @@ pub fn is_valid_hostname(s: &str) -> bool {
 /// `<root>` in the record) and a name nDPI stops reading at a compressed or extended label
 /// (written `<Unknown extended label>`) are valid: nDPI reads no character of them.
 pub fn is_valid_dns_name(name: &str) -> bool {
-    name == "<root>"
-        || name == "<Unknown extended label>"
-        || name
-            .bytes()
-            .all(|b| matches!(b, b'.' | b'_' | b'-') || b.is_ascii_alphanumeric())
+    name.bytes()
+        .all(|b| matches!(b, b'.' | b'_' | b'-') || b.is_ascii_alphanumeric())
+        || (name.starts_with('<') && (name == "<root>" || name == "<Unknown extended label>"))
 }
 
 /// Whether every character is printable ASCII (nDPI's `ndpi_is_printable_buffer` /
@@ -671,12 +669,21 @@ fn contains_ci(hay: &[u8], needle: &[u8]) -> bool {
 }
 
 /// First index at or after `from` where `needle` (lower-case ASCII) occurs, ignoring case.
+/// Candidates are found by the first byte alone (a tight scan), then the rest compared.
 fn find_ci(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
-    if needle.is_empty() || hay.len() < needle.len() {
-        return None;
+    let (&first, rest) = needle.split_first()?;
+    let last = hay.len().checked_sub(needle.len())?;
+    let mut i = from;
+    while i <= last {
+        i += hay[i..=last]
+            .iter()
+            .position(|c| c.to_ascii_lowercase() == first)?;
+        if hay[i + 1..i + needle.len()].eq_ignore_ascii_case(rest) {
+            return Some(i);
+        }
+        i += 1;
     }
-    (from..=hay.len() - needle.len())
-        .find(|&i| hay[i..i + needle.len()].eq_ignore_ascii_case(needle))
+    None
 }
 
 fn is_word(c: u8) -> bool {
@@ -919,8 +926,14 @@ const PWSH: &[&[u8]] = &[
     b"-ExecutionPolicy",
 ];
 
+/// Does `needle` occur in `hay` (exact bytes)? Positions are tried by their first byte, so
+/// most cost one comparison.
 fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    hay.windows(needle.len()).any(|w| w == needle)
+    let Some((&first, rest)) = needle.split_first() else {
+        return true;
+    };
+    hay.windows(needle.len())
+        .any(|w| w[0] == first && w[1..] == *rest)
 }
 
 /// A command word at `i` (after quotes, prefixes and an optional path), followed by
@@ -1120,6 +1133,8 @@ fn ja4_hello(ja4: &str) -> Option<(Option<u16>, bool)> {
 /// What a flow record knows, as plain data, for [`assess`].
 #[derive(Clone, Copy, Debug, Default)]
 pub struct RiskFacts<'a> {
+    /// [`LabelKind::of`] the names below, when the caller has it at hand (else computed).
+    pub kind: Option<LabelKind>,
     /// IP protocol number (6 TCP, 17 UDP, 1 ICMP).
     pub l4: u8,
     /// Client port (0 without ports).
@@ -1251,11 +1266,96 @@ fn is_http(master: &str) -> bool {
     matches!(master, "HTTP" | "HTTP_Proxy" | "HTTP_Connect")
 }
 
+/// What [`assess`] asks of a label's names (master, application, category), answered once: a
+/// caller that sees many flows of few labels computes it per label ([`LabelKind::of`]) and
+/// passes it in [`RiskFacts::kind`], sparing each flow the string comparisons.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LabelKind(u32);
+
+impl LabelKind {
+    /// NetFlow, sFlow, RTP or collectd (one-way by design).
+    const ONE_WAY: u32 = 1;
+    /// Syslog.
+    const SYSLOG: u32 = 1 << 1;
+    /// FTP_DATA, or ntop's own application.
+    const PORT_EXEMPT: u32 = 1 << 2;
+    /// The application is RDP.
+    const RDP: u32 = 1 << 3;
+    /// The application is AnyDesk.
+    const ANYDESK: u32 = 1 << 4;
+    /// The application is TeamViewer.
+    const TEAMVIEWER: u32 = 1 << 5;
+    /// An HTTP master.
+    const HTTP_MASTER: u32 = 1 << 6;
+    /// A master carried over TLS, DTLS or QUIC.
+    const TLS_MASTER: u32 = 1 << 7;
+    /// Master DNS or LLMNR.
+    const DNS_MASTER: u32 = 1 << 8;
+    /// Master LLMNR.
+    const LLMNR_MASTER: u32 = 1 << 9;
+    /// Master mDNS.
+    const MDNS_MASTER: u32 = 1 << 10;
+    /// TLS, QUIC or DTLS by either name.
+    const ENCRYPTED_NAME: u32 = 1 << 11;
+    /// HTTP by either name.
+    const HTTP_NAME: u32 = 1 << 12;
+    /// Category Download.
+    const DOWNLOAD: u32 = 1 << 13;
+    /// Category DataTransfer, Unspecified or Web.
+    const ENTROPY_CATEGORY: u32 = 1 << 14;
+
+    /// The kind of a label by its names.
+    pub fn of(master: &str, app: &str, category: &str) -> LabelKind {
+        let either = |name: &str| master == name || app == name;
+        let mut k = 0;
+        for (on, bit) in [
+            (
+                ["NetFlow", "sFlow", "RTP", "collectd"]
+                    .iter()
+                    .any(|p| either(p)),
+                Self::ONE_WAY,
+            ),
+            (either("Syslog"), Self::SYSLOG),
+            (either("FTP_DATA") || app == "ntop", Self::PORT_EXEMPT),
+            (app == "RDP", Self::RDP),
+            (app == "AnyDesk", Self::ANYDESK),
+            (app == "TeamViewer", Self::TEAMVIEWER),
+            (is_http(master), Self::HTTP_MASTER),
+            (TLS_MASTERS.contains(&master), Self::TLS_MASTER),
+            (matches!(master, "DNS" | "LLMNR"), Self::DNS_MASTER),
+            (master == "LLMNR", Self::LLMNR_MASTER),
+            (master == "MDNS", Self::MDNS_MASTER),
+            (
+                ["TLS", "QUIC", "DTLS"].iter().any(|p| either(p)),
+                Self::ENCRYPTED_NAME,
+            ),
+            (either("HTTP"), Self::HTTP_NAME),
+            (category == "Download", Self::DOWNLOAD),
+            (
+                matches!(category, "DataTransfer" | "Unspecified" | "Web"),
+                Self::ENTROPY_CATEGORY,
+            ),
+        ] {
+            if on {
+                k |= bit;
+            }
+        }
+        LabelKind(k)
+    }
+
+    #[inline]
+    fn has(self, bit: u32) -> bool {
+        self.0 & bit != 0
+    }
+}
+
 /// Decide every kind nDPI would raise that these facts allow (see the module docs for the list
 /// and what is left to later). Each rule names the nDPI code it follows.
 pub fn assess(f: &RiskFacts) -> RiskSet {
     let mut s = RiskSet::EMPTY;
-    let either = |name: &str| f.master == name || f.app == name;
+    let k = f
+        .kind
+        .unwrap_or_else(|| LabelKind::of(f.master, f.app, f.category));
 
     // ndpi_main.c: set while dissecting when one direction has no packet, unless the packet's
     // destination is multicast/broadcast; cleared for NetFlow, sFlow, RTP, collectd and UDP
@@ -1263,17 +1363,15 @@ pub fn assess(f: &RiskFacts) -> RiskSet {
     if f.c2s_packets > 0
         && f.s2c_packets == 0
         && !f.server_addr.is_some_and(is_multi_or_broadcast)
-        && !["NetFlow", "sFlow", "RTP", "collectd"]
-            .iter()
-            .any(|p| either(p))
-        && !(f.l4 == 17 && either("Syslog"))
+        && !k.has(LabelKind::ONE_WAY)
+        && !(f.l4 == 17 && k.has(LabelKind::SYSLOG))
     {
         s.set(Risk::UnidirectionalTraffic);
     }
 
     // ndpi_main.c: a payload-detected protocol whose default ports (for this transport) hold
     // neither of the flow's ports; nDPI exempts FTP_DATA and ntop's own HTTP.
-    if f.dpi && f.std_port == Some(false) && !either("FTP_DATA") && f.app != "ntop" {
+    if f.dpi && f.std_port == Some(false) && !k.has(LabelKind::PORT_EXEMPT) {
         s.set(Risk::KnownProtocolOnNonStandardPort);
     }
 
@@ -1286,24 +1384,24 @@ pub fn assess(f: &RiskFacts) -> RiskSet {
     }
     // ndpi_main.c (ndpi_reconcile_protocols): RDP, and AnyDesk over TCP; teamviewer.c
     // (ndpi_search_teamview): TeamViewer found in a UDP payload.
-    if f.app == "RDP"
-        || (f.app == "AnyDesk" && f.l4 == 6)
-        || (f.app == "TeamViewer" && f.l4 == 17 && f.dpi)
+    if k.has(LabelKind::RDP)
+        || (k.has(LabelKind::ANYDESK) && f.l4 == 6)
+        || (k.has(LabelKind::TEAMVIEWER) && f.l4 == 17 && f.dpi)
     {
         s.set(Risk::DesktopOrFileSharingSession);
     }
 
-    if is_http(f.master) {
+    if k.has(LabelKind::HTTP_MASTER) {
         assess_http(f, &mut s);
     }
-    if TLS_MASTERS.contains(&f.master) {
+    if k.has(LabelKind::TLS_MASTER) {
         assess_tls(f, &mut s);
     }
-    if matches!(f.master, "DNS" | "LLMNR") {
-        assess_dns(f, &mut s);
+    if k.has(LabelKind::DNS_MASTER) {
+        assess_dns(f, k, &mut s);
     }
     // dns.c search_valid_dns: an answer record with TTL 0.
-    if matches!(f.master, "DNS" | "LLMNR" | "MDNS") && f.dns_zero_ttl {
+    if k.has(LabelKind::DNS_MASTER | LabelKind::MDNS_MASTER) && f.dns_zero_ttl {
         s.set(Risk::MinorIssues);
     }
     if f.l4 == 6 {
@@ -1318,7 +1416,7 @@ pub fn assess(f: &RiskFacts) -> RiskSet {
     // TLS/QUIC/DTLS; always when the verdict is not from DPI; else only with a risk that hints
     // at a transfer/exploit or a Download-over-HTTP, DataTransfer, Unspecified or Web category.
     if let Some(e) = f.payload_entropy {
-        let encrypted = ["TLS", "QUIC", "DTLS"].iter().any(|p| either(p));
+        let encrypted = k.has(LabelKind::ENCRYPTED_NAME);
         if e >= ENTROPY_PLAINTEXT_BELOW && !encrypted {
             let hinted = [
                 Risk::MalwareHostContacted,
@@ -1331,8 +1429,8 @@ pub fn assess(f: &RiskFacts) -> RiskSet {
             ]
             .iter()
             .any(|r| s.has(*r));
-            let category = (f.category == "Download" && either("HTTP"))
-                || matches!(f.category, "DataTransfer" | "Unspecified" | "Web");
+            let category = (k.has(LabelKind::DOWNLOAD) && k.has(LabelKind::HTTP_NAME))
+                || k.has(LabelKind::ENTROPY_CATEGORY);
             if !f.dpi || hinted || category {
                 s.set(Risk::SuspiciousEntropy);
             }
@@ -1346,12 +1444,12 @@ pub fn assess(f: &RiskFacts) -> RiskSet {
 /// dissection, so only its first message is read.
 const DNS_MESSAGES_READ: usize = 6;
 
-fn assess_dns(f: &RiskFacts, s: &mut RiskSet) {
+fn assess_dns(f: &RiskFacts, k: LabelKind, s: &mut RiskSet) {
     // dns.c ndpi_grab_dns_name: the first question's name of each message read must be made
     // of letters, digits, '_' and '-' (mDNS, port 5353 on either side, is not checked).
     let mdns = f.client_port == 5353 || f.server_port == 5353;
     let bad = |n: &str| !is_valid_dns_name(n);
-    let read = if f.master == "LLMNR" {
+    let read = if k.has(LabelKind::LLMNR_MASTER) {
         1
     } else {
         DNS_MESSAGES_READ
@@ -1849,6 +1947,32 @@ mod tests {
         assert!(!assess(&f).has(Risk::UnsafeProtocol));
     }
 
+    /// The kind computed once per label decides as the names compared per flow do.
+    #[test]
+    fn label_kind_given_or_computed_agree() {
+        for (m, a, c) in [
+            ("DNS", "DNS", "Network"),
+            ("LLMNR", "LLMNR", "Network"),
+            ("HTTP", "ntop", "Web"),
+            ("TLS", "YouTube", "Media"),
+            ("RTP", "RTP", "Media"),
+            ("Syslog", "Syslog", "System"),
+            ("TeamViewer", "TeamViewer", "RemoteAccess"),
+            ("HTTP", "HTTP", "Download"),
+        ] {
+            let mut f = tls();
+            f.master = m;
+            f.app = a;
+            f.category = c;
+            f.s2c_packets = 0;
+            f.payload_entropy = Some(7.9);
+            f.dns_names = Some("a,b_c,d e");
+            let computed = assess(&f);
+            f.kind = Some(LabelKind::of(m, a, c));
+            assert_eq!(assess(&f), computed, "{m}.{a}");
+        }
+    }
+
     #[test]
     fn assess_tls_hello() {
         let mut f = tls();
@@ -2151,6 +2275,31 @@ mod tests {
         f.client_port = 80;
         f.tcp_odd_flags = TCP_FIN_ONLY_S2C;
         assert!(assess(&f).has(Risk::TcpIssues));
+    }
+
+    proptest! {
+        /// The first-byte test finds what comparing every window finds.
+        #[test]
+        fn contains_is_a_search(
+            hay in proptest::collection::vec(prop_oneof![Just(b'a'), Just(b'b'), Just(b'/')], 0..40),
+            needle in proptest::collection::vec(prop_oneof![Just(b'a'), Just(b'b'), Just(b'/')], 0..4),
+        ) {
+            let naive = needle.is_empty() || hay.windows(needle.len()).any(|w| w == &needle[..]);
+            prop_assert_eq!(contains(&hay, &needle), naive);
+        }
+
+        /// The first-byte scan finds what a plain case-blind search finds.
+        #[test]
+        fn find_ci_is_a_case_blind_search(
+            hay in proptest::collection::vec(prop_oneof![Just(b'a'), Just(b'B'), Just(b'b'), Just(b'%')], 0..40),
+            needle in proptest::collection::vec(prop_oneof![Just(b'a'), Just(b'b'), Just(b'%')], 1..4),
+            from in 0usize..10,
+        ) {
+            let naive = (from..hay.len().saturating_add(1))
+                .filter(|&i| i + needle.len() <= hay.len())
+                .find(|&i| hay[i..i + needle.len()].eq_ignore_ascii_case(&needle));
+            prop_assert_eq!(find_ci(&hay, &needle, from), naive);
+        }
     }
 
     proptest! {

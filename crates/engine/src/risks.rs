@@ -84,6 +84,7 @@ pub(crate) fn of(rec: &FlowRecord<'_>, rules: &Rules, t: &Tracked) -> RiskSet {
     let m = |i: usize| Some(rec.meta[i]).filter(|v| !v.is_empty());
     let num = |i: usize| m(i).and_then(|v| v.parse::<u16>().ok());
     let mut set = assess(&RiskFacts {
+        kind: rules.risk_kind(rec.label),
         l4: rec.l4,
         client_port: rec.src_port,
         server_port: rec.dst_port,

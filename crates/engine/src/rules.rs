@@ -11,6 +11,7 @@ use wirespeed_classify::hosts::HostRules;
 use wirespeed_classify::networks::{Cidr, Networks, NetworksBuilder};
 use wirespeed_classify::protodefs::ProtoDefaults;
 use wirespeed_classify::protos::{self, ProtoRules, Transport};
+use wirespeed_classify::risk::LabelKind;
 use wirespeed_classify::{Breed, LabelId, Labels, PortTable};
 use wirespeed_dpi::DpiRules;
 use wirespeed_dpi::{Field, Meta};
@@ -142,6 +143,8 @@ pub struct Rules {
     port_masters: Vec<u8>,
     /// By label id: is a flow of this label encrypted (nDPI's mark of its master protocol)?
     encrypted: Vec<bool>,
+    /// By label id: what the risk rules ask of its names (compared once, not per flow).
+    risk_kinds: Vec<LabelKind>,
 }
 
 impl Rules {
@@ -282,9 +285,14 @@ impl Rules {
                 defaults.encrypted(&labels, id, named)
             })
             .collect();
+        let risk_kinds = labels
+            .iter()
+            .map(|(_, l)| LabelKind::of(l.master(), l.app(), l.category()))
+            .collect();
         Ok(Rules {
             port_masters,
             encrypted,
+            risk_kinds,
             labels,
             ports,
             dpi: Arc::new(dpi),
@@ -297,6 +305,12 @@ impl Rules {
             app_labels,
             label_app,
         })
+    }
+
+    /// What the risk rules ask of this label's names.
+    #[inline]
+    pub fn risk_kind(&self, label: LabelId) -> Option<LabelKind> {
+        self.risk_kinds.get(label.index()).copied()
     }
 
     /// Is a flow of this label encrypted (nDPI's `encrypted`)?
