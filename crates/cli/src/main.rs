@@ -404,6 +404,16 @@ impl EngineArgs {
         })
     }
 
+    /// The columns of the statistics families `--stats` asks for, and no others.
+    fn stats_columns(&self) -> Result<Columns, String> {
+        let (dist, tcp) = self.stats_families()?;
+        Ok(Columns {
+            dist,
+            tcp,
+            ..Columns::default()
+        })
+    }
+
     /// Which statistics families `--stats` asks for: (distributions, TCP analysis).
     fn stats_families(&self) -> Result<(bool, bool), String> {
         let (mut dist, mut tcp) = (false, false);
@@ -771,16 +781,10 @@ fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
     let with_source = true;
     let _ = a.with_source;
     let progress = !a.no_progress && !a.quiet && io::stderr().is_terminal();
-    let cols = {
-        let (dist, tcp) = a.engine.stats_families()?;
-        Columns {
-            features: a.features,
-            community: a.community_id,
-            action: false,
-            dist,
-            tcp,
-            ..Columns::default()
-        }
+    let cols = Columns {
+        features: a.features,
+        community: a.community_id,
+        ..a.engine.stats_columns()?
     };
     let out = match shared_out(a.output.as_deref(), a.format, with_source, cols) {
         Ok(out) => out,
@@ -1147,16 +1151,10 @@ fn live(a: LiveArgs) -> Result<ExitCode, String> {
     // could not open them), and before privileges are dropped.
     let out: std::rc::Rc<std::cell::RefCell<Option<LiveOut>>> = Default::default();
     let (path, format, quiet, verbose) = (a.output.clone(), a.format, a.quiet, a.verbose);
-    let cols = {
-        let (dist, tcp) = a.engine.stats_families()?;
-        Columns {
-            features: a.features,
-            community: a.community_id,
-            action: false,
-            dist,
-            tcp,
-            ..Columns::default()
-        }
+    let cols = Columns {
+        features: a.features,
+        community: a.community_id,
+        ..a.engine.stats_columns()?
     };
     let (slot, stop2) = (out.clone(), stop.clone());
     let mut opened = move || -> io::Result<()> {
@@ -1462,16 +1460,9 @@ fn inline(a: InlineArgs) -> Result<ExitCode, String> {
         .map_err(|e| format!("signals: {e}"))?;
     let out: std::rc::Rc<std::cell::RefCell<Option<LiveOut>>> = Default::default();
     let (path, format, quiet) = (a.output.clone(), a.format, a.quiet);
-    let cols = {
-        let (dist, tcp) = a.engine.stats_families()?;
-        Columns {
-            features: false,
-            community: false,
-            action: true,
-            dist,
-            tcp,
-            ..Columns::default()
-        }
+    let cols = Columns {
+        action: true,
+        ..a.engine.stats_columns()?
     };
     let (slot, stop2) = (out.clone(), stop.clone());
     let mut opened = move || -> io::Result<()> {

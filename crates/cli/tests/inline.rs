@@ -106,6 +106,23 @@ impl Topo {
             .spawn()
             .unwrap())
     }
+    /// Python's HTTP server on the server's 198.51.100.1:8080 (`extra` arguments after), given
+    /// the moment it needs to listen.
+    fn http_server(&self, extra: &[&str]) -> Bg {
+        let mut args = vec![
+            "python3",
+            "-m",
+            "http.server",
+            "8080",
+            "--bind",
+            "198.51.100.1",
+        ];
+        args.extend_from_slice(extra);
+        let bg = self.spawn('s', &args);
+        std::thread::sleep(Duration::from_millis(800));
+        bg
+    }
+
     /// Install the firewall rules of `--print-rules` for `policy` in the router.
     fn rules(&self, policy: &Path) {
         let o = Command::new(bin())
@@ -360,18 +377,7 @@ fn a_dropped_application_never_reaches_the_server_and_reload_keeps_counters() {
     )
     .unwrap();
     t.rules(&policy);
-    let _srv = t.spawn(
-        's',
-        &[
-            "python3",
-            "-m",
-            "http.server",
-            "8080",
-            "--bind",
-            "198.51.100.1",
-        ],
-    );
-    std::thread::sleep(Duration::from_millis(800));
+    let _srv = t.http_server(&[]);
     let out = temp("drop.json");
     let mut w = Inline::start(&t, &policy, &out, &[]);
     assert_eq!(
@@ -466,18 +472,7 @@ fn a_risk_rule_drops_requests_to_numeric_hosts() {
     )
     .unwrap();
     t.rules(&policy);
-    let _srv = t.spawn(
-        's',
-        &[
-            "python3",
-            "-m",
-            "http.server",
-            "8080",
-            "--bind",
-            "198.51.100.1",
-        ],
-    );
-    std::thread::sleep(Duration::from_millis(800));
+    let _srv = t.http_server(&[]);
     let out = temp("risk.json");
     // Payload inspection alone names the flows (no end-point learnt from the first flow names
     // the second at its SYN).
@@ -535,20 +530,7 @@ fn marked_flows_carry_the_dscp_in_both_directions() {
     let dir = temp("www");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("big"), vec![b'x'; 400_000]).unwrap();
-    let _srv = t.spawn(
-        's',
-        &[
-            "python3",
-            "-m",
-            "http.server",
-            "8080",
-            "--bind",
-            "198.51.100.1",
-            "--directory",
-            dir.to_str().unwrap(),
-        ],
-    );
-    std::thread::sleep(Duration::from_millis(800));
+    let _srv = t.http_server(&["--directory", dir.to_str().unwrap()]);
     let out = temp("mark.json");
     let w = Inline::start(&t, &policy, &out, &[]);
     let (ps, pc) = (temp("mark-s.pcap"), temp("mark-c.pcap"));

@@ -392,24 +392,36 @@ pub(crate) fn record<S: Syntax>(b: &mut Vec<u8>, r: &FlowRecord<'_>, cols: &Colu
     b.extend_from_slice(S::CLOSE);
 }
 
-/// The `c2s_*` / `s2c_*` distribution fields ([`crate::DIST_FIELDS`], in its order); null in
-/// JSON, empty in CSV, when the record has none.
-fn dist_fields<S: Syntax>(b: &mut Vec<u8>, r: &FlowRecord<'_>) {
-    let mut names = crate::DIST_FIELDS.iter();
-    let mut key = |b: &mut Vec<u8>| {
+/// Writes the keys of a run of named fields in turn: `,"name":` in JSON, `,` in CSV.
+struct Keys<'n>(std::slice::Iter<'n, &'static str>);
+
+impl Keys<'_> {
+    fn next<S: Syntax>(&mut self, b: &mut Vec<u8>) {
         b.push(b',');
         if S::JSON {
             b.push(b'"');
-            b.extend_from_slice(names.next().map_or("", |n| n).as_bytes());
+            b.extend_from_slice(self.0.next().map_or("", |n| n).as_bytes());
             b.extend_from_slice(b"\":");
         }
-    };
+    }
+}
+
+/// Every field of `names` absent (null in JSON, empty in CSV).
+fn absent<S: Syntax>(b: &mut Vec<u8>, names: &[&'static str]) {
+    let mut keys = Keys(names.iter());
+    for _ in names {
+        keys.next::<S>(b);
+        S::null(b);
+    }
+}
+
+/// The `c2s_*` / `s2c_*` distribution fields ([`crate::DIST_FIELDS`], in its order); null in
+/// JSON, empty in CSV, when the record has none.
+fn dist_fields<S: Syntax>(b: &mut Vec<u8>, r: &FlowRecord<'_>) {
+    let mut keys = Keys(crate::DIST_FIELDS.iter());
+    let mut key = |b: &mut Vec<u8>| keys.next::<S>(b);
     let Some(d) = r.dist.as_ref() else {
-        for _ in 0..crate::DIST_FIELDS.len() {
-            key(b);
-            S::null(b);
-        }
-        return;
+        return absent::<S>(b, &crate::DIST_FIELDS);
     };
     for dir in [&d.c2s, &d.s2c] {
         // No packet this way: sizes absent; no gap: gaps absent.
@@ -462,21 +474,10 @@ fn dist_fields<S: Syntax>(b: &mut Vec<u8>, r: &FlowRecord<'_>) {
 /// The TCP analysis fields ([`crate::TCP_FIELDS`], in its order); null in JSON, empty in CSV,
 /// when the record has none (not TCP) or a value is unknown.
 fn tcp_fields<S: Syntax>(b: &mut Vec<u8>, r: &FlowRecord<'_>) {
-    let mut names = crate::TCP_FIELDS.iter();
-    let mut key = |b: &mut Vec<u8>| {
-        b.push(b',');
-        if S::JSON {
-            b.push(b'"');
-            b.extend_from_slice(names.next().map_or("", |n| n).as_bytes());
-            b.extend_from_slice(b"\":");
-        }
-    };
+    let mut keys = Keys(crate::TCP_FIELDS.iter());
+    let mut key = |b: &mut Vec<u8>| keys.next::<S>(b);
     let Some(t) = r.tcp.as_ref() else {
-        for _ in 0..crate::TCP_FIELDS.len() {
-            key(b);
-            S::null(b);
-        }
-        return;
+        return absent::<S>(b, &crate::TCP_FIELDS);
     };
     fn opt<S: Syntax>(b: &mut Vec<u8>, v: Option<impl itoa::Integer>) {
         match v {
