@@ -6,6 +6,7 @@
 use libfuzzer_sys::fuzz_target;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use wirespeed_act::{Decided, FlowFacts, Policy};
+use wirespeed_classify::risk::RiskSet;
 use wirespeed_classify::{Breed, Labels, Method};
 
 fuzz_target!(|data: &[u8]| {
@@ -21,7 +22,8 @@ fuzz_target!(|data: &[u8]| {
         (Some((http, Method::Dpi, 0.9)), IpAddr::V6(Ipv6Addr::LOCALHOST), IpAddr::V6(Ipv6Addr::UNSPECIFIED)),
         (Some((yt, Method::Port, 0.2)), IpAddr::V4(Ipv4Addr::BROADCAST), IpAddr::V4(Ipv4Addr::UNSPECIFIED)),
     ] {
-        let f = FlowFacts { verdict: v, proto: 6, src: (src, 1), dst: (dst, 65535) };
+        let risks = RiskSet::from_bits(data.iter().fold(0u64, |a, &b| a.rotate_left(7) ^ u64::from(b)));
+        let f = FlowFacts { verdict: v, risks, proto: 6, src: (src, 1), dst: (dst, 65535) };
         match p.decide(&f) {
             Decided::Rule(i) => assert!(usize::from(i) < p.rules.len()),
             Decided::Unclassified | Decided::Default => {}
