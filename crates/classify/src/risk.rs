@@ -28,8 +28,18 @@
 //! ([`RiskFacts::clear_text_credentials`]), TCP Connection Issues
 //! ([`RiskFacts::c2s_tcp_flags`], [`RiskFacts::s2c_tcp_flags`],
 //! [`RiskFacts::c2s_payload`], [`RiskFacts::s2c_payload`],
-//! [`RiskFacts::tcp_odd_flags`]; see `assess_tcp`), Minor Issues ([`RiskFacts::dns_zero_ttl`])
-//! and invalid names in any of a DNS flow's messages ([`RiskFacts::dns_names`]).
+//! [`RiskFacts::tcp_odd_flags`]; see `assess_tcp`), Minor Issues ([`RiskFacts::dns_zero_ttl`]),
+//! invalid names in any of a DNS flow's messages ([`RiskFacts::dns_names`]), and from the first
+//! HTTP response's head (`assess_http_response`): Binary App Transfer, Binary File/Data
+//! Transfer, HTTP Susp Content, HTTP Susp Header, HTTP Obsolete Server.
+//!
+//! The HTTP response rules follow the `http.c` the code search holds (a 2023 version; the
+//! corpus's commit is not stored there), except Binary File/Data Transfer: that version only
+//! files a download media type (`download_file_mimes_*`) under the Download category, and the
+//! risk that nDPI 4.11 reports for it is taken from nDPI's risk documentation ("HTTP only: a
+//! binary file/data transfer (attempt)"). nDPI 4.11 also reports it for some flows this rule
+//! misses (an `x-msdownload` download, Gnutella's `application/dime`); its exact condition
+//! there was not read.
 //!
 //! # Left to later (nDPI decides them on data a flow record does not hold)
 //!
@@ -37,8 +47,6 @@
 //!   Flow, Obfuscated Traffic, TLS Fatal Alert, TLS Susp Extn, TLS Susp ESNI Usage, Uncommon
 //!   TLS ALPN, Large/Fragmented DNS, Susp DNS Traffic: per-packet parser events (TCP flags,
 //!   record lengths, checksums, extension ids) — the dissectors must report them.
-//! * Binary App Transfer, Binary File/Data Transfer, HTTP Susp Content, HTTP Susp Header, HTTP
-//!   Obsolete Server: need HTTP response headers/body (Content-Type, `Server:`, other headers).
 //! * SSH Obsolete Cli/Ser Vers/Cipher, SMB Insecure Vers: need the SSH key-exchange cipher lists
 //!   and the SMB dialect.
 //! * TLS Cert Mismatch, TLS Cert About To Expire: need the certificate's SAN list and nDPI's
@@ -1242,6 +1250,25 @@ pub struct RiskFacts<'a> {
     /// (`ndpi_connection_tracking`), as a bit set of [`TCP_NULL_SEEN`], [`TCP_XMAS_SEEN`],
     /// [`TCP_FIN_ONLY_C2S`] and [`TCP_FIN_ONLY_S2C`]. 0 when none or unknown.
     pub tcp_odd_flags: u8,
+    /// The first HTTP response's `Content-Type` value, whole (parameters included).
+    pub http_content_type: Option<&'a str>,
+    /// The first HTTP response's `Server` header.
+    pub http_server: Option<&'a str>,
+    /// Whether a request or response header name is one nDPI calls suspicious
+    /// (`ndpi_check_http_header`; the record's `http_flags` `h`).
+    pub http_susp_header_name: Option<bool>,
+    /// Whether the response's `Server` value, over 7 bytes, holds a non-printable byte
+    /// (`ndpi_check_http_server`; `http_flags` `s`).
+    pub http_server_nonprint: Option<bool>,
+    /// Whether the first response's `Content-Disposition` names an `exe`, `msi` or `cab`
+    /// attachment as nDPI tests it (`ndpi_http_check_content`; `http_flags` `a`).
+    pub http_exe_attachment: Option<bool>,
+    /// Whether the first response's body starts with an executable's signature (nDPI's
+    /// `ndpi_analyze_content_signature` on `initial_binary_bytes`; `http_flags` `e`).
+    pub http_exe_body: Option<bool>,
+    /// Whether the first response's first 4 body bytes (in its head segment) are neither text
+    /// nor gzip's magic (`ndpi_http_check_human_redeable_content`; `http_flags` `b`).
+    pub http_body_binary: Option<bool>,
 }
 
 /// [`RiskFacts::tcp_odd_flags`]: a TCP packet (either direction) with flag byte 0 (nDPI's
@@ -1553,6 +1580,7 @@ fn assess_http(f: &RiskFacts, s: &mut RiskSet) {
             s.set(r);
         }
     }
+    assess_http_response(f, s);
     // http.c parse_response_code: codes outside 100..=509 are ignored; 400 and up are errors,
     // and on WordPress admin/upload paths a possible exploit.
     if f.http_status.is_some_and(|c| (400..=509).contains(&c)) {
@@ -1566,6 +1594,170 @@ fn assess_http(f: &RiskFacts, s: &mut RiskSet) {
         {
             s.set(Risk::PossibleExploit);
         }
+    }
+}
+
+/// Media types nDPI's `http.c` takes for executables (`binary_file_mimes_*`), after
+/// `application/`.
+const EXE_MIMES: [&str; 6] = [
+    "exe",
+    "java-vm",
+    "vnd.ms-cab-compressed",
+    "vnd.microsoft.portable-executable",
+    "x-msdownload",
+    "x-dosexec",
+];
+
+/// Media types nDPI's `http.c` takes for file downloads (`download_file_mimes_*`), after
+/// `application/`.
+const DOWNLOAD_MIMES: [&str; 6] = ["bz", "bz2", "octet-stream", "x-tar", "x-zip", "x-bzip"];
+
+/// Does a `Content-Type` value name one of `mimes` as nDPI's `ndpi_http_check_content` tests
+/// it? It skips the value's first 12 bytes (the length of `application/`, whatever they are),
+/// needs more than 3 bytes after them, picks the list by the first of those (case counts
+/// there) and compares them, ignoring case, with the name's first bytes: so the rest must be
+/// the whole name or a prefix of it (`application/octet-stream; charset=binary` is none).
+pub fn content_type_is(ct: &str, mimes: &[&str]) -> bool {
+    let Some(app) = ct.as_bytes().get(12..) else {
+        return false;
+    };
+    app.len() > 3
+        && mimes.iter().any(|m| {
+            m.as_bytes().first() == app.first()
+                && m.as_bytes()
+                    .get(..app.len())
+                    .is_some_and(|p| p.eq_ignore_ascii_case(app))
+        })
+}
+
+/// Is a `Server` value an Apache older than 2.4.0 or an nginx older than 1.22.0 (nDPI's
+/// `ndpi_check_http_server`: over 7 bytes, `Apache/` or `nginx/` in any case, then the digits
+/// and dots that follow, at most 15, read as three numbers `a.b.c`)?
+pub fn obsolete_http_server(server: &str) -> bool {
+    let b = server.as_bytes();
+    if b.len() <= 7 {
+        return false;
+    }
+    let (off, min) = if b[..7].eq_ignore_ascii_case(b"Apache/") {
+        (7, 2_004_000u64)
+    } else if b[..6].eq_ignore_ascii_case(b"nginx/") {
+        (6, 1_022_000u64)
+    } else {
+        return false;
+    };
+    let run = b[off..]
+        .iter()
+        .take(15)
+        .take_while(|c| c.is_ascii_digit() || **c == b'.')
+        .count();
+    let mut parts = b[off..off + run].split(|&c| c == b'.');
+    let mut num = || -> Option<u64> {
+        let p = parts.next().filter(|p| !p.is_empty())?;
+        // Long runs saturate: nDPI's int would overflow; no real version has them.
+        Some(p.iter().fold(0u64, |a, &c| {
+            a.saturating_mul(10).saturating_add(u64::from(c - b'0'))
+        }))
+    };
+    match (num(), num(), num()) {
+        (Some(a), Some(m), Some(c)) => {
+            a.saturating_mul(1_000_000)
+                .saturating_add(m.saturating_mul(1000))
+                .saturating_add(c)
+                < min
+        }
+        _ => false,
+    }
+}
+
+/// Does an HTTP Host that reads as an IPv4 address (nDPI's `sscanf("%d.%d.%d.%d")` on the
+/// host without its port) name another address than the server's (nDPI compares it with the
+/// request's destination, IPv4 packets only)? A host that is not exactly a dotted quad after
+/// its four numbers counts as another address, as `inet_addr` fails on it.
+fn host_ip_mismatch(host: &str, server: Option<IpAddr>) -> bool {
+    let Some(IpAddr::V4(server)) = server else {
+        return false;
+    };
+    let name = host.split(':').next().unwrap_or("");
+    let b = name.as_bytes();
+    // Four dot-separated numbers at the start.
+    let mut i = 0;
+    for k in 0..4 {
+        let start = i;
+        while i < b.len() && b[i].is_ascii_digit() {
+            i += 1;
+        }
+        if i == start {
+            return false;
+        }
+        if k < 3 {
+            if b.get(i) != Some(&b'.') {
+                return false;
+            }
+            i += 1;
+        }
+    }
+    name.parse::<Ipv4Addr>() != Ok(server)
+}
+
+/// http.c, what the first response's head (and the request's header names) give: binary
+/// transfers by media type, attachment name and body signature; suspicious headers; the
+/// server's version; body bytes that are not text where the type says text.
+fn assess_http_response(f: &RiskFacts, s: &mut RiskSet) {
+    let yes = |b: Option<bool>| b == Some(true);
+    // ndpi_set_binary_application_transfer (and the data-transfer twin): no risk for hosts
+    // under windowsupdate.com (the host name as nDPI keeps it: without the port).
+    let host = f
+        .http_host
+        .map(|h| h.split(':').next().unwrap_or(""))
+        .unwrap_or("");
+    let update = host.len() >= 18
+        && host.as_bytes()[host.len() - 18..].eq_ignore_ascii_case(b".windowsupdate.com");
+    let ct = f.http_content_type.filter(|c| !c.is_empty());
+    // ndpi_http_check_content: the response's media type names an executable, or
+    // Content-Disposition an executable attachment.
+    let exe_type = ct.is_some_and(|c| content_type_is(c, &EXE_MIMES));
+    let exe_by_head = exe_type || (ct.is_some() && yes(f.http_exe_attachment));
+    // ndpi_search_http_tcp: once the host and the status are known, the body's first bytes
+    // (ndpi_analyze_content_signature).
+    let exe_by_body =
+        yes(f.http_exe_body) && !host.is_empty() && f.http_status.is_some_and(|c| c != 0);
+    if (exe_by_head || exe_by_body) && !update {
+        s.set(Risk::BinaryApplicationTransfer);
+    }
+    // ndpi_http_check_content: a download media type (octet-stream, archives). nDPI at the
+    // corpus's commit reports it as Binary File/Data Transfer (Attempt).
+    if ct.is_some_and(|c| content_type_is(c, &DOWNLOAD_MIMES)) && !update {
+        s.set(Risk::BinaryDataTransfer);
+    }
+    // ndpi_validate_http_content: Java downloading Java (Log4J) once an executable was named
+    // by the head.
+    if exe_by_head
+        && !update
+        && ct == Some("application/java-vm")
+        && f.user_agent.is_some_and(|u| u.starts_with("Java/"))
+    {
+        s.set(Risk::PossibleExploit);
+    }
+    // ndpi_validate_http_content: a text, JSON or form body whose first bytes are not text.
+    if yes(f.http_body_binary)
+        && ct.is_some_and(|c| {
+            c.contains("text/") || c.contains("/json") || c.contains("x-www-form-urlencoded")
+        })
+    {
+        s.set(Risk::HttpSuspiciousContent);
+    }
+    // ndpi_check_http_header, ndpi_check_http_server, and the Host check of
+    // check_content_type_and_change_protocol.
+    if yes(f.http_susp_header_name)
+        || yes(f.http_server_nonprint)
+        || f.http_host
+            .is_some_and(|h| host_ip_mismatch(h, f.server_addr))
+    {
+        s.set(Risk::HttpSuspiciousHeader);
+    }
+    // ndpi_check_http_server.
+    if f.http_server.is_some_and(obsolete_http_server) {
+        s.set(Risk::HttpObsoleteServer);
     }
 }
 
@@ -2040,6 +2232,161 @@ mod tests {
         assert!(r.has(Risk::ErrorCodeDetected));
         f.http_status = Some(200);
         assert!(!assess(&f).has(Risk::ErrorCodeDetected));
+    }
+
+    fn http_response<'a>() -> RiskFacts<'a> {
+        let mut f = tls();
+        f.master = "HTTP";
+        f.app = "HTTP";
+        f.server_port = 80;
+        f.http_method = Some("GET");
+        f.http_host = Some("example.com");
+        f.url = Some("example.com/file");
+        f.user_agent = Some("Mozilla/5.0 (X11; Linux x86_64) Firefox/115.0");
+        f.http_status = Some(200);
+        f
+    }
+
+    #[test]
+    fn content_type_is_follows_ndpi_offsets() {
+        // Twelve bytes skipped, more than three compared, a prefix of a listed name.
+        assert!(content_type_is("application/octet-stream", &DOWNLOAD_MIMES));
+        assert!(content_type_is("APPLICATION/octet-STREAM", &DOWNLOAD_MIMES));
+        assert!(content_type_is("application/octe", &DOWNLOAD_MIMES));
+        assert!(
+            !content_type_is("application/oct", &DOWNLOAD_MIMES),
+            "3 bytes"
+        );
+        assert!(!content_type_is(
+            "application/octet-stream; x=1",
+            &DOWNLOAD_MIMES
+        ));
+        assert!(
+            !content_type_is("application/Octet-stream", &DOWNLOAD_MIMES),
+            "first byte"
+        );
+        assert!(content_type_is("application/x-zip", &DOWNLOAD_MIMES));
+        assert!(
+            !content_type_is("application/bz2", &DOWNLOAD_MIMES),
+            "not over 3 bytes"
+        );
+        assert!(content_type_is("application/x-msdownload", &EXE_MIMES));
+        assert!(content_type_is("application/java-vm", &EXE_MIMES));
+        assert!(content_type_is(
+            "application/vnd.microsoft.portable-executable",
+            &EXE_MIMES
+        ));
+        assert!(!content_type_is("application/x-msdownloads", &EXE_MIMES));
+        assert!(!content_type_is("text/html", &EXE_MIMES));
+    }
+
+    #[test]
+    fn obsolete_servers_by_version() {
+        assert!(obsolete_http_server("Apache/2.2.15 (CentOS)"));
+        assert!(!obsolete_http_server("Apache/2.4.0"));
+        assert!(obsolete_http_server("nginx/1.21.6"));
+        assert!(obsolete_http_server("NGINX/1.10.3"));
+        assert!(!obsolete_http_server("nginx/1.22.0"));
+        assert!(!obsolete_http_server("nginx/1.18"), "three numbers needed");
+        assert!(!obsolete_http_server("Apache"));
+        assert!(!obsolete_http_server("nginx/1"), "not over 7 bytes");
+        assert!(!obsolete_http_server("lighttpd/1.4.35"));
+        assert!(!obsolete_http_server("nginx/99999999999999999999.1.1"));
+    }
+
+    #[test]
+    fn assess_http_binary_transfers() {
+        let mut f = http_response();
+        assert!(!assess(&f).has(Risk::BinaryDataTransfer));
+        f.http_content_type = Some("application/octet-stream");
+        let r = assess(&f);
+        assert!(r.has(Risk::BinaryDataTransfer));
+        assert!(!r.has(Risk::BinaryApplicationTransfer));
+        f.http_content_type = Some("application/x-dosexec");
+        let r = assess(&f);
+        assert!(r.has(Risk::BinaryApplicationTransfer));
+        assert!(!r.has(Risk::BinaryDataTransfer));
+        // windowsupdate.com hosts are exempt, port or not.
+        f.http_host = Some("download.windowsupdate.com:80");
+        assert!(!assess(&f).has(Risk::BinaryApplicationTransfer));
+        f.http_content_type = Some("application/octet-stream");
+        assert!(!assess(&f).has(Risk::BinaryDataTransfer));
+        // An attachment named .exe needs a Content-Type in the same head.
+        f.http_host = Some("example.com");
+        f.http_content_type = Some("text/plain");
+        f.http_exe_attachment = Some(true);
+        assert!(assess(&f).has(Risk::BinaryApplicationTransfer));
+        f.http_content_type = None;
+        assert!(!assess(&f).has(Risk::BinaryApplicationTransfer));
+        // An executable body once host and status are known.
+        f.http_exe_attachment = None;
+        f.http_exe_body = Some(true);
+        assert!(assess(&f).has(Risk::BinaryApplicationTransfer));
+        f.http_status = None;
+        assert!(!assess(&f).has(Risk::BinaryApplicationTransfer));
+    }
+
+    #[test]
+    fn assess_http_java_downloads_java() {
+        let mut f = http_response();
+        f.http_content_type = Some("application/java-vm");
+        f.user_agent = Some("Java/1.8.0_51");
+        let r = assess(&f);
+        assert!(r.has(Risk::BinaryApplicationTransfer));
+        assert!(r.has(Risk::PossibleExploit));
+        f.user_agent = Some("curl/8.0");
+        assert!(!assess(&f).has(Risk::PossibleExploit));
+    }
+
+    #[test]
+    fn assess_http_suspicious_content_and_headers() {
+        let mut f = http_response();
+        f.http_body_binary = Some(true);
+        assert!(!assess(&f).has(Risk::HttpSuspiciousContent), "no type");
+        f.http_content_type = Some("image/png");
+        assert!(!assess(&f).has(Risk::HttpSuspiciousContent));
+        for t in [
+            "text/html",
+            "application/json",
+            "application/x-www-form-urlencoded",
+        ] {
+            f.http_content_type = Some(t);
+            assert!(assess(&f).has(Risk::HttpSuspiciousContent), "{t}");
+        }
+        f.http_body_binary = Some(false);
+        assert!(!assess(&f).has(Risk::HttpSuspiciousContent));
+
+        assert!(!assess(&f).has(Risk::HttpSuspiciousHeader));
+        f.http_susp_header_name = Some(true);
+        assert!(assess(&f).has(Risk::HttpSuspiciousHeader));
+        f.http_susp_header_name = None;
+        f.http_server_nonprint = Some(true);
+        assert!(assess(&f).has(Risk::HttpSuspiciousHeader));
+        f.http_server_nonprint = None;
+        // A Host that is an IPv4 address other than the server's.
+        f.http_host = Some("93.184.216.34:8080");
+        assert!(!assess(&f).has(Risk::HttpSuspiciousHeader));
+        f.http_host = Some("10.1.2.3");
+        assert!(assess(&f).has(Risk::HttpSuspiciousHeader));
+        f.http_host = Some("10.1.2.3.4");
+        assert!(
+            assess(&f).has(Risk::HttpSuspiciousHeader),
+            "inet_addr fails"
+        );
+        f.http_host = Some("10.1.2");
+        assert!(
+            !assess(&f).has(Risk::HttpSuspiciousHeader),
+            "not four numbers"
+        );
+        f.server_addr = Some("2001:db8::1".parse().unwrap());
+        f.http_host = Some("10.1.2.3");
+        assert!(
+            !assess(&f).has(Risk::HttpSuspiciousHeader),
+            "IPv4 packets only"
+        );
+
+        f.http_server = Some("Apache/2.2.3");
+        assert!(assess(&f).has(Risk::HttpObsoleteServer));
     }
 
     #[test]

@@ -86,6 +86,17 @@ fields! {
     HttpUpgrade = "http_upgrade", 32;
     /// The cipher suite the TLS server chose (ServerHello), as its IANA number in decimal.
     TlsCipher = "tls_cipher", 5;
+    /// The first HTTP response's `Content-Type` value, whole (parameters too, as nDPI reads
+    /// it for its binary-transfer and content checks).
+    HttpContentType = "http_content_type", 64;
+    /// The first HTTP response's `Server` header.
+    HttpServer = "http_server", 64;
+    /// What the HTTP heads showed that nDPI's header and content checks read, as letters (see
+    /// `proto::http`): `a` an executable attachment named by `Content-Disposition`, `b` a
+    /// response body whose first bytes are not text, `e` a response body that starts as an
+    /// executable, `h` a header name nDPI calls suspicious, `s` a non-printable byte in
+    /// `Server`.
+    HttpFlags = "http_flags", 8;
 }
 
 /// A flow's metadata: values of [`Field`]s packed in a fixed area of [`META_BYTES`] bytes

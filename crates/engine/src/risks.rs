@@ -47,6 +47,9 @@ const CERT_SUBJECT: usize = at("tls_cert_subject");
 const CERT_ISSUER: usize = at("tls_cert_issuer");
 const TLS_CIPHER: usize = at("tls_cipher");
 const DNS_NAMES: usize = at("dns_names");
+const HTTP_CONTENT_TYPE: usize = at("http_content_type");
+const HTTP_SERVER: usize = at("http_server");
+const HTTP_FLAGS: usize = at("http_flags");
 
 /// What the flow table noted of a TCP flow beyond the record, oriented client → server.
 pub(crate) struct Tracked {
@@ -83,6 +86,9 @@ pub(crate) fn of(rec: &FlowRecord<'_>, rules: &Rules, t: &Tracked) -> RiskSet {
     let l = rec.label_names();
     let m = |i: usize| Some(rec.meta[i]).filter(|v| !v.is_empty());
     let num = |i: usize| m(i).and_then(|v| v.parse::<u16>().ok());
+    // `http_flags` letters (absent: none of them seen; most flows have none).
+    let flags = rec.meta[HTTP_FLAGS].as_bytes();
+    let flag = |c: u8| Some(!flags.is_empty() && flags.contains(&c));
     let mut set = assess(&RiskFacts {
         kind: rules.risk_kind(rec.label),
         l4: rec.l4,
@@ -121,6 +127,13 @@ pub(crate) fn of(rec: &FlowRecord<'_>, rules: &Rules, t: &Tracked) -> RiskSet {
         c2s_payload: t.payload[0],
         s2c_payload: t.payload[1],
         tcp_odd_flags: t.odd,
+        http_content_type: m(HTTP_CONTENT_TYPE),
+        http_server: m(HTTP_SERVER),
+        http_exe_attachment: flag(b'a'),
+        http_body_binary: flag(b'b'),
+        http_exe_body: flag(b'e'),
+        http_susp_header_name: flag(b'h'),
+        http_server_nonprint: flag(b's'),
         ..RiskFacts::default()
     });
     // A protocol's breed is a fact about the protocol, not about a model's guess at it.

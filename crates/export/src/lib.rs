@@ -244,7 +244,7 @@ impl<'a> FlowRecord<'a> {
 }
 
 /// Number of payload metadata fields.
-pub const META_COUNT: usize = 26;
+pub const META_COUNT: usize = 29;
 
 /// Joins lists of names into one array at compile time (`N` is their total length; a wrong `N`
 /// fails the build), so each name is written once: the AtoZ names are the statistics crate's.
@@ -352,6 +352,9 @@ meta_fields!(
     "dns_names",
     "http_upgrade",
     "tls_cipher",
+    "http_content_type",
+    "http_server",
+    "http_flags",
 );
 
 /// Metadata fields written as numbers (bit i: `META_FIELDS[i]`): `http_status`, `dns_qtype`,

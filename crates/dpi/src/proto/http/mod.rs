@@ -30,6 +30,18 @@
 //!   not (quickplay.pcap: such a GET without its answer is HTTP).
 //!
 //! Requests to a proxy and CONNECT tunnels keep their own labels.
+//!
+//! # Facts for nDPI's HTTP risks
+//!
+//! The first response's head gives `http_content_type` and `http_server`, and `http_flags`
+//! records what nDPI's `http.c` checks on the raw bytes of a head (read at nDPI's commit of
+//! 2023 that the code search holds; facts only, no code): suspicious header names in a request
+//! or the response (`ndpi_check_http_header`), a non-printable `Server` value
+//! (`ndpi_check_http_server`), an executable named by `Content-Disposition`
+//! (`ndpi_http_check_content`), and the first body bytes in the response's head segment —
+//! nDPI's `initial_binary_bytes` (`ndpi_analyze_content_signature`) and its text test
+//! (`ndpi_http_check_human_redeable_content`). The risk rules themselves are in
+//! `wirespeed_classify::risk`.
 
 use crate::meta::Field;
 use crate::proto::label;
@@ -123,6 +135,162 @@ pub(crate) struct State {
     /// The application the first request or response named: an index into [`APPS`] plus one
     /// (0: none).
     app: u8,
+    /// What the heads showed for nDPI's risk checks: [`F_ATTACHMENT`], [`F_BODY_BINARY`],
+    /// [`F_EXE_BODY`], [`F_SUSP_HEADER`], [`F_SERVER_NONPRINT`] (written as `http_flags`).
+    flags: u8,
+}
+
+/// [`State::flags`]: `Content-Disposition` names an `exe`, `msi` or `cab` attachment (`a`).
+const F_ATTACHMENT: u8 = 1;
+/// [`State::flags`]: the response body's first 4 bytes are neither text nor gzip's magic (`b`).
+const F_BODY_BINARY: u8 = 2;
+/// [`State::flags`]: the response body starts with an executable's signature (`e`).
+const F_EXE_BODY: u8 = 4;
+/// [`State::flags`]: a header name nDPI calls suspicious (`h`).
+const F_SUSP_HEADER: u8 = 8;
+/// [`State::flags`]: a non-printable byte in the `Server` value (`s`).
+const F_SERVER_NONPRINT: u8 = 16;
+/// Each flag's letter in `http_flags`, in the order written.
+const FLAG_LETTERS: [(u8, u8); 5] = [
+    (F_ATTACHMENT, b'a'),
+    (F_BODY_BINARY, b'b'),
+    (F_EXE_BODY, b'e'),
+    (F_SUSP_HEADER, b'h'),
+    (F_SERVER_NONPRINT, b's'),
+];
+
+/// Add `bits` to the flow's flags and rewrite `http_flags` when they changed.
+fn add_flags(cx: &mut Cx<'_>, bits: u8) {
+    let st = cx.state::<State>();
+    let all = st.flags | bits;
+    if all == st.flags {
+        return;
+    }
+    st.flags = all;
+    let mut text = [0u8; FLAG_LETTERS.len()];
+    let mut n = 0;
+    for (bit, letter) in FLAG_LETTERS {
+        if all & bit != 0 {
+            text[n] = letter;
+            n += 1;
+        }
+    }
+    cx.meta.replace(Field::HttpFlags, &text[..n]);
+}
+
+/// Header names nDPI's `http.c` calls suspicious (`suspicious_http_header_keys_*`).
+const SUSPICIOUS_HEADERS: [&[u8]; 11] = [
+    b"Arch",
+    b"Cores",
+    b"Mem",
+    b"Os",
+    b"Osname",
+    b"Osversion",
+    b"Root",
+    b"S",
+    b"TLS_version",
+    b"Uuid",
+    b"X-Hire-Me",
+];
+
+/// Is `name` (a header's name, the bytes before its colon) one nDPI calls suspicious? nDPI
+/// picks the list by the name's first byte (case counts there), then compares over the name's
+/// length ignoring case: a name that is a prefix of a listed one counts too (`O` as `Os`).
+fn suspicious_header(name: &[u8]) -> bool {
+    let Some(&first) = name.first() else {
+        return false;
+    };
+    SUSPICIOUS_HEADERS.iter().any(|s| {
+        s.first() == Some(&first)
+            && s.get(..name.len())
+                .is_some_and(|p| p.eq_ignore_ascii_case(name))
+    })
+}
+
+/// Does a body start with an executable's signature (nDPI's `ndpi_analyze_content_signature`):
+/// DOS/Windows `MZ`, ELF, Mach-O 64 (`CF FA ED FE`), a script's `#!/`, Dalvik `dex\n035\0`?
+fn exe_signature(body: &[u8]) -> bool {
+    const SIGS: [&[u8]; 5] = [
+        b"MZ",
+        b"\x7fELF",
+        b"\xcf\xfa\xed\xfe",
+        b"#!/",
+        b"dex\n035\0",
+    ];
+    SIGS.iter().any(|s| body.starts_with(s))
+}
+
+/// Are a body's first 4 bytes not text (nDPI's `ndpi_http_check_human_redeable_content`: each
+/// printable ASCII or tab, CR, LF) and not gzip's `1F 8B 08 00`? `false` under 4 bytes.
+fn binary_body(body: &[u8]) -> bool {
+    let Some(head) = body.get(..4) else {
+        return false;
+    };
+    let text = |c: &u8| (0x20..0x7f).contains(c) || matches!(c, b'\t' | b'\r' | b'\n');
+    !head.iter().all(text) && head != [0x1f, 0x8b, 0x08, 0x00]
+}
+
+/// Does a `Content-Disposition` value name an executable attachment as nDPI tests it
+/// (`ndpi_http_check_content`): it starts `attachment; filename`, is over 24 bytes, and the
+/// three bytes before its last one are `exe`, `msi` or `cab` (a quoted name's extension)?
+fn exe_attachment(v: &[u8]) -> bool {
+    let n = v.len();
+    n > 24
+        && v.starts_with(b"attachment; filename")
+        && v.get(n - 4..n - 1)
+            .is_some_and(|e| [b"exe", b"msi", b"cab"].iter().any(|x| e == *x))
+}
+
+/// What the first response's head gives nDPI's risk checks, in one pass over its lines: the
+/// `Content-Type` and `Server` values, and the flags (header names, `Server`,
+/// `Content-Disposition`, the body's first bytes).
+fn response_facts(d: &[u8]) -> (Option<&[u8]>, Option<&[u8]>, u8) {
+    let (mut ctype, mut server, mut disposition) = (None, None, None);
+    let mut flags = 0;
+    for (k, v) in head_lines(d) {
+        if suspicious_header(k) {
+            flags |= F_SUSP_HEADER;
+        }
+        if ctype.is_none() && k.eq_ignore_ascii_case(b"content-type") {
+            ctype = Some(trim(v));
+        } else if server.is_none() && k.eq_ignore_ascii_case(b"server") {
+            server = Some(trim(v));
+        } else if disposition.is_none() && k.eq_ignore_ascii_case(b"content-disposition") {
+            disposition = Some(trim(v));
+        }
+    }
+    if server.is_some_and(|v| v.len() > 7 && !v.iter().all(|c| (0x20..0x7f).contains(c))) {
+        flags |= F_SERVER_NONPRINT;
+    }
+    if let Some(ct) = ctype {
+        // nDPI reads the disposition after the media type, unless that was `mpeg` (streaming).
+        let mpeg = ct.get(12..).is_some_and(|a| {
+            !a.is_empty()
+                && b"mpeg"
+                    .get(..a.len())
+                    .is_some_and(|m| m.eq_ignore_ascii_case(a))
+        });
+        if !mpeg && disposition.is_some_and(exe_attachment) {
+            flags |= F_ATTACHMENT;
+        }
+    }
+    // The body: after the first empty line (a scan for CR, then the three bytes after it).
+    let mut at = 0;
+    while let Some(i) = d.get(at..).and_then(|r| r.iter().position(|&c| c == b'\r')) {
+        let i = at + i;
+        if d.get(i + 1..i + 4) == Some(b"\n\r\n") {
+            let body = &d[i + 4..];
+            if exe_signature(body) {
+                flags |= F_EXE_BODY;
+            }
+            if binary_body(body) {
+                flags |= F_BODY_BINARY;
+            }
+            break;
+        }
+        at = i + 1;
+    }
+    (ctype, server, flags)
 }
 
 /// The applications [`State::app`] names (index + 1).
@@ -136,7 +304,15 @@ const APP_IPP: u8 = 6;
 const APP_MS_RPCH: u8 = 7;
 
 /// WebDAV's methods (RFC 4918 §9).
-const WEBDAV_METHODS: [&str; 7] = ["PROPFIND", "PROPPATCH", "MKCOL", "COPY", "MOVE", "LOCK", "UNLOCK"];
+const WEBDAV_METHODS: [&str; 7] = [
+    "PROPFIND",
+    "PROPPATCH",
+    "MKCOL",
+    "COPY",
+    "MOVE",
+    "LOCK",
+    "UNLOCK",
+];
 
 /// The media type of a `Content-Type` value: before any parameter, trimmed.
 fn media_type(v: &[u8]) -> &[u8] {
@@ -219,7 +395,11 @@ pub fn status(d: &[u8]) -> Option<u16> {
     if !s.starts_with(b"HTTP/1.") || s[8] != b' ' || !s[9..12].iter().all(u8::is_ascii_digit) {
         return None;
     }
-    Some(s[9..12].iter().fold(0u16, |a, &c| a * 10 + u16::from(c - b'0')))
+    Some(
+        s[9..12]
+            .iter()
+            .fold(0u16, |a, &c| a * 10 + u16::from(c - b'0')),
+    )
 }
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
@@ -266,9 +446,21 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
             Some(code) => {
                 cx.meta.set_num(Field::HttpStatus, u32::from(code));
                 let st = cx.state::<State>();
-                if st.done & STATUS_DONE == 0 && st.app == 0 && matches!(st.kind, 0 | PLAIN) {
+                let first = st.done & STATUS_DONE == 0;
+                if first && st.app == 0 && matches!(st.kind, 0 | PLAIN) {
                     // The request named nothing: the answer's media type may.
                     st.app = response_app(d);
+                }
+                if first {
+                    // nDPI's risk facts, from the first response (nDPI stops there too).
+                    let (ctype, server, flags) = response_facts(d);
+                    if let Some(v) = ctype {
+                        cx.set(Field::HttpContentType, v);
+                    }
+                    if let Some(v) = server {
+                        cx.set(Field::HttpServer, v);
+                    }
+                    add_flags(cx, flags);
                 }
                 if code == 101 {
                     // Switching Protocols: what the connection carries from now on.
@@ -286,7 +478,9 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
             // HTTP/2 with prior knowledge: the server may send its preface, a SETTINGS frame
             // (RFC 9113 §3.4), before the client's arrives; the client's decides.
             None if cx.hints.nth == 0 && settings_frame(d) => Probe::Unsure,
-            None if d.len() < 12 && b"HTTP/1.".starts_with(d.get(..d.len().min(7)).unwrap_or(&[])) => {
+            None if d.len() < 12
+                && b"HTTP/1.".starts_with(d.get(..d.len().min(7)).unwrap_or(&[])) =>
+            {
                 cx.incomplete();
                 Probe::Unsure
             }
@@ -313,21 +507,25 @@ fn settings_frame(d: &[u8]) -> bool {
 /// The value of header `name` (lower case) in the head of a message (its first 2 KiB, up to the
 /// empty line), trimmed.
 fn header<'d>(d: &'d [u8], name: &[u8]) -> Option<&'d [u8]> {
-    let head = d.get(..d.len().min(2048))?;
-    for line in head.split(|&c| c == b'\n').skip(1).take(64) {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        if line.is_empty() {
-            break;
-        }
-        let Some(colon) = line.iter().position(|&c| c == b':') else {
-            continue;
-        };
-        let (k, v) = line.split_at(colon);
-        if k.eq_ignore_ascii_case(name) {
-            return Some(trim(v.get(1..).unwrap_or(&[])));
-        }
-    }
-    None
+    head_lines(d)
+        .find(|(k, _)| k.eq_ignore_ascii_case(name))
+        .map(|(_, v)| trim(v))
+}
+
+/// The header lines of a message's head (its first 2 KiB, at most 64 lines, up to the empty
+/// line) as (name, value after the colon); lines without a colon are skipped.
+fn head_lines(d: &[u8]) -> impl Iterator<Item = (&[u8], &[u8])> {
+    let head = d.get(..d.len().min(2048)).unwrap_or(&[]);
+    head.split(|&c| c == b'\n')
+        .skip(1)
+        .take(64)
+        .map(|line| line.strip_suffix(b"\r").unwrap_or(line))
+        .take_while(|line| !line.is_empty())
+        .filter_map(|line| {
+            let colon = line.iter().position(|&c| c == b':')?;
+            let (k, v) = line.split_at(colon);
+            Some((k, v.get(1..).unwrap_or(&[])))
+        })
 }
 
 /// Certain; keep listening while the request or the status is missing.
@@ -379,6 +577,7 @@ fn request(cx: &mut Cx<'_>) -> Probe {
     let mut ua: &[u8] = &[];
     let mut ctype: &[u8] = &[];
     let mut soap_action = false;
+    let mut susp = 0;
     for h in req.headers.iter().take_while(|h| !h.name.is_empty()) {
         if h.name.eq_ignore_ascii_case("host") {
             host = trim(h.value);
@@ -389,7 +588,11 @@ fn request(cx: &mut Cx<'_>) -> Probe {
         } else if h.name.eq_ignore_ascii_case("soapaction") {
             soap_action = true;
         }
+        if suspicious_header(h.name.as_bytes()) {
+            susp = F_SUSP_HEADER;
+        }
     }
+    add_flags(cx, susp);
     cx.set(Field::HttpMethod, method.as_bytes());
     let st = cx.state::<State>();
     if st.done & REQ_DONE == 0 {
@@ -454,6 +657,9 @@ pub(crate) fn lenient_headers(cx: &mut Cx<'_>) -> u8 {
         let Some(colon) = line.iter().position(|&c| c == b':') else {
             continue;
         };
+        if suspicious_header(&line[..colon]) {
+            add_flags(cx, F_SUSP_HEADER);
+        }
         let (name, value) = (trim(&line[..colon]), trim(&line[colon + 1..]));
         if name.eq_ignore_ascii_case(b"host") {
             host = value;
@@ -477,8 +683,14 @@ pub(crate) fn lenient_headers(cx: &mut Cx<'_>) -> u8 {
 }
 
 fn trim(v: &[u8]) -> &[u8] {
-    let s = v.iter().position(|c| !c.is_ascii_whitespace()).unwrap_or(v.len());
-    let e = v.iter().rposition(|c| !c.is_ascii_whitespace()).map_or(s, |e| e + 1);
+    let s = v
+        .iter()
+        .position(|c| !c.is_ascii_whitespace())
+        .unwrap_or(v.len());
+    let e = v
+        .iter()
+        .rposition(|c| !c.is_ascii_whitespace())
+        .map_or(s, |e| e + 1);
     v.get(s..e).unwrap_or(&[])
 }
 

@@ -35,9 +35,17 @@ fn response_from_corpus() {
 #[test]
 fn proxy_and_connect_and_not_http() {
     let h = to_server(TCP, 3128);
-    let (r, _) = probe(&INSPECTOR, h, b"GET http://a.b/ HTTP/1.1\r\nHost: a.b\r\n\r\n");
+    let (r, _) = probe(
+        &INSPECTOR,
+        h,
+        b"GET http://a.b/ HTTP/1.1\r\nHost: a.b\r\n\r\n",
+    );
     assert_eq!(r, Probe::Certain(&PROXY));
-    let (r, _) = probe(&INSPECTOR, h, b"CONNECT a.b:443 HTTP/1.1\r\nHost: a.b\r\n\r\n");
+    let (r, _) = probe(
+        &INSPECTOR,
+        h,
+        b"CONNECT a.b:443 HTTP/1.1\r\nHost: a.b\r\n\r\n",
+    );
     assert_eq!(r, Probe::Certain(&CONNECT));
     let (r, _) = probe(&INSPECTOR, h, b"GETTING STARTED\r\n");
     assert_eq!(r, Probe::NotForUs);
@@ -71,7 +79,8 @@ fn h2c_preface_is_http2() {
 fn a_request_after_a_response_is_still_read() {
     use crate::proto::testkit::classify_meta;
     let status = b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n";
-    let get = b"GET /icons/ubuntu-logo.png HTTP/1.1\r\nHost: proxy.wiresharkfest.acropolis.local\r\n\r\n";
+    let get =
+        b"GET /icons/ubuntu-logo.png HTTP/1.1\r\nHost: proxy.wiresharkfest.acropolis.local\r\n\r\n";
     let pkts = [(false, &status[..]), (true, &get[..])];
     let (label, host) = classify_meta(TCP, 80, 1044, &pkts, Some(Field::HttpHost));
     assert_eq!(label, Some("HTTP"));
@@ -147,12 +156,15 @@ use crate::proto::testkit::hex;
 // WsgiDAV 4.4.0 (pip, `wsgidav` on port 8080, anonymous) and curl 7.88.1:
 // `curl -X PROPFIND -H 'Depth: 1' http://192.0.2.2:8080/` (answered 207 Multi-Status),
 // `curl -X MKCOL .../newdir`, `curl -X MOVE -H 'Destination: .../b.txt' .../a.txt`.
-const PROPFIND: &str = "50524f5046494e44202f20485454502f312e310d0a486f73743a203139322e302e322e323a383038300d0a557365\
+const PROPFIND: &str =
+    "50524f5046494e44202f20485454502f312e310d0a486f73743a203139322e302e322e323a383038300d0a557365\
     722d4167656e743a206375726c2f372e38382e310d0a4163636570743a202a2f2a0d0a44657074683a20310d0a0d\
     0a";
-const MKCOL: &str = "4d4b434f4c202f6e657764697220485454502f312e310d0a486f73743a203139322e302e322e323a383038300d0a\
+const MKCOL: &str =
+    "4d4b434f4c202f6e657764697220485454502f312e310d0a486f73743a203139322e302e322e323a383038300d0a\
     557365722d4167656e743a206375726c2f372e38382e310d0a4163636570743a202a2f2a0d0a0d0a";
-const MOVE: &str = "4d4f5645202f612e74787420485454502f312e310d0a486f73743a203139322e302e322e323a383038300d0a5573\
+const MOVE: &str =
+    "4d4f5645202f612e74787420485454502f312e310d0a486f73743a203139322e302e322e323a383038300d0a5573\
     65722d4167656e743a206375726c2f372e38382e310d0a4163636570743a202a2f2a0d0a44657374696e6174696f\
     6e3a20687474703a2f2f3139322e302e322e323a383038302f622e7478740d0a0d0a";
 
@@ -161,7 +173,11 @@ const MOVE: &str = "4d4f5645202f612e74787420485454502f312e310d0a486f73743a203139
 #[test]
 fn webdav_methods() {
     for v in [PROPFIND, MKCOL, MOVE] {
-        assert_eq!(named(8080, &[(true, &hex(v))]).as_deref(), Some("HTTP.WebDAV"), "{v}");
+        assert_eq!(
+            named(8080, &[(true, &hex(v))]).as_deref(),
+            Some("HTTP.WebDAV"),
+            "{v}"
+        );
     }
     // The answer does not undo it (a 207 with the media type of wsgidav's, head only).
     let ok = b"HTTP/1.1 207 Multi-Status\r\nContent-Type: application/xml; charset=utf-8\r\n\r\n";
@@ -179,22 +195,26 @@ fn webdav_methods() {
 // the client `openssl ocsp -issuer ca.crt -cert leaf.crt -url http://192.0.2.2:2560/`: its
 // POST's head (frame 64; the DER request follows in its own segment), and the response's head
 // with the first 16 bytes of its DER body (frame 68, cut here).
-const OCSP_POST_HEAD: &str = "504f5354202f20485454502f312e300d0a486f73743a203139322e302e322e320d0a436f6e74656e742d54797065\
+const OCSP_POST_HEAD: &str =
+    "504f5354202f20485454502f312e300d0a486f73743a203139322e302e322e320d0a436f6e74656e742d54797065\
     3a206170706c69636174696f6e2f6f6373702d726571756573740d0a436f6e74656e742d4c656e6774683a203132\
     340d0a0d0a";
-const OCSP_POST_RESP: &str = "485454502f312e3020323030204f4b0d0a436f6e74656e742d747970653a206170706c69636174696f6e2f6f6373\
+const OCSP_POST_RESP: &str =
+    "485454502f312e3020323030204f4b0d0a436f6e74656e742d747970653a206170706c69636174696f6e2f6f6373\
     702d726573706f6e73650d0a436f6e74656e742d4c656e6774683a20313237300d0a0d0a308204f20a0100a08204\
     eb308204e706";
 
 // The GET form (RFC 6960 A.1.1: the base64 of the DER request, URL-encoded, as the path), the
 // request `openssl ocsp -reqout` wrote, sent by curl 7.88.1 to the same responder; its answer's
 // head and 16 bytes of its body (frames 76 and 78).
-const OCSP_GET: &str = "474554202f4d465577557a42524d4538775454414a4267557244674d434767554142425464446674546b32773751\
+const OCSP_GET: &str =
+    "474554202f4d465577557a42524d4538775454414a4267557244674d434767554142425464446674546b32773751\
     4c586d4825324254657779645871456d6830515155547944497268655141567048634673453869393872334b4867\
     3973434648676932414a756754426d4a663170493061476c49436b3671466a20485454502f312e310d0a486f7374\
     3a203139322e302e322e323a323536300d0a557365722d4167656e743a2068342d6f6373702d6765740d0a416363\
     6570743a202a2f2a0d0a0d0a";
-const OCSP_GET_RESP: &str = "485454502f312e3020323030204f4b0d0a436f6e74656e742d747970653a206170706c69636174696f6e2f6f6373\
+const OCSP_GET_RESP: &str =
+    "485454502f312e3020323030204f4b0d0a436f6e74656e742d747970653a206170706c69636174696f6e2f6f6373\
     702d726573706f6e73650d0a436f6e74656e742d4c656e6774683a20313233330d0a0d0a308204cd0a0100a08204\
     c6308204c206";
 
@@ -218,7 +238,11 @@ fn ocsp_request_and_answer() {
         other.replace("POST", "PUT"),
         other.replace("ocsp-request", "ocsp-response"),
     ] {
-        assert_eq!(named(2560, &[(true, bad.as_bytes())]).as_deref(), Some("HTTP.HTTP"), "{bad}");
+        assert_eq!(
+            named(2560, &[(true, bad.as_bytes())]).as_deref(),
+            Some("HTTP.HTTP"),
+            "{bad}"
+        );
     }
     let plain = b"HTTP/1.0 200 OK\r\nContent-type: application/octet-stream\r\n\r\n";
     let flow = [(true, &get[..]), (false, &plain[..])];
@@ -230,25 +254,30 @@ fn ocsp_request_and_answer() {
 // ffmpeg (Lavf/59.27.100) read them back (`ffmpeg -i http://192.0.2.2:8000/hls/out.m3u8 -c copy
 // -f null -`): the playlist's GET and the head of its answer (frames 86, 88; the playlist
 // follows in its own segment), the MPD's (126, 128), the GET of the DASH init segment (136).
-const HLS_GET: &str = "474554202f686c732f6f75742e6d33753820485454502f312e310d0a557365722d4167656e743a204c6176662f35\
+const HLS_GET: &str =
+    "474554202f686c732f6f75742e6d33753820485454502f312e310d0a557365722d4167656e743a204c6176662f35\
     392e32372e3130300d0a4163636570743a202a2f2a0d0a52616e67653a2062797465733d302d0d0a436f6e6e6563\
     74696f6e3a20636c6f73650d0a486f73743a203139322e302e322e323a383030300d0a4963792d4d657461446174\
     613a20310d0a0d0a";
-const HLS_HEAD: &str = "485454502f312e3020323030204f4b0d0a5365727665723a2053696d706c65485454502f302e3620507974686f6e\
+const HLS_HEAD: &str =
+    "485454502f312e3020323030204f4b0d0a5365727665723a2053696d706c65485454502f302e3620507974686f6e\
     2f332e31312e370d0a446174653a205765642c203235204e6f7620323032362030313a35343a353720474d540d0a\
     436f6e74656e742d747970653a206170706c69636174696f6e2f766e642e6170706c652e6d70656775726c0d0a43\
     6f6e74656e742d4c656e6774683a203134300d0a4c6173742d4d6f6469666965643a205765642c203235204e6f76\
     20323032362030313a35343a323920474d540d0a0d0a";
-const MPD_GET: &str = "474554202f646173682f6f75742e6d706420485454502f312e310d0a557365722d4167656e743a204c6176662f35\
+const MPD_GET: &str =
+    "474554202f646173682f6f75742e6d706420485454502f312e310d0a557365722d4167656e743a204c6176662f35\
     392e32372e3130300d0a4163636570743a202a2f2a0d0a52616e67653a2062797465733d302d0d0a436f6e6e6563\
     74696f6e3a20636c6f73650d0a486f73743a203139322e302e322e323a383030300d0a4963792d4d657461446174\
     613a20310d0a0d0a";
-const MPD_HEAD: &str = "485454502f312e3020323030204f4b0d0a5365727665723a2053696d706c65485454502f302e3620507974686f6e\
+const MPD_HEAD: &str =
+    "485454502f312e3020323030204f4b0d0a5365727665723a2053696d706c65485454502f302e3620507974686f6e\
     2f332e31312e370d0a446174653a205765642c203235204e6f7620323032362030313a35343a353720474d540d0a\
     436f6e74656e742d747970653a206170706c69636174696f6e2f646173682b786d6c0d0a436f6e74656e742d4c65\
     6e6774683a20313232370d0a4c6173742d4d6f6469666965643a205765642c203235204e6f762032303236203031\
     3a35343a323920474d540d0a0d0a";
-const M4S_GET: &str = "474554202f646173682f696e69742d73747265616d302e6d347320485454502f312e310d0a557365722d4167656e\
+const M4S_GET: &str =
+    "474554202f646173682f696e69742d73747265616d302e6d347320485454502f312e310d0a557365722d4167656e\
     743a204c6176662f35392e32372e3130300d0a4163636570743a202a2f2a0d0a52616e67653a2062797465733d30\
     2d0d0a436f6e6e656374696f6e3a20636c6f73650d0a486f73743a203139322e302e322e323a383030300d0a4963\
     792d4d657461446174613a20310d0a0d0a";
@@ -266,7 +295,10 @@ fn hls_and_dash() {
     assert_eq!(named(8000, &[(true, &mpd)]).as_deref(), Some("HTTP.HTTP"));
     let flow = [(true, &mpd[..]), (false, &hex(MPD_HEAD)[..])];
     assert_eq!(named(8000, &flow).as_deref(), Some("HTTP.HTTP"));
-    assert_eq!(named(8000, &[(true, &hex(M4S_GET))]).as_deref(), Some("HTTP.MpegDash"));
+    assert_eq!(
+        named(8000, &[(true, &hex(M4S_GET))]).as_deref(),
+        Some("HTTP.MpegDash")
+    );
     // Near misses: a query after the name (nDPI's test is on the request line's end), another
     // extension, a media type like HLS's, a PUT of a segment.
     let txt = String::from_utf8(hex(M4S_GET)).unwrap();
@@ -275,7 +307,11 @@ fn hls_and_dash() {
         txt.replace(".m4s", ".m4a"),
         txt.replace("GET", "PUT"),
     ] {
-        assert_eq!(named(8000, &[(true, bad.as_bytes())]).as_deref(), Some("HTTP.HTTP"), "{bad}");
+        assert_eq!(
+            named(8000, &[(true, bad.as_bytes())]).as_deref(),
+            Some("HTTP.HTTP"),
+            "{bad}"
+        );
     }
     // A request carrying MP4 (nDPI's other MpegDash test), and a near miss.
     let up = b"POST /up HTTP/1.1\r\nHost: x\r\nContent-Type: video/mp4\r\n\r\n";
@@ -295,7 +331,8 @@ fn hls_and_dash() {
 // spyne 2.14.0 (pip; a `Soap11` service on wsgiref, port 8091) called by zeep 4.3.3 (pip:
 // `zeep.Client('http://192.0.2.2:8091/?wsdl').service.say_hello('wirespeed', 2)`): the POST's
 // head with `SOAPAction: "say_hello"` (frame 220; the envelope follows in its own segment).
-const SOAP_POST: &str = "504f5354202f20485454502f312e310d0a486f73743a203139322e302e322e323a383039310d0a557365722d4167\
+const SOAP_POST: &str =
+    "504f5354202f20485454502f312e310d0a486f73743a203139322e302e322e323a383039310d0a557365722d4167\
     656e743a205a6565702f342e332e3320287777772e707974686f6e2d7a6565702e6f7267290d0a4163636570742d\
     456e636f64696e673a20677a69702c206465666c6174650d0a4163636570743a202a2f2a0d0a436f6e6e65637469\
     6f6e3a206b6565702d616c6976650d0a534f4150416374696f6e3a20227361795f68656c6c6f220d0a436f6e7465\
@@ -315,13 +352,22 @@ fn soap() {
     assert_eq!(named(8091, &[(true, wsdl)]).as_deref(), Some("HTTP.HTTP"));
     let txt = String::from_utf8(post).unwrap();
     let bad = txt.replace("SOAPAction", "SOAPActions");
-    assert_eq!(named(8091, &[(true, bad.as_bytes())]).as_deref(), Some("HTTP.HTTP"));
+    assert_eq!(
+        named(8091, &[(true, bad.as_bytes())]).as_deref(),
+        Some("HTTP.HTTP")
+    );
     // A header httparse refuses (a NUL after the colon, as in the request of
     // ndpi_match_string_subprotocol__error.pcapng, which nDPI names HTTP.SOAP): read by hand.
     let nul = txt.replace("Content-Type: ", "Content-Type:\0");
-    assert_eq!(named(8091, &[(true, nul.as_bytes())]).as_deref(), Some("HTTP.SOAP"));
+    assert_eq!(
+        named(8091, &[(true, nul.as_bytes())]).as_deref(),
+        Some("HTTP.SOAP")
+    );
     let nul = bad.replace("Content-Type: ", "Content-Type:\0");
-    assert_eq!(named(8091, &[(true, nul.as_bytes())]).as_deref(), Some("HTTP.HTTP"));
+    assert_eq!(
+        named(8091, &[(true, nul.as_bytes())]).as_deref(),
+        Some("HTTP.HTTP")
+    );
 }
 
 // Made here: CUPS 2.4.2 (Debian cups-daemon 2.4.2-3+deb12u9, `cupsd -f` listening on
@@ -330,7 +376,8 @@ fn soap() {
 // `http:ipp` ("IPP Request (CUPS-Get-Printers)"). Frame 16, the request's headers:
 // "POST / HTTP/1.1", "Content-Length: 72", "Content-Type: application/ipp", Date, Host,
 // "User-Agent: CUPS/2.4.2 (...) IPP/2.0", Accept-Encoding, "Expect: 100-continue".
-const IPP_REQUEST: &str = "504f5354202f20485454502f312e310d0a436f6e74656e742d4c656e6774683a2037320d0a\
+const IPP_REQUEST: &str =
+    "504f5354202f20485454502f312e310d0a436f6e74656e742d4c656e6774683a2037320d0a\
     436f6e74656e742d547970653a206170706c69636174696f6e2f6970700d0a446174653a205765642c203235204e\
     6f7620323032362030313a32383a313120474d540d0a486f73743a203139322e302e322e323a3633310d0a557365\
     722d4167656e743a20435550532f322e342e3220284c696e757820362e31382e34342d66632d763539353b207838\
@@ -345,14 +392,24 @@ fn ipp_on_any_port() {
         assert_eq!(named(port, &[(true, &r)]).as_deref(), Some("HTTP.IPP"));
     }
     // Headers cut after the request line: HTTP first, IPP once the rest is read reassembled.
-    assert_eq!(named(631, &[(true, &r[..17])]).as_deref(), Some("HTTP.HTTP"));
-    assert_eq!(named(631, &[(true, &r[..17]), (true, &r[17..])]).as_deref(), Some("HTTP.IPP"));
+    assert_eq!(
+        named(631, &[(true, &r[..17])]).as_deref(),
+        Some("HTTP.HTTP")
+    );
+    assert_eq!(
+        named(631, &[(true, &r[..17]), (true, &r[17..])]).as_deref(),
+        Some("HTTP.IPP")
+    );
     let json = b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n\r\n";
     let none = b"POST / HTTP/1.1\r\nHost: x\r\n\r\n";
     let ippx = b"POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/ipp-x\r\n\r\n";
     let get = b"GET / HTTP/1.1\r\nHost: x\r\nContent-Type: application/ipp\r\n\r\n";
     for bad in [&json[..], none, ippx, get] {
-        assert_eq!(named(631, &[(true, bad)]).as_deref(), Some("HTTP.HTTP"), "{bad:?}");
+        assert_eq!(
+            named(631, &[(true, bad)]).as_deref(),
+            Some("HTTP.HTTP"),
+            "{bad:?}"
+        );
     }
     // Parameters and case.
     let ok = b"POST /printers/p HTTP/1.0\r\nHost: x\r\ncontent-type: Application/IPP; charset=utf-8\r\n\r\n";
@@ -363,7 +420,10 @@ fn ipp_on_any_port() {
 #[test]
 fn proxy_keeps_its_label() {
     let p = b"PROPFIND http://a.b/ HTTP/1.1\r\nHost: a.b\r\n\r\n";
-    assert_eq!(named(3128, &[(true, p)]).as_deref(), Some("HTTP_Proxy.HTTP_Proxy"));
+    assert_eq!(
+        named(3128, &[(true, p)]).as_deref(),
+        Some("HTTP_Proxy.HTTP_Proxy")
+    );
 }
 
 /// The state stays small enough for SOCKS to keep its own byte after it.
@@ -372,12 +432,12 @@ fn state_is_small() {
     assert!(std::mem::size_of::<State>() < crate::STATE_BYTES);
 }
 
-
 // impacket 0.13.1 (PyPI), `DCERPCTransportFactory('ncacn_http:[6001,RpcProxy=192.0.2.2:80]...')`
 // then `connect()` from 192.0.2.1 to a stub proxy on 192.0.2.2:80 in network namespaces: the
 // IN channel's first request, with its NTLM negotiate (tshark 4.0.17: http:ntlmssp, method
 // RPC_IN_DATA, URI /rpc/rpcproxy.dll).
-const RPC_IN_DATA: &str = "5250435f494e5f44415441202f7270632f72706370726f78792e646c6c20485454502f312e310d0a486f73743a20\
+const RPC_IN_DATA: &str =
+    "5250435f494e5f44415441202f7270632f72706370726f78792e646c6c20485454502f312e310d0a486f73743a20\
     3139322e302e322e320d0a4163636570742d456e636f64696e673a206964656e746974790d0a557365722d4167656e\
     743a204d535250430d0a43616368652d436f6e74726f6c3a206e6f2d63616368650d0a436f6e6e656374696f6e3a20\
     4b6565702d416c6976650d0a4578706563743a203130302d636f6e74696e75650d0a4163636570743a206170706c69\
@@ -400,16 +460,130 @@ const RPC_OUT_DATA: &str = "5250435f4f55545f44415441202f7270632f72706370726f7879
 #[test]
 fn ms_rpch_channels() {
     for v in [RPC_IN_DATA, RPC_OUT_DATA] {
-        assert_eq!(named(80, &[(true, &hex(v))]).as_deref(), Some("HTTP.MS_RPCH"), "{v}");
+        assert_eq!(
+            named(80, &[(true, &hex(v))]).as_deref(),
+            Some("HTTP.MS_RPCH"),
+            "{v}"
+        );
     }
     let denied = b"HTTP/1.1 401 Unauthorized\r\nWWW-Authenticate: Basic realm=\"rpc\"\r\nContent-Length: 0\r\n\r\n";
     let flow = [(true, &hex(RPC_IN_DATA)[..]), (false, &denied[..])];
     assert_eq!(named(80, &flow).as_deref(), Some("HTTP.MS_RPCH"));
-    assert_eq!(named(8443, &[(true, &hex(RPC_OUT_DATA))]).as_deref(), Some("HTTP.MS_RPCH"));
+    assert_eq!(
+        named(8443, &[(true, &hex(RPC_OUT_DATA))]).as_deref(),
+        Some("HTTP.MS_RPCH")
+    );
     // Near misses: a POST to the same proxy URL is plain HTTP; a method that only starts like
     // one is no request at all.
     let post = b"POST /rpc/rpcproxy.dll?exchange.example:6001 HTTP/1.1\r\nHost: x\r\nUser-Agent: MSRPC\r\n\r\n";
     assert_eq!(named(80, &[(true, post)]).as_deref(), Some("HTTP.HTTP"));
     let other = b"RPC_IN_DATAX /rpc/rpcproxy.dll HTTP/1.1\r\nHost: x\r\n\r\n";
     assert_eq!(named(80, &[(true, other)]), None);
+}
+
+/// The response facts nDPI's `http.c` risk checks read: `Content-Type` and `Server` whole,
+/// and the `http_flags` letters from the head and the first body bytes.
+#[test]
+fn response_risk_facts() {
+    let h = Hints {
+        dir: Dir::ToClient,
+        ..to_server(TCP, 80)
+    };
+    let resp: &[u8] = b"HTTP/1.1 200 OK\r\nServer: nginx/1.10.3\r\n\
+        Content-Type: application/octet-stream\r\n\
+        Content-Disposition: attachment; filename=\"setup.exe\"\r\n\r\nMZ\x90\x00\x03";
+    let (_, m) = probe(&INSPECTOR, h, resp);
+    assert_eq!(
+        m.get(Field::HttpContentType),
+        Some("application/octet-stream")
+    );
+    assert_eq!(m.get(Field::HttpServer), Some("nginx/1.10.3"));
+    // Attachment named .exe, body not text, body an executable.
+    assert_eq!(m.get(Field::HttpFlags), Some("abe"));
+
+    // Text (or gzip) bodies, a short body, no suspicious name: no flags.
+    for body in [&b"<html>"[..], b"\x1f\x8b\x08\x00\x00", b"\x00\x01"] {
+        let mut r = b"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n\r\n".to_vec();
+        r.extend_from_slice(body);
+        let (_, m) = probe(&INSPECTOR, h, &r);
+        assert_eq!(m.get(Field::HttpFlags), None, "{body:?}");
+    }
+    // A binary body, a suspicious header name, a non-printable Server.
+    let (_, m) = probe(
+        &INSPECTOR,
+        h,
+        b"HTTP/1.1 200 OK\r\nServer: Apache\x01xyz\r\nOs: linux\r\n\r\n\xef\xbb\xbf<",
+    );
+    assert_eq!(m.get(Field::HttpFlags), Some("bhs"));
+    // An attachment without a quote, or of another type, does not count.
+    let (_, m) = probe(
+        &INSPECTOR,
+        h,
+        b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\
+          Content-Disposition: attachment; filename=a.exe\r\n\r\n",
+    );
+    assert_eq!(m.get(Field::HttpFlags), None);
+}
+
+/// nDPI's suspicious names: the listed ones and their prefixes, first byte as listed.
+#[test]
+fn suspicious_header_names() {
+    for n in [
+        "Arch",
+        "ARCH",
+        "Cores",
+        "Mem",
+        "Me",
+        "Os",
+        "O",
+        "Osname",
+        "Osversion",
+        "Root",
+        "S",
+    ] {
+        assert!(suspicious_header(n.as_bytes()), "{n}");
+    }
+    for n in ["TLS_version", "Uuid", "X-Hire-Me", "X-H"] {
+        assert!(suspicious_header(n.as_bytes()), "{n}");
+    }
+    for n in [
+        "Server",
+        "Set-Cookie",
+        "Connection",
+        "Content-Type",
+        "Accept",
+        "X-Powered-By",
+        "arch",
+        "os",
+        "Memory",
+        "Origin",
+        "",
+        "Host",
+        "User-Agent",
+    ] {
+        assert!(!suspicious_header(n.as_bytes()), "{n}");
+    }
+    // In a request too.
+    let (_, m) = probe(
+        &INSPECTOR,
+        to_server(TCP, 80),
+        b"POST /gate HTTP/1.1\r\nHost: a.b\r\nUser-Agent: x/1\r\nArch: x64\r\nCores: 8\r\n\r\n",
+    );
+    assert_eq!(m.get(Field::HttpFlags), Some("h"));
+}
+
+#[test]
+fn executable_signatures() {
+    for b in [
+        &b"MZ\x90\x00"[..],
+        b"\x7fELF\x02",
+        b"\xcf\xfa\xed\xfe\x07",
+        b"#!/bin/sh",
+        b"dex\n035\x00xx",
+    ] {
+        assert!(exe_signature(b), "{b:?}");
+    }
+    for b in [&b"M"[..], b"ELF", b"#! /bin/sh", b"dex\n036\x00", b""] {
+        assert!(!exe_signature(b), "{b:?}");
+    }
 }
