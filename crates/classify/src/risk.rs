@@ -559,10 +559,21 @@ pub fn ua_is_exploit(ua: &str) -> bool {
 /// nDPI's crawler test on the User-Agent (http.c): holds `+http:` or ` http:`, or `Crawler` or
 /// `Bot` in any case.
 pub fn ua_is_crawler(ua: &str) -> bool {
-    ua.contains("+http:")
-        || ua.contains(" http:")
-        || contains_ci(ua.as_bytes(), b"crawler")
-        || contains_ci(ua.as_bytes(), b"bot")
+    // One pass: each position is tried only by the needles its byte can start.
+    let b = ua.as_bytes();
+    (0..b.len()).any(|i| {
+        let rest = &b[i..];
+        match b[i] {
+            b'+' | b' ' => rest[1..].starts_with(b"http:"),
+            b'c' | b'C' => rest
+                .get(..7)
+                .is_some_and(|w| w.eq_ignore_ascii_case(b"crawler")),
+            b'b' | b'B' => rest
+                .get(..3)
+                .is_some_and(|w| w.eq_ignore_ascii_case(b"bot")),
+            _ => false,
+        }
+    })
 }
 
 // ------------------------------------------------------------------------------------- URL
@@ -934,14 +945,33 @@ const PWSH: &[&[u8]] = &[
     b"-ExecutionPolicy",
 ];
 
-/// Does `needle` occur in `hay` (exact bytes)? Positions are tried by their first byte, so
-/// most cost one comparison.
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    let Some((&first, rest)) = needle.split_first() else {
-        return true;
-    };
-    hay.windows(needle.len())
-        .any(|w| w[0] == first && w[1..] == *rest)
+/// The first bytes of the RCE needles ([`SHELL_SNIPPETS`], [`PWSH`]), so one pass over a value
+/// tries only the positions where one of them may start.
+const RCE_FIRST: [bool; 256] = {
+    let mut t = [false; 256];
+    let mut i = 0;
+    while i < SHELL_SNIPPETS.len() {
+        t[SHELL_SNIPPETS[i][0] as usize] = true;
+        i += 1;
+    }
+    i = 0;
+    while i < PWSH.len() {
+        t[PWSH[i][0] as usize] = true;
+        i += 1;
+    }
+    t
+};
+
+/// Does any shell snippet or PowerShell cmdlet occur in `v` (exact bytes)? One pass: a position
+/// is tried against the needles only when a needle starts with its byte.
+fn rce_needle(v: &[u8]) -> bool {
+    v.iter().enumerate().any(|(i, &c)| {
+        RCE_FIRST[usize::from(c)]
+            && SHELL_SNIPPETS
+                .iter()
+                .chain(PWSH)
+                .any(|s| v[i..].starts_with(s))
+    })
 }
 
 /// A command word at `i` (after quotes, prefixes and an optional path), followed by
@@ -985,7 +1015,7 @@ fn command_at(v: &[u8], mut i: usize, need_sep: bool) -> bool {
 }
 
 fn is_rce(v: &[u8]) -> bool {
-    if SHELL_SNIPPETS.iter().any(|s| contains(v, s)) || PWSH.iter().any(|s| contains(v, s)) {
+    if rce_needle(v) {
         return true;
     }
     if command_at(v, 0, true) {
@@ -2625,14 +2655,31 @@ mod tests {
     }
 
     proptest! {
-        /// The first-byte test finds what comparing every window finds.
+        /// The one-pass crawler test is nDPI's four searches.
         #[test]
-        fn contains_is_a_search(
-            hay in proptest::collection::vec(prop_oneof![Just(b'a'), Just(b'b'), Just(b'/')], 0..40),
-            needle in proptest::collection::vec(prop_oneof![Just(b'a'), Just(b'b'), Just(b'/')], 0..4),
+        fn crawler_in_one_pass(ua in "[a-zA-Z +:/.]{0,40}(crawler|Bot|bOT| http:|\\+http:)?[a-z ]{0,10}") {
+            let naive = ua.contains("+http:")
+                || ua.contains(" http:")
+                || ua.to_ascii_lowercase().contains("crawler")
+                || ua.to_ascii_lowercase().contains("bot");
+            prop_assert_eq!(ua_is_crawler(&ua), naive);
+        }
+
+        /// The one-pass needle search finds what searching for each needle finds.
+        #[test]
+        fn rce_needles_in_one_pass(
+            pre in proptest::collection::vec(any::<u8>(), 0..12),
+            k in 0usize..40,
+            post in proptest::collection::vec(any::<u8>(), 0..12),
         ) {
-            let naive = needle.is_empty() || hay.windows(needle.len()).any(|w| w == &needle[..]);
-            prop_assert_eq!(contains(&hay, &needle), naive);
+            let needles: Vec<&[u8]> = SHELL_SNIPPETS.iter().chain(PWSH).copied().collect();
+            let mut v = pre.clone();
+            if let Some(n) = needles.get(k) {
+                v.extend_from_slice(&n[..n.len() / 2 + 1]);
+            }
+            v.extend_from_slice(&post);
+            let naive = needles.iter().any(|n| v.windows(n.len()).any(|w| w == *n));
+            prop_assert_eq!(rce_needle(&v), naive);
         }
 
         /// The first-byte scan finds what a plain case-blind search finds.
