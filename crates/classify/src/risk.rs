@@ -5,8 +5,9 @@
 //!
 //! # Source
 //!
-//! Facts were read in nDPI's source at commit `3c626c38` (October 2024, the commit the corpus was
-//! captured with): `ndpi_risk_enum` (`src/include/ndpi_typedefs.h`), `ndpi_risk2str` and
+//! Facts were read in nDPI's source at commit `3c626c38` (2024, the commit
+//! docs/NDPI-ACCOUNTING.md reads; the corpus was made with 3b1286ab, a neighbouring October 2024
+//! commit): `ndpi_risk_enum` (`src/include/ndpi_typedefs.h`), `ndpi_risk2str` and
 //! `ndpi_risk2score` (`src/lib/ndpi_utils.c`), `ndpi_known_risks` (`src/lib/ndpi_main.c`), and the
 //! conditions in `tls.c`, `http.c`, `ndpi_main.c` and `ndpi_utils.c` named on each item. No code
 //! was copied; test expectations of nDPI were not read. `scripts/risk_proto.py` applies the same
