@@ -89,3 +89,42 @@ fn risks_agree_with_ndpi_on_the_corpus() {
         .unwrap();
     assert!(f1 >= 0.9, "micro-F1 {f1}");
 }
+
+/// The summary's "flows by risk" line counts the records that carry each risk.
+#[test]
+fn the_summary_counts_flows_by_risk() {
+    let Some(corpus) = wirespeed_testkit::corpus("the_summary_counts_flows_by_risk") else {
+        return;
+    };
+    let out = bin()
+        .args(["classify", "-q"])
+        .arg(corpus.pcap("1kxun.pcap"))
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let mut want = std::collections::BTreeMap::<String, u64>::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let r: serde_json::Value = serde_json::from_str(line).unwrap();
+        for k in r["risks"].as_str().unwrap_or("").split(';') {
+            if !k.is_empty() {
+                *want.entry(k.to_string()).or_default() += 1;
+            }
+        }
+    }
+    assert!(!want.is_empty(), "1kxun.pcap's records carry risks");
+    let err = ok(bin()
+        .args(["classify", "-o", "/dev/null"])
+        .arg(corpus.pcap("1kxun.pcap")))
+    .stderr;
+    let err = String::from_utf8_lossy(&err);
+    let line = err
+        .lines()
+        .find_map(|l| l.strip_prefix("flows by risk: "))
+        .unwrap_or_else(|| panic!("{err}"));
+    let mut got = std::collections::BTreeMap::<String, u64>::new();
+    for part in line.split(", ") {
+        let (name, n) = part.rsplit_once(' ').unwrap();
+        got.insert(name.to_string(), n.parse().unwrap());
+    }
+    assert_eq!(got, want);
+}

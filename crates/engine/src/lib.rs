@@ -30,7 +30,7 @@ pub use classify::{FlowExt, DPI_CONFIDENCE};
 pub use rules::{ModelSource, RuleSources, Rules, RulesError};
 pub use runtime::{DispatchStats, ParallelConfig, Pool, Session};
 pub use summary::{
-    app_categories, method_slot, AppStats, Counters, LabelHasher, LearnedOutcome, Summary,
-    METHOD_SLOTS,
+    app_categories, method_slot, AppStats, Counters, LabelHasher, LearnedOutcome, RiskCounts,
+    Summary, METHOD_SLOTS,
 };
 pub use worker::{run_file, EngineConfig, FileOutcome, Worker};

@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::io;
+use wirespeed_classify::risk::Risk;
 use wirespeed_classify::{Arbiter, Facts, LabelId, Labels, Method, AVAILABLE};
 use wirespeed_dpi::DpiStats;
 use wirespeed_export::{FlowRecord, RecordSink, META_COUNT};
@@ -39,6 +40,18 @@ pub struct Counters {
     pub by_method: [u64; METHOD_SLOTS],
     /// What learned verdicts became, per learned method (`[dns-cache, host-cache]`).
     pub learned: [LearnedOutcome; 2],
+    /// Flows carrying each of nDPI's risks, by risk id.
+    pub by_risk: RiskCounts,
+}
+
+/// Flows by nDPI risk id (final records only).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RiskCounts(pub [u64; 64]);
+
+impl Default for RiskCounts {
+    fn default() -> Self {
+        RiskCounts([0; 64])
+    }
 }
 
 /// What became of the flows a learned method named at their first packet.
@@ -98,6 +111,9 @@ impl Counters {
         self.capture_errors += o.capture_errors;
         self.records += o.records;
         for (a, b) in self.by_method.iter_mut().zip(o.by_method.iter()) {
+            *a += b;
+        }
+        for (a, b) in self.by_risk.0.iter_mut().zip(o.by_risk.0.iter()) {
             *a += b;
         }
         for (a, b) in self.learned.iter_mut().zip(o.learned.iter()) {
@@ -169,6 +185,8 @@ pub(crate) struct Output<S> {
     pub(crate) records: u64,
     /// Final records by the method that named the flow ([`method_slot`]).
     pub(crate) by_method: [u64; METHOD_SLOTS],
+    /// Flows by risk id (final records only).
+    pub(crate) by_risk: RiskCounts,
     /// Final records of flows a learned method named at packet 1, and what became of them.
     pub(crate) learned: [LearnedOutcome; 2],
     /// Records handed to the sink, interim ones included.
@@ -190,6 +208,7 @@ impl<S: RecordSink> Output<S> {
             by_label: Vec::new(),
             records: 0,
             by_method: [0; METHOD_SLOTS],
+            by_risk: RiskCounts::default(),
             learned: Default::default(),
             written: 0,
             id_base: 0,
@@ -293,6 +312,9 @@ impl<S: RecordSink> Output<S> {
             self.by_label.resize(id.index() + 1, [0; 3]);
         }
         self.by_method[method_slot(method)] += 1;
+        for r in rec.risks.iter() {
+            self.by_risk.0[usize::from(r.id()) % 64] += 1;
+        }
         if let Some((_, m)) = f.ext.class.first() {
             if let Some(i) = learned_slot(m) {
                 let o = &mut self.learned[i];
@@ -414,6 +436,14 @@ impl Summary {
                 named.push(format!("none {}", m[0]));
             }
             writeln!(f, "flows named by: {}", named.join(", "))?;
+        }
+        let risky: Vec<String> = (0..64u8)
+            .filter_map(|i| Some((Risk::from_id(i)?, c.by_risk.0[usize::from(i)])))
+            .filter(|&(_, n)| n > 0)
+            .map(|(r, n)| format!("{} {n}", r.name()))
+            .collect();
+        if !risky.is_empty() {
+            writeln!(f, "flows by risk: {}", risky.join(", "))?;
         }
         for (name, o) in ["dns-cache", "host-cache"].iter().zip(&c.learned) {
             if o.named > 0 {

@@ -200,6 +200,7 @@ impl<S: RecordSink> Worker<S> {
         c.frag = self.frag.stats();
         c.records = self.out.records;
         c.by_method = self.out.by_method;
+        c.by_risk = self.out.by_risk;
         c.learned = self.out.learned;
         c.dpi = self.stage.dpi.dpi.stats();
         c
