@@ -6,7 +6,7 @@ use std::path::Path;
 use std::process::Command;
 
 mod common;
-use common::{bin, ok, temp};
+use common::{bin, ok, temp, tools};
 
 /// The kinds decided from what a record holds (docs/SCHEMA.md lists the others). Not here:
 /// Unsafe Protocol, right wherever the label is nDPI's (recall 0.97) but raised on 308 UDP flows
@@ -30,12 +30,7 @@ fn risks_agree_with_ndpi_on_the_corpus() {
     let Some(corpus) = wirespeed_testkit::corpus("risks_agree_with_ndpi") else {
         return;
     };
-    if Command::new("python3").arg("--version").output().is_err() {
-        assert!(
-            std::env::var("CI").map_or(true, |v| v != "true"),
-            "python3 is missing"
-        );
-        eprintln!("SKIPPED: risks_agree_with_ndpi: python3 is not installed");
+    if !tools("risks_agree_with_ndpi", &["python3"]) {
         return;
     }
     let out = temp("risks-corpus.csv");

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::Command;
 
 mod common;
-use common::{bin, demo, ok, temp};
+use common::{bin, demo, ok, temp, tools};
 
 #[test]
 fn tcp_analysis_in_both_formats_and_consistent() {
@@ -95,21 +95,12 @@ fn scripts() -> &'static Path {
     Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../scripts"))
 }
 
-fn have(cmd: &str) -> bool {
-    Command::new(cmd).arg("--version").output().is_ok()
-}
-
 #[test]
 fn tcp_analysis_agrees_with_tshark_on_the_corpus() {
     let Some(corpus) = wirespeed_testkit::corpus("tcp_analysis_agrees_with_tshark") else {
         return;
     };
-    if !have("tshark") || !have("python3") {
-        let why = "tcp_analysis_agrees_with_tshark: tshark or python3 is not installed";
-        if std::env::var("CI").is_ok_and(|v| v == "true") {
-            panic!("{why}; .ci/run installs them");
-        }
-        eprintln!("SKIPPED: {why}");
+    if !tools("tcp_analysis_agrees_with_tshark", &["tshark", "python3"]) {
         return;
     }
     let out = temp("tcp-corpus.jsonl");

@@ -89,6 +89,7 @@ pub(crate) fn of(rec: &FlowRecord<'_>, rules: &Rules, t: &Tracked) -> RiskSet {
     // `http_flags` letters (absent: none of them seen; most flows have none).
     let flags = rec.meta[HTTP_FLAGS].as_bytes();
     let flag = |c: u8| Some(!flags.is_empty() && flags.contains(&c));
+    let dpi = rec.method == Some(Method::Dpi);
     let mut set = assess(&RiskFacts {
         kind: rules.risk_kind(rec.label),
         l4: rec.l4,
@@ -99,8 +100,11 @@ pub(crate) fn of(rec: &FlowRecord<'_>, rules: &Rules, t: &Tracked) -> RiskSet {
         app: l.app(),
         category: l.category(),
         breed: l.breed(),
-        dpi: rec.method == Some(Method::Dpi),
-        std_port: rules.std_port(rec.label, rec.l4, rec.dst_port, rec.src_port),
+        dpi,
+        // Read only for a payload-decided protocol: looked up only then.
+        std_port: dpi
+            .then(|| rules.std_port(rec.label, rec.l4, rec.dst_port, rec.src_port))
+            .flatten(),
         c2s_packets: rec.c2s_pkts,
         c2s_bytes: rec.c2s_bytes,
         s2c_packets: rec.s2c_pkts,

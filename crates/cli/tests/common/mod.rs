@@ -54,3 +54,23 @@ pub fn worst_case(name: &str, flows: u32, window: u32) -> PathBuf {
         .arg(&p));
     p
 }
+
+/// Are the `tools` installed (each answers `--version`)? When not: under `CI=true` a panic
+/// naming them (.ci/run installs them; CI must not pass by skipping), elsewhere `SKIPPED` on
+/// standard error and false.
+pub fn tools(test: &str, tools: &[&str]) -> bool {
+    let missing: Vec<&str> = tools
+        .iter()
+        .copied()
+        .filter(|t| Command::new(t).arg("--version").output().is_err())
+        .collect();
+    if missing.is_empty() {
+        return true;
+    }
+    let why = format!("{test}: {} not installed", missing.join(", "));
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("{why}; .ci/run installs them");
+    }
+    eprintln!("SKIPPED: {why}");
+    false
+}
