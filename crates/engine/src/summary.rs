@@ -181,7 +181,7 @@ pub(crate) struct Output<S> {
     source: String,
     pub(crate) base: String,
     /// Flows, packets and bytes by label id (a vector indexed by id: one add per ended flow).
-    by_label: Vec<[u64; 3]>,
+    pub(crate) by_label: Vec<[u64; 3]>,
     pub(crate) records: u64,
     /// Final records by the method that named the flow ([`method_slot`]).
     pub(crate) by_method: [u64; METHOD_SLOTS],

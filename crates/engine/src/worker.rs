@@ -206,6 +206,14 @@ impl<S: RecordSink> Worker<S> {
         c
     }
 
+    /// Copy this worker's counters, per-label totals and open flows into `s` (reusing its
+    /// memory: the per-label vector grows to the run's label count at most).
+    pub(crate) fn snapshot_into(&self, s: &mut crate::runtime::feed::WorkerSnapshot) {
+        s.counters = self.counters();
+        s.by_label.clone_from(&self.out.by_label);
+        s.active = self.table.len() as u64;
+    }
+
     /// Records written so far, interim ones included.
     pub fn records_written(&self) -> u64 {
         self.out.written

@@ -34,6 +34,8 @@ pub struct LiveConfig {
     pub duration: Option<Duration>,
     /// The engine per worker.
     pub engine: EngineConfig,
+    /// Publish the run's counters here as it goes (a metrics endpoint).
+    pub metrics: Option<Arc<crate::metrics::RunStats>>,
 }
 
 /// The kernel's counters of every ring, added up as the workers publish them (read by the status
@@ -144,6 +146,9 @@ pub fn run<S: RecordSink + Send>(
     };
     let mut session = Session::new(cfg.engine.clone(), par, sink, true);
     session.name_source(&cfg.ifaces.join(","));
+    if let Some(m) = &cfg.metrics {
+        session.publish_to(m.published().clone());
+    }
     let start = Instant::now();
     let mut last_status = Instant::now();
     let mut last_packets = 0u64;
@@ -152,6 +157,13 @@ pub fn run<S: RecordSink + Send>(
             for line in n.drain(..) {
                 status(&line);
             }
+        }
+        if let Some(m) = &cfg.metrics {
+            m.set_kernel(&KernelStats {
+                packets: kernel.packets.load(Ordering::Relaxed),
+                drops: kernel.drops.load(Ordering::Relaxed),
+                freezes: kernel.freezes.load(Ordering::Relaxed),
+            });
         }
         if !cfg.status_every.is_zero() && last_status.elapsed() >= cfg.status_every {
             let dt = last_status.elapsed().as_secs_f64();

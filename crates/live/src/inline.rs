@@ -40,6 +40,9 @@ pub struct InlineConfig {
     pub duration: Option<Duration>,
     /// The engine per worker.
     pub engine: EngineConfig,
+    /// Publish the run's counters here as it goes (a metrics endpoint; its queue counters are
+    /// the run's).
+    pub metrics: Option<Arc<crate::metrics::RunStats>>,
 }
 
 /// Counters of the queues, all workers together.
@@ -134,7 +137,11 @@ pub fn run<S: RecordSink + Send>(
     if cfg.queues.is_empty() {
         return Err(io::Error::other("no queue"));
     }
-    let counters = Arc::new(QueueCounters::default());
+    let counters = cfg
+        .metrics
+        .as_ref()
+        .and_then(|m| m.queue_counters())
+        .unwrap_or_default();
     let mut feeds = Vec::with_capacity(cfg.queues.len());
     for &num in &cfg.queues {
         let q = Queue::open(num, &cfg.queue)?;
@@ -168,6 +175,9 @@ pub fn run<S: RecordSink + Send>(
             .join(",")
     ));
     session.act(&cfg.policy, cfg.bypass);
+    if let Some(m) = &cfg.metrics {
+        session.publish_to(m.published().clone());
+    }
     let start = Instant::now();
     let mut last_status = Instant::now();
     let mut last_packets = 0u64;

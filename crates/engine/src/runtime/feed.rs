@@ -5,9 +5,11 @@
 //! spinning when nothing is, let idle flows expire by the wall clock on a quiet link, and at
 //! the stop process what the feed still holds before every flow is ended.
 
+use crate::summary::Counters;
 use crate::worker::Worker;
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, Instant};
 use wirespeed_act::PacketAct;
 use wirespeed_capture::RawPacket;
@@ -63,6 +65,69 @@ pub struct FeedCounters {
     pub records: AtomicU64,
 }
 
+/// What one worker of a feed run last published ([`Published`]).
+#[derive(Clone, Debug, Default)]
+pub struct WorkerSnapshot {
+    /// The worker's counters ([`Worker::counters`]).
+    pub counters: Counters,
+    /// Flows, packets and bytes of the flows ended so far, by label id (the index).
+    pub by_label: Vec<[u64; 3]>,
+    /// Flows the worker holds now.
+    pub active: u64,
+}
+
+impl WorkerSnapshot {
+    /// Add another worker's snapshot to this one.
+    pub fn add(&mut self, o: &WorkerSnapshot) {
+        self.counters.add(&o.counters);
+        if self.by_label.len() < o.by_label.len() {
+            self.by_label.resize(o.by_label.len(), [0; 3]);
+        }
+        for (a, b) in self.by_label.iter_mut().zip(&o.by_label) {
+            for (x, y) in a.iter_mut().zip(b) {
+                *x += y;
+            }
+        }
+        self.active += o.active;
+    }
+}
+
+/// What the workers of a feed run publish for readers on other threads (a metrics endpoint):
+/// each worker's counters, per-label totals and open flows, copied into a slot of its own when
+/// it publishes its other counters (about twice a second, and once at its end), never on the
+/// packet path. A worker takes its slot with `try_lock`: a reader holding it costs that worker
+/// one publication, never a wait. Given to [`crate::Session::publish_to`] before the run.
+#[derive(Debug, Default)]
+pub struct Published {
+    slots: OnceLock<Box<[Mutex<WorkerSnapshot>]>>,
+}
+
+impl Published {
+    /// Make one slot per worker (the first run's count; later calls change nothing).
+    pub(crate) fn init(&self, workers: usize) {
+        self.slots
+            .get_or_init(|| (0..workers).map(|_| Mutex::default()).collect());
+    }
+
+    /// Worker `i`'s slot.
+    pub(crate) fn slot(&self, i: usize) -> Option<&Mutex<WorkerSnapshot>> {
+        self.slots.get()?.get(i)
+    }
+
+    /// Every worker's last snapshot added up (all zero before the run starts).
+    pub fn total(&self) -> WorkerSnapshot {
+        let mut t = WorkerSnapshot::default();
+        for s in self.slots.get().into_iter().flatten() {
+            let s = match s.lock() {
+                Ok(s) => s,
+                Err(p) => p.into_inner(),
+            };
+            t.add(&s);
+        }
+        t
+    }
+}
+
 /// Wait this long for packets before looking at the stop flag and the clock again.
 const WAIT: Duration = Duration::from_millis(100);
 /// A quiet link's flows expire this often.
@@ -81,6 +146,7 @@ pub(crate) fn run_worker<S: RecordSink, F: Feed>(
     feed: &mut F,
     stop: &AtomicBool,
     counters: &FeedCounters,
+    slot: Option<&Mutex<WorkerSnapshot>>,
 ) -> io::Result<()> {
     let mut idle_since = Instant::now();
     let mut last_publish = Instant::now();
@@ -101,7 +167,7 @@ pub(crate) fn run_worker<S: RecordSink, F: Feed>(
             }
             if last_publish.elapsed() >= PUBLISH_EVERY {
                 last_publish = Instant::now();
-                publish(w, feed, counters, &mut published);
+                publish(w, feed, counters, &mut published, slot, false);
             }
             if last_flush.0.elapsed() >= FLUSH_EVERY {
                 let written = w.records_written();
@@ -126,7 +192,7 @@ pub(crate) fn run_worker<S: RecordSink, F: Feed>(
     let ran = run();
     let flushed = w.flush();
     w.fold_act();
-    publish(w, feed, counters, &mut published);
+    publish(w, feed, counters, &mut published, slot, true);
     ran.and(flushed)
 }
 
@@ -159,12 +225,17 @@ fn read<S: RecordSink, F: Feed>(
 }
 
 /// Publish what changed since the last call: the worker's records (cumulative, hence `last`)
-/// and the feed's own counters.
+/// and the feed's own counters; and, for readers on other threads (`slot`), a snapshot of the
+/// worker's counters and per-label totals, with its per-rule action counters folded into the
+/// policy's totals. Only the `last` publication (the worker's end) waits for a reader to let
+/// go of the slot.
 fn publish<S: RecordSink, F: Feed>(
-    w: &Worker<S>,
+    w: &mut Worker<S>,
     feed: &mut F,
     counters: &FeedCounters,
     last: &mut u64,
+    slot: Option<&Mutex<WorkerSnapshot>>,
+    wait: bool,
 ) {
     let r = w.counters().records;
     counters
@@ -172,6 +243,18 @@ fn publish<S: RecordSink, F: Feed>(
         .fetch_add(r.saturating_sub(*last), Ordering::Relaxed);
     *last = r;
     feed.publish();
+    if let Some(slot) = slot {
+        w.fold_act();
+        // A reader copying the slot now: this publication is skipped, the next one is not.
+        let s = if wait {
+            Some(slot.lock().unwrap_or_else(|p| p.into_inner()))
+        } else {
+            slot.try_lock().ok()
+        };
+        if let Some(mut s) = s {
+            w.snapshot_into(&mut s);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -223,9 +306,10 @@ mod tests {
         }
     }
 
-    fn run(settle: Duration) -> (u64, u64) {
+    /// Three one-packet UDP flows.
+    fn frames() -> Vec<Vec<u8>> {
         let fb = FrameBuilder { vlan: 0 };
-        let frames = (0..3u16)
+        (0..3u16)
             .map(|i| {
                 let l4 = L4::Udp {
                     sport: 40000 + i,
@@ -234,9 +318,12 @@ mod tests {
                 };
                 fb.ipv4([192, 0, 2, 1], [198, 51, 100, 1], &l4)
             })
-            .collect();
+            .collect()
+    }
+
+    fn run(settle: Duration) -> (u64, u64) {
         let mut feed = Late {
-            frames,
+            frames: frames(),
             made: Instant::now(),
             delay: Duration::from_millis(30),
             settle,
@@ -246,7 +333,7 @@ mod tests {
         // Stopped before the packets are readable.
         let stop = AtomicBool::new(true);
         let c = FeedCounters::default();
-        run_worker(&mut w, &mut feed, &stop, &c).unwrap();
+        run_worker(&mut w, &mut feed, &stop, &c, None).unwrap();
         (c.packets.load(Ordering::Relaxed), w.counters().records)
     }
 
@@ -256,5 +343,34 @@ mod tests {
     fn packets_still_settling_at_the_stop_are_processed() {
         assert_eq!(run(Duration::from_millis(60)), (3, 3));
         assert_eq!(run(Duration::ZERO), (0, 0));
+    }
+
+    /// With a slot to publish to, the worker's last publication (at its end, every flow ended)
+    /// holds its counters and per-label totals, and no open flow.
+    #[test]
+    fn the_last_publication_holds_the_whole_run() {
+        let mut w = Worker::new(EngineConfig::default(), NullSink::default(), false);
+        let mut feed = Late {
+            frames: frames(),
+            made: Instant::now(),
+            delay: Duration::ZERO,
+            settle: Duration::ZERO,
+            given: false,
+        };
+        let p = Published::default();
+        assert_eq!(p.total().counters.packets, 0);
+        p.init(1);
+        let stop = AtomicBool::new(true);
+        let c = FeedCounters::default();
+        run_worker(&mut w, &mut feed, &stop, &c, p.slot(0)).unwrap();
+        let t = p.total();
+        assert_eq!(
+            (t.counters.packets, t.counters.records, t.active),
+            (3, 3, 0)
+        );
+        let flows: u64 = t.by_label.iter().map(|n| n[0]).sum();
+        let packets: u64 = t.by_label.iter().map(|n| n[1]).sum();
+        assert_eq!((flows, packets), (3, 3));
+        assert!(p.slot(1).is_none());
     }
 }

@@ -12,7 +12,7 @@ pub mod scan;
 pub mod session;
 pub mod steer;
 
-pub use feed::{Feed, FeedCounters};
+pub use feed::{Feed, FeedCounters, Published, WorkerSnapshot};
 pub use pool::{worker_config, DispatchStats, ParallelConfig, Pool};
 pub use reader::fast_hash;
 pub use session::Session;

@@ -18,7 +18,7 @@
 //! One worker runs on the calling thread ([`Worker`]); more share the input by the symmetric
 //! hash ([`Pool`]); the records are the same either way.
 
-use super::feed::{run_worker, Feed, FeedCounters};
+use super::feed::{run_worker, Feed, FeedCounters, Published};
 use super::pool::{DispatchStats, ParallelConfig, Pool};
 use crate::rules::Rules;
 use crate::summary::{AppStats, Counters, Summary};
@@ -36,6 +36,8 @@ pub struct Session<S: RecordSink + Send> {
     rules: Arc<Rules>,
     files: Vec<(String, u64, Option<String>)>,
     start: Instant,
+    /// Where the workers of [`Session::run_feeds`] publish snapshots (a metrics endpoint).
+    published: Option<Arc<Published>>,
 }
 
 enum Run<S: RecordSink + Send> {
@@ -63,7 +65,16 @@ impl<S: RecordSink + Send> Session<S> {
             rules,
             files: Vec::new(),
             start: Instant::now(),
+            published: None,
         }
+    }
+
+    /// The workers of [`Session::run_feeds`] publish a snapshot of their counters and
+    /// per-label totals to `p` about twice a second, off the packet path, for readers on other
+    /// threads (a metrics endpoint); with a policy ([`Session::act`]), they fold their per-rule
+    /// counters into its totals as often.
+    pub fn publish_to(&mut self, p: Arc<Published>) {
+        self.published = Some(p);
     }
 
     /// Every packet of the capture at `path` (a pcap or pcapng file, or a pipe or `-` for
@@ -135,6 +146,10 @@ impl<S: RecordSink + Send> Session<S> {
             w.learn_hub().set_async();
         }
         let counters = FeedCounters::default();
+        let published = self.published.clone();
+        if let Some(p) = &published {
+            p.init(workers.len());
+        }
         let cores = if pin {
             core_affinity::get_core_ids().unwrap_or_default()
         } else {
@@ -148,11 +163,12 @@ impl<S: RecordSink + Send> Session<S> {
                 .map(|(i, (w, feed))| {
                     let core = (!cores.is_empty()).then(|| cores[i % cores.len()]);
                     let counters = &counters;
+                    let slot = published.as_deref().and_then(|p| p.slot(i));
                     sc.spawn(move || {
                         if let Some(c) = core {
                             core_affinity::set_for_current(c);
                         }
-                        run_worker(w, feed, stop, counters)
+                        run_worker(w, feed, stop, counters, slot)
                     })
                 })
                 .collect();
