@@ -14,9 +14,11 @@ use wirespeed_engine::{
     gen, DispatchStats, EngineConfig, ModelSource, ParallelConfig, RuleSources, Rules, RulesError,
     Session, Summary,
 };
+use wirespeed_export::ipfix::{Exporter, IpfixSink};
 use wirespeed_export::shared::{LossyWriter, SharedWriter};
-use wirespeed_export::{Columns, CsvWriter, JsonLinesWriter, RecordSink};
+use wirespeed_export::{Columns, CsvWriter, JsonLinesWriter, RecordSink, Tee};
 use wirespeed_flow::{FlowConfig, Timeouts};
+use wirespeed_live::metrics::{MetricsServer, OutputCounters, RunStats};
 use wirespeed_wire::DecodeConfig;
 
 mod train;
@@ -91,6 +93,10 @@ struct LiveArgs {
     /// caps, how the work was spread over the workers).
     #[arg(short, long, conflicts_with = "quiet")]
     verbose: bool,
+    /// Serve the run's counters to Prometheus (OpenMetrics text) at http://ADDR:PORT/metrics,
+    /// e.g. 127.0.0.1:9477 (docs/METRICS.md).
+    #[arg(long, value_name = "ADDR:PORT")]
+    metrics: Option<std::net::SocketAddr>,
     #[command(flatten)]
     engine: EngineArgs,
     #[command(flatten)]
@@ -142,6 +148,10 @@ struct InlineArgs {
     /// Pin worker i to core i mod cores.
     #[arg(long)]
     pin: bool,
+    /// Serve the run's counters to Prometheus (OpenMetrics text) at http://ADDR:PORT/metrics,
+    /// e.g. 127.0.0.1:9477 (docs/METRICS.md).
+    #[arg(long, value_name = "ADDR:PORT")]
+    metrics: Option<std::net::SocketAddr>,
     #[command(flatten)]
     engine: EngineArgs,
 }
@@ -583,6 +593,11 @@ struct ClassifyArgs {
     /// Suricata write, so records join their logs).
     #[arg(long)]
     community_id: bool,
+    /// Also export the records as IPFIX: `udp://HOST:PORT`, `tcp://HOST:PORT` or `file:PATH`,
+    /// with options after `?` (`domain=`, `mtu=`, `refresh=` seconds, `rate=` records a second;
+    /// docs/IPFIX.md). With it, JSON or CSV records are written only where `-o` sends them.
+    #[arg(long, value_name = "TARGET")]
+    ipfix: Option<String>,
     #[command(flatten)]
     engine: EngineArgs,
     #[command(flatten)]
@@ -786,24 +801,65 @@ fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
         community: a.community_id,
         ..a.engine.stats_columns()?
     };
-    let out = match shared_out(a.output.as_deref(), a.format, with_source, cols) {
-        Ok(out) => out,
-        Err(e) => return records_error(e),
+    let ipfix = match &a.ipfix {
+        Some(t) => {
+            let o = wirespeed_export::ipfix::Options::parse(t)?;
+            Some(Exporter::spawn(o).map_err(|e| format!("--ipfix {t}: {e}"))?)
+        }
+        None => None,
+    };
+    // With an exporter, JSON or CSV only where -o says.
+    let out = if ipfix.is_none() || a.output.is_some() {
+        match shared_out(a.output.as_deref(), a.format, with_source, cols) {
+            Ok(out) => Some(out),
+            Err(e) => return records_error(e),
+        }
+    } else {
+        None
     };
     let mut session = Session::new(
         cfg,
         par,
-        |_| shared_sink(a.format, &out, with_source, cols),
+        |_| -> Box<dyn RecordSink + Send> {
+            let text = out
+                .as_ref()
+                .map(|o| shared_sink(a.format, o, with_source, cols));
+            let x = ipfix.as_ref().map(|(e, _)| IpfixSink::new(e.clone()));
+            match (text, x) {
+                (Some(t), Some(x)) => Box::new(Tee(t, x)),
+                (Some(t), None) => t,
+                (None, Some(x)) => Box::new(x),
+                (None, None) => Box::new(wirespeed_export::NullSink::default()),
+            }
+        },
         with_source,
     );
     if let Err(e) = run(&mut session, &a.files, progress) {
         return records_error(e);
     }
     let dispatch = session.dispatch_stats().cloned();
-    let summary = match session.finish() {
-        Ok((summary, _)) => summary,
+    // The sinks, and with them their exporter handles, are dropped here: the exporter thread
+    // ends once it has sent what they queued.
+    let finished = session.finish().map(|(summary, _sinks)| summary);
+    let ipfix_done = ipfix.map(|(e, h)| {
+        let c = e.counters.clone();
+        drop(e);
+        (c, h.join())
+    });
+    let summary = match finished {
+        Ok(summary) => summary,
         Err(e) => return records_error(e),
     };
+    if let Some((c, joined)) = ipfix_done {
+        match joined {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => return Err(format!("--ipfix: {e}")),
+            Err(_) => return Err("--ipfix: the exporter thread panicked".into()),
+        }
+        if !a.quiet {
+            eprintln!("{}", ipfix_line(&c));
+        }
+    }
     let failed: Vec<_> = summary.files.iter().filter_map(|f| f.2.as_ref()).collect();
     if !a.quiet {
         eprint!("{}", summary.render(a.verbose));
@@ -821,6 +877,20 @@ fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// The exporter's figures, one line for the summary.
+fn ipfix_line(c: &wirespeed_export::ipfix::Counters) -> String {
+    use std::sync::atomic::Ordering::Relaxed;
+    format!(
+        "ipfix: {} data records in {} messages, templates sent {} times, {} records dropped, \
+         {} reconnections",
+        c.records.load(Relaxed),
+        c.messages.load(Relaxed),
+        c.templates.load(Relaxed),
+        c.dropped.load(Relaxed),
+        c.reconnects.load(Relaxed)
+    )
 }
 
 /// Open the shared output; for CSV, write the header once, first.
@@ -1144,8 +1214,10 @@ fn live(a: LiveArgs) -> Result<ExitCode, String> {
         user: a.user.clone(),
         status_every: secs(a.status, "status")?,
         duration: a.duration.map(|d| secs(d, "duration")).transpose()?,
+        metrics: a.metrics.map(|_| RunStats::live(cfg.rules.clone())),
         engine: cfg,
     };
+    let _metrics = serve_metrics(a.metrics, lc.metrics.as_ref(), a.quiet)?;
     let stop = stop_flag()?;
     // The output is opened once the capture sockets are (no file is left behind by a run that
     // could not open them), and before privileges are dropped.
@@ -1156,9 +1228,13 @@ fn live(a: LiveArgs) -> Result<ExitCode, String> {
         community: a.community_id,
         ..a.engine.stats_columns()?
     };
-    let (slot, stop2) = (out.clone(), stop.clone());
+    let (slot, stop2, stats) = (out.clone(), stop.clone(), lc.metrics.clone());
     let mut opened = move || -> io::Result<()> {
-        *slot.borrow_mut() = Some(lossy_out(path.as_deref(), format, cols, stop2.clone())?);
+        let o = lossy_out(path.as_deref(), format, cols, stop2.clone())?;
+        if let Some(m) = &stats {
+            m.set_output(OutputCounters::of(&o.0));
+        }
+        *slot.borrow_mut() = Some(o);
         Ok(())
     };
     let slot = out.clone();
@@ -1292,6 +1368,25 @@ fn lossy_out(
         out = CsvWriter::new(out, true).with_columns(cols).into_inner()?;
     }
     Ok(LossyWriter::new(out, stop, LIVE_GRACE))
+}
+
+/// Serve `stats` at `http://ADDR/metrics` (`--metrics`) until the server is dropped; says where
+/// on standard error unless `quiet`.
+fn serve_metrics(
+    addr: Option<std::net::SocketAddr>,
+    stats: Option<&Arc<RunStats>>,
+    quiet: bool,
+) -> Result<Option<MetricsServer>, String> {
+    let (Some(addr), Some(stats)) = (addr, stats) else {
+        return Ok(None);
+    };
+    let stats = stats.clone();
+    let server = MetricsServer::start(addr, Default::default(), move || stats.render())
+        .map_err(|e| format!("--metrics {addr}: {e}"))?;
+    if !quiet {
+        eprintln!("metrics: serving http://{}/metrics", server.local_addr());
+    }
+    Ok(Some(server))
 }
 
 /// Peak resident set size of this process in KiB (Linux), if known.
@@ -1452,8 +1547,12 @@ fn inline(a: InlineArgs) -> Result<ExitCode, String> {
         pin: a.pin,
         status_every: secs(a.status, "status")?,
         duration: a.duration.map(|d| secs(d, "duration")).transpose()?,
+        metrics: a
+            .metrics
+            .map(|_| RunStats::inline(cfg.rules.clone(), cell.clone())),
         engine: cfg,
     };
+    let _metrics = serve_metrics(a.metrics, ic.metrics.as_ref(), a.quiet)?;
     let stop = stop_flag()?;
     let reload = Arc::new(AtomicBool::new(false));
     signal_hook::flag::register(signal_hook::consts::SIGHUP, reload.clone())
@@ -1464,9 +1563,13 @@ fn inline(a: InlineArgs) -> Result<ExitCode, String> {
         action: true,
         ..a.engine.stats_columns()?
     };
-    let (slot, stop2) = (out.clone(), stop.clone());
+    let (slot, stop2, stats) = (out.clone(), stop.clone(), ic.metrics.clone());
     let mut opened = move || -> io::Result<()> {
-        *slot.borrow_mut() = Some(lossy_out(path.as_deref(), format, cols, stop2.clone())?);
+        let o = lossy_out(path.as_deref(), format, cols, stop2.clone())?;
+        if let Some(m) = &stats {
+            m.set_output(OutputCounters::of(&o.0));
+        }
+        *slot.borrow_mut() = Some(o);
         Ok(())
     };
     let slot = out.clone();

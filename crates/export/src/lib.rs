@@ -11,6 +11,7 @@
 mod community;
 mod csv;
 mod format;
+pub mod ipfix;
 mod json;
 pub mod shared;
 
@@ -519,6 +520,22 @@ impl<T: RecordSink + ?Sized> RecordSink for Box<T> {
     }
 }
 
+/// Two sinks fed the same records (JSON to a file and IPFIX to a collector, say).
+pub struct Tee<A, B>(pub A, pub B);
+
+impl<A: RecordSink, B: RecordSink> RecordSink for Tee<A, B> {
+    fn write(&mut self, r: &FlowRecord<'_>) -> io::Result<()> {
+        self.0.write(r)?;
+        self.1.write(r)
+    }
+
+    fn finish(&mut self) -> io::Result<()> {
+        let a = self.0.finish();
+        let b = self.1.finish();
+        a.and(b)
+    }
+}
+
 /// A sink that discards records (benchmarks of the pipeline without output, and tests).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct NullSink {
@@ -538,13 +555,13 @@ impl RecordSink for NullSink {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::csv::csv_pair;
     use crate::format::{proto_label, Fmt};
 
     /// A registry holding the labels the tests name.
-    fn labels() -> Labels {
+    pub(crate) fn labels() -> Labels {
         let mut l = Labels::new();
         l.intern("TLS", "Google", "Web", Default::default())
             .unwrap();
@@ -555,7 +572,7 @@ mod tests {
         l
     }
 
-    fn rec(labels: &Labels) -> FlowRecord<'_> {
+    pub(crate) fn rec(labels: &Labels) -> FlowRecord<'_> {
         FlowRecord {
             source: Some("dir/a,b.pcap"),
             pcap: Some("a,b.pcap"),
