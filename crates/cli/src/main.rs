@@ -97,6 +97,11 @@ struct LiveArgs {
     /// e.g. 127.0.0.1:9477 (docs/METRICS.md).
     #[arg(long, value_name = "ADDR:PORT")]
     metrics: Option<std::net::SocketAddr>,
+    /// Also export the records as IPFIX (`udp://HOST:PORT`, `tcp://HOST:PORT`, `file:PATH`; see
+    /// `classify --help`). A collector that is down or slow costs records (counted), never
+    /// capture. With it, JSON or CSV records are written only where `-o` sends them.
+    #[arg(long, value_name = "TARGET")]
+    ipfix: Option<String>,
     #[command(flatten)]
     engine: EngineArgs,
     #[command(flatten)]
@@ -152,6 +157,9 @@ struct InlineArgs {
     /// e.g. 127.0.0.1:9477 (docs/METRICS.md).
     #[arg(long, value_name = "ADDR:PORT")]
     metrics: Option<std::net::SocketAddr>,
+    /// Also export the records as IPFIX, as `live --ipfix` does.
+    #[arg(long, value_name = "TARGET")]
+    ipfix: Option<String>,
     #[command(flatten)]
     engine: EngineArgs,
 }
@@ -801,13 +809,7 @@ fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
         community: a.community_id,
         ..a.engine.stats_columns()?
     };
-    let ipfix = match &a.ipfix {
-        Some(t) => {
-            let o = wirespeed_export::ipfix::Options::parse(t)?;
-            Some(Exporter::spawn(o).map_err(|e| format!("--ipfix {t}: {e}"))?)
-        }
-        None => None,
-    };
+    let ipfix = ipfix_start(a.ipfix.as_deref(), false)?;
     // With an exporter, JSON or CSV only where -o says.
     let out = if ipfix.is_none() || a.output.is_some() {
         match shared_out(a.output.as_deref(), a.format, with_source, cols) {
@@ -820,17 +822,11 @@ fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
     let mut session = Session::new(
         cfg,
         par,
-        |_| -> Box<dyn RecordSink + Send> {
+        |_| {
             let text = out
                 .as_ref()
                 .map(|o| shared_sink(a.format, o, with_source, cols));
-            let x = ipfix.as_ref().map(|(e, _)| IpfixSink::new(e.clone()));
-            match (text, x) {
-                (Some(t), Some(x)) => Box::new(Tee(t, x)),
-                (Some(t), None) => t,
-                (None, Some(x)) => Box::new(x),
-                (None, None) => Box::new(wirespeed_export::NullSink::default()),
-            }
+            with_ipfix(text, &ipfix)
         },
         with_source,
     );
@@ -841,25 +837,11 @@ fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
     // The sinks, and with them their exporter handles, are dropped here: the exporter thread
     // ends once it has sent what they queued.
     let finished = session.finish().map(|(summary, _sinks)| summary);
-    let ipfix_done = ipfix.map(|(e, h)| {
-        let c = e.counters.clone();
-        drop(e);
-        (c, h.join())
-    });
     let summary = match finished {
         Ok(summary) => summary,
         Err(e) => return records_error(e),
     };
-    if let Some((c, joined)) = ipfix_done {
-        match joined {
-            Ok(Ok(())) => {}
-            Ok(Err(e)) => return Err(format!("--ipfix: {e}")),
-            Err(_) => return Err("--ipfix: the exporter thread panicked".into()),
-        }
-        if !a.quiet {
-            eprintln!("{}", ipfix_line(&c));
-        }
-    }
+    let ipfix_dropped = ipfix_finish(ipfix, a.quiet)?;
     let failed: Vec<_> = summary.files.iter().filter_map(|f| f.2.as_ref()).collect();
     if !a.quiet {
         eprint!("{}", summary.render(a.verbose));
@@ -871,12 +853,63 @@ fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
             eprintln!("wirespeed: input error: {e}");
         }
     }
-    // Exit 1 when some input could not be read to its end (its good packets were processed).
-    Ok(if failed.is_empty() {
+    // Exit 1 when some input could not be read to its end (its good packets were processed),
+    // or when IPFIX records were lost.
+    Ok(if failed.is_empty() && ipfix_dropped == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
     })
+}
+
+/// A run's IPFIX exporter and its thread.
+type Ipfix = Option<(Exporter, std::thread::JoinHandle<io::Result<()>>)>;
+
+/// Start the IPFIX exporter `--ipfix` asks for; `lossy` for live and inline runs, which never
+/// wait on a collector.
+fn ipfix_start(target: Option<&str>, lossy: bool) -> Result<Ipfix, String> {
+    let Some(t) = target else { return Ok(None) };
+    let mut o = wirespeed_export::ipfix::Options::parse(t)?;
+    o.lossy = lossy;
+    Exporter::spawn(o)
+        .map(Some)
+        .map_err(|e| format!("--ipfix {t}: {e}"))
+}
+
+/// A worker's sink: the text records (None: not written) and the IPFIX exporter's, if any.
+fn with_ipfix(
+    text: Option<Box<dyn RecordSink + Send>>,
+    ipfix: &Ipfix,
+) -> Box<dyn RecordSink + Send> {
+    let x = ipfix.as_ref().map(|(e, _)| IpfixSink::new(e.clone()));
+    match (text, x) {
+        (Some(t), Some(x)) => Box::new(Tee(t, x)),
+        (Some(t), None) => t,
+        (None, Some(x)) => Box::new(x),
+        (None, None) => Box::new(wirespeed_export::NullSink::default()),
+    }
+}
+
+/// Wait for the exporter to send what is queued (every worker's sink must be dropped first),
+/// and print its figures unless `quiet`; the records it dropped (said on standard error, quiet
+/// or not: the run's exit status is 1 then).
+fn ipfix_finish(ipfix: Ipfix, quiet: bool) -> Result<u64, String> {
+    let Some((e, h)) = ipfix else { return Ok(0) };
+    let c = e.counters.clone();
+    drop(e);
+    match h.join() {
+        Ok(Ok(())) => {}
+        Ok(Err(e)) => return Err(format!("--ipfix: {e}")),
+        Err(_) => return Err("--ipfix: the exporter thread panicked".into()),
+    }
+    if !quiet {
+        eprintln!("{}", ipfix_line(&c));
+    }
+    let dropped = c.dropped.load(std::sync::atomic::Ordering::Relaxed);
+    if dropped > 0 {
+        eprintln!("wirespeed: {dropped} IPFIX records dropped: the collector was down or slow");
+    }
+    Ok(dropped)
 }
 
 /// The exporter's figures, one line for the summary.
@@ -1238,15 +1271,27 @@ fn live(a: LiveArgs) -> Result<ExitCode, String> {
         Ok(())
     };
     let slot = out.clone();
+    let ipfix = ipfix_start(a.ipfix.as_deref(), true)?;
+    let text_too = ipfix.is_none() || a.output.is_some();
+    let x = &ipfix;
     let sink = move |_| -> Box<dyn RecordSink + Send> {
         // Opened before the session that asks for sinks is built. Records name the interfaces
         // as their `source` (no `pcap`): the same columns as `classify` writes.
-        let w = slot.borrow().as_ref().map(|o| o.0.clone());
-        match (w, format) {
-            (Some(w), Format::Json) => Box::new(JsonLinesWriter::new(w, true).with_columns(cols)),
-            (Some(w), Format::Csv) => Box::new(CsvWriter::headerless(w, true).with_columns(cols)),
-            (None, _) => Box::new(wirespeed_export::NullSink::default()),
-        }
+        let w = slot
+            .borrow()
+            .as_ref()
+            .map(|o| o.0.clone())
+            .filter(|_| text_too);
+        let text: Option<Box<dyn RecordSink + Send>> = match (w, format) {
+            (Some(w), Format::Json) => {
+                Some(Box::new(JsonLinesWriter::new(w, true).with_columns(cols)))
+            }
+            (Some(w), Format::Csv) => {
+                Some(Box::new(CsvWriter::headerless(w, true).with_columns(cols)))
+            }
+            (None, _) => None,
+        };
+        with_ipfix(text, x)
     };
     let run = wirespeed_live::run(&lc, sink, stop, &mut opened, &mut |line| {
         if !quiet {
@@ -1264,6 +1309,7 @@ fn live(a: LiveArgs) -> Result<ExitCode, String> {
         dropped,
         dropped_bytes,
     } = close_live_out(lossy, writer);
+    let ipfix_dropped = ipfix_finish(ipfix, quiet)?;
     // A failed run (an interface gone) still wrote the records of its flows: written above.
     let o = match run {
         Ok(o) => o,
@@ -1301,6 +1347,7 @@ fn live(a: LiveArgs) -> Result<ExitCode, String> {
             eprintln!("wirespeed: {lost} records lost because the output did not keep up");
             Ok(ExitCode::from(1))
         }
+        None if ipfix_dropped > 0 => Ok(ExitCode::from(1)),
         None => Ok(ExitCode::SUCCESS),
     }
 }
@@ -1573,13 +1620,25 @@ fn inline(a: InlineArgs) -> Result<ExitCode, String> {
         Ok(())
     };
     let slot = out.clone();
+    let ipfix = ipfix_start(a.ipfix.as_deref(), true)?;
+    let text_too = ipfix.is_none() || a.output.is_some();
+    let x = &ipfix;
     let sink = move |_| -> Box<dyn RecordSink + Send> {
-        let w = slot.borrow().as_ref().map(|o| o.0.clone());
-        match (w, format) {
-            (Some(w), Format::Json) => Box::new(JsonLinesWriter::new(w, true).with_columns(cols)),
-            (Some(w), Format::Csv) => Box::new(CsvWriter::headerless(w, true).with_columns(cols)),
-            (None, _) => Box::new(wirespeed_export::NullSink::default()),
-        }
+        let w = slot
+            .borrow()
+            .as_ref()
+            .map(|o| o.0.clone())
+            .filter(|_| text_too);
+        let text: Option<Box<dyn RecordSink + Send>> = match (w, format) {
+            (Some(w), Format::Json) => {
+                Some(Box::new(JsonLinesWriter::new(w, true).with_columns(cols)))
+            }
+            (Some(w), Format::Csv) => {
+                Some(Box::new(CsvWriter::headerless(w, true).with_columns(cols)))
+            }
+            (None, _) => None,
+        };
+        with_ipfix(text, x)
     };
     let policy_path = a.policy.clone();
     let status = |line: &str| {
@@ -1611,6 +1670,7 @@ fn inline(a: InlineArgs) -> Result<ExitCode, String> {
     let Closed {
         write_error, lost, ..
     } = close_live_out(lossy, writer);
+    let ipfix_dropped = ipfix_finish(ipfix, a.quiet)?;
     let o = run.map_err(|e| e.to_string())?;
     if !a.quiet {
         let summary = Summary {
@@ -1645,6 +1705,7 @@ fn inline(a: InlineArgs) -> Result<ExitCode, String> {
             eprintln!("wirespeed: {lost} records lost because the output did not keep up");
             Ok(ExitCode::from(1))
         }
+        None if ipfix_dropped > 0 => Ok(ExitCode::from(1)),
         None => Ok(ExitCode::SUCCESS),
     }
 }

@@ -1,6 +1,7 @@
 //! Microbenchmark of the record writers (no framework: a timed loop, best of 5 runs, timed by
 //! the thread's CPU time so a busy shared machine inflates the figures less): nanoseconds to
-//! format one flow record as a JSON line and as a CSV row, into a sink that discards the bytes.
+//! format one flow record as a JSON line, as a CSV row and as an IPFIX data record, into a sink
+//! that discards the bytes.
 //! `cargo bench -p wirespeed-export`.
 //!
 //! Records: the worst case's (IPv4, UDP, label from the model, no metadata) and a TLS flow with
@@ -122,5 +123,15 @@ fn main() {
             &recs,
             CsvWriter::new(io::sink(), false),
         );
+        // The worker's share: encoding into messages and queueing them; the exporter thread
+        // writes them to /dev/null on the other core.
+        let o = wirespeed_export::ipfix::Options::parse("file:/dev/null").unwrap();
+        let (exp, h) = wirespeed_export::ipfix::Exporter::spawn(o).unwrap();
+        time(
+            &format!("IPFIX, {kind}"),
+            &recs,
+            wirespeed_export::ipfix::IpfixSink::new(exp),
+        );
+        h.join().unwrap().unwrap();
     }
 }

@@ -204,6 +204,8 @@ impl Exporter {
             epoch: exp.epoch.clone(),
             c: exp.counters.clone(),
             pace: Pace::default(),
+            retry_at: None,
+            backoff: Duration::from_millis(50),
         };
         let failed = exp.failed.clone();
         let h = std::thread::Builder::new()
@@ -314,6 +316,9 @@ struct Thread {
     epoch: Arc<AtomicU64>,
     c: Arc<Counters>,
     pace: Pace,
+    /// Live runs: no try before this, after a failure.
+    retry_at: Option<Instant>,
+    backoff: Duration,
 }
 
 impl Thread {
@@ -343,8 +348,11 @@ impl Thread {
 
     /// Send `m` (None: only the templates, if due), templates first when due; on TCP, reconnect
     /// and send again until it goes through, or until `connect_for` runs out without a
-    /// connection (lossy runs keep trying, dropping what finds the queue full meanwhile).
+    /// connection (live runs: [`Thread::deliver_or_drop`]).
     fn deliver(&mut self, mut m: Option<&mut Msg>) -> io::Result<()> {
+        if self.o.lossy {
+            return self.deliver_or_drop(m);
+        }
         let mut failing_since: Option<Instant> = None;
         let mut backoff = Duration::from_millis(50);
         loop {
@@ -354,7 +362,7 @@ impl Thread {
                     self.out = Out::Tcp(None);
                     self.sent_templates = None;
                     let since = *failing_since.get_or_insert_with(Instant::now);
-                    if !self.o.lossy && since.elapsed() >= self.o.connect_for {
+                    if since.elapsed() >= self.o.connect_for {
                         return Err(io::Error::new(
                             e.kind(),
                             format!("IPFIX collector {}: {e}", self.target_name()),
@@ -382,6 +390,37 @@ impl Thread {
                 }
             }
         }
+    }
+
+    /// A live run's delivery: one try. A message that cannot be sent is dropped and counted;
+    /// after a failure, messages are dropped without trying until the next retry is due (50 ms,
+    /// doubling to 5 s), so a dead collector neither stalls the queue nor the end of the run.
+    fn deliver_or_drop(&mut self, m: Option<&mut Msg>) -> io::Result<()> {
+        let records = m.as_ref().map_or(0, |m| m.records);
+        let waiting = self.retry_at.is_some_and(|t| Instant::now() < t);
+        if !waiting {
+            match self.try_deliver(m) {
+                Ok(()) => {
+                    self.retry_at = None;
+                    self.backoff = Duration::from_millis(50);
+                    return Ok(());
+                }
+                Err(_) => {
+                    if matches!(self.out, Out::Tcp(_)) {
+                        self.out = Out::Tcp(None);
+                        self.sent_templates = None;
+                    }
+                    self.retry_at = Some(Instant::now() + self.backoff);
+                    self.backoff = (self.backoff * 2).min(Duration::from_secs(5));
+                }
+            }
+        }
+        // Numbered as sent: the collector sees the loss as a gap in the sequence.
+        self.seq = self.seq.wrapping_add(records);
+        self.c
+            .dropped
+            .fetch_add(u64::from(records), Ordering::Relaxed);
+        Ok(())
     }
 
     fn target_name(&self) -> String {
