@@ -6,6 +6,18 @@ use std::io::{self, Write};
 use std::net::IpAddr;
 use wirespeed_classify::{LabelEntry, Method};
 
+/// "00" to "99", for writing two decimal digits at once.
+const DIGIT_PAIRS: [u8; 200] = {
+    let mut t = [0u8; 200];
+    let mut i = 0;
+    while i < 100 {
+        t[2 * i] = b'0' + (i / 10) as u8;
+        t[2 * i + 1] = b'0' + (i % 10) as u8;
+        i += 1;
+    }
+    t
+};
+
 /// Formatting helpers writing into a byte buffer.
 pub(crate) struct Fmt;
 
@@ -54,12 +66,14 @@ impl Fmt {
     #[inline]
     pub(crate) fn ts(buf: &mut Vec<u8>, ns: u64) {
         Fmt::int(buf, ns / 1_000_000_000);
-        buf.push(b'.');
-        let us = (ns % 1_000_000_000) / 1000;
-        let mut b = itoa::Buffer::new();
-        let s = b.format(us);
-        buf.extend(std::iter::repeat_n(b'0', 6 - s.len()));
-        buf.extend_from_slice(s.as_bytes());
+        // The six decimals, two digits at a time from a table, in one append.
+        let us = ((ns % 1_000_000_000) / 1000) as usize;
+        let pair = |n: usize| &DIGIT_PAIRS[2 * n..2 * n + 2];
+        let mut t = [b'.'; 7];
+        t[1..3].copy_from_slice(pair(us / 10_000));
+        t[3..5].copy_from_slice(pair(us / 100 % 100));
+        t[5..7].copy_from_slice(pair(us % 100));
+        buf.extend_from_slice(&t);
     }
 
     /// A non-negative number with three decimals (rounded half up); a value that is not
@@ -87,11 +101,14 @@ impl Fmt {
         };
         // Round half away from zero, as `f32::round`, without its libm call: c * 100 is in
         // [0, 100], and in f64 adding 0.5 is exact, so truncating is the same rounding.
-        let hundredths = (f64::from(c * 100.0) + 0.5) as u32;
-        Fmt::int(buf, hundredths / 100);
-        buf.push(b'.');
-        buf.push(b'0' + (hundredths % 100 / 10) as u8);
-        buf.push(b'0' + (hundredths % 10) as u8);
+        let hundredths = ((f64::from(c * 100.0) + 0.5) as usize).min(100);
+        let h = hundredths % 100;
+        buf.extend_from_slice(&[
+            b'0' + (hundredths / 100) as u8,
+            b'.',
+            DIGIT_PAIRS[2 * h],
+            DIGIT_PAIRS[2 * h + 1],
+        ]);
     }
 }
 
@@ -639,6 +656,33 @@ pub(crate) fn feature_fields(b: &mut Vec<u8>, r: &FlowRecord<'_>, json: bool) {
             }
         } else if json {
             b.extend_from_slice(b"null");
+        }
+    }
+}
+
+#[cfg(test)]
+mod fmt_tests {
+    use super::Fmt;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Seconds, a point and six decimals of microseconds (truncated), as `format!` writes them.
+        #[test]
+        fn timestamps_are_seconds_and_six_decimals(ns in any::<u64>()) {
+            let mut b = Vec::new();
+            Fmt::ts(&mut b, ns);
+            let want = format!("{}.{:06}", ns / 1_000_000_000, ns % 1_000_000_000 / 1000);
+            prop_assert_eq!(String::from_utf8(b).unwrap(), want);
+        }
+
+        /// Two decimals, rounded half away from zero, of the value clamped to [0, 1].
+        #[test]
+        fn confidences_have_two_decimals(c in any::<f32>()) {
+            let mut b = Vec::new();
+            Fmt::conf(&mut b, c);
+            let v = if c.is_finite() { c.clamp(0.0, 1.0) } else { 0.0 };
+            let want = format!("{:.2}", (f64::from(v * 100.0)).round() / 100.0 + 0.0);
+            prop_assert_eq!(String::from_utf8(b).unwrap(), want);
         }
     }
 }

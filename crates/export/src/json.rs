@@ -16,11 +16,37 @@ pub(crate) fn json_str(buf: &mut Vec<u8>, s: &str) {
 pub(crate) fn json_esc(buf: &mut Vec<u8>, s: &str) {
     let bytes = s.as_bytes();
     // Fast path: labels and names almost never need escaping.
-    if bytes.iter().all(|&b| b >= 0x20 && b != b'"' && b != b'\\') {
+    if !needs_escape(bytes) {
         buf.extend_from_slice(bytes);
         return;
     }
     json_esc_slow(buf, bytes);
+}
+
+/// Does `b` hold a byte JSON escapes (a control character, `"` or `\`)? Eight bytes at a time:
+/// for a word `w`, `(w - k·0x01…01) & !w & 0x80…80` is non-zero exactly when some byte of `w`
+/// is below `k` (k ≤ 0x80); a byte equal to `c` is a zero byte of `w ^ c·0x01…01`. The answer
+/// is exact, not a filter (the test `escape_scan_agrees_with_the_bytewise_test` holds it to the
+/// byte-by-byte definition).
+#[inline]
+fn needs_escape(b: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let below = |w: u64, k: u64| w.wrapping_sub(k * ONES) & !w & HIGH != 0;
+    let mut words = b.chunks_exact(8);
+    for c in &mut words {
+        let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+        if below(w, 0x20)
+            || below(w ^ (u64::from(b'"') * ONES), 1)
+            || below(w ^ (u64::from(b'\\') * ONES), 1)
+        {
+            return true;
+        }
+    }
+    words
+        .remainder()
+        .iter()
+        .any(|&c| c < 0x20 || c == b'"' || c == b'\\')
 }
 
 #[cold]
@@ -162,5 +188,28 @@ impl<W: Write> JsonLinesWriter<W> {
     pub fn into_inner(mut self) -> io::Result<W> {
         self.finish()?;
         Ok(self.out)
+    }
+}
+
+#[cfg(test)]
+mod escape_tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn escape_scan_agrees_with_the_bytewise_test(b in proptest::collection::vec(any::<u8>(), 0..40)) {
+            let want = b.iter().any(|&c| c < 0x20 || c == b'"' || c == b'\\');
+            prop_assert_eq!(needs_escape(&b), want);
+        }
+
+        /// Whatever the string, the escaped form reads back as the string.
+        #[test]
+        fn escaped_strings_read_back(s in "\\PC{0,30}|[\\x00-\\x7f]{0,30}") {
+            let mut buf = Vec::new();
+            json_str(&mut buf, &s);
+            let back: String = serde_json::from_slice(&buf).unwrap();
+            prop_assert_eq!(back, s);
+        }
     }
 }

@@ -345,8 +345,8 @@ fn request_app(method: &str, path: &str, ctype: &[u8], soap_action: bool) -> u8 
 }
 
 /// The application a response names by its `Content-Type` (0: none).
-fn response_app(d: &[u8]) -> u8 {
-    let Some(v) = header(d, b"content-type") else {
+fn response_app(ctype: Option<&[u8]>) -> u8 {
+    let Some(v) = ctype else {
         return 0;
     };
     let media = media_type(v);
@@ -445,15 +445,16 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         Dir::ToClient => match status(d) {
             Some(code) => {
                 cx.meta.set_num(Field::HttpStatus, u32::from(code));
-                let st = cx.state::<State>();
-                let first = st.done & STATUS_DONE == 0;
-                if first && st.app == 0 && matches!(st.kind, 0 | PLAIN) {
-                    // The request named nothing: the answer's media type may.
-                    st.app = response_app(d);
-                }
+                let first = cx.state::<State>().done & STATUS_DONE == 0;
                 if first {
-                    // nDPI's risk facts, from the first response (nDPI stops there too).
+                    // nDPI's risk facts, from the first response (nDPI stops there too); the
+                    // same pass over the head gives the media type.
                     let (ctype, server, flags) = response_facts(d);
+                    let st = cx.state::<State>();
+                    if st.app == 0 && matches!(st.kind, 0 | PLAIN) {
+                        // The request named nothing: the answer's media type may.
+                        st.app = response_app(ctype);
+                    }
                     if let Some(v) = ctype {
                         cx.set(Field::HttpContentType, v);
                     }
