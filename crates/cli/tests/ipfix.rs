@@ -139,9 +139,11 @@ fn every_corpus_record_arrives_in_nfcapd_over_udp() {
         "-N",
         "-6",
         "-o",
-        "fmt:%pr|%sa|%sp|%da|%dp|%ipkt|%ibyt|%opkt|%obyt",
+        "fmt:%pr|%sa|%sp|%da|%dp|%ipkt|%ibyt|%opkt|%obyt|%nbid",
     ]));
     let text = String::from_utf8_lossy(&dump.stdout);
+    // nfdump's application id of each flow, by the flow's key.
+    let mut their_app: BTreeMap<String, String> = BTreeMap::new();
     let theirs: Vec<String> = text
         .lines()
         .filter(|l| l.contains('|'))
@@ -160,7 +162,7 @@ fn every_corpus_record_arrives_in_nfcapd_over_udp() {
                 (f[2], f[4])
             };
             let addr = |a: &str| a.parse::<std::net::IpAddr>().unwrap().to_string();
-            format!(
+            let k = format!(
                 "{proto} {} {sp} {} {dp} {} {} {} {}",
                 addr(f[1]),
                 addr(f[3]),
@@ -168,7 +170,9 @@ fn every_corpus_record_arrives_in_nfcapd_over_udp() {
                 f[6],
                 f[7],
                 f[8]
-            )
+            );
+            their_app.insert(k.clone(), f[9].to_string());
+            k
         })
         .collect();
     let (a, b) = (counted(ours.iter().map(flow_key)), counted(theirs));
@@ -181,6 +185,25 @@ fn every_corpus_record_arrives_in_nfcapd_over_udp() {
         differences(&a, &b)
     );
     assert!(a == b, "records that differ:\n{}", differences(&a, &b));
+    // The application arrived: nfdump 1.7.1 prints applicationId as its NBAR id (in its own
+    // byte order), so compare the partition, not the text: flows of one label share one id,
+    // and different labels have different ids.
+    let mut id_of: BTreeMap<String, String> = BTreeMap::new();
+    let mut label_of: BTreeMap<String, String> = BTreeMap::new();
+    for r in &ours {
+        let label = format!("{}/{}/{}", r["master"], r["app"], r["category"]);
+        let id = &their_app[&flow_key(r)];
+        assert!(
+            !id.is_empty(),
+            "no application id in nfdump for {}",
+            flow_key(r)
+        );
+        let seen = id_of.entry(label.clone()).or_insert_with(|| id.clone());
+        assert_eq!(seen, id, "label {label}: two application ids in nfdump");
+        let back = label_of.entry(id.clone()).or_insert_with(|| label.clone());
+        assert_eq!(back, &label, "application id {id}: two labels");
+    }
+    assert!(id_of.len() > 50, "{} labels", id_of.len());
 }
 
 /// A pcap of `msgs`, each in a UDP datagram to port 4739 (IPFIX's), for tshark.
