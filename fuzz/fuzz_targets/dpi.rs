@@ -85,6 +85,25 @@ fuzz_target!(|data: &[u8]| {
     dpi.subscribe(wirespeed_dpi::Field::ALL, |_, v| {
         assert!(!v.chars().any(char::is_control))
     });
+    // Transaction events on half the inputs: their values hold no control character either,
+    // and the store stays bounded.
+    let events = rest.first().is_some_and(|b| b & 1 == 1);
+    if events {
+        dpi.enable_events();
+    }
+    let take = |dpi: &mut Dpi| {
+        if let Some(ev) = dpi.events() {
+            for t in ev.ready() {
+                for (_, v) in t.iter() {
+                    if let wirespeed_dpi::events::TxVal::Text(s) = v {
+                        assert!(!s.chars().any(char::is_control));
+                    }
+                }
+            }
+            ev.clear_ready();
+            assert!(ev.open_count() <= wirespeed_dpi::events::MAX_OPEN);
+        }
+    };
     let mut h = NO_HANDLE;
     let mut off = 0u32;
     for (i, chunk) in rest.split(|&b| b == 0xff).take(64).enumerate() {
@@ -99,12 +118,17 @@ fuzz_target!(|data: &[u8]| {
             server_ip: hints.server_ip,
             client_ip: hints.client_ip,
             payload: chunk,
+            ts: i as u64,
+            flow: 1,
         };
         let _ = dpi.inspect(&mut h, &p);
+        take(&mut dpi);
         if let Some(m) = dpi.meta(h) {
             let _ = m.iter().count();
         }
         off = off.wrapping_add(chunk.len() as u32);
     }
     dpi.release(&mut h);
+    take(&mut dpi);
+    assert!(dpi.events().is_none_or(|ev| ev.open_count() == 0));
 });

@@ -21,6 +21,8 @@ use wirespeed_flow::{FlowConfig, Timeouts};
 use wirespeed_live::metrics::{MetricsServer, OutputCounters, RunStats};
 use wirespeed_wire::DecodeConfig;
 
+mod kafka_out;
+mod parquet_out;
 mod train;
 
 #[derive(Parser)]
@@ -102,6 +104,11 @@ struct LiveArgs {
     /// capture. With it, JSON or CSV records are written only where `-o` sends them.
     #[arg(long, value_name = "TARGET")]
     ipfix: Option<String>,
+    /// Also send every record to a Kafka topic (`BROKERS/TOPIC`; see `classify --help`). A
+    /// broker that is down or slow costs records (counted), never capture. With it, JSON or CSV
+    /// records are written only where `-o` sends them. Needs the cargo feature `kafka`.
+    #[arg(long, value_name = "BROKERS/TOPIC")]
+    kafka: Option<String>,
     #[command(flatten)]
     engine: EngineArgs,
     #[command(flatten)]
@@ -160,6 +167,9 @@ struct InlineArgs {
     /// Also export the records as IPFIX, as `live --ipfix` does.
     #[arg(long, value_name = "TARGET")]
     ipfix: Option<String>,
+    /// Also send every record to a Kafka topic, as `live --kafka` does.
+    #[arg(long, value_name = "BROKERS/TOPIC")]
+    kafka: Option<String>,
     #[command(flatten)]
     engine: EngineArgs,
 }
@@ -236,6 +246,9 @@ enum Format {
     Json,
     /// CSV with a header line.
     Csv,
+    /// Parquet, typed columns (`classify -o FILE` only; built with the cargo feature
+    /// `parquet`).
+    Parquet,
 }
 
 #[derive(Args, Clone)]
@@ -323,16 +336,20 @@ struct EngineArgs {
     /// flows taught before it began, with 1 worker as with many.
     #[arg(long, default_value_t = 1.0, value_name = "S")]
     learn_epoch: f64,
+    /// Also write one JSON line per DNS query/answer, HTTP request/response and TLS handshake
+    /// to FILE (`-`: standard output), each with its flow's `flow_id` (docs/EVENTS.md).
+    #[arg(long, value_name = "FILE")]
+    events: Option<PathBuf>,
 }
 
 impl EngineArgs {
     fn config(&self) -> Result<EngineConfig, String> {
-        self.config_with([86400.0, 86400.0, 86400.0, f64::INFINITY])
+        self.config_with([86400.0, 86400.0, 86400.0, f64::INFINITY], false)
     }
 
     /// The configuration with these default idle timeouts (TCP, UDP, other) and active
-    /// timeout, in seconds.
-    fn config_with(&self, default_timeouts: [f64; 4]) -> Result<EngineConfig, String> {
+    /// timeout, in seconds; `live`: a run that must never wait on its outputs.
+    fn config_with(&self, default_timeouts: [f64; 4], live: bool) -> Result<EngineConfig, String> {
         let rules = self.rules()?;
         let secs = |s: f64, what: &str| {
             if s > 0.0 {
@@ -418,8 +435,37 @@ impl EngineArgs {
             batch_size: self.batch,
             dist,
             tcp,
+            events: self.events_out(live)?,
             ..EngineConfig::with_rules(Arc::new(rules))
         })
+    }
+
+    /// `--events FILE`: the workers' transaction events through one output (docs/EVENTS.md),
+    /// whole lines at a time. A file (or `-`) shared under a lock, as `classify`'s records; for
+    /// a live run, as its records, a bounded queue to a writer thread that drops and counts
+    /// what a stalled output cannot take, closed by [`close_events`] once the run is over.
+    fn events_out(
+        &self,
+        live: bool,
+    ) -> Result<Option<wirespeed_engine::events::EventsConfig>, String> {
+        use wirespeed_engine::events::EventsConfig;
+        let Some(path) = &self.events else {
+            return Ok(None);
+        };
+        let out: Box<dyn Write + Send> = match stdout_path(Some(path)) {
+            Some(p) => Box::new(OutFile::create(p).map_err(|e| format!("--events: {e}"))?),
+            None => Box::new(io::stdout()),
+        };
+        Ok(Some(if live {
+            let (w, writer) = LossyWriter::new(out, Arc::default(), LIVE_GRACE);
+            if let Ok(mut slot) = EVENTS_WRITER.lock() {
+                *slot = Some((w.clone(), writer));
+            }
+            EventsConfig::new(move || Box::new(w.clone()))
+        } else {
+            let w = SharedWriter::new(out);
+            EventsConfig::new(move || Box::new(w.clone()))
+        }))
     }
 
     /// The columns of the statistics families `--stats` asks for, and no others.
@@ -606,6 +652,17 @@ struct ClassifyArgs {
     /// docs/IPFIX.md). With it, JSON or CSV records are written only where `-o` sends them.
     #[arg(long, value_name = "TARGET")]
     ipfix: Option<String>,
+    /// Also send every record to a Kafka topic: `BROKERS/TOPIC` (brokers comma-separated,
+    /// e.g. `127.0.0.1:9092/flows`), options after `?` (`key=`, `flush=`, `connect=` seconds,
+    /// librdkafka properties; docs/KAFKA.md), one JSON record per message. A full producer
+    /// queue waits: nothing is lost. With it, JSON or CSV records are written only where `-o`
+    /// sends them. Needs a build with the cargo feature `kafka`.
+    #[arg(long, value_name = "BROKERS/TOPIC")]
+    kafka: Option<String>,
+    /// `--format parquet`: records per row group; each worker holds up to this many in memory
+    /// (about 0.65 KB each, 1.6 KB with every optional group of columns) before it writes them.
+    #[arg(long, value_name = "ROWS", default_value_t = 65_536)]
+    parquet_row_group: usize,
     #[command(flatten)]
     engine: EngineArgs,
     #[command(flatten)]
@@ -676,6 +733,7 @@ fn main() -> ExitCode {
         Cmd::Replay(a) => replay(a),
         Cmd::List(a) => list(a),
     };
+    let r = close_events().and(r);
     match r {
         Ok(code) => code,
         Err(e) => {
@@ -683,6 +741,29 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// A live run's `--events` output ([`EngineArgs::events_out`]), closed by [`close_events`].
+static EVENTS_WRITER: std::sync::Mutex<Option<LiveOut>> = std::sync::Mutex::new(None);
+
+/// Close a live run's `--events` output once the run is over (its workers, and their handles
+/// to it, are gone): what it holds is written, a stalled output abandoned after the grace
+/// period; events dropped because it did not keep up are reported.
+fn close_events() -> Result<ExitCode, String> {
+    let taken = EVENTS_WRITER.lock().ok().and_then(|mut s| s.take());
+    if let Some((lossy, writer)) = taken {
+        let c = close_live_out(lossy, writer);
+        if c.lost > 0 {
+            eprintln!(
+                "wirespeed: --events: {} events lost because the output did not keep up",
+                c.lost
+            );
+        }
+        if let Some(e) = c.write_error {
+            return Err(format!("--events: {e}"));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
 }
 
 /// `-o -`: standard output, as most tools read it.
@@ -809,9 +890,26 @@ fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
         community: a.community_id,
         ..a.engine.stats_columns()?
     };
+    let parquet = parquet_out::open(
+        a.format,
+        a.output.as_deref(),
+        Columns {
+            with_source,
+            ..cols
+        },
+        a.parquet_row_group,
+    )?;
     let ipfix = ipfix_start(a.ipfix.as_deref(), false)?;
+    let kafka = kafka_out::start(
+        a.kafka.as_deref(),
+        false,
+        Columns {
+            with_source,
+            ..cols
+        },
+    )?;
     // With an exporter, JSON or CSV only where -o says.
-    let out = if ipfix.is_none() || a.output.is_some() {
+    let out = if parquet.is_none() && ((ipfix.is_none() && kafka.is_none()) || a.output.is_some()) {
         match shared_out(a.output.as_deref(), a.format, with_source, cols) {
             Ok(out) => Some(out),
             Err(e) => return records_error(e),
@@ -823,10 +921,11 @@ fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
         cfg,
         par,
         |_| {
-            let text = out
-                .as_ref()
-                .map(|o| shared_sink(a.format, o, with_source, cols));
-            with_ipfix(text, &ipfix)
+            let text = parquet_out::sink(&parquet).or_else(|| {
+                out.as_ref()
+                    .map(|o| shared_sink(a.format, o, with_source, cols))
+            });
+            with_exports(text, &ipfix, &kafka)
         },
         with_source,
     );
@@ -841,7 +940,9 @@ fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
         Ok(summary) => summary,
         Err(e) => return records_error(e),
     };
+    parquet_out::finish(parquet, a.quiet)?;
     let ipfix_dropped = ipfix_finish(ipfix, a.quiet)?;
+    let kafka_lost = kafka_out::finish(kafka, a.quiet)?;
     let failed: Vec<_> = summary.files.iter().filter_map(|f| f.2.as_ref()).collect();
     if !a.quiet {
         eprint!("{}", summary.render(a.verbose));
@@ -854,8 +955,8 @@ fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
         }
     }
     // Exit 1 when some input could not be read to its end (its good packets were processed),
-    // or when IPFIX records were lost.
-    Ok(if failed.is_empty() && ipfix_dropped == 0 {
+    // or when IPFIX or Kafka records were lost.
+    Ok(if failed.is_empty() && ipfix_dropped + kafka_lost == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
@@ -876,18 +977,21 @@ fn ipfix_start(target: Option<&str>, lossy: bool) -> Result<Ipfix, String> {
         .map_err(|e| format!("--ipfix {t}: {e}"))
 }
 
-/// A worker's sink: the text records (None: not written) and the IPFIX exporter's, if any.
-fn with_ipfix(
+/// A worker's sink: the text records (None: not written) and each exporter's (IPFIX, Kafka),
+/// all fed the same records.
+fn with_exports(
     text: Option<Box<dyn RecordSink + Send>>,
     ipfix: &Ipfix,
+    kafka: &kafka_out::Kafka,
 ) -> Box<dyn RecordSink + Send> {
-    let x = ipfix.as_ref().map(|(e, _)| IpfixSink::new(e.clone()));
-    match (text, x) {
-        (Some(t), Some(x)) => Box::new(Tee(t, x)),
-        (Some(t), None) => t,
-        (None, Some(x)) => Box::new(x),
-        (None, None) => Box::new(wirespeed_export::NullSink::default()),
-    }
+    let x = ipfix
+        .as_ref()
+        .map(|(e, _)| Box::new(IpfixSink::new(e.clone())) as Box<dyn RecordSink + Send>);
+    let mut sinks = text.into_iter().chain(x).chain(kafka_out::sink(kafka));
+    let first = sinks
+        .next()
+        .unwrap_or_else(|| Box::new(wirespeed_export::NullSink::default()));
+    sinks.fold(first, |a, b| Box::new(Tee(a, b)))
 }
 
 /// Wait for the exporter to send what is queued (every worker's sink must be dropped first),
@@ -956,6 +1060,7 @@ fn shared_sink(
     match format {
         Format::Json => Box::new(JsonLinesWriter::new(w, with_source).with_columns(cols)),
         Format::Csv => Box::new(CsvWriter::headerless(w, with_source).with_columns(cols)),
+        Format::Parquet => unreachable!("Parquet records go through parquet_out's sinks"),
     }
 }
 
@@ -1224,8 +1329,9 @@ fn replay(a: ReplayArgs) -> Result<ExitCode, String> {
 }
 
 fn live(a: LiveArgs) -> Result<ExitCode, String> {
+    parquet_out::refuse(a.format, "live")?;
     // Tstat's timeouts: a live link has no end of file to end its flows.
-    let cfg = a.engine.config_with([300.0, 120.0, 60.0, 120.0])?;
+    let cfg = a.engine.config_with([300.0, 120.0, 60.0, 120.0], true)?;
     let par = a.par.config()?;
     let filter = match &a.filter {
         Some(f) => Some(wirespeed_live::bpf::compile(f)?),
@@ -1272,8 +1378,13 @@ fn live(a: LiveArgs) -> Result<ExitCode, String> {
     };
     let slot = out.clone();
     let ipfix = ipfix_start(a.ipfix.as_deref(), true)?;
-    let text_too = ipfix.is_none() || a.output.is_some();
-    let x = &ipfix;
+    let kafka_cols = Columns {
+        with_source: true,
+        ..cols
+    };
+    let kafka = kafka_out::start(a.kafka.as_deref(), true, kafka_cols)?;
+    let text_too = (ipfix.is_none() && kafka.is_none()) || a.output.is_some();
+    let (x, k) = (&ipfix, &kafka);
     let sink = move |_| -> Box<dyn RecordSink + Send> {
         // Opened before the session that asks for sinks is built. Records name the interfaces
         // as their `source` (no `pcap`): the same columns as `classify` writes.
@@ -1289,9 +1400,9 @@ fn live(a: LiveArgs) -> Result<ExitCode, String> {
             (Some(w), Format::Csv) => {
                 Some(Box::new(CsvWriter::headerless(w, true).with_columns(cols)))
             }
-            (None, _) => None,
+            (None, _) | (Some(_), Format::Parquet) => None,
         };
-        with_ipfix(text, x)
+        with_exports(text, x, k)
     };
     let run = wirespeed_live::run(&lc, sink, stop, &mut opened, &mut |line| {
         if !quiet {
@@ -1310,6 +1421,7 @@ fn live(a: LiveArgs) -> Result<ExitCode, String> {
         dropped_bytes,
     } = close_live_out(lossy, writer);
     let ipfix_dropped = ipfix_finish(ipfix, quiet)?;
+    let kafka_lost = kafka_out::finish(kafka, quiet)?;
     // A failed run (an interface gone) still wrote the records of its flows: written above.
     let o = match run {
         Ok(o) => o,
@@ -1347,7 +1459,7 @@ fn live(a: LiveArgs) -> Result<ExitCode, String> {
             eprintln!("wirespeed: {lost} records lost because the output did not keep up");
             Ok(ExitCode::from(1))
         }
-        None if ipfix_dropped > 0 => Ok(ExitCode::from(1)),
+        None if ipfix_dropped + kafka_lost > 0 => Ok(ExitCode::from(1)),
         None => Ok(ExitCode::SUCCESS),
     }
 }
@@ -1539,8 +1651,9 @@ fn read_policy(
 }
 
 fn inline(a: InlineArgs) -> Result<ExitCode, String> {
+    parquet_out::refuse(a.format, "inline")?;
     // A live link's timeouts, as `live`.
-    let cfg = a.engine.config_with([300.0, 120.0, 60.0, 120.0])?;
+    let cfg = a.engine.config_with([300.0, 120.0, 60.0, 120.0], true)?;
     let policy = read_policy(&a.policy, cfg.rules.labels())?;
     let bypass = !a.no_bypass;
     if a.check {
@@ -1621,8 +1734,13 @@ fn inline(a: InlineArgs) -> Result<ExitCode, String> {
     };
     let slot = out.clone();
     let ipfix = ipfix_start(a.ipfix.as_deref(), true)?;
-    let text_too = ipfix.is_none() || a.output.is_some();
-    let x = &ipfix;
+    let kafka_cols = Columns {
+        with_source: true,
+        ..cols
+    };
+    let kafka = kafka_out::start(a.kafka.as_deref(), true, kafka_cols)?;
+    let text_too = (ipfix.is_none() && kafka.is_none()) || a.output.is_some();
+    let (x, k) = (&ipfix, &kafka);
     let sink = move |_| -> Box<dyn RecordSink + Send> {
         let w = slot
             .borrow()
@@ -1636,9 +1754,9 @@ fn inline(a: InlineArgs) -> Result<ExitCode, String> {
             (Some(w), Format::Csv) => {
                 Some(Box::new(CsvWriter::headerless(w, true).with_columns(cols)))
             }
-            (None, _) => None,
+            (None, _) | (Some(_), Format::Parquet) => None,
         };
-        with_ipfix(text, x)
+        with_exports(text, x, k)
     };
     let policy_path = a.policy.clone();
     let status = |line: &str| {
@@ -1671,6 +1789,7 @@ fn inline(a: InlineArgs) -> Result<ExitCode, String> {
         write_error, lost, ..
     } = close_live_out(lossy, writer);
     let ipfix_dropped = ipfix_finish(ipfix, a.quiet)?;
+    let kafka_lost = kafka_out::finish(kafka, a.quiet)?;
     let o = run.map_err(|e| e.to_string())?;
     if !a.quiet {
         let summary = Summary {
@@ -1705,7 +1824,7 @@ fn inline(a: InlineArgs) -> Result<ExitCode, String> {
             eprintln!("wirespeed: {lost} records lost because the output did not keep up");
             Ok(ExitCode::from(1))
         }
-        None if ipfix_dropped > 0 => Ok(ExitCode::from(1)),
+        None if ipfix_dropped + kafka_lost > 0 => Ok(ExitCode::from(1)),
         None => Ok(ExitCode::SUCCESS),
     }
 }

@@ -50,3 +50,24 @@ fn one_long_pattern_builds_and_runs() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("\"matches\":\"1\""), "{text}");
 }
+
+/// Without the cargo feature `parquet`, `--format parquet` says how to build it (exit 2, before
+/// anything is read or written).
+#[cfg(not(feature = "parquet"))]
+#[test]
+fn parquet_without_the_feature_says_how_to_build_it() {
+    let pcap = demo("options-parquet.pcap");
+    let out = temp("not-built.parquet");
+    let (code, err) = run(bin()
+        .arg("classify")
+        .arg(&pcap)
+        .args(["--format", "parquet", "-o"])
+        .arg(&out));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("built without Parquet support")
+            && err.contains("cargo build --release --features parquet"),
+        "{err}"
+    );
+    assert!(!out.exists());
+}

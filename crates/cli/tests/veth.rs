@@ -106,6 +106,23 @@ fn flows(json: &str) -> BTreeSet<String> {
         .collect()
 }
 
+/// What must match of transaction events (`--events`, docs/EVENTS.md) live and offline: their
+/// type and transaction (times and flow ids are the run's own).
+fn events(path: &Path) -> BTreeSet<String> {
+    std::fs::read_to_string(path)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let mut e: serde_json::Value = serde_json::from_str(l).unwrap();
+            let o = e.as_object_mut().unwrap();
+            for k in ["ts", "flow_id", "rtt_us"] {
+                o.remove(k);
+            }
+            e.to_string()
+        })
+        .collect()
+}
+
 /// Start `wirespeed live` with 2 workers on the capture end, these extra arguments and `-o out`,
 /// and wait until it says its sockets are open; the process, and the thread collecting its
 /// standard error.
@@ -217,20 +234,26 @@ fn replayed_captures_give_the_offline_flows_and_labels() {
     std::fs::create_dir_all(&dir).unwrap();
     for name in files {
         let file: PathBuf = corpus.join(name);
+        let (ev_off, ev_live) = (
+            dir.join(format!("{name}.off.events")),
+            dir.join(format!("{name}.events")),
+        );
         let off = Command::new(bin())
-            .args(["classify", "-q"])
+            .args(["classify", "-q", "--events"])
+            .arg(&ev_off)
             .arg(&file)
             .output()
             .unwrap();
         assert!(off.status.success());
         let want = flows(&String::from_utf8_lossy(&off.stdout));
-        // Privileges are dropped once the sockets are open, where the user exists.
-        let user: &[&str] = if has_nobody {
-            &["--user", "nobody"]
-        } else {
-            &[]
-        };
-        let live_json = live_capture(&v, &file, &dir.join(format!("{name}.json")), user);
+        // Privileges are dropped once the sockets are open, where the user exists (the events
+        // file is opened before).
+        let ev_arg = ev_live.to_string_lossy().to_string();
+        let mut extra = vec!["--events", ev_arg.as_str()];
+        if has_nobody {
+            extra.extend(["--user", "nobody"]);
+        }
+        let live_json = live_capture(&v, &file, &dir.join(format!("{name}.json")), &extra);
         // The same columns as `classify`'s, in the same order; `source` names the interface.
         let keys = |l: &str| -> Vec<String> {
             let r: serde_json::Value = serde_json::from_str(l).unwrap();
@@ -256,6 +279,29 @@ fn replayed_captures_give_the_offline_flows_and_labels() {
             "{name}: offline only {missing:#?}\nlive only {extra:#?}"
         );
         eprintln!("{name}: {} flows, the same live and offline", want.len());
+        // The transaction events too, each joined to a live record.
+        let (ev_want, ev_got) = (events(&ev_off), events(&ev_live));
+        assert_eq!(
+            ev_got.difference(&ev_want).collect::<Vec<_>>(),
+            ev_want.difference(&ev_got).collect::<Vec<_>>(),
+            "{name}: transaction events live (left) and offline (right)"
+        );
+        let ids: BTreeSet<u64> = live_json
+            .lines()
+            .map(|l| {
+                serde_json::from_str::<serde_json::Value>(l).unwrap()["flow_id"]
+                    .as_u64()
+                    .unwrap()
+            })
+            .collect();
+        for l in std::fs::read_to_string(&ev_live).unwrap().lines() {
+            let e: serde_json::Value = serde_json::from_str(l).unwrap();
+            assert!(ids.contains(&e["flow_id"].as_u64().unwrap()), "{name}: {l}");
+        }
+        eprintln!(
+            "{name}: {} transaction events, the same live and offline",
+            ev_want.len()
+        );
     }
     // A kernel filter in tcpdump syntax: of the DNS capture and a TLS one replayed together,
     // only the DNS flows (UDP port 53) are seen.

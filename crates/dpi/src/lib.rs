@@ -53,6 +53,7 @@
 #![deny(missing_docs)]
 
 pub mod ber;
+pub mod events;
 pub mod matcher;
 mod meta;
 pub mod proto;
@@ -251,9 +252,31 @@ pub struct Cx<'a> {
     expect: &'a mut Option<Expect>,
     /// The run's byte signatures (read by the `sig` inspector).
     sigs: &'a SigSet,
+    /// Transaction events, when the run writes them ([`Dpi::enable_events`]).
+    events: Option<events::EvCx<'a>>,
+    /// The inspector asked for packets for transaction events ([`Cx::want_events`]).
+    ev_more: bool,
 }
 
-impl Cx<'_> {
+impl<'a> Cx<'a> {
+    /// The store of transaction events ([`events`]), when the run writes them: None otherwise,
+    /// and then an inspector does nothing more than for the record.
+    #[inline]
+    pub fn events(&mut self) -> Option<&mut events::EvCx<'a>> {
+        self.events.as_mut()
+    }
+
+    /// With a [`Probe::Certain`]: when the run writes transaction events, keep feeding this
+    /// flow's packets to this inspector for them (later DNS transactions, HTTP requests of a
+    /// persistent connection), past the budget, for as long as it asks. Once the record needs
+    /// nothing more of the flow, the inspector sees an empty metadata area whose values are
+    /// discarded, and its answers name nothing: the record is the same with events or without.
+    /// Without events, nothing.
+    #[inline]
+    pub fn want_events(&mut self) {
+        self.ev_more = self.events.is_some();
+    }
+
     /// This inspector's state for the flow, as its own plain-data type `T` (see [`StateArea`]):
     /// all zero on the inspector's first look, then as the inspector left it after its
     /// [`Probe::Unsure`] and [`Probe::Certain`] answers.
@@ -376,6 +399,13 @@ pub struct DpiStats {
     pub meta_truncated: u64,
     /// Unsure candidates' evidence dropped because [`PENDING`] others already kept theirs.
     pub evidence_dropped: u64,
+    /// Transaction events completed ([`Dpi::enable_events`]; 0 without).
+    pub events: u64,
+    /// Of those, completed before their answer because their flow, or the store, held too many
+    /// open ones ([`events::PER_FLOW`], [`events::MAX_OPEN`]).
+    pub events_early: u64,
+    /// Transaction events lost for want of a free slot (see [`events::Events::dropped`]).
+    pub events_dropped: u64,
     /// Reassembly events.
     pub reasm: reasm::ReasmStats,
 }
@@ -392,6 +422,9 @@ impl DpiStats {
         self.malformed += o.malformed;
         self.meta_truncated += o.meta_truncated;
         self.evidence_dropped += o.evidence_dropped;
+        self.events += o.events;
+        self.events_early += o.events_early;
+        self.events_dropped += o.events_dropped;
         self.reasm.add(&o.reasm);
     }
 }
@@ -417,6 +450,10 @@ pub struct Packet<'a> {
     pub client_ip: IpAddr,
     /// Transport payload.
     pub payload: &'a [u8],
+    /// Capture time, ns (read only by transaction events).
+    pub ts: u64,
+    /// The engine's number for the flow, carried by its transaction events (read only by them).
+    pub flow: u64,
 }
 
 /// A flow handle with no context yet.
@@ -429,6 +466,9 @@ pub const RULED_OUT: u32 = DONE_BIT;
 /// Set in a handle whose inspection is over but whose context still holds metadata: later
 /// packets are turned away without touching the pool.
 const DONE_BIT: u32 = 1 << 31;
+/// Set in a handle whose inspection is over for the record but goes on for transaction events
+/// ([`Cx::want_events`]).
+const EV_BIT: u32 = 1 << 30;
 
 /// Is inspection over for the flow with this handle (nothing more to do per packet)?
 #[inline]
@@ -436,12 +476,20 @@ pub fn is_done(handle: u32) -> bool {
     handle & DONE_BIT != 0
 }
 
+/// Is inspection over for the record of the flow with this handle: done ([`is_done`]), or going
+/// on only for transaction events ([`Cx::want_events`])? What inspection says of the flow no
+/// longer changes.
+#[inline]
+pub fn inspection_over(handle: u32) -> bool {
+    handle & (DONE_BIT | EV_BIT) != 0
+}
+
 /// The pool slot of a handle that has one.
 #[inline]
 fn slot(handle: u32) -> Option<usize> {
     match handle {
         NO_HANDLE | DONE | RULED_OUT => None,
-        h => Some((h & !DONE_BIT) as usize - 1),
+        h => Some((h & !(DONE_BIT | EV_BIT)) as usize - 1),
     }
 }
 
@@ -542,6 +590,10 @@ struct Ctx {
     stream: [Stream; 2],
     meta: Meta,
     matches: matcher::Matches,
+    /// The chosen inspector's last answer asked for packets for transaction events.
+    ev_more: bool,
+    /// Inspection for the record is over; it goes on for transaction events only.
+    ev_only: bool,
 }
 
 impl Ctx {
@@ -561,6 +613,8 @@ impl Ctx {
             stream: [Stream::default(); 2],
             meta: Meta::default(),
             matches: matcher::Matches::default(),
+            ev_more: false,
+            ev_only: false,
         }
     }
 
@@ -579,6 +633,8 @@ impl Ctx {
         self.stream = [Stream::default(); 2];
         self.meta.clear();
         self.matches = matcher::Matches::default();
+        self.ev_more = false;
+        self.ev_only = false;
     }
 }
 
@@ -737,6 +793,15 @@ pub struct Dpi {
     subscriber: Option<Subscriber>,
     /// The connection the last inspected packet announced ([`Dpi::take_expect`]).
     announced: Option<Expect>,
+    /// Transaction events, when the run writes them ([`Dpi::enable_events`]).
+    events: Option<Box<EventsOn>>,
+}
+
+/// The transaction events of a [`Dpi`], and the metadata area an inspector writes to once the
+/// record needs nothing more of its flow (empty, discarded).
+struct EventsOn {
+    ev: events::Events,
+    scratch: Meta,
 }
 
 /// A field subscription: the fields wanted (a bit per [`Field`]) and the callback.
@@ -763,7 +828,26 @@ impl Dpi {
             stats: DpiStats::default(),
             subscriber: None,
             announced: None,
+            events: None,
         }
+    }
+
+    /// Write transaction events ([`events`]): the inspectors that know them (DNS, HTTP, TLS)
+    /// add them as they parse, and [`Dpi::events`] holds them until taken. Allocates the
+    /// store once; without this call nothing of it runs.
+    pub fn enable_events(&mut self) {
+        self.events = Some(Box::new(EventsOn {
+            ev: events::Events::new(),
+            scratch: Meta::default(),
+        }));
+    }
+
+    /// The store of transaction events, when enabled: take its complete transactions
+    /// ([`events::Events::ready`], then [`events::Events::clear_ready`]) after each packet and
+    /// after each [`Dpi::release`].
+    #[inline]
+    pub fn events(&mut self) -> Option<&mut events::Events> {
+        self.events.as_deref_mut().map(|e| &mut e.ev)
     }
 
     /// Call `call` with the value of one of `fields` when an inspector first sets it on a flow
@@ -783,6 +867,10 @@ impl Dpi {
     pub fn stats(&self) -> DpiStats {
         let mut s = self.stats;
         s.reasm = self.reasm.stats;
+        if let Some(e) = &self.events {
+            (s.events, s.events_early, s.events_dropped) =
+                (e.ev.completed, e.ev.early, e.ev.dropped);
+        }
         s
     }
 
@@ -817,6 +905,9 @@ impl Dpi {
         let Some(i) = slot(h) else {
             return;
         };
+        if let Some(e) = self.events.as_deref_mut() {
+            e.ev.flush(i as u32 + 1);
+        }
         if let Some(c) = self.pool.get_mut(i) {
             for s in c.stream.iter_mut() {
                 self.reasm.free(s);
@@ -844,7 +935,7 @@ impl Dpi {
         if *handle == NO_HANDLE {
             *handle = match self.free.pop() {
                 Some(h) => h,
-                None if self.pool.len() < self.cfg.contexts.min(DONE_BIT as usize - 1) => {
+                None if self.pool.len() < self.cfg.contexts.min(EV_BIT as usize - 1) => {
                     self.pool.push(Ctx::new());
                     self.pool.len() as u32
                 }
@@ -879,7 +970,23 @@ impl Dpi {
             client_ip: p.client_ip,
         };
         ctx.pkts[d] = ctx.pkts[d].saturating_add(1);
-        self.stats.packets += 1;
+        // Packets inspected for transaction events only are not the record's: not counted.
+        let ev_only = ctx.ev_only;
+        self.stats.packets += u64::from(!ev_only);
+        let (mut ev, mut scratch, flow) = match self.events.as_deref_mut() {
+            Some(e) => {
+                e.ev.now = p.ts;
+                e.ev.who = events::Who {
+                    flow: p.flow,
+                    client: (p.client_ip, p.client_port),
+                    server: (p.server_ip, p.server_port),
+                    ip_proto: p.ip_proto,
+                };
+                let flow = slot(*handle).map_or(0, |i| i as u32 + 1);
+                (Some(&mut e.ev), Some(&mut e.scratch), flow)
+            }
+            None => (None, None, 0),
+        };
         let before = ctx.meta.truncated;
         let had = match self.subscriber {
             Some(_) => ctx.meta.present(),
@@ -894,7 +1001,17 @@ impl Dpi {
             match self.reasm.accept(&mut ctx.stream[d], p.seq, p.payload) {
                 reasm::Deliver::Nothing => None,
                 reasm::Deliver::Direct => {
-                    let (f, inc) = run(rules, ctx, sel, &hints, p.payload, &mut self.stats, None);
+                    let evs = (ev.take(), scratch.take(), flow);
+                    let (f, inc) = run(
+                        rules,
+                        ctx,
+                        sel,
+                        &hints,
+                        p.payload,
+                        &mut self.stats,
+                        None,
+                        evs,
+                    );
                     if inc {
                         self.reasm.start(&mut ctx.stream[d], p.seq, p.payload);
                     }
@@ -903,7 +1020,8 @@ impl Dpi {
                 reasm::Deliver::Buffered => {
                     let (f, inc) = {
                         let data = self.reasm.data(&ctx.stream[d]);
-                        run(rules, ctx, sel, &hints, data, &mut self.stats, None)
+                        let evs = (ev.take(), scratch.take(), flow);
+                        run(rules, ctx, sel, &hints, data, &mut self.stats, None, evs)
                     };
                     if !inc {
                         self.reasm.free(&mut ctx.stream[d]);
@@ -913,7 +1031,18 @@ impl Dpi {
             }
         } else {
             let pool = Some(&mut self.reasm);
-            run(rules, ctx, sel, &hints, p.payload, &mut self.stats, pool).0
+            let evs = (ev.take(), scratch.take(), flow);
+            run(
+                rules,
+                ctx,
+                sel,
+                &hints,
+                p.payload,
+                &mut self.stats,
+                pool,
+                evs,
+            )
+            .0
         };
         if let Some(sub) = &mut self.subscriber {
             for (f, v) in ctx.meta.iter() {
@@ -923,7 +1052,7 @@ impl Dpi {
                 }
             }
         }
-        if let Some(m) = rules.matcher() {
+        if let Some(m) = rules.matcher().filter(|_| !ev_only) {
             // The packet as received (not the reassembled stream), while inspection lasts.
             let was = ctx.matches;
             m.scan(p.payload, &mut ctx.matches);
@@ -948,9 +1077,15 @@ impl Dpi {
             self.cfg.budget
         };
         if !ctx.done && ctx.pkts[0] >= budget && ctx.pkts[1] >= budget {
-            ctx.done = true;
-            if ctx.chosen == 0 {
-                self.stats.budget_spent += 1;
+            // The record's budget is spent; transaction events go on while the inspector asks
+            // (what it then writes is discarded, see `call`).
+            if ctx.ev_more {
+                ctx.ev_only = true;
+            } else {
+                ctx.done = true;
+                if ctx.chosen == 0 {
+                    self.stats.budget_spent += 1;
+                }
             }
         }
         if !ctx.done
@@ -962,10 +1097,17 @@ impl Dpi {
             ctx.done = true;
             self.stats.budget_spent += 1;
         }
-        if let Some(e) = ctx.expect.take() {
+        if let Some(e) = ctx.expect.take().filter(|_| !ev_only) {
             self.announced = Some(e);
         }
+        if ctx.ev_only {
+            *handle |= EV_BIT;
+        }
         if ctx.done {
+            if let Some(e) = self.events.as_deref_mut() {
+                // Inspection of the flow ends: its open transactions are complete as they are.
+                e.ev.flush(flow);
+            }
             for s in ctx.stream.iter_mut() {
                 self.reasm.free(s);
             }
@@ -1008,6 +1150,8 @@ pub fn probe_each(
             malformed: &mut bad,
             expect: &mut expect,
             sigs: &rules.sigs,
+            events: None,
+            ev_more: false,
         };
         let r = (ins.probe)(&mut cx);
         seen(ins, r, &meta);
@@ -1116,8 +1260,16 @@ impl Choice {
     }
 }
 
+/// Transaction events for a probe: the store, the metadata area to write to once the record
+/// needs nothing more of the flow, and the flow's number in the store.
+type EvArgs<'e> = (Option<&'e mut events::Events>, Option<&'e mut Meta>, u32);
+
 /// Run `ins`'s probe on `data` with the flow's metadata, state and (UDP) stash for direction
-/// `d`: its answer, and whether it asked for more packets and for more bytes.
+/// `d`: its answer, whether it asked for more packets for the record and for transaction
+/// events, and whether it asked for more bytes. Once the flow is inspected for events only
+/// (`ctx.ev_only`), the probe sees an empty metadata area, discarded (clearing it costs
+/// nothing, a copy of the flow's would cost every such packet), and what it counts as
+/// malformed is not counted.
 #[allow(clippy::too_many_arguments)]
 fn call(
     sigs: &SigSet,
@@ -1128,11 +1280,20 @@ fn call(
     data: &[u8],
     malformed: &mut u64,
     pool: Option<&mut ReasmPool>,
-) -> (Probe, bool, bool) {
+    (ev, scratch, flow): EvArgs<'_>,
+) -> (Probe, bool, bool, bool) {
+    let mut uncounted = 0;
+    let (meta, malformed) = match scratch {
+        Some(m) if ctx.ev_only => {
+            m.clear();
+            (m, &mut uncounted)
+        }
+        _ => (&mut ctx.meta, malformed),
+    };
     let mut cx = Cx {
         hints: *hints,
         data,
-        meta: &mut ctx.meta,
+        meta,
         state: &mut ctx.state,
         stash: pool.map(|p| reasm::Stash::new(p, &mut ctx.stream[d])),
         more: false,
@@ -1141,11 +1302,15 @@ fn call(
         malformed,
         expect: &mut ctx.expect,
         sigs,
+        events: ev.map(|ev| events::EvCx { ev, flow }),
+        ev_more: false,
     };
     let r = (ins.probe)(&mut cx);
-    let (more, incomplete, long) = (cx.more, cx.incomplete, cx.long);
-    ctx.long |= long;
-    (r, more, incomplete)
+    let (more, ev_more, incomplete, long) = (cx.more, cx.ev_more, cx.incomplete, cx.long);
+    if !ctx.ev_only {
+        ctx.long |= long;
+    }
+    (r, more, ev_more, incomplete)
 }
 
 /// Keep an unsure candidate's evidence `state` in its slot (`slot`, or a free one; none free:
@@ -1174,6 +1339,7 @@ fn keep(
 
 /// Show `data` to the chosen inspector, or to every candidate not yet ruled out (port-hinted
 /// ones first). Returns the label if identified now, and whether a probe asked for more bytes.
+#[allow(clippy::too_many_arguments)]
 fn run(
     rules: &DpiRules,
     ctx: &mut Ctx,
@@ -1182,6 +1348,7 @@ fn run(
     data: &[u8],
     stats: &mut DpiStats,
     pool: Option<&mut ReasmPool>,
+    evs: EvArgs<'_>,
 ) -> (Option<LabelId>, bool) {
     let DpiStats {
         malformed,
@@ -1196,11 +1363,25 @@ fn run(
             return (None, false);
         };
         let i = ctx.chosen as usize - 1;
-        let (r, more, inc) = call(&rules.sigs, ins, ctx, d, hints, data, malformed, pool);
+        let (r, more, ev_more, inc) =
+            call(&rules.sigs, ins, ctx, d, hints, data, malformed, pool, evs);
+        ctx.ev_more = ev_more;
+        if ctx.ev_only {
+            // For transaction events only: the answer names nothing; ruling itself out, or
+            // wanting nothing more, ends it.
+            match r {
+                Probe::Certain(_) => ctx.done = !(more || ev_more),
+                Probe::NotForUs => ctx.done = true,
+                Probe::Unsure => {}
+            }
+            return (None, inc);
+        }
         let mut refined = None;
         match r {
             Probe::Certain(l) => {
-                ctx.done = !more;
+                ctx.done = !(more || ev_more);
+                // Nothing more for the record, more for transaction events: from now on.
+                ctx.ev_only = !more && ev_more;
                 // A finer answer than before (STUN, then DTLS on the same flow): report it. The
                 // inspector's first label is its generic one and never replaces a finer one.
                 let l = Some(rules.id(i, l, &ctx.state));
@@ -1232,8 +1413,11 @@ fn run(
         expect,
         stream,
         meta,
+        ev_more,
+        ev_only,
         ..
     } = ctx;
+    let (ev, _, flow) = evs;
     let mut cx = Cx {
         hints: *hints,
         data,
@@ -1246,6 +1430,8 @@ fn run(
         malformed,
         expect,
         sigs: &rules.sigs,
+        events: ev.map(|ev| events::EvCx { ev, flow }),
+        ev_more: false,
     };
     let any_pending = pending.iter().any(|p| p.0 != 0);
     for part in [todo & sel.hinted, todo & !sel.hinted] {
@@ -1256,6 +1442,7 @@ fn run(
                 let i = k * 64 + bit.trailing_zeros() as usize;
                 let Some(ins) = reg.get(i) else { break };
                 cx.more = false;
+                cx.ev_more = false;
                 cx.incomplete = false;
                 // The evidence this candidate kept on an earlier packet, if any (the area is
                 // all zero between candidates).
@@ -1293,10 +1480,13 @@ fn run(
                         let l = Some(rules.id(i, l, cx.state));
                         *chosen = tag;
                         *label = l;
-                        *done = !cx.more;
+                        *done = !(cx.more || cx.ev_more);
                         *long = cx.long;
+                        *ev_more = cx.ev_more;
+                        // Nothing more for the record, more for transaction events.
+                        *ev_only = !cx.more && cx.ev_more;
                         *pending = [(0, StateArea::ZERO); PENDING];
-                        return (l, cx.incomplete && cx.more);
+                        return (l, cx.incomplete && (cx.more || cx.ev_more));
                     }
                 }
             }

@@ -274,7 +274,7 @@ impl Meta {
 /// Write `v` into `dst` as tshark shows text: valid UTF-8 kept, control characters as `\ooo`
 /// (octal), each invalid sequence as U+FFFD; cut before a piece that does not fit (`cut` set).
 /// Returns the bytes written.
-fn escape_into(dst: &mut [u8], v: &[u8], cut: &mut bool) -> usize {
+pub(crate) fn escape_into(dst: &mut [u8], v: &[u8], cut: &mut bool) -> usize {
     let mut n = 0usize;
     let mut put = |piece: &[u8], n: &mut usize| -> bool {
         match dst.get_mut(*n..*n + piece.len()) {

@@ -91,6 +91,8 @@ pub(crate) fn probe_from(
         long: false,
         expect: &mut None,
         sigs,
+        events: None,
+        ev_more: false,
     };
     let r = (ins.probe)(&mut cx);
     (r, meta, state)
@@ -107,6 +109,8 @@ fn pkt(ip_proto: u8, server_port: u16, from_client: bool, seq: u32, payload: &[u
         server_ip: crate::NO_ADDR,
         client_ip: crate::NO_ADDR,
         payload,
+        ts: 0,
+        flow: 0,
     }
 }
 
@@ -240,7 +244,7 @@ proptest! {
             let mut meta = Meta::default();
             let mut state = StateArea::from_bytes(st);
             let mut bad = 0;
-            let mut cx = Cx { hints, data: &data, meta: &mut meta, state: &mut state, stash: None, more: false, incomplete: false, malformed: &mut bad, long: false, expect: &mut None, sigs: &sigs };
+            let mut cx = Cx { hints, data: &data, meta: &mut meta, state: &mut state, stash: None, more: false, incomplete: false, malformed: &mut bad, long: false, expect: &mut None, sigs: &sigs, events: None, ev_more: false };
             let r = (ins.probe)(&mut cx);
             if let Probe::Certain(l) = r {
                 // (An empty list: labels come from a dictionary loaded at run time.)
@@ -271,7 +275,7 @@ proptest! {
         let (mut d, _) = engine(cfg);
         let mut hs = [NO_HANDLE; 4];
         for (f, up, seq, data, tcp) in &pkts {
-            let p = Packet { ip_proto: if *tcp { 6 } else { 17 }, server_port: [80, 443, 53, 22][*f], client_port: 40000, from_client: *up, seq: *seq, multicast: false, server_ip: crate::NO_ADDR, client_ip: crate::NO_ADDR, payload: data };
+            let p = Packet { ip_proto: if *tcp { 6 } else { 17 }, server_port: [80, 443, 53, 22][*f], client_port: 40000, from_client: *up, seq: *seq, multicast: false, server_ip: crate::NO_ADDR, client_ip: crate::NO_ADDR, payload: data, ts: 0, flow: 0 };
             let _ = d.inspect(&mut hs[*f], &p);
             let _ = d.meta(hs[*f]).map(|m| m.iter().count());
         }
@@ -302,6 +306,8 @@ fn quic_client_hello_over_two_initials() {
         server_ip: crate::NO_ADDR,
         client_ip: crate::NO_ADDR,
         payload: b,
+        ts: 0,
+        flow: 0,
     };
     assert_eq!(
         d.inspect(&mut h, &p(&one)).map(|l| labels.get(l).master()),

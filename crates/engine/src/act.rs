@@ -50,12 +50,13 @@ impl Inline {
             .class
             .verdict()
             .map(|v| (v.label, v.method, v.confidence));
-        // Settled: payload inspection is done with the flow, or it will never start (it saw a
-        // payload and took no context: a transport it does not inspect, or its pool is full),
-        // so the label other methods gave is the last.
+        // Settled: payload inspection is done with the flow (or goes on for transaction events
+        // only), or it will never start (it saw a payload and took no context: a transport it
+        // does not inspect, or its pool is full), so the label other methods gave is the last.
         let h = f.ext.dpi;
-        let settled =
-            !self.dpi || wirespeed_dpi::is_done(h) || (payload && h == wirespeed_dpi::NO_HANDLE);
+        let settled = !self.dpi
+            || wirespeed_dpi::inspection_over(h)
+            || (payload && h == wirespeed_dpi::NO_HANDLE);
         let flow = FlowRef {
             slot,
             serial: f.serial,

@@ -13,6 +13,7 @@
 
 mod act;
 pub mod classify;
+pub mod events;
 pub mod expect;
 mod flowstats;
 pub mod gen;

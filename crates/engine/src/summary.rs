@@ -196,6 +196,8 @@ pub(crate) struct Output<S> {
     id_base: u64,
     id_stride: u64,
     error: Option<io::Error>,
+    /// Where transaction events go (`--events`); None without.
+    pub(crate) events: Option<crate::events::EventOut>,
 }
 
 impl<S: RecordSink> Output<S> {
@@ -214,6 +216,19 @@ impl<S: RecordSink> Output<S> {
             id_base: 0,
             id_stride: 1,
             error: None,
+            events: None,
+        }
+    }
+
+    /// Write the transactions payload inspection completed (`--events`): after each packet,
+    /// and after a flow's end. Without events, one branch.
+    #[inline]
+    pub(crate) fn events(&mut self, dpi: &mut wirespeed_dpi::Dpi) {
+        if let Some(e) = self.events.as_mut() {
+            if let Some(ev) = dpi.events() {
+                let (stride, base) = (self.id_stride, self.id_base);
+                e.take(ev, |serial| serial * stride + base);
+            }
         }
     }
 
@@ -270,6 +285,8 @@ impl<S: RecordSink> Output<S> {
             stage.end(arbiter, f);
             self.emit(f, why, stage, rules, acted, stats);
             stage.release(&mut f.ext);
+            // Transactions still open at the flow's end are complete as they are.
+            self.events(&mut stage.dpi.dpi);
         }
     }
 
@@ -339,6 +356,9 @@ impl<S: RecordSink> Output<S> {
     }
 
     pub(crate) fn take_error(&mut self) -> io::Result<()> {
+        if let Some(e) = self.events.as_mut() {
+            e.take_error()?;
+        }
         match self.error.take() {
             Some(e) => Err(e),
             None => Ok(()),
@@ -514,6 +534,13 @@ impl Summary {
                 "dpi: {} flows inspected, {} identified, {} ruled out, {} budget spent, {} without a context (pool full), {} packets, {} malformed fields, {} metadata truncated",
                 d.flows, d.identified, d.ruled_out, d.budget_spent, d.no_context, d.packets, d.malformed, d.meta_truncated
             )?;
+            if d.events > 0 || d.events_dropped > 0 {
+                writeln!(
+                    f,
+                    "transaction events: {} ({} completed before their answer: their flow or the store held too many open), {} dropped (store full)",
+                    d.events, d.events_early, d.events_dropped
+                )?;
+            }
             let r = &d.reasm;
             writeln!(
                 f,

@@ -41,6 +41,9 @@ pub struct EngineConfig {
     /// The TCP analysis in every record (`--stats tcp`: retransmissions, RTT, options, Zeek's
     /// history and state; [`wirespeed_export::TCP_FIELDS`]).
     pub tcp: bool,
+    /// Where transaction events go (`--events`: DNS, HTTP, TLS, [`crate::events`]); None: no
+    /// events, and nothing of them runs.
+    pub events: Option<crate::events::EventsConfig>,
 }
 
 impl Default for EngineConfig {
@@ -65,6 +68,7 @@ impl EngineConfig {
             learn: crate::learn::LearnConfig::default(),
             dist: false,
             tcp: false,
+            events: None,
         }
     }
 }
@@ -124,13 +128,18 @@ impl<S: RecordSink> Worker<S> {
             t.locator = Some(table.locator());
             stage.tcp = Some(t);
         }
+        let mut out = Output::new(sink, with_source);
+        if let Some(e) = &cfg.events {
+            stage.dpi.dpi.enable_events();
+            out.events = Some(crate::events::EventOut::new(e));
+        }
         Worker {
             table,
             frag: FragTable::new(cfg.frag_capacity, cfg.frag_timeout_ns),
             arbiter: Arbiter::new(cfg.classifiers),
             stage,
             pending: Vec::with_capacity(batch),
-            out: Output::new(sink, with_source),
+            out,
             cfg,
             counters: Counters::default(),
             now: 0,
@@ -219,10 +228,20 @@ impl<S: RecordSink> Worker<S> {
         self.out.written
     }
 
+    /// Transaction events written so far (`--events`).
+    pub fn events_written(&self) -> u64 {
+        self.out.events.as_ref().map_or(0, |e| e.written())
+    }
+
     /// Hand what the sink holds to its output now (the sink's `finish`, which a sink may be
-    /// asked for more than once), so records do not wait in a buffer on a quiet link.
+    /// asked for more than once), so records do not wait in a buffer on a quiet link; and the
+    /// transaction events.
     pub fn flush_output(&mut self) -> io::Result<()> {
-        self.out.sink.finish()
+        self.out.sink.finish()?;
+        match self.out.events.as_mut() {
+            Some(e) => e.finish(),
+            None => Ok(()),
+        }
     }
 
     /// Per-application totals of the flows ended so far.
@@ -404,6 +423,8 @@ impl<S: RecordSink> Worker<S> {
                 payload,
             };
             stage.packet(arbiter, f, &p);
+            // The transactions payload inspection completed at this packet (`--events`).
+            out.events(&mut stage.dpi.dpi);
             if let Lookup::New(_) = r {
                 f.ext.class.mark_first();
             }
@@ -481,6 +502,9 @@ impl<S: RecordSink> Worker<S> {
     pub fn finish(mut self) -> io::Result<S> {
         self.flush()?;
         self.out.sink.finish()?;
+        if let Some(e) = self.out.events.as_mut() {
+            e.finish()?;
+        }
         Ok(self.out.sink)
     }
 }

@@ -1,8 +1,9 @@
 //! Microbenchmark of the record writers (no framework: a timed loop, best of 5 runs, timed by
 //! the thread's CPU time so a busy shared machine inflates the figures less): nanoseconds to
 //! format one flow record as a JSON line, as a CSV row and as an IPFIX data record, into a sink
-//! that discards the bytes.
-//! `cargo bench -p wirespeed-export`.
+//! that discards the bytes; with `--features parquet`, also as a Parquet row (builders, and the
+//! row groups encoded and compressed).
+//! `cargo bench -p wirespeed-export [--features parquet]`.
 //!
 //! Records: the worst case's (IPv4, UDP, label from the model, no metadata) and a TLS flow with
 //! SNI, ALPN, versions, JA3 and JA4 set (the corpus's most common labelled kind), 1,024 of each
@@ -133,5 +134,16 @@ fn main() {
             wirespeed_export::ipfix::IpfixSink::new(exp),
         );
         h.join().unwrap().unwrap();
+        // Arrow builders, and every 65,536 records a row group encoded and compressed (the
+        // worker's share: only appending it to the file takes the lock).
+        #[cfg(feature = "parquet")]
+        {
+            use wirespeed_export::parquet::{ParquetFile, ROW_GROUP_ROWS};
+            let cols = wirespeed_export::Columns::default();
+            let null = std::path::Path::new("/dev/null");
+            let f = ParquetFile::create(null, cols, ROW_GROUP_ROWS).unwrap();
+            time(&format!("Parquet, {kind}"), &recs, f.sink());
+            f.finish().unwrap();
+        }
     }
 }

@@ -10,9 +10,14 @@
 
 mod community;
 mod csv;
+pub mod events;
 mod format;
 pub mod ipfix;
 mod json;
+#[cfg(feature = "kafka")]
+pub mod kafka;
+#[cfg(feature = "parquet")]
+pub mod parquet;
 pub mod shared;
 
 pub use community::community_id;

@@ -74,3 +74,21 @@ pub fn tools(test: &str, tools: &[&str]) -> bool {
     eprintln!("SKIPPED: {why}");
     false
 }
+
+/// Can python3 import `module`? When not: under `CI=true` a panic naming it (.ci/run installs
+/// it; CI must not pass by skipping), elsewhere `SKIPPED` on standard error and false.
+pub fn python_module(test: &str, module: &str) -> bool {
+    let ok = Command::new("python3")
+        .args(["-c", &format!("import {module}")])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if ok {
+        return true;
+    }
+    let why = format!("{test}: python3 with {module} not installed");
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("{why}; .ci/run installs it (python3 -m pip install {module})");
+    }
+    eprintln!("SKIPPED: {why}");
+    false
+}

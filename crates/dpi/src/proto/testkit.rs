@@ -99,6 +99,8 @@ fn classify_full(
             server_ip,
             client_ip: crate::NO_ADDR,
             payload,
+            ts: 0,
+            flow: 0,
         };
         seq[d] = seq[d].wrapping_add(payload.len() as u32);
         if let Some(l) = dpi.inspect(&mut h, &p) {
@@ -204,6 +206,8 @@ mod hostile {
                     long: false,
                     expect: &mut None,
                     sigs: &sigs,
+                    events: None,
+                    ev_more: false,
                 };
                 let _ = (ins.probe)(&mut cx);
             }

@@ -106,6 +106,8 @@ impl Classifier for DpiClassifier {
             server_ip,
             client_ip,
             payload: p.payload,
+            ts: p.ts,
+            flow: flow.serial,
         };
         if let Some(label) = self.dpi.inspect(handle, &pkt) {
             // The packet that names the protocol usually carries the name (ClientHello, request,

@@ -48,6 +48,8 @@ pub struct FlowView<'a> {
     pub last_ts: u64,
     /// Packets per side (this one included, in [`Classifier::packet`]).
     pub pkts: [u64; 2],
+    /// The flow's number in its table (its record's `flow_id` is made of it).
+    pub serial: u64,
 }
 
 impl FlowView<'_> {
@@ -192,6 +194,7 @@ fn split(f: &mut Flow<FlowExt>) -> (FlowView<'_>, &mut FlowExt) {
         last_ts,
         pkts,
         ext,
+        serial,
         ..
     } = f;
     let view = FlowView {
@@ -200,6 +203,7 @@ fn split(f: &mut Flow<FlowExt>) -> (FlowView<'_>, &mut FlowExt) {
         first_ts: *first_ts,
         last_ts: *last_ts,
         pkts: *pkts,
+        serial: *serial,
     };
     (view, ext)
 }

@@ -170,7 +170,7 @@ pub(crate) fn run_worker<S: RecordSink, F: Feed>(
                 publish(w, feed, counters, &mut published, slot, false);
             }
             if last_flush.0.elapsed() >= FLUSH_EVERY {
-                let written = w.records_written();
+                let written = w.records_written() + w.events_written();
                 if written != last_flush.1 {
                     w.flush_output()?;
                 }

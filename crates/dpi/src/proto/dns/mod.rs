@@ -5,6 +5,7 @@
 use crate::meta::Field;
 use crate::proto::label;
 use crate::util::{starts_with_ci, Buf, Rd};
+use crate::events::{EvCx, Tx, TxField, TxKind};
 use crate::{Cx, Inspector, Label, Probe, TCP, UDP};
 
 /// nDPI's DNS label.
@@ -197,7 +198,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         }
     }
     let mut r = Rd::new(d);
-    let (Some(_id), Some(flags), Some(qd), Some(an), Some(ns), Some(ar)) =
+    let (Some(id), Some(flags), Some(qd), Some(an), Some(ns), Some(ar)) =
         (r.u16(), r.u16(), r.u16(), r.u16(), r.u16(), r.u16())
     else {
         return if cx.state::<State>().seen != 0 {
@@ -283,9 +284,135 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     if ends_with_ci(n.as_bytes(), b"securedns.avast.com") {
         l = &AVAST_SECURE_DNS;
     }
-    // Keep listening, within the budget: later transactions on the 5-tuple add their names.
+    if let Some(ev) = cx.events() {
+        let q = (qd > 0).then_some(Question {
+            name: qname,
+            qtype,
+            qclass: class & 0x7fff,
+            end: after + 4,
+        });
+        event(ev, d, id, flags, qd, an, q);
+    }
+    // Keep listening, within the budget: later transactions on the 5-tuple add their names
+    // (and, when the run writes them, their transaction events past it).
     cx.want_more();
+    cx.want_events();
     Probe::Certain(l)
+}
+
+/// A message's first question, as the probe read it.
+struct Question<'a> {
+    name: &'a [u8],
+    qtype: u16,
+    qclass: u16,
+    /// Offset after it.
+    end: usize,
+}
+
+/// The transaction event of the DNS message `m` (`--events`): a query opens one, the response
+/// with its id on the flow completes it (response code, flags, answers); a response whose query
+/// was not seen is an event alone, with its question.
+fn event(
+    ev: &mut EvCx<'_>,
+    m: &[u8],
+    id: u16,
+    flags: u16,
+    qd: u16,
+    an: u16,
+    q: Option<Question<'_>>,
+) {
+    let bit = |b: u16| u64::from(flags >> b & 1);
+    // AA, TC, RD, RA as bits 0 to 3.
+    let dflags = bit(10) | bit(9) << 1 | bit(8) << 2 | bit(7) << 3;
+    let question = |t: &mut Tx| {
+        t.set_num(TxField::DnsId, u64::from(id));
+        if let Some(q) = &q {
+            t.set_text(TxField::DnsQuery, q.name);
+            t.set_num(TxField::DnsQtype, u64::from(q.qtype));
+            t.set_num(TxField::DnsQclass, u64::from(q.qclass));
+        }
+    };
+    if flags & 0x8000 == 0 {
+        if let Some(t) = ev.open(TxKind::Dns, u32::from(id)) {
+            question(t);
+            t.set_num(TxField::DnsFlags, dflags);
+        }
+        return;
+    }
+    let Some((t, was_open)) = ev.answer_or_add(TxKind::Dns, Some(u32::from(id))) else {
+        return;
+    };
+    if !was_open {
+        question(t);
+    }
+    t.set_num(TxField::DnsRcode, u64::from(flags & 0xf));
+    t.set_num(TxField::DnsFlags, dflags);
+    // The answers follow the questions (an mDNS announcement has none: its records start at 12).
+    let mut at = q.as_ref().map_or(Some(12), |q| Some(q.end));
+    for _ in 1..qd.min(MAX_QUESTIONS) {
+        at = at
+            .and_then(|a| whole_name(m, a, &mut Buf::default()))
+            .and_then(|a| a.checked_add(4));
+    }
+    if let Some(at) = at {
+        answer_texts(m, at, an, t);
+    }
+}
+
+/// Each answer record's data as text and its TTL, into `t` (at most
+/// [`crate::events::MAX_ANSWERS`]): A and AAAA addresses, CNAME, PTR, NS, DNAME and MX targets,
+/// a TXT record's first string; other types are skipped. Stops at the first damage.
+fn answer_texts(m: &[u8], mut at: usize, an: u16, t: &mut Tx) -> Option<()> {
+    let mut kept = 0;
+    for _ in 0..an.min(256) {
+        if kept >= crate::events::MAX_ANSWERS {
+            break;
+        }
+        at = whole_name(m, at, &mut Buf::default())?;
+        let mut r = Rd::new(m.get(at..)?);
+        let (rtype, _class, ttl) = (r.u16()?, r.u16()?, r.u32()?);
+        let rdata_at = at + 10;
+        let rdata = r.vec16()?;
+        at = rdata_at + rdata.len();
+        let ttl = if ttl & 0x8000_0000 != 0 { 0 } else { ttl };
+        let mut text = Buf::<MAX_NAME>::default();
+        match rtype {
+            1 | 28 => {
+                let ip: std::net::IpAddr = match rdata.len() {
+                    4 => <[u8; 4]>::try_from(rdata).ok().map(std::net::Ipv4Addr::from)?.into(),
+                    16 => <[u8; 16]>::try_from(rdata).ok().map(std::net::Ipv6Addr::from)?.into(),
+                    _ => continue,
+                };
+                let mut b = [0u8; 46];
+                let mut c = std::io::Cursor::new(&mut b[..]);
+                let _ = std::io::Write::write_fmt(&mut c, format_args!("{ip}"));
+                let n = c.position() as usize;
+                text.push(b.get(..n).unwrap_or_default());
+            }
+            2 | 5 | 12 | 39 => {
+                whole_name(m, rdata_at, &mut text)?;
+            }
+            15 => {
+                whole_name(m, rdata_at + 2, &mut text)?;
+            }
+            16 => {
+                let mut r = Rd::new(rdata);
+                text.push(r.vec8().unwrap_or_default());
+            }
+            _ => continue,
+        }
+        let v: &[u8] = match (text.is_empty(), rtype) {
+            (true, 16) => continue,
+            (true, _) => b"<root>",
+            _ => text.as_bytes(),
+        };
+        // A TTL for each answer kept, so the two lists stay aligned.
+        if t.set_text(TxField::DnsAnswer, v) {
+            t.set_num(TxField::DnsTtl, u64::from(ttl));
+        }
+        kept += 1;
+    }
+    Some(())
 }
 
 /// Does the name at `at` of `m` reach an RFC 2673 extended label of a type other than a bit

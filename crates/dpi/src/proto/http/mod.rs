@@ -43,6 +43,7 @@
 //! (`ndpi_http_check_human_redeable_content`). The risk rules themselves are in
 //! `wirespeed_classify::risk`.
 
+use crate::events::{TxField, TxKind};
 use crate::meta::Field;
 use crate::proto::label;
 use crate::{Cx, Dir, Inspector, Label, Probe, TCP};
@@ -138,6 +139,8 @@ pub(crate) struct State {
     /// What the heads showed for nDPI's risk checks: [`F_ATTACHMENT`], [`F_BODY_BINARY`],
     /// [`F_EXE_BODY`], [`F_SUSP_HEADER`], [`F_SERVER_NONPRINT`] (written as `http_flags`).
     flags: u8,
+    /// Requests read for transaction events so far (`--events`; saturating).
+    depth: u8,
 }
 
 /// [`State::flags`]: `Content-Disposition` names an `exe`, `msi` or `cab` attachment (`a`).
@@ -377,6 +380,8 @@ const REQ_DONE: u8 = 1;
 const STATUS_DONE: u8 = 2;
 /// [`State::done`]: a request is being gathered over several segments.
 const STARTED: u8 = 4;
+/// [`State::done`]: the connection switched protocols (`101`): no more transaction events.
+const SWITCHED: u8 = 8;
 /// [`State::kind`]: a request to a proxy (absolute URL).
 const VIA_PROXY: u8 = 1;
 /// [`State::kind`]: a CONNECT request (a tunnel).
@@ -404,6 +409,21 @@ pub fn status(d: &[u8]) -> Option<u16> {
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
     let d = cx.data;
+    let st = *cx.state::<State>();
+    if st.done & (REQ_DONE | STATUS_DONE) == REQ_DONE | STATUS_DONE
+        && st.kind != TUNNEL
+        && cx.events().is_some()
+    {
+        // The first exchange, the record's, is read: later ones are read for transaction
+        // events only (the metadata is no longer written), a request or a response by its
+        // first bytes (the roles are settled).
+        if is_request(d) {
+            later_requests(cx, d, true);
+        } else if status(d).is_some() {
+            responses(cx, d);
+        }
+        return more(cx);
+    }
     // Without a SYN the first packet's sender is taken for the client: a capture that starts
     // inside a response has the roles swapped (http_starting_with_reply.pcapng, where nDPI
     // lists the server's port as the source too). Until a request is seen, a status line
@@ -419,9 +439,15 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
             if cx.state::<State>().done & REQ_DONE != 0 {
                 if cx.state::<State>().kind == TUNNEL && cx.meta.get(Field::Sni).is_none() {
                     // Through a CONNECT tunnel: the TLS ClientHello's SNI, as tshark shows it.
-                    if crate::proto::tls::hello_in_record(d, cx.meta) == Some(false) {
+                    let hello = crate::proto::tls::hello_in_record(d, cx.meta);
+                    if hello == Some(false) {
                         cx.incomplete();
+                    } else {
+                        crate::proto::tls::tls_event(cx, hello.is_some());
                     }
+                } else if cx.state::<State>().kind != TUNNEL && cx.events().is_some() {
+                    // A request after the first, before the first response (pipelined).
+                    later_requests(cx, d, true);
                 }
                 return more(cx);
             }
@@ -473,6 +499,9 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
                 // the next request, if one comes within the budget, is read all the same
                 // (http_starting_with_reply.pcapng: tshark's host is in the second request).
                 cx.state::<State>().done |= STATUS_DONE;
+                if cx.events().is_some() {
+                    responses(cx, d);
+                }
                 more(cx)
             }
             None if cx.state::<State>().done != 0 => more(cx),
@@ -536,6 +565,11 @@ fn more(cx: &mut Cx<'_>) -> Probe {
         cx.want_more();
     }
     let st = cx.state::<State>();
+    if st.kind != TUNNEL && st.done & SWITCHED == 0 {
+        // Later requests and responses, for transaction events (nothing without them).
+        cx.want_events();
+    }
+    let st = cx.state::<State>();
     Probe::Certain(match st.kind {
         VIA_PROXY => &PROXY,
         TUNNEL => &CONNECT,
@@ -550,9 +584,9 @@ fn request(cx: &mut Cx<'_>) -> Probe {
     let d = cx.data;
     let mut hdrs = [httparse::EMPTY_HEADER; 48];
     let mut req = httparse::Request::new(&mut hdrs);
-    let complete = match req.parse(d) {
-        Ok(httparse::Status::Complete(_)) => true,
-        Ok(httparse::Status::Partial) => false,
+    let (complete, head) = match req.parse(d) {
+        Ok(httparse::Status::Complete(n)) => (true, n),
+        Ok(httparse::Status::Partial) => (false, 0),
         Err(_) => {
             // A valid method and a version on the first line: HTTP with a malformed header.
             let line = d.split(|&c| c == b'\n').next().unwrap_or(&[]);
@@ -564,6 +598,9 @@ fn request(cx: &mut Cx<'_>) -> Probe {
                     st.app = app;
                 }
                 st.done |= REQ_DONE;
+                if cx.events().is_some() {
+                    lenient_event(cx, d);
+                }
                 return more(cx);
             }
             return Probe::NotForUs;
@@ -579,6 +616,7 @@ fn request(cx: &mut Cx<'_>) -> Probe {
     let mut ctype: &[u8] = &[];
     let mut soap_action = false;
     let mut susp = 0;
+    let mut body = None;
     for h in req.headers.iter().take_while(|h| !h.name.is_empty()) {
         if h.name.eq_ignore_ascii_case("host") {
             host = trim(h.value);
@@ -588,6 +626,8 @@ fn request(cx: &mut Cx<'_>) -> Probe {
             ctype = h.value;
         } else if h.name.eq_ignore_ascii_case("soapaction") {
             soap_action = true;
+        } else if h.name.eq_ignore_ascii_case("content-length") {
+            body = content_length(h.value);
         }
         if suspicious_header(h.name.as_bytes()) {
             susp = F_SUSP_HEADER;
@@ -632,7 +672,179 @@ fn request(cx: &mut Cx<'_>) -> Probe {
         return more(cx);
     }
     cx.state::<State>().done |= REQ_DONE;
+    if cx.events().is_some() {
+        request_event(cx, method.as_bytes(), path.as_bytes(), host, ua, body);
+        if complete {
+            // Requests pipelined after it in the same bytes.
+            let next = head.saturating_add(body.unwrap_or(0).min(usize::MAX as u64) as usize);
+            if let Some(rest) = d.get(next..).filter(|r| !r.is_empty()) {
+                later_requests(cx, rest, false);
+            }
+        }
+    }
     more(cx)
+}
+
+/// Requests pipelined in one stream's bytes this inspector reads at most, after the first.
+const MAX_PIPELINED: usize = 8;
+
+/// The transaction events of the requests at the start of `d` (`--events`), one after the
+/// other by their `Content-Length` (at most [`MAX_PIPELINED`]); a request whose head is cut at
+/// the end of `d` is shown again whole with the following bytes when it is the first and `d`
+/// is the start of the bytes shown (`at_start`: [`Cx::incomplete`] shows them all again), and
+/// left out otherwise. Writes no metadata.
+fn later_requests(cx: &mut Cx<'_>, d: &[u8], at_start: bool) {
+    let mut at = 0usize;
+    for _ in 0..MAX_PIPELINED {
+        let Some(rest) = d.get(at..).filter(|r| is_request(r)) else {
+            return;
+        };
+        let mut hdrs = [httparse::EMPTY_HEADER; 48];
+        let mut req = httparse::Request::new(&mut hdrs);
+        let head = match req.parse(rest) {
+            Ok(httparse::Status::Complete(n)) => n,
+            Ok(httparse::Status::Partial) => {
+                if at == 0 && at_start {
+                    cx.incomplete();
+                }
+                return;
+            }
+            Err(_) => return,
+        };
+        let (Some(method), Some(path)) = (req.method, req.path) else {
+            return;
+        };
+        let (mut host, mut ua, mut body): (&[u8], &[u8], _) = (&[], &[], None);
+        for h in req.headers.iter().take_while(|h| !h.name.is_empty()) {
+            if h.name.eq_ignore_ascii_case("host") {
+                host = trim(h.value);
+            } else if h.name.eq_ignore_ascii_case("user-agent") {
+                ua = trim(h.value);
+            } else if h.name.eq_ignore_ascii_case("content-length") {
+                body = content_length(h.value);
+            }
+        }
+        request_event(cx, method.as_bytes(), path.as_bytes(), host, ua, body);
+        let len = head.saturating_add(body.unwrap_or(0).min(usize::MAX as u64) as usize);
+        at = at.saturating_add(len);
+    }
+}
+
+/// The transaction event of a request read whole enough (`--events`): opened, to be completed
+/// by its response.
+fn request_event(
+    cx: &mut Cx<'_>,
+    method: &[u8],
+    uri: &[u8],
+    host: &[u8],
+    ua: &[u8],
+    body: Option<u64>,
+) {
+    let st = cx.state::<State>();
+    st.depth = st.depth.saturating_add(1);
+    let depth = st.depth;
+    let Some(t) = cx.events().and_then(|ev| ev.open(TxKind::Http, 0)) else {
+        return;
+    };
+    t.set_num(TxField::HttpDepth, u64::from(depth));
+    t.set_text(TxField::HttpMethod, method);
+    t.set_text(TxField::HttpHost, host);
+    t.set_text(TxField::HttpUri, uri);
+    t.set_text(TxField::HttpUserAgent, ua);
+    if let Some(n) = body {
+        t.set_num(TxField::HttpReqLen, n);
+    }
+}
+
+/// The transaction event of a request `httparse` refused, read as [`lenient_headers`] reads it.
+fn lenient_event(cx: &mut Cx<'_>, d: &[u8]) {
+    let mut lines = d.split(|&c| c == b'\n');
+    let mut parts = lines.next().unwrap_or(&[]).splitn(3, |&c| c == b' ');
+    let (method, path) = (parts.next().unwrap_or(&[]), parts.next().unwrap_or(&[]));
+    let (mut host, mut ua, mut body): (&[u8], &[u8], _) = (&[], &[], None);
+    for line in lines.take(64) {
+        let line = trim(line);
+        if line.is_empty() {
+            break;
+        }
+        let Some(colon) = line.iter().position(|&c| c == b':') else {
+            continue;
+        };
+        let (name, value) = (trim(&line[..colon]), trim(&line[colon + 1..]));
+        if name.eq_ignore_ascii_case(b"host") {
+            host = value;
+        } else if name.eq_ignore_ascii_case(b"user-agent") {
+            ua = value;
+        } else if name.eq_ignore_ascii_case(b"content-length") {
+            body = content_length(value);
+        }
+    }
+    request_event(cx, method, path, host, ua, body);
+}
+
+/// The transaction events of the responses at the start of `d` (`--events`): each completes
+/// the flow's oldest open request, or is an event alone when none is open; an interim `1xx`
+/// other than `101` completes nothing. Responses pipelined after the first are found by its
+/// `Content-Length` (at most [`MAX_PIPELINED`]). Writes no metadata.
+fn responses(cx: &mut Cx<'_>, d: &[u8]) {
+    let mut at = 0usize;
+    for _ in 0..MAX_PIPELINED {
+        let Some(rest) = d.get(at..) else {
+            return;
+        };
+        let Some(code) = status(rest) else {
+            return;
+        };
+        let (mut ctype, mut body): (&[u8], _) = (&[], None);
+        for (k, v) in head_lines(rest) {
+            if k.eq_ignore_ascii_case(b"content-type") {
+                ctype = trim(v);
+            } else if k.eq_ignore_ascii_case(b"content-length") {
+                body = content_length(v);
+            }
+        }
+        if code == 101 {
+            // What follows is another protocol's.
+            cx.state::<State>().done |= SWITCHED;
+        }
+        if !(100..200).contains(&code) || code == 101 {
+            let Some(ev) = cx.events() else {
+                return;
+            };
+            if let Some((t, _)) = ev.answer_or_add(TxKind::Http, None) {
+                t.set_num(TxField::HttpStatus, u64::from(code));
+                t.set_text(TxField::HttpContentType, ctype);
+                if let Some(n) = body {
+                    t.set_num(TxField::HttpRespLen, n);
+                }
+            }
+        }
+        // The next response starts after this one's head and body, when both are known.
+        let Some(head) = rest
+            .get(..rest.len().min(8192))
+            .and_then(|h| h.windows(4).position(|w| w == b"\r\n\r\n"))
+        else {
+            return;
+        };
+        let body = if (100..200).contains(&code) || code == 204 || code == 304 {
+            0
+        } else {
+            match body {
+                Some(n) => n.min(usize::MAX as u64) as usize,
+                None => return,
+            }
+        };
+        at = at.saturating_add(head + 4).saturating_add(body);
+    }
+}
+
+/// A `Content-Length` value (decimal digits, at most 18), trimmed.
+fn content_length(v: &[u8]) -> Option<u64> {
+    let v = trim(v);
+    if v.is_empty() || v.len() > 18 || !v.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    Some(v.iter().fold(0u64, |a, &c| a * 10 + u64::from(c - b'0')))
 }
 
 /// Request line and headers by hand, for requests `httparse` refuses (a bad byte in a header):

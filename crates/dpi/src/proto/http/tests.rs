@@ -136,6 +136,8 @@ fn named(port: u16, pkts: &[(bool, &[u8])]) -> Option<String> {
             server_ip: crate::NO_ADDR,
             client_ip: crate::NO_ADDR,
             payload,
+            ts: 0,
+            flow: 0,
         };
         seq[d] = seq[d].wrapping_add(payload.len() as u32);
         if let Some(l) = dpi.inspect(&mut h, &p) {

@@ -79,9 +79,11 @@ fn udp_hello(cx: &mut Cx<'_>) -> Probe {
     let start = (0..HELLO_WITHIN.min(d.len())).find(|&i| hello_at(d.get(i..).unwrap_or(&[])));
     match start.and_then(|i| d.get(i..)) {
         Some(h) if cx.hints.dir == Dir::ToServer => {
-            if crate::proto::tls::hello_in_record(h, cx.meta) != Some(true) {
+            let hello = crate::proto::tls::hello_in_record(h, cx.meta);
+            if hello != Some(true) {
                 cx.malformed();
             }
+            crate::proto::tls::tls_event(cx, hello.is_some());
             cx.state::<State>().phase = 0;
         }
         _ => cx.want_more(),

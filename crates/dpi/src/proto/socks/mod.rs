@@ -79,10 +79,12 @@ fn tunnel(cx: &mut Cx<'_>) -> Probe {
     match what {
         TLS if to_server => {
             // A cut hello: the reassembled stream is shown again with the next segment.
-            if crate::proto::tls::hello_in_record(d, cx.meta) == Some(false) {
+            let hello = crate::proto::tls::hello_in_record(d, cx.meta);
+            if hello == Some(false) {
                 cx.incomplete();
                 cx.want_more();
             } else {
+                crate::proto::tls::tls_event(cx, hello.is_some());
                 cx.state::<State>().tunnel = SOCKS | DONE;
             }
         }

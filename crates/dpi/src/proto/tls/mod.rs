@@ -2,6 +2,7 @@
 //! client fingerprints) and ServerHello (chosen version and ALPN). A ClientHello cut across
 //! segments asks for reassembly. The ClientHello parser is shared with QUIC.
 
+use crate::events::{TxField, TxKind};
 use crate::meta::{Field, Meta};
 use crate::proto::label;
 use crate::util::{md5_hex, Buf, Rd};
@@ -244,7 +245,47 @@ fn probe_tls(cx: &mut Cx<'_>) -> Probe {
         }
         cx.state::<State>().done |= CERT_DONE;
     }
+    let read = cx.state::<State>().done & (CH_DONE | SH_DONE) != 0;
+    tls_event(cx, read);
     more(cx)
+}
+
+/// The handshake's transaction event (`--events`) as it stands: opened at the first hello read
+/// (its time is the event's), its values rewritten from the flow's metadata after each message
+/// read; complete when inspection of the flow ends (the handshake read as far as it is in
+/// clear) or the flow does. Also for a ClientHello read inside a tunnel (HTTP CONNECT, SOCKS,
+/// RDP). Nothing without events, or before a hello was `read` (one cut short is not yet; a
+/// malformed one is, with the values it gave).
+pub(crate) fn tls_event(cx: &mut Cx<'_>, read: bool) {
+    if cx.events.is_none() || !read {
+        return;
+    }
+    const TEXTS: [(Field, TxField); 7] = [
+        (Field::TlsVersion, TxField::TlsVersion),
+        (Field::Sni, TxField::TlsSni),
+        (Field::Alpn, TxField::TlsAlpn),
+        (Field::Ja3c, TxField::TlsJa3),
+        (Field::Ja4, TxField::TlsJa4),
+        (Field::TlsCertSubject, TxField::TlsSubject),
+        (Field::TlsCertIssuer, TxField::TlsIssuer),
+    ];
+    let meta = &*cx.meta;
+    let Some(t) = cx
+        .events
+        .as_mut()
+        .and_then(|ev| ev.find_or_open(TxKind::Tls))
+    else {
+        return;
+    };
+    t.clear();
+    for (f, tf) in TEXTS {
+        if let Some(v) = meta.get(f) {
+            t.set_text(tf, v.as_bytes());
+        }
+    }
+    if let Some(c) = meta.get(Field::TlsCipher).and_then(|v| v.parse().ok()) {
+        t.set_num(TxField::TlsCipher, c);
+    }
 }
 
 /// Where reading the server's certificate stands.
