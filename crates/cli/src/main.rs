@@ -1386,23 +1386,13 @@ fn live(a: LiveArgs) -> Result<ExitCode, String> {
     let text_too = (ipfix.is_none() && kafka.is_none()) || a.output.is_some();
     let (x, k) = (&ipfix, &kafka);
     let sink = move |_| -> Box<dyn RecordSink + Send> {
-        // Opened before the session that asks for sinks is built. Records name the interfaces
-        // as their `source` (no `pcap`): the same columns as `classify` writes.
+        // Opened before the session that asks for sinks is built.
         let w = slot
             .borrow()
             .as_ref()
             .map(|o| o.0.clone())
             .filter(|_| text_too);
-        let text: Option<Box<dyn RecordSink + Send>> = match (w, format) {
-            (Some(w), Format::Json) => {
-                Some(Box::new(JsonLinesWriter::new(w, true).with_columns(cols)))
-            }
-            (Some(w), Format::Csv) => {
-                Some(Box::new(CsvWriter::headerless(w, true).with_columns(cols)))
-            }
-            (None, _) | (Some(_), Format::Parquet) => None,
-        };
-        with_exports(text, x, k)
+        with_exports(live_text(w, format, cols), x, k)
     };
     let run = wirespeed_live::run(&lc, sink, stop, &mut opened, &mut |line| {
         if !quiet {
@@ -1511,6 +1501,20 @@ fn close_live_out(lossy: LossyWriter, writer: std::thread::JoinHandle<io::Result
 
 /// The live output and its writer thread (which returns the first write error).
 type LiveOut = (LossyWriter, std::thread::JoinHandle<io::Result<()>>);
+
+/// A live or inline worker's text sink on the run's lossy output (None: no text records).
+/// Records name the interfaces as their `source` (no `pcap`): the columns `classify` writes.
+fn live_text(
+    w: Option<LossyWriter>,
+    format: Format,
+    cols: Columns,
+) -> Option<Box<dyn RecordSink + Send>> {
+    match (w?, format) {
+        (w, Format::Json) => Some(Box::new(JsonLinesWriter::new(w, true).with_columns(cols))),
+        (w, Format::Csv) => Some(Box::new(CsvWriter::headerless(w, true).with_columns(cols))),
+        (_, Format::Parquet) => None,
+    }
+}
 
 /// Open the live output (`-` or none: standard output) for a run that stops with `stop`.
 fn lossy_out(
@@ -1747,16 +1751,7 @@ fn inline(a: InlineArgs) -> Result<ExitCode, String> {
             .as_ref()
             .map(|o| o.0.clone())
             .filter(|_| text_too);
-        let text: Option<Box<dyn RecordSink + Send>> = match (w, format) {
-            (Some(w), Format::Json) => {
-                Some(Box::new(JsonLinesWriter::new(w, true).with_columns(cols)))
-            }
-            (Some(w), Format::Csv) => {
-                Some(Box::new(CsvWriter::headerless(w, true).with_columns(cols)))
-            }
-            (None, _) | (Some(_), Format::Parquet) => None,
-        };
-        with_exports(text, x, k)
+        with_exports(live_text(w, format, cols), x, k)
     };
     let policy_path = a.policy.clone();
     let status = |line: &str| {
