@@ -1266,6 +1266,18 @@ pub struct RiskFacts<'a> {
     /// no additional records). nDPI's Minor Issues ("DNS Record with zero TTL"). `false`:
     /// unknown or none.
     pub dns_zero_ttl: bool,
+    /// Whether a DNS message nDPI dissects was malformed as its DNS parser judges it (dns.c:
+    /// an invalid header on a message after the first, a query name over 253 bytes or without
+    /// room for its type and class): nDPI's Malformed Packet. `false`: unknown or none.
+    pub dns_malformed: bool,
+    /// Whether the client hello carried an encrypted_server_name (ESNI) extension: nDPI's
+    /// Missing SNI is not raised then.
+    pub tls_esni: bool,
+    /// Whether a gQUIC CHLO was read (its SNI, if any, is in [`RiskFacts::sni`]).
+    pub gquic_chlo: bool,
+    /// Whether the flow is WebRTC as nDPI tells it (a DTLS client hello offering use_srtp on a
+    /// flow that began with STUN): Missing SNI and Not Carrying HTTPS are not raised then.
+    pub tls_webrtc: bool,
     /// OR of the TCP flag byte (byte 13 of the TCP header: FIN 0x01, SYN
     /// 0x02, RST 0x04, PSH 0x08, ACK 0x10, URG 0x20, ECE 0x40, CWR 0x80) of every TCP packet
     /// sent client to server (the record's c2s direction). 0 for non-TCP flows or unknown.
@@ -1461,6 +1473,10 @@ pub fn assess(f: &RiskFacts) -> RiskSet {
     // dns.c search_valid_dns: an answer record with TTL 0.
     if k.has(LabelKind::DNS_MASTER | LabelKind::MDNS_MASTER) && f.dns_zero_ttl {
         s.set(Risk::MinorIssues);
+    }
+    // dns.c: an invalid header after the first message, or a bad query name length.
+    if k.has(LabelKind::DNS_MASTER | LabelKind::MDNS_MASTER) && f.dns_malformed {
+        s.set(Risk::MalformedPacket);
     }
     if f.l4 == 6 {
         assess_tcp(f, &mut s);
@@ -1817,13 +1833,19 @@ fn assess_tls(f: &RiskFacts, s: &mut RiskSet) {
             s.set(Risk::TlsObsoleteVersion);
         }
     }
-    if ch_seen {
+    // quic.c: a gQUIC CHLO without an SNI tag.
+    if f.gquic_chlo && sni.is_none() {
+        s.set(Risk::TlsMissingSni);
+    }
+    // tls.c: a WebRTC flow (DTLS-SRTP after STUN) is spared both checks; an ESNI extension
+    // counts as a name.
+    if ch_seen && !f.tls_webrtc {
         if let Some(v) = version {
             let alpn_offered = f.alpn.is_some_and(|a| !a.is_empty()) || hello.is_some_and(|h| h.1);
             if v >= 0x0303 && !alpn_offered {
                 s.set(Risk::TlsNotCarryingHttps);
             }
-            if sni.is_none() && v >= 0x0302 {
+            if sni.is_none() && v >= 0x0302 && !f.tls_esni {
                 s.set(Risk::TlsMissingSni);
                 if f.alpn
                     .is_some_and(|a| a.split(',').any(|p| p.starts_with('h')))
@@ -2194,6 +2216,38 @@ mod tests {
             f.kind = Some(LabelKind::of(m, a, c));
             assert_eq!(assess(&f), computed, "{m}.{a}");
         }
+    }
+
+    /// nDPI's exemptions (tls.c, quic.c): an ESNI extension counts as a name; a WebRTC flow
+    /// (DTLS-SRTP after STUN) is not checked for SNI nor ALPN; a gQUIC CHLO without an SNI tag
+    /// is Missing SNI whatever its version.
+    #[test]
+    fn tls_hello_exemptions_and_gquic() {
+        let mut f = tls();
+        f.ja4 = Some("t13i1813h2_29a2cd9e9f10_0d6ff543c596");
+        f.alpn = Some("h2,http/1.1");
+        assert!(assess(&f).has(Risk::TlsMissingSni));
+        f.tls_esni = true;
+        assert!(!assess(&f).has(Risk::TlsMissingSni));
+        let mut d = tls();
+        d.l4 = 17;
+        d.master = "DTLS";
+        d.app = "DTLS";
+        d.ja4 = Some("dd2i120700_7c0e62f61317_d9dd6182da81");
+        let r = assess(&d);
+        assert!(r.has(Risk::TlsMissingSni) && r.has(Risk::TlsNotCarryingHttps));
+        d.tls_webrtc = true;
+        let r = assess(&d);
+        assert!(!r.has(Risk::TlsMissingSni) && !r.has(Risk::TlsNotCarryingHttps));
+        let mut q = tls();
+        q.l4 = 17;
+        q.master = "QUIC";
+        q.app = "QUIC";
+        assert!(!assess(&q).has(Risk::TlsMissingSni), "no hello read");
+        q.gquic_chlo = true;
+        assert!(assess(&q).has(Risk::TlsMissingSni));
+        q.sni = Some("www.example.com");
+        assert!(!assess(&q).has(Risk::TlsMissingSni));
     }
 
     #[test]

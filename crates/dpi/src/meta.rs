@@ -97,6 +97,15 @@ fields! {
     /// executable, `h` a header name nDPI calls suspicious, `s` a non-printable byte in
     /// `Server`.
     HttpFlags = "http_flags", 8;
+    /// What a TLS/DTLS/QUIC client hello showed that nDPI's checks read, as letters (see
+    /// `proto::tls`): `e` an encrypted_server_name (ESNI, 0xffce) extension, `h` a gQUIC CHLO
+    /// was read (TLS hellos show as `ja4`), `w` a DTLS use_srtp offer on a flow that began with
+    /// STUN (nDPI's WebRTC).
+    TlsFlags = "tls_flags", 4;
+    /// What the DNS messages showed that nDPI's checks read, as letters (see `proto::dns`):
+    /// `m` a malformed header or question after the first message, `z` an answer record with
+    /// TTL 0.
+    DnsFlags = "dns_flags", 4;
 }
 
 /// A flow's metadata: values of [`Field`]s packed in a fixed area of [`META_BYTES`] bytes

@@ -50,6 +50,8 @@ const DNS_NAMES: usize = at("dns_names");
 const HTTP_CONTENT_TYPE: usize = at("http_content_type");
 const HTTP_SERVER: usize = at("http_server");
 const HTTP_FLAGS: usize = at("http_flags");
+const TLS_FLAGS: usize = at("tls_flags");
+const DNS_FLAGS: usize = at("dns_flags");
 
 /// What the flow table noted of a TCP flow beyond the record, oriented client → server.
 pub(crate) struct Tracked {
@@ -89,6 +91,7 @@ pub(crate) fn of(rec: &FlowRecord<'_>, rules: &Rules, t: &Tracked) -> RiskSet {
     // `http_flags` letters (absent: none of them seen; most flows have none).
     let flags = rec.meta[HTTP_FLAGS].as_bytes();
     let flag = |c: u8| Some(!flags.is_empty() && flags.contains(&c));
+    let has = |i: usize, c: u8| rec.meta[i].as_bytes().contains(&c);
     let dpi = rec.method == Some(Method::Dpi);
     let mut set = assess(&RiskFacts {
         kind: rules.risk_kind(rec.label),
@@ -138,6 +141,11 @@ pub(crate) fn of(rec: &FlowRecord<'_>, rules: &Rules, t: &Tracked) -> RiskSet {
         http_exe_body: flag(b'e'),
         http_susp_header_name: flag(b'h'),
         http_server_nonprint: flag(b's'),
+        tls_esni: has(TLS_FLAGS, b'e'),
+        gquic_chlo: has(TLS_FLAGS, b'h'),
+        tls_webrtc: has(TLS_FLAGS, b'w'),
+        dns_malformed: has(DNS_FLAGS, b'm'),
+        dns_zero_ttl: has(DNS_FLAGS, b'z'),
         ..RiskFacts::default()
     });
     // A protocol's breed is a fact about the protocol, not about a model's guess at it.

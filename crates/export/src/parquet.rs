@@ -127,6 +127,8 @@ const DICT_META: [&str; 10] = [
     "http_content_type",
     "http_server",
     "http_flags",
+    "tls_flags",
+    "dns_flags",
 ];
 
 /// AtoZ features that are not whole numbers (the others are counts, a port, a protocol).

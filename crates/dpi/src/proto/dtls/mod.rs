@@ -1,11 +1,13 @@
 //! DTLS (RFC 6347, RFC 9147): a record header with a DTLS version and a length that matches the
-//! datagram (or the first of several records in it). Then, up to DTLS 1.2, the server's
+//! datagram (or the first of several records in it). Then the hellos as TLS reads them (SNI,
+//! ALPN, versions, cipher suite, JA3, JA4 with `d` for DTLS) and, up to DTLS 1.2, the server's
 //! certificate names ([`handshake`]): its Certificate message, often in fragments over several
 //! datagrams, is gathered in the flow's bounded stash by fragment offset.
 
 use crate::proto::label;
-use crate::proto::tls::{certificate, sh_parse, Step};
-use crate::util::Rd;
+use crate::proto::tls::{certificate, client_hello, server_hello, sh_parse, Step};
+use crate::util::{Buf, Rd};
+use crate::Field;
 use crate::{Cx, Dir, Inspector, Label, Probe, UDP};
 
 /// nDPI's DTLS label.
@@ -27,7 +29,7 @@ pub static INSPECTOR: Inspector = Inspector {
 #[derive(Clone, Copy, Default, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(C)]
 pub(crate) struct State {
-    /// [`SEEN`], [`CERT_DONE`].
+    /// [`SEEN`], [`CERT_DONE`], [`HELLO_DONE`], [`AFTER_STUN`].
     pub(crate) flags: u8,
     /// The server's direction + 1 (the side that sent the ServerHello), 0 until then.
     server: u8,
@@ -48,6 +50,16 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
 const CERT_DONE: u8 = 1;
 /// [`State::flags`]: the flow is DTLS (set on the first record).
 const SEEN: u8 = 2;
+/// [`State::flags`]: the client's hello was read.
+const HELLO_DONE: u8 = 4;
+/// [`State::flags`]: the flow began with STUN ([`handshake_after_stun`]).
+const AFTER_STUN: u8 = 8;
+
+/// [`handshake`] on a flow that began with STUN (WebRTC's ICE, then DTLS-SRTP).
+pub fn handshake_after_stun(cx: &mut Cx<'_>) -> Probe {
+    cx.state::<State>().flags |= AFTER_STUN;
+    handshake(cx)
+}
 
 fn more(cx: &mut Cx<'_>) -> Probe {
     if cx.state::<State>().flags & CERT_DONE == 0 {
@@ -74,8 +86,9 @@ pub fn handshake(cx: &mut Cx<'_>) -> Probe {
     more(cx)
 }
 
-/// Walk the datagram's records and handshake fragments for the server's Certificate. The
-/// server is the side that sent the ServerHello ([`State::server`]).
+/// Walk the datagram's records and handshake fragments for the client's and the server's
+/// hellos and the server's Certificate. The server is the side that sent the ServerHello
+/// ([`State::server`]).
 fn server_cert(cx: &mut Cx<'_>) -> Step {
     let dir = if cx.hints.dir == Dir::ToServer { 1 } else { 2 };
     let mut r = Rd::new(cx.data);
@@ -111,16 +124,36 @@ fn server_cert(cx: &mut Cx<'_>) -> Step {
                 break;
             };
             let (off, mlen) = (off as usize, mlen as usize);
+            let whole = off == 0 && frag.len() >= mlen;
             match t {
+                // The client's hello, whole in one fragment: SNI, ALPN, version, JA3, JA4 as
+                // TLS has them (one that spans fragments is not gathered).
+                1 if whole && cx.state::<State>().flags & HELLO_DONE == 0 => {
+                    cx.state::<State>().flags |= HELLO_DONE;
+                    match client_hello(frag, b'd', cx.meta) {
+                        None => cx.malformed(),
+                        // nDPI's WebRTC: DTLS-SRTP keying after STUN (no SNI expected).
+                        Some(true) if cx.state::<State>().flags & AFTER_STUN != 0 => {
+                            let mut f = Buf::<4>::default();
+                            f.push(cx.meta.get(Field::TlsFlags).unwrap_or("").as_bytes());
+                            f.push(b"w");
+                            cx.meta.replace(Field::TlsFlags, f.as_bytes());
+                        }
+                        Some(_) => {}
+                    }
+                }
                 2 => {
                     cx.state::<State>().server = dir;
+                    if whole {
+                        // The chosen version, cipher suite and ALPN, as for TLS.
+                        let _ = server_hello(frag, cx.meta);
+                    }
                     // DTLS 1.3 encrypts the certificate.
                     if off == 0 && sh_parse(frag).is_some_and(|(v, _, _)| v == 0xfefc) {
                         return Step::Done;
                     }
                 }
                 11 if cx.state::<State>().server == dir => {
-                    let whole = off == 0 && frag.len() >= mlen;
                     if whole {
                         return certificate(frag, true, Step::More, cx.meta);
                     }
@@ -174,7 +207,9 @@ pub fn is_dtls(d: &[u8]) -> bool {
         && matches!(ver, 0xfeff | 0xfefd | 0xfefc | 0x0100)
         && len > 0
         && 13 + len as usize <= d.len()
-        && (13 + len as usize == d.len() || d.get(13 + len as usize).is_some_and(|&c| matches!(c, 20..=23)));
+        && (13 + len as usize == d.len()
+            || d.get(13 + len as usize)
+                .is_some_and(|&c| matches!(c, 20..=23)));
     ok
 }
 

@@ -55,7 +55,8 @@ pub fn version_name(v: u32, out: &mut Buf<16>) -> bool {
     true
 }
 
-/// The Initial salt of a version (RFC 9001 §5.2, RFC 9369 §3.3.1, drafts 23-34).
+/// The Initial salt of a version (RFC 9001 §5.2, RFC 9369 §3.3.1, drafts 22-34: 33 and 34 have
+/// RFC 9001's, as tshark decrypts them).
 fn salt(v: u32) -> Option<&'static [u8; 20]> {
     const S_V1: [u8; 20] = [
         0x38, 0x76, 0x2c, 0xf7, 0xf5, 0x59, 0x34, 0xb3, 0x4d, 0x17, 0x9a, 0xe6, 0xa4, 0xc8, 0x0c,
@@ -84,7 +85,9 @@ fn salt(v: u32) -> Option<&'static [u8; 20]> {
         0xfaceb001 | 0xff00_0016 => Some(&S_D22),
         0xfaceb002 | 0xfaceb00e => Some(&S_D23),
         V2 => Some(&S_V2),
-        0xff00_001d..=0xff00_0022 => Some(&S_D29),
+        // Drafts 29-32; drafts 33 and 34 already use the salt RFC 9001 kept.
+        0xff00_001d..=0xff00_0020 => Some(&S_D29),
+        0xff00_0021..=0xff00_0022 => Some(&S_V1),
         0xff00_0017..=0xff00_001c => Some(&S_D23),
         // Reserved versions that force negotiation: the interop runner's clients protect them
         // with the draft-29 salt (tshark opens them so too; the v1 salt fails the AEAD check).
@@ -157,7 +160,9 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         // later client Initial may still carry the SNI.
         let d = cx.data;
         if d.first().is_some_and(|b| b & 0x80 != 0) {
-            let v = d.get(1..5).map_or(0, |v| u32::from_be_bytes([v[0], v[1], v[2], v[3]]));
+            let v = d
+                .get(1..5)
+                .map_or(0, |v| u32::from_be_bytes([v[0], v[1], v[2], v[3]]));
             let mut name = Buf::<16>::default();
             if d.len() >= 7 && version_name(v, &mut name) {
                 if v != 0 && cx.meta.get(Field::QuicVersion) == Some("Ver-Negotiation") {
@@ -197,6 +202,8 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
             return Probe::NotForUs;
         }
         cx.meta.set(Field::QuicVersion, name.as_bytes());
+        // Q046's CHLO is still in clear (Q050 on encrypts it: not found then).
+        gquic_chlo(cx);
         cx.state::<State>().seen = 1;
         return Probe::Certain(&LABEL);
     }
@@ -262,15 +269,25 @@ fn gquic_public(cx: &mut Cx<'_>) -> Probe {
         return Probe::NotForUs;
     }
     cx.meta.set(Field::QuicVersion, v);
-    if let Some(sni) = gquic_sni(d) {
-        cx.meta.set(Field::Sni, sni);
-    }
+    gquic_chlo(cx);
     cx.state::<State>().seen = 1;
     Probe::Certain(&LABEL)
 }
 
-/// The SNI tag of a gQUIC CHLO in clear text (Q0xx up to Q043).
-fn gquic_sni(d: &[u8]) -> Option<&[u8]> {
+/// A gQUIC CHLO in clear text: its SNI tag, and `h` in `tls_flags` (a client hello was read,
+/// with or without a name: nDPI's Missing SNI reads it).
+fn gquic_chlo(cx: &mut Cx<'_>) {
+    if let Some(sni) = gquic_sni(cx.data) {
+        cx.meta.set(Field::TlsFlags, b"h");
+        if let Some(name) = sni.filter(|n| !n.is_empty()) {
+            cx.meta.set(Field::Sni, name);
+        }
+    }
+}
+
+/// A gQUIC CHLO in clear text (Q0xx up to Q046): Some(its SNI tag's value, if any); None when
+/// there is no whole CHLO tag table.
+fn gquic_sni(d: &[u8]) -> Option<Option<&[u8]>> {
     let at = d.windows(4).position(|w| w == b"CHLO")?;
     let mut r = Rd::new(d.get(at + 4..)?);
     let n = u16::from_le_bytes([r.u8()?, r.u8()?]) as usize;
@@ -281,15 +298,21 @@ fn gquic_sni(d: &[u8]) -> Option<&[u8]> {
     for t in tags.iter_mut().take(n) {
         let tag = r.take(4)?;
         let end = u32::from_le_bytes([r.u8()?, r.u8()?, r.u8()?, r.u8()?]) as usize;
-        *t = (u32::from_be_bytes([tag[0], tag[1], tag[2], tag[3]]), prev, end);
+        *t = (
+            u32::from_be_bytes([tag[0], tag[1], tag[2], tag[3]]),
+            prev,
+            end,
+        );
         prev = end;
     }
     let vals = r.rest();
     let sni = u32::from_be_bytes(*b"SNI\0");
-    tags.iter()
-        .take(n)
-        .find(|t| t.0 == sni)
-        .and_then(|t| vals.get(t.1..t.2))
+    Some(
+        tags.iter()
+            .take(n)
+            .find(|t| t.0 == sni)
+            .and_then(|t| vals.get(t.1..t.2)),
+    )
 }
 
 /// Remove header protection and decrypt the Initial whose header ends its token at `pn_off` and
@@ -437,9 +460,9 @@ pub fn initial(
             }
         }
     }
-    let need = crypto
-        .get(1..4)
-        .map_or(usize::MAX, |l| 4 + (usize::from(l[0]) << 16 | usize::from(l[1]) << 8 | usize::from(l[2])));
+    let need = crypto.get(1..4).map_or(usize::MAX, |l| {
+        4 + (usize::from(l[0]) << 16 | usize::from(l[1]) << 8 | usize::from(l[2]))
+    });
     if nr == 0 {
         return Some(false);
     }

@@ -30,11 +30,18 @@ fn v1_initial_from_corpus() {
 /// the first two).
 #[test]
 fn draft29_initial_from_corpus() {
-    let (r, m) = probe(&INSPECTOR, to_server(UDP, 4433), &vector!("quic_d29_initial"));
+    let (r, m) = probe(
+        &INSPECTOR,
+        to_server(UDP, 4433),
+        &vector!("quic_d29_initial"),
+    );
     assert_eq!(r, Probe::Certain(&LABEL));
     assert_eq!(m.get(Field::Sni), Some("localhost"));
     assert_eq!(m.get(Field::QuicVersion), Some("Draft-29"));
-    assert_eq!(m.get(Field::Ja4), Some("q13d0512h9_d55e91d5c3b2_cd318bf3b157"));
+    assert_eq!(
+        m.get(Field::Ja4),
+        Some("q13d0512h9_d55e91d5c3b2_cd318bf3b157")
+    );
 }
 
 #[test]
@@ -64,7 +71,11 @@ fn version_names_follow_ndpi() {
 /// draft-29 salt. tshark: SNI quic.westus.cloudapp.azure.com; nDPI: Ver-Negotiation.
 #[test]
 fn reserved_version_initial_from_corpus() {
-    let (r, m) = probe(&INSPECTOR, to_server(UDP, 4433), &vector!("quic_reserved_initial"));
+    let (r, m) = probe(
+        &INSPECTOR,
+        to_server(UDP, 4433),
+        &vector!("quic_reserved_initial"),
+    );
     assert_eq!(r, Probe::Certain(&LABEL));
     assert_eq!(m.get(Field::QuicVersion), Some("Ver-Negotiation"));
     assert_eq!(m.get(Field::Sni), Some("quic.westus.cloudapp.azure.com"));
@@ -74,8 +85,72 @@ fn reserved_version_initial_from_corpus() {
 /// salt. tshark: SNI graph.facebook.com; nDPI: MVFST-22.
 #[test]
 fn mvfst_initial_from_corpus() {
-    let (r, m) = probe(&INSPECTOR, to_server(UDP, 443), &vector!("quic_mvfst22_initial"));
+    let (r, m) = probe(
+        &INSPECTOR,
+        to_server(UDP, 443),
+        &vector!("quic_mvfst22_initial"),
+    );
     assert_eq!(r, Probe::Certain(&LABEL));
     assert_eq!(m.get(Field::QuicVersion), Some("MVFST-22"));
     assert_eq!(m.get(Field::Sni), Some("graph.facebook.com"));
+}
+
+/// quic-34.pcap, frame 1: a draft-34 Initial (version 0xff000022, the draft-29 salt) whose
+/// ClientHello tshark decrypts: no server_name, ALPN `h3-34,hq-34,…,h3,hq-interop` (tshark
+/// 4.0, `tls.handshake.extensions_alpn_str`).
+#[test]
+fn draft34_initial_from_corpus() {
+    let (r, m) = probe(
+        &INSPECTOR,
+        to_server(UDP, 4443),
+        &vector!("quic_d34_initial"),
+    );
+    assert_eq!(r, Probe::Certain(&LABEL));
+    assert_eq!(m.get(Field::QuicVersion), Some("Draft-34"));
+    assert_eq!(m.get(Field::Sni), None);
+    assert!(
+        m.get(Field::Alpn)
+            .is_some_and(|a| a.starts_with("h3-34,hq-34,h3-33")),
+        "{m:?}"
+    );
+    // JA3 and JA4's hashes as nDPI has them for this flow (../shared/corpus/flows.csv). JA4's
+    // first part by the spec: the highest supported version is 0x7f1c (a TLS 1.3 draft, no
+    // JA4 code: `00`), no SNI, 3 suites, 7 extensions, ALPN `h3-34`'s first and last
+    // characters (nDPI writes `d` and `h3` there).
+    assert_eq!(m.get(Field::Ja3c), Some("0299b052ace53a14c3a04aceb5efd247"));
+    assert_eq!(
+        m.get(Field::Ja4),
+        Some("q00i0307h4_55b375c5d22e_af0a630e9e67")
+    );
+}
+
+/// snapchat_call.pcapng, frame 1: a Q046 Initial whose CHLO (in clear; tshark 4.0: `gquic.tag`
+/// CHLO, version Q046) has no SNI tag: the hello is marked read (`h`), with no name.
+#[test]
+fn q046_chlo_without_sni_from_corpus() {
+    let (r, m) = probe(
+        &INSPECTOR,
+        to_server(UDP, 443),
+        &vector!("gquic_q046_chlo_nosni"),
+    );
+    assert_eq!(r, Probe::Certain(&LABEL));
+    assert_eq!(m.get(Field::QuicVersion), Some("Q046"));
+    assert_eq!(m.get(Field::TlsFlags), Some("h"));
+    assert_eq!(m.get(Field::Sni), None);
+}
+
+/// A CHLO's tag table (gQUIC crypto handshake: tag count, padding, then tag and end offset
+/// pairs, little-endian, then the values): the SNI tag's value is the name.
+#[test]
+fn gquic_chlo_tag_table() {
+    let mut d = b"....CHLO".to_vec();
+    d.extend_from_slice(&[2, 0, 0, 0]);
+    d.extend_from_slice(b"PAD\0");
+    d.extend_from_slice(&3u32.to_le_bytes());
+    d.extend_from_slice(b"SNI\0");
+    d.extend_from_slice(&14u32.to_le_bytes());
+    d.extend_from_slice(b"---example.com");
+    assert_eq!(gquic_sni(&d), Some(Some(&b"example.com"[..])));
+    assert_eq!(gquic_sni(&d[..d.len() - 1]), Some(None), "value cut short");
+    assert_eq!(gquic_sni(&d[..12]), None, "no tag table");
 }

@@ -148,7 +148,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         // DTLS then.
         if !tcp && crate::proto::dtls::is_dtls(cx.data) {
             // Its server certificate too, while the budget lasts.
-            return crate::proto::dtls::handshake(cx);
+            return crate::proto::dtls::handshake_after_stun(cx);
         }
         if !tcp && is_whatsapp_stun(cx.data) {
             cx.state::<State>().flags |= WA;

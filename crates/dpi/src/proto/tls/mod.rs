@@ -393,7 +393,10 @@ pub(crate) fn certificate(body: &[u8], whole: bool, cut: Step, meta: &mut Meta) 
     match crate::x509::names(cert) {
         crate::x509::Names::Found { issuer, subject } => {
             let mut ok = true;
-            for (f, name) in [(Field::TlsCertSubject, subject), (Field::TlsCertIssuer, issuer)] {
+            for (f, name) in [
+                (Field::TlsCertSubject, subject),
+                (Field::TlsCertIssuer, issuer),
+            ] {
                 let mut s = Buf::<512>::default();
                 if crate::x509::write_name(name, &mut s) {
                     meta.set(f, s.as_bytes());
@@ -423,7 +426,10 @@ fn gather(first: &[u8], r: &mut Rd<'_>, hlen: usize) -> Buf<MAX_HELLO> {
         match (r.u8(), r.u8(), r.u8(), r.u16()) {
             (Some(22), Some(3), Some(_), Some(n)) => {
                 let part = r.take((n as usize).min(r.left())).unwrap_or(&[]);
-                body.push(part.get(..(hlen - body.len()).min(part.len())).unwrap_or(&[]));
+                body.push(
+                    part.get(..(hlen - body.len()).min(part.len()))
+                        .unwrap_or(&[]),
+                );
                 if part.len() < n as usize {
                     break;
                 }
@@ -515,14 +521,19 @@ fn u16s(b: &[u8], out: &mut List, skip_grease: bool) {
     }
 }
 
-/// Parse a ClientHello body (after the 4-byte handshake header) and write SNI, ALPN, version,
-/// JA3 and JA4 (`proto` is JA4's first letter: `t` TCP, `q` QUIC). A body cut short still gives
-/// the fields found before the cut, but no fingerprints. None when the body is malformed.
-pub fn client_hello(b: &[u8], proto: u8, meta: &mut Meta) -> Option<()> {
+/// Parse a ClientHello body (after the handshake header) and write SNI, ALPN, version, JA3
+/// and JA4 (`proto` is JA4's first letter: `t` TCP, `q` QUIC, `d` DTLS, whose ClientHello holds
+/// a cookie after the session id, RFC 6347 §4.2.1). A body cut short still gives the fields
+/// found before the cut, but no fingerprints. An encrypted_server_name (ESNI) extension writes
+/// `e` in `tls_flags`. Some(whether use_srtp was offered); None when the body is malformed.
+pub fn client_hello(b: &[u8], proto: u8, meta: &mut Meta) -> Option<bool> {
     let mut r = Rd::new(b);
     let legacy = r.u16()?;
     r.skip(32)?;
     r.vec8()?; // session id
+    if proto == b'd' {
+        r.vec8()?; // cookie
+    }
     let cs = r.vec16()?;
     let mut ciphers = List::new();
     u16s(cs, &mut ciphers, true);
@@ -535,6 +546,7 @@ pub fn client_hello(b: &[u8], proto: u8, meta: &mut Meta) -> Option<()> {
     let mut best = 0u16;
     let mut has_sni = false;
     let mut sni_is_ip = false;
+    let mut use_srtp = false;
     let mut cut = false;
     if r.left() >= 2 {
         let all = r.vec16();
@@ -598,6 +610,10 @@ pub fn client_hello(b: &[u8], proto: u8, meta: &mut Meta) -> Option<()> {
                     u16s(x.vec8().unwrap_or(&[]), &mut v, true);
                     best = v.as_slice().iter().copied().max().unwrap_or(0);
                 }
+                14 => use_srtp = true,
+                // encrypted_server_name (draft-ietf-tls-esni before ECH): nDPI takes the name
+                // as given, so no Missing SNI.
+                0xffce => meta.set(Field::TlsFlags, b"e"),
                 _ => {}
             }
         }
@@ -605,7 +621,7 @@ pub fn client_hello(b: &[u8], proto: u8, meta: &mut Meta) -> Option<()> {
     let ver = if best != 0 { best } else { legacy };
     if cut {
         // supported_versions may lie in the part not seen yet: no version, no fingerprints.
-        return Some(());
+        return Some(use_srtp);
     }
     meta.set(Field::TlsVersion, version_name(ver));
     // JA3: version,ciphers,extensions,groups,point formats (decimal, '-' joined, no GREASE).
@@ -700,7 +716,7 @@ pub fn client_hello(b: &[u8], proto: u8, meta: &mut Meta) -> Option<()> {
     if !s.lost && !a.lost && !sigalgs.lost {
         meta.set(Field::Ja4, a.as_bytes());
     }
-    Some(())
+    Some(use_srtp)
 }
 
 /// A ClientHello at the start of `d` inside one handshake record (TLS tunnelled through an HTTP
