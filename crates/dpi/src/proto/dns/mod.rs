@@ -173,6 +173,20 @@ fn whole_name(m: &[u8], at: usize, out: &mut Buf<MAX_NAME>) -> Option<usize> {
 struct State {
     /// What was seen: [`QUERY`], [`RESPONSE`], [`NAMED`].
     seen: u8,
+    /// How far nDPI's DNS dissector follows the flow: [`ND_MAIN`], [`ND_EXTRA`], [`ND_DONE`].
+    nd: u8,
+    /// Payload packets nDPI's main detection path has shown its dissector (saturating).
+    nd_pkts: u8,
+    /// Packets left in nDPI's extra dissection after the query that classified the flow.
+    nd_left: u8,
+    /// nDPI's `query_type` of the flow, big-endian (0: none yet), see [`NdMsg::zero_ttl`].
+    nd_qtype: [u8; 2],
+    /// A and AAAA answers nDPI stored for the flow (`num_rsp_addr`).
+    nd_addrs: u8,
+    /// nDPI's verdicts so far: [`F_MALFORMED`], [`F_ZERO_TTL`] (written as `dns_flags`).
+    flags: u8,
+    /// The flags last written as `dns_flags`.
+    shown: u8,
 }
 
 /// [`State::seen`]: a query.
@@ -182,7 +196,393 @@ const RESPONSE: u8 = 2;
 /// [`State::seen`]: a query's name was taken as the flow's.
 const NAMED: u8 = 4;
 
+// ---- nDPI's verdicts on the flow's messages (`dns_flags`) ----
+//
+// nDPI's DNS dissector (src/lib/protocols/dns.c at ntop/nDPI 3c626c38, the 2024 code of the
+// corpus's nDPI 4.11-dev) reads a flow's messages until it classifies the flow: a query, or a
+// response; a query then opens its "extra dissection" of at most 5 more packets, ended early by
+// a response with records. On each message it reads it finds, as its risks:
+// * Malformed Packet: a query whose header it refuses once the flow is classified ("Invalid DNS
+//   Header"; on an unclassified flow such a query only means "not DNS"), or a question of any
+//   message with no room for its type and class, a type of 0, or a name of more than 253 bytes
+//   on the wire ("Invalid DNS Query Lenght");
+// * Minor Issues: an answer record with TTL 0 ("DNS Record with zero TTL") in the answers it
+//   walks, in a response whose counts it takes for a reply.
+// What follows reads the messages as that dissector does, its offsets included (it does not
+// follow compression pointers and resumes where its own walk left off), so that the flags say
+// what nDPI would say, not what the message is.
+
+/// [`State::flags`]: a message nDPI's DNS dissector finds malformed (`m`).
+const F_MALFORMED: u8 = 1;
+/// [`State::flags`]: an answer record with TTL 0 that nDPI's answer walk reads (`z`).
+const F_ZERO_TTL: u8 = 2;
+/// Each flag's letter in `dns_flags`, in the order written.
+const FLAG_LETTERS: [(u8, u8); 2] = [(F_MALFORMED, b'm'), (F_ZERO_TTL, b'z')];
+
+/// [`State::nd`]: nDPI has not classified the flow; its main path shows it each message.
+const ND_MAIN: u8 = 0;
+/// [`State::nd`]: a query classified the flow; the extra dissection goes on.
+const ND_EXTRA: u8 = 1;
+/// [`State::nd`]: nDPI's DNS dissector reads no more of the flow.
+const ND_DONE: u8 = 2;
+/// Packets of nDPI's extra dissection after a query (`max_extra_packets_to_check`).
+const ND_EXTRA_PACKETS: u8 = 5;
+/// nDPI's `NDPI_MAX_DNS_REQUESTS`: the most questions (and records of a section) it accepts.
+const ND_MAX_COUNT: u16 = 16;
+/// nDPI's `MAX_NUM_DNS_RSP_ADDRESSES`: the A/AAAA answers it stores for a flow.
+const ND_MAX_ADDRS: u8 = 8;
+
+/// What nDPI's dissector made of one message.
+enum Nd {
+    /// Not read (not on its ports, or no byte past the header).
+    Skipped,
+    /// The dissector excluded itself (a unicast mDNS/LLMNR message, a refused query header).
+    Excluded,
+    /// A query; its extra dissection follows unless it named the flow LLMNR.
+    Query { extra: bool },
+    /// A response with this many records (its three counts summed, as a byte).
+    Response { records: u8 },
+}
+
+/// Follow the flow as nDPI's DNS dissector does, adding its verdicts to [`State::flags`].
+fn nd_track(cx: &mut Cx<'_>) {
+    let h = cx.hints;
+    let (sport, dport, dst) = match h.dir {
+        crate::Dir::ToServer => (h.client_port, h.server_port, h.server_ip),
+        crate::Dir::ToClient => (h.server_port, h.client_port, h.client_ip),
+    };
+    let data = cx.data;
+    let st = cx.state::<State>();
+    let m = NdMsg {
+        p: data,
+        po: if h.transport == TCP { 2 } else { 0 },
+        udp: h.transport == UDP,
+        sport,
+        dport,
+        dst,
+    };
+    match st.nd {
+        ND_MAIN => {
+            st.nd_pkts = st.nd_pkts.saturating_add(1);
+            match m.read(false, st) {
+                Nd::Query { extra: true } => {
+                    st.nd = ND_EXTRA;
+                    st.nd_left = ND_EXTRA_PACKETS;
+                }
+                Nd::Query { extra: false } | Nd::Response { .. } | Nd::Excluded => st.nd = ND_DONE,
+                // It gives up on a flow it has not classified by its fourth packet.
+                Nd::Skipped if st.nd_pkts > 3 => st.nd = ND_DONE,
+                Nd::Skipped => {}
+            }
+        }
+        ND_EXTRA => {
+            let r = m.read(true, st);
+            st.nd_left = st.nd_left.saturating_sub(1);
+            if st.nd_left == 0 || matches!(r, Nd::Response { records } if records != 0) {
+                st.nd = ND_DONE;
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Rewrite `dns_flags` when [`State::flags`] changed since it was last written.
+fn show_flags(cx: &mut Cx<'_>) {
+    let st = cx.state::<State>();
+    if st.flags == st.shown {
+        return;
+    }
+    st.shown = st.flags;
+    let all = st.flags;
+    let mut text = [0u8; FLAG_LETTERS.len()];
+    let mut n = 0;
+    for (bit, letter) in FLAG_LETTERS {
+        if all & bit != 0 {
+            text[n] = letter;
+            n += 1;
+        }
+    }
+    cx.meta.replace(Field::DnsFlags, &text[..n]);
+}
+
+/// One message as nDPI's DNS dissector sees it.
+struct NdMsg<'a> {
+    /// The payload (over TCP with its two-byte length).
+    p: &'a [u8],
+    /// Where the DNS header starts: 2 over TCP.
+    po: usize,
+    udp: bool,
+    /// Source and destination ports and address of this packet.
+    sport: u16,
+    dport: u16,
+    dst: std::net::IpAddr,
+}
+
+impl NdMsg<'_> {
+    fn u16_at(&self, i: usize) -> u16 {
+        self.p
+            .get(i..i + 2)
+            .map_or(0, |b| u16::from_be_bytes([b[0], b[1]]))
+    }
+
+    /// Read the message; `classified`: nDPI classified the flow before it.
+    fn read(&self, classified: bool, st: &mut State) -> Nd {
+        let (p, po) = (self.p, self.po);
+        // A query to the mDNS or LLMNR port that is not sent to the group is not theirs (it
+        // looks at flags and question count only).
+        if self.udp
+            && ((self.dport == 5353 && !mdns_group(self.dst))
+                || (self.dport == 5355 && !llmnr_group(self.dst)))
+            && p.len() > 5
+            && self.u16_at(2) != 0
+            && self.u16_at(4) != 0
+        {
+            return Nd::Excluded;
+        }
+        let mdns = self.sport == 5353 || self.dport == 5353;
+        let ports = self.sport == 53 || self.dport == 53 || mdns || self.dport == 5355;
+        if !ports || p.len() <= 12 + po {
+            return Nd::Skipped;
+        }
+        let [flags, qd, an, ns, ar] = [0, 1, 2, 3, 4].map(|k| self.u16_at(po + 2 + 2 * k));
+        let query = flags & 0x8000 == 0;
+        if query {
+            // Dynamic update, standard query, inverse query, or no records.
+            let good = qd <= ND_MAX_COUNT
+                && (flags & 0x2800 == 0x2800
+                    || flags & 0xfcf0 == 0
+                    || flags & 0xfcff == 0x0800
+                    || (an == 0 && ns == 0));
+            if !good {
+                if classified {
+                    st.flags |= F_MALFORMED;
+                }
+                return Nd::Excluded;
+            }
+            if let Some((t, _)) = self.first_type(po + 12) {
+                st.nd_qtype = t.to_be_bytes();
+            }
+        } else if self.zero_ttl(qd, an, ns, ar, st) {
+            st.flags |= F_ZERO_TTL;
+        }
+        if !self.questions_fit(qd) {
+            st.flags |= F_MALFORMED;
+        }
+        if query {
+            // The name it takes as the flow's (none if a label is damaged), and the protocol
+            // the ports give: a named LLMNR query is not followed further.
+            let (named, _) = self.grab(po + 12, 255);
+            let by_port = |port: u16| match port {
+                53 | 5353 | 5355 => port,
+                _ => 0,
+            };
+            let proto = match by_port(self.sport) {
+                0 => by_port(self.dport),
+                p => p,
+            };
+            Nd::Query {
+                extra: !(named > 0 && proto == 5355),
+            }
+        } else {
+            let records = u32::from(an) + u32::from(ns) + u32::from(ar);
+            Nd::Response {
+                records: records as u8,
+            }
+        }
+    }
+
+    /// The two bytes after the first zero byte from `x` on (nDPI's guess at the query type),
+    /// and the offset after them.
+    fn first_type(&self, mut x: usize) -> Option<(u16, usize)> {
+        while x + 2 < self.p.len() {
+            if self.p.get(x) == Some(&0) {
+                return Some((self.u16_at(x + 1), x + 3));
+            }
+            x += 1;
+        }
+        None
+    }
+
+    /// nDPI's `getNameLength` at `i`: label lengths plus one each, to a zero byte (1) or a byte
+    /// 0xc0 (2); what it had summed when the message ends or a byte 0xff comes.
+    fn name_len(&self, mut i: usize) -> usize {
+        let mut sum = 0usize;
+        while let Some(&b) = self.p.get(i) {
+            match b {
+                0 => return sum + 1,
+                0xc0 => return sum + 2,
+                0xff => return sum,
+                _ => {
+                    let off = usize::from(b) + 1;
+                    sum += off;
+                    i += off;
+                }
+            }
+        }
+        sum
+    }
+
+    /// nDPI's reading of a name at `off` into a buffer of `max` characters: the characters it
+    /// kept (0 if a label is compressed or runs to the end) and where it stopped.
+    fn grab(&self, mut off: usize, max: usize) -> (usize, usize) {
+        let l = self.p.len();
+        let mut j = 0usize;
+        while j < max && off < l && self.p.get(off) != Some(&0) {
+            let cl = usize::from(self.p.get(off).copied().unwrap_or(0));
+            off += 1;
+            if cl & 0xc0 != 0 || off + cl >= l {
+                j = 0;
+                break;
+            }
+            if j != 0 {
+                j += 1;
+            }
+            let take = cl.min(max.saturating_sub(j));
+            off += take;
+            j += take;
+        }
+        (j, off)
+    }
+
+    /// nDPI's check of the questions: each must leave room for type and class, have a type
+    /// other than 0, and a name of at most 253 bytes on the wire (a pointer ends the name).
+    fn questions_fit(&self, qd: u16) -> bool {
+        let (p, l) = (self.p, self.p.len());
+        let mut idx = self.po + 12;
+        let mut n = 0;
+        while n < qd && idx < l {
+            let (mut i, mut total) = (idx, 0usize);
+            while let Some(&b) = p.get(i) {
+                if b == 0 {
+                    total += 1;
+                    break;
+                }
+                let ptr = b & 0xc0 == 0xc0;
+                let len = if ptr { 0 } else { usize::from(b) };
+                i += len + 1;
+                total += len + 1;
+                if ptr {
+                    break;
+                }
+            }
+            if i + 4 > l || self.u16_at(i + 1) == 0 || total > 253 {
+                return false;
+            }
+            idx = i + 5;
+            n += 1;
+        }
+        true
+    }
+
+    /// nDPI's answer walk of a response: does an answer record it reads have TTL 0? It first
+    /// looks for the query type after the first zero byte when the flow has none (a response
+    /// whose query it did not see: its walk then starts past that type), skips the questions
+    /// by its [`NdMsg::name_len`], and stops at the first record that does not fit, or once it
+    /// stored a PTR name or its last A/AAAA address when the message has no additional record.
+    fn zero_ttl(&self, qd: u16, an: u16, ns: u16, ar: u16, st: &mut State) -> bool {
+        let l = self.p.len();
+        let mut x = self.po + 12;
+        if st.nd_qtype == [0, 0] {
+            match self.first_type(x) {
+                Some((t, after)) => {
+                    st.nd_qtype = t.to_be_bytes();
+                    x = after;
+                }
+                None => x = x.max(l.saturating_sub(2)),
+            }
+        }
+        let some = |n: u16| (1..=ND_MAX_COUNT).contains(&n);
+        if !(some(qd) && (some(an) || some(ns) || some(ar))) {
+            return false;
+        }
+        for _ in 0..qd {
+            if x + 6 >= l {
+                break;
+            }
+            match self.name_len(x) as u16 {
+                0 => break,
+                n => x += usize::from(n),
+            }
+            if x + 8 >= l {
+                break;
+            }
+            x += 4;
+        }
+        let (mut zero, mut found) = (false, false);
+        for _ in 0..an {
+            if x + 6 >= l {
+                break;
+            }
+            match self.name_len(x) as u16 {
+                0 => break,
+                n => x += usize::from(n),
+            }
+            if x + 8 >= l {
+                break;
+            }
+            let rtype = self.u16_at(x);
+            x += 2;
+            let ttl = self
+                .p
+                .get(x + 2..x + 6)
+                .map_or(1, |b| u32::from_be_bytes([b[0], b[1], b[2], b[3]]));
+            zero |= ttl == 0;
+            if x + 12 <= l {
+                x += 6;
+                let len = usize::from(self.u16_at(x));
+                x += 2;
+                if x + len <= l {
+                    match (rtype, len) {
+                        (12, _) if !found => {
+                            x = self.grab(x, 63).1;
+                            found = true;
+                        }
+                        (1, 4) | (28, 16) if !found => {
+                            if st.nd_addrs < ND_MAX_ADDRS {
+                                st.nd_addrs += 1;
+                            }
+                            found = st.nd_addrs >= ND_MAX_ADDRS;
+                        }
+                        _ => {}
+                    }
+                    x += len;
+                }
+            }
+            if found && ar == 0 {
+                break;
+            }
+        }
+        zero
+    }
+}
+
+/// mDNS's group: 224.0.0.251 or ff02::fb.
+fn mdns_group(a: std::net::IpAddr) -> bool {
+    match a {
+        std::net::IpAddr::V4(v) => v.octets() == [224, 0, 0, 251],
+        std::net::IpAddr::V6(v) => v.segments() == [0xff02, 0, 0, 0, 0, 0, 0, 0xfb],
+    }
+}
+
+/// LLMNR's group: 224.0.0.252 or ff02::1:3.
+fn llmnr_group(a: std::net::IpAddr) -> bool {
+    match a {
+        std::net::IpAddr::V4(v) => v.octets() == [224, 0, 0, 252],
+        std::net::IpAddr::V6(v) => v.segments() == [0xff02, 0, 0, 0, 0, 0, 1, 3],
+    }
+}
+
 fn probe(cx: &mut Cx<'_>) -> Probe {
+    nd_track(cx);
+    let r = inspect(cx);
+    // Whatever the answer: nDPI takes for DNS a message on its ports that this inspector may
+    // refuse (a damaged question), and the flow may still be DNS by its port. The flags are
+    // only set on messages nDPI read as DNS.
+    show_flags(cx);
+    r
+}
+
+fn inspect(cx: &mut Cx<'_>) -> Probe {
     let mut d = cx.data;
     if cx.hints.transport == TCP {
         let Some(n) = d.get(..2).map(|b| u16::from_be_bytes([b[0], b[1]]) as usize) else {

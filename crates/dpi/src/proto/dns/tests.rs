@@ -677,3 +677,267 @@ fn several_transactions_on_one_five_tuple() {
     let (_, names) = classify_meta(crate::UDP, 53, 40053, &again, Some(Field::DnsNames));
     assert_eq!(names.as_deref(), Some("www.example.org"));
 }
+
+// ---- nDPI's verdicts (`dns_flags`) ----
+
+/// A header (RFC 1035 §4.1.1): ID 0x4d2, these flags and counts.
+fn header(flags: u16, [qd, an, ns, ar]: [u16; 4]) -> Vec<u8> {
+    [0x04d2, flags, qd, an, ns, ar]
+        .iter()
+        .flat_map(|v: &u16| v.to_be_bytes())
+        .collect()
+}
+
+/// A question (§4.1.2): `labels` as a name, QTYPE `qtype`, QCLASS IN.
+fn question(labels: &[&[u8]], qtype: u16) -> Vec<u8> {
+    let mut q = Vec::new();
+    for l in labels {
+        q.push(l.len() as u8);
+        q.extend_from_slice(l);
+    }
+    q.push(0);
+    q.extend_from_slice(&qtype.to_be_bytes());
+    q.extend_from_slice(&[0, 1]);
+    q
+}
+
+/// A record (§4.1.3) owned by the question's name (a pointer to offset 12), class IN.
+fn record(rtype: u16, ttl: u32, rdata: &[u8]) -> Vec<u8> {
+    let mut r = vec![0xc0, 12];
+    r.extend_from_slice(&rtype.to_be_bytes());
+    r.extend_from_slice(&[0, 1]);
+    r.extend_from_slice(&ttl.to_be_bytes());
+    r.extend_from_slice(&(rdata.len() as u16).to_be_bytes());
+    r.extend_from_slice(rdata);
+    r
+}
+
+const WWW: &[&[u8]] = &[b"www", b"example", b"com"];
+
+/// A standard query (RD set) for www.example.com, type A.
+fn std_query() -> Vec<u8> {
+    [header(0x0100, [1, 0, 0, 0]), question(WWW, 1)].concat()
+}
+
+/// A response (QR, RD, RA) to [`std_query`] with these answer records and `ar` additional
+/// records (an OPT pseudo-record each, RFC 6891: root name, type 41).
+fn response(answers: &[Vec<u8>], ar: u16) -> Vec<u8> {
+    let mut m = header(0x8180, [1, answers.len() as u16, 0, ar]);
+    m.extend(question(WWW, 1));
+    m.extend(answers.concat());
+    for _ in 0..ar {
+        m.extend_from_slice(&[0, 0, 41, 0x10, 0, 0, 0, 0, 0, 0, 0]);
+    }
+    m
+}
+
+/// `dns_flags` once a UDP flow to port 53 carried these messages (`true`: from the client).
+fn dns_flags(flow: &[(bool, &[u8])]) -> Option<String> {
+    crate::proto::testkit::classify_meta(UDP, 53, 40000, flow, Some(Field::DnsFlags)).1
+}
+
+#[test]
+fn an_answer_with_ttl_zero_gives_z() {
+    let q = std_query();
+    let ok = response(&[record(1, 300, &[192, 0, 2, 1])], 0);
+    assert_eq!(dns_flags(&[(true, &q), (false, &ok)]), None);
+    for answers in [
+        vec![record(1, 0, &[192, 0, 2, 1])],
+        vec![
+            record(1, 300, &[192, 0, 2, 1]),
+            record(1, 0, &[192, 0, 2, 2]),
+        ],
+    ] {
+        let r = response(&answers, 0);
+        assert_eq!(dns_flags(&[(true, &q), (false, &r)]).as_deref(), Some("z"));
+    }
+}
+
+/// teams.pcap, frames 714 and 728: tshark reads a query for euaz.tr.teams.microsoft.com and a
+/// response whose three answers (CNAME, CNAME, A) have TTLs 2976, 0 and 10.
+#[test]
+fn zero_ttl_from_corpus() {
+    use crate::proto::testkit::hex;
+    let q = hex("54aa01000001000000000000046575617a027472057465616d73096d6963726f736f667403636f6d0000010001");
+    let r = hex(
+        "54aa81800001000300000000046575617a027472057465616d73096d6963726f736f667403636f6d0000010001\
+         c00c0005000100000ba00022046575617a027472057465616d730e747261666669636d616e61676572036e6574\
+         00c0390005000100000000003012622d74722d7465616d732d65756e6f2d30350b6e6f7274686575726f706508\
+         636c6f756461707005617a757265c024c067000100010000000a00043472fa7b",
+    );
+    assert_eq!(dns_flags(&[(true, &q), (false, &r)]).as_deref(), Some("z"));
+}
+
+/// nDPI's answer walk ends at the first PTR record it stores, or once it stored its most
+/// A/AAAA addresses, when the message has no additional record: a TTL 0 after that is not read.
+#[test]
+fn the_answer_walk_ends_early_without_additional_records() {
+    let q = std_query();
+    let ptr = |ttl| record(12, ttl, b"\x04host\x07example\x00");
+    let a = |ttl, i| record(1, ttl, &[192, 0, 2, i]);
+    let r = response(&[ptr(0), a(60, 1)], 0);
+    assert_eq!(dns_flags(&[(true, &q), (false, &r)]).as_deref(), Some("z"));
+    let r = response(&[ptr(60), a(0, 1)], 0);
+    assert_eq!(dns_flags(&[(true, &q), (false, &r)]), None);
+    // With an additional record it goes on, but from past the PTR's target name as well as
+    // past its RDLENGTH: here it reads the A record's address and the OPT record, no TTL 0.
+    let r = response(&[ptr(60), a(0, 1)], 1);
+    assert_eq!(dns_flags(&[(true, &q), (false, &r)]), None);
+    // Addresses: the walk ends once the flow's most are stored.
+    let mut answers: Vec<_> = (0..ND_MAX_ADDRS).map(|i| a(60, i)).collect();
+    answers.push(a(0, 99));
+    let r = response(&answers, 0);
+    assert_eq!(dns_flags(&[(true, &q), (false, &r)]), None);
+    let r = response(&answers, 1);
+    assert_eq!(dns_flags(&[(true, &q), (false, &r)]).as_deref(), Some("z"));
+}
+
+#[test]
+fn a_response_alone_is_walked_from_its_query_type() {
+    let r = response(&[record(1, 0, &[192, 0, 2, 1])], 0);
+    assert_eq!(dns_flags(&[(false, &r)]), None);
+    // With the query seen first, the same response gives `z` (above).
+}
+
+/// A query whose header nDPI refuses (OPCODE 2, STATUS, saying one answer: neither a standard,
+/// inverse or update query, nor one without records).
+fn refused_query() -> Vec<u8> {
+    [header(0x1000, [1, 1, 0, 0]), question(WWW, 1)].concat()
+}
+
+#[test]
+fn an_invalid_header_after_the_first_message_gives_m() {
+    let (q, bad) = (std_query(), refused_query());
+    // First: the flow is just not DNS to nDPI.
+    assert_eq!(dns_flags(&[(true, &bad)]), None);
+    assert_eq!(dns_flags(&[(true, &bad), (true, &q)]), None);
+    // After a query, within the five packets that follow it.
+    assert_eq!(dns_flags(&[(true, &q), (true, &bad)]).as_deref(), Some("m"));
+    let five: Vec<(bool, &[u8])> = [(true, &q[..]); 5]
+        .into_iter()
+        .chain([(true, &bad[..])])
+        .collect();
+    assert_eq!(dns_flags(&five).as_deref(), Some("m"));
+    let six: Vec<(bool, &[u8])> = [(true, &q[..]); 6]
+        .into_iter()
+        .chain([(true, &bad[..])])
+        .collect();
+    assert_eq!(dns_flags(&six), None);
+    // A response with records ends the reading; one without (NXDOMAIN, no records) does not.
+    let r = response(&[record(1, 60, &[192, 0, 2, 1])], 0);
+    assert_eq!(dns_flags(&[(true, &q), (false, &r), (true, &bad)]), None);
+    let nx = [header(0x8183, [1, 0, 0, 0]), question(WWW, 1)].concat();
+    assert_eq!(
+        dns_flags(&[(true, &q), (false, &nx), (true, &bad)]).as_deref(),
+        Some("m")
+    );
+}
+
+#[test]
+fn an_llmnr_query_is_not_followed() {
+    // RFC 4795 §2.1.1: flags 0; a named query to port 5355 ends nDPI's reading.
+    let q = [header(0, [1, 0, 0, 0]), question(&[b"host"], 1)].concat();
+    let bad = refused_query();
+    let flow: &[(bool, &[u8])] = &[(true, &q), (true, &bad)];
+    let v = crate::proto::testkit::classify_meta(UDP, 5355, 40000, flow, Some(Field::DnsFlags));
+    assert_eq!(v.1, None);
+}
+
+#[test]
+fn a_query_name_over_253_bytes_gives_m() {
+    // 3 labels of 63 bytes (64 on the wire each) and one of `n`, then the root: 192 + n + 2.
+    let name = |n: usize| -> Vec<u8> {
+        let (a, b) = (vec![b'a'; 63], vec![b'b'; n]);
+        question(&[&a, &a, &a, &b], 1)
+    };
+    let q = |n| [header(0x0100, [1, 0, 0, 0]), name(n)].concat();
+    let (q253, q254) = (q(59), q(60));
+    assert_eq!(q254.len() - 12 - 4, 254);
+    assert_eq!(dns_flags(&[(true, &q253)]), None);
+    assert_eq!(dns_flags(&[(true, &q254)]).as_deref(), Some("m"));
+    // In a later message, and in a response's question too.
+    let std = std_query();
+    assert_eq!(
+        dns_flags(&[(true, &std), (true, &q254)]).as_deref(),
+        Some("m")
+    );
+    let mut r = header(0x8180, [1, 1, 0, 0]);
+    r.extend(name(60));
+    r.extend(record(1, 60, &[192, 0, 2, 1]));
+    assert_eq!(dns_flags(&[(false, &r)]).as_deref(), Some("m"));
+}
+
+#[test]
+fn a_question_without_its_type_or_with_type_zero_gives_m() {
+    let q = std_query();
+    assert_eq!(
+        dns_flags(&[(true, &q[..q.len() - 2])]).as_deref(),
+        Some("m")
+    );
+    let zero = [header(0x0100, [1, 0, 0, 0]), question(WWW, 0)].concat();
+    assert_eq!(dns_flags(&[(true, &zero)]).as_deref(), Some("m"));
+    // A second question cut short.
+    let mut two = [header(0x0100, [2, 0, 0, 0]), question(WWW, 1)].concat();
+    two.extend_from_slice(&[0xc0, 12, 0, 28]);
+    assert_eq!(dns_flags(&[(true, &two)]).as_deref(), Some("m"));
+}
+
+/// fuzz-2006-06-26-2594.pcap, frame 600 (client port 2813): a query whose fourth label length
+/// (0x13) runs the name to the message's last byte but one; tshark: "Malformed Packet".
+#[test]
+fn a_cut_question_from_corpus() {
+    let q = crate::tests::parse_hex(
+        "a003000000010000000000000131013001301331323707696e2d61646072046172706100000c0001",
+    );
+    assert_eq!(dns_flags(&[(true, &q)]).as_deref(), Some("m"));
+}
+
+/// Both letters, in their order.
+#[test]
+fn both_flags_in_order() {
+    let (q, bad) = (std_query(), refused_query());
+    let r = response(&[record(1, 0, &[192, 0, 2, 1])], 0);
+    let flow: &[(bool, &[u8])] = &[(true, &q), (false, &r), (true, &bad)];
+    assert_eq!(dns_flags(flow).as_deref(), Some("z"));
+    let flow: &[(bool, &[u8])] = &[(true, &q), (true, &bad), (false, &r)];
+    assert_eq!(dns_flags(flow).as_deref(), Some("mz"));
+}
+
+/// Over TCP the two-byte length comes first (RFC 1035 §4.2.2).
+#[test]
+fn over_tcp() {
+    let x: &[u8] = &[b'x'; 63];
+    let q = [header(0x0100, [1, 0, 0, 0]), question(&[x; 4], 1)].concat();
+    let mut m = (q.len() as u16).to_be_bytes().to_vec();
+    m.extend(q);
+    let flow: &[(bool, &[u8])] = &[(true, &m)];
+    let v = crate::proto::testkit::classify_meta(TCP, 53, 40000, flow, Some(Field::DnsFlags));
+    assert_eq!(v.1.as_deref(), Some("m"));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(2000))]
+
+    /// Any messages, on any of the DNS ports, either way: no panic, and only `m` and `z`, in
+    /// that order.
+    #[test]
+    fn flags_of_any_messages(
+        msgs in proptest::collection::vec(
+            (any::<bool>(), proptest::collection::vec(any::<u8>(), 0..300)), 1..9),
+        port in prop_oneof![Just(53u16), Just(5353), Just(5355)],
+        tcp in any::<bool>(),
+        answers in 0u16..40,
+    ) {
+        let mut msgs = msgs;
+        // One plausible response among them, with random records after its question.
+        let mut r = response(&[], 0);
+        r[7] = answers as u8;
+        r.extend_from_slice(&msgs[0].1);
+        msgs.push((false, r));
+        let flow: Vec<(bool, &[u8])> = msgs.iter().map(|(c, m)| (*c, &m[..])).collect();
+        let t = if tcp { TCP } else { UDP };
+        let (_, v) = crate::proto::testkit::classify_meta(t, port, 40000, &flow, Some(Field::DnsFlags));
+        let v = v.unwrap_or_default();
+        prop_assert!(["", "m", "z", "mz"].contains(&v.as_str()), "{v}");
+    }
+}
