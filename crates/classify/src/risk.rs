@@ -1049,7 +1049,26 @@ pub fn shannon_entropy(data: &[u8]) -> f32 {
     for &b in data {
         counts[b as usize] += 1;
     }
-    let n = data.len() as f32;
+    shannon_of_counts(&counts, data.len())
+}
+
+/// Is the Shannon entropy of `data` at or above nDPI's plain-text bound
+/// ([`ENTROPY_PLAINTEXT_BELOW`])? Equal to `shannon_entropy(data) >= ENTROPY_PLAINTEXT_BELOW`,
+/// cheaper: fewer than 31 distinct bytes (log2 of 30 is below the bound) need no logarithm.
+pub fn entropy_high(data: &[u8]) -> bool {
+    if data.len() < 31 {
+        return false;
+    }
+    let mut counts = [0u32; 256];
+    for &b in data {
+        counts[b as usize] += 1;
+    }
+    counts.iter().filter(|&&c| c > 0).count() >= 31
+        && shannon_of_counts(&counts, data.len()) >= ENTROPY_PLAINTEXT_BELOW
+}
+
+fn shannon_of_counts(counts: &[u32; 256], len: usize) -> f32 {
+    let n = len as f32;
     counts
         .iter()
         .filter(|&&c| c > 0)
@@ -1273,6 +1292,12 @@ pub struct RiskFacts<'a> {
     /// Whether the client hello carried an encrypted_server_name (ESNI) extension: nDPI's
     /// Missing SNI is not raised then.
     pub tls_esni: bool,
+    /// Whether [`RiskFacts::payload_entropy`] was measured before the flow's protocol (or,
+    /// for ICMP, its category) was known, so nDPI's rule raises the risk on entropy alone.
+    pub entropy_before_dpi: bool,
+    /// Whether the verdict was learned from earlier flows' payload verdicts (host cache, DNS,
+    /// dedicated port table): the entropy rule takes it as a payload verdict.
+    pub verdict_learned: bool,
     /// Whether a gQUIC CHLO was read (its SNI, if any, is in [`RiskFacts::sni`]).
     pub gquic_chlo: bool,
     /// Whether the flow is WebRTC as nDPI tells it (a DTLS client hello offering use_srtp on a
@@ -1417,6 +1442,23 @@ impl LabelKind {
     fn has(self, bit: u32) -> bool {
         self.0 & bit != 0
     }
+
+    /// HTTP by either name (nDPI does not measure an HTTP flow's payload entropy).
+    #[inline]
+    pub fn http(self) -> bool {
+        self.has(Self::HTTP_NAME)
+    }
+
+    /// Can a payload-decided flow of this label get Susp Entropy (`ndpi_entropy2risk`) without
+    /// a hint risk: not TLS, QUIC or DTLS, and a category the rule names (DataTransfer,
+    /// Unspecified, Web, Download over HTTP). (DNS's Malformed Packet is a hint too, but DNS
+    /// messages are rarely long and random enough: not measured.)
+    #[inline]
+    pub fn entropy_counts(self) -> bool {
+        !self.has(Self::ENCRYPTED_NAME)
+            && (self.has(Self::ENTROPY_CATEGORY)
+                || (self.has(Self::DOWNLOAD) && self.has(Self::HTTP_NAME)))
+    }
 }
 
 /// Decide every kind nDPI would raise that these facts allow (see the module docs for the list
@@ -1490,7 +1532,7 @@ pub fn assess(f: &RiskFacts) -> RiskSet {
     // TLS/QUIC/DTLS; always when the verdict is not from DPI; else only with a risk that hints
     // at a transfer/exploit or a Download-over-HTTP, DataTransfer, Unspecified or Web category.
     if let Some(e) = f.payload_entropy {
-        let encrypted = k.has(LabelKind::ENCRYPTED_NAME);
+        let encrypted = k.has(LabelKind::ENCRYPTED_NAME) && !f.entropy_before_dpi;
         if e >= ENTROPY_PLAINTEXT_BELOW && !encrypted {
             let hinted = [
                 Risk::MalwareHostContacted,
@@ -1505,7 +1547,8 @@ pub fn assess(f: &RiskFacts) -> RiskSet {
             .any(|r| s.has(*r));
             let category = (k.has(LabelKind::DOWNLOAD) && k.has(LabelKind::HTTP_NAME))
                 || k.has(LabelKind::ENTROPY_CATEGORY);
-            if !f.dpi || hinted || category {
+            let guessed = !f.dpi && !f.verdict_learned;
+            if guessed || f.entropy_before_dpi || hinted || category {
                 s.set(Risk::SuspiciousEntropy);
             }
         }

@@ -260,7 +260,8 @@ struct EngineArgs {
     /// Flow statistics families to add to every record, comma-separated: `dist` (packet size
     /// and inter-arrival min/mean/max/std and TCP flag counts per direction), `tcp`
     /// (retransmissions, out-of-order and duplicate segments, RTT, SYN options, Zeek's history
-    /// and conn_state; docs/SCHEMA.md).
+    /// and conn_state; docs/SCHEMA.md), `entropy` (the payload entropy nDPI's Susp Entropy risk
+    /// reads: up to four payloads a flow are measured; without it no flow gets that risk).
     #[arg(long, value_delimiter = ',')]
     stats: Vec<String>,
     /// Flow table capacity (flows held at once; memory is reserved for this many).
@@ -402,7 +403,7 @@ impl EngineArgs {
         if self.host_cache_uth == 0 {
             return Err("--host-cache-uth must be at least 1 (a rule needs a flow)".into());
         }
-        let (dist, tcp) = self.stats_families()?;
+        let (dist, tcp, entropy) = self.stats_families3()?;
         Ok(EngineConfig {
             learn,
             flow: FlowConfig {
@@ -435,6 +436,7 @@ impl EngineArgs {
             batch_size: self.batch,
             dist,
             tcp,
+            entropy,
             events: self.events_out(live)?,
             ..EngineConfig::with_rules(Arc::new(rules))
         })
@@ -480,16 +482,27 @@ impl EngineArgs {
 
     /// Which statistics families `--stats` asks for: (distributions, TCP analysis).
     fn stats_families(&self) -> Result<(bool, bool), String> {
-        let (mut dist, mut tcp) = (false, false);
+        let (dist, tcp, _) = self.stats_families3()?;
+        Ok((dist, tcp))
+    }
+
+    /// `--stats` families: (distributions, TCP analysis, payload entropy for Susp Entropy).
+    fn stats_families3(&self) -> Result<(bool, bool, bool), String> {
+        let (mut dist, mut tcp, mut entropy) = (false, false, false);
         for f in &self.stats {
             match f.trim() {
                 "dist" => dist = true,
                 "tcp" => tcp = true,
+                "entropy" => entropy = true,
                 "" | "none" => {}
-                other => return Err(format!("--stats {other:?}: the families are: dist, tcp")),
+                other => {
+                    return Err(format!(
+                        "--stats {other:?}: the families are: dist, tcp, entropy"
+                    ))
+                }
             }
         }
-        Ok((dist, tcp))
+        Ok((dist, tcp, entropy))
     }
 
     /// The run's rules: the built-in ones with the files named on the command line. Errors

@@ -13,6 +13,7 @@
 
 mod act;
 pub mod classify;
+mod entropy;
 pub mod events;
 pub mod expect;
 mod flowstats;

@@ -58,10 +58,11 @@ pub(crate) struct Tracked {
     tcp_flags: [u8; 2],
     payload: [bool; 2],
     odd: u8,
+    entropy: crate::entropy::Track,
 }
 
 impl Tracked {
-    pub(crate) fn of<V>(f: &Flow<V>) -> Tracked {
+    pub(crate) fn of(f: &Flow<crate::classify::FlowExt>) -> Tracked {
         let (c, s) = (f.client.index(), f.server().index());
         let bit = |a: u8, i: usize| f.noted & (a << i) != 0;
         let mut odd = 0;
@@ -79,6 +80,7 @@ impl Tracked {
             tcp_flags: [f.tcp_flags[c], f.tcp_flags[s]],
             payload: [bit(noted::PAYLOAD_A, c), bit(noted::PAYLOAD_A, s)],
             odd,
+            entropy: f.ext.entropy,
         }
     }
 }
@@ -93,6 +95,7 @@ pub(crate) fn of(rec: &FlowRecord<'_>, rules: &Rules, t: &Tracked) -> RiskSet {
     let flag = |c: u8| Some(!flags.is_empty() && flags.contains(&c));
     let has = |i: usize, c: u8| rec.meta[i].as_bytes().contains(&c);
     let dpi = rec.method == Some(Method::Dpi);
+    let learned = rec.method.is_some_and(|m| m.is_learned());
     let mut set = assess(&RiskFacts {
         kind: rules.risk_kind(rec.label),
         l4: rec.l4,
@@ -146,6 +149,16 @@ pub(crate) fn of(rec: &FlowRecord<'_>, rules: &Rules, t: &Tracked) -> RiskSet {
         tls_webrtc: has(TLS_FLAGS, b'w'),
         dns_malformed: has(DNS_FLAGS, b'm'),
         dns_zero_ttl: has(DNS_FLAGS, b'z'),
+        // Only "high" matters to the rule: a value at the bound stands for all of them.
+        payload_entropy: t
+            .entropy
+            .high()
+            .then_some(wirespeed_classify::risk::ENTROPY_PLAINTEXT_BELOW),
+        // A verdict learned from earlier flows' payload (host cache, DNS, dedicated port
+        // table) is known from the first packet, and stands for the payload verdict nDPI
+        // reaches on the same servers.
+        entropy_before_dpi: t.entropy.before_dpi() && !learned,
+        verdict_learned: learned,
         ..RiskFacts::default()
     });
     // A protocol's breed is a fact about the protocol, not about a model's guess at it.

@@ -7,7 +7,7 @@ use std::io;
 use std::path::Path;
 use std::sync::Arc;
 use wirespeed_capture::{CaptureError, CaptureFile, RawPacket};
-use wirespeed_classify::{Arbiter, ClassifierSet};
+use wirespeed_classify::{Arbiter, ClassifierSet, Method};
 use wirespeed_dpi::DpiConfig;
 use wirespeed_export::RecordSink;
 use wirespeed_flow::{EndReason, Flow, FlowConfig, FlowKey, FlowTable, FragTable, Lookup, Side};
@@ -41,6 +41,9 @@ pub struct EngineConfig {
     /// The TCP analysis in every record (`--stats tcp`: retransmissions, RTT, options, Zeek's
     /// history and state; [`wirespeed_export::TCP_FIELDS`]).
     pub tcp: bool,
+    /// Measure payload entropy as nDPI does, for its Susp Entropy risk (`--stats entropy`:
+    /// up to four payloads a flow, [`crate::entropy`]); off, no flow gets that risk.
+    pub entropy: bool,
     /// Where transaction events go (`--events`: DNS, HTTP, TLS, [`crate::events`]); None: no
     /// events, and nothing of them runs.
     pub events: Option<crate::events::EventsConfig>,
@@ -68,6 +71,7 @@ impl EngineConfig {
             learn: crate::learn::LearnConfig::default(),
             dist: false,
             tcp: false,
+            entropy: false,
             events: None,
         }
     }
@@ -123,6 +127,7 @@ impl<S: RecordSink> Worker<S> {
             d.locator = Some(table.locator());
             stage.dist = Some(d);
         }
+        stage.entropy = cfg.entropy;
         if cfg.tcp {
             let mut t = crate::tcpstats::Tcp::new(table.config().capacity);
             t.locator = Some(table.locator());
@@ -422,7 +427,20 @@ impl<S: RecordSink> Worker<S> {
                 ip_len: q.ip_len,
                 payload,
             };
+            let measure = stage.entropy && !f.ext.entropy.done();
+            let had_dpi = measure
+                && f.ext
+                    .class
+                    .verdict()
+                    .is_some_and(|v| v.method == Method::Dpi);
             stage.packet(arbiter, f, &p);
+            if measure {
+                let now = f.ext.class.verdict();
+                let first = matches!(r, Lookup::New(_));
+                f.ext
+                    .entropy
+                    .packet(f.key.proto, had_dpi, now, rules, payload, first);
+            }
             // The transactions payload inspection completed at this packet (`--events`).
             out.events(&mut stage.dpi.dpi);
             if let Lookup::New(_) = r {

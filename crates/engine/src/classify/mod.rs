@@ -218,6 +218,8 @@ macro_rules! classifiers {
         pub struct FlowExt {
             /// The verdict the arbiter kept and the facts classifiers published.
             pub class: FlowClass,
+            /// The payload whose entropy nDPI's Susp Entropy rests on ([`crate::entropy`]).
+            pub entropy: crate::entropy::Track,
             $($(#[$doc])* pub $field: <$ty as Classifier>::State,)*
         }
 
@@ -230,11 +232,19 @@ macro_rules! classifiers {
             pub(crate) dist: Option<crate::flowstats::Dist>,
             /// The TCP analysis (`--stats tcp`); None when not asked for.
             pub(crate) tcp: Option<crate::tcpstats::Tcp>,
+            /// Payload entropy for Susp Entropy (`--stats entropy`).
+            pub(crate) entropy: bool,
         }
 
         impl Stage {
             pub(crate) fn new(cfg: &EngineConfig) -> Self {
-                Stage { $($field: <$ty as Classifier>::new(cfg),)* act: None, dist: None, tcp: None }
+                Stage {
+                    $($field: <$ty as Classifier>::new(cfg),)*
+                    act: None,
+                    dist: None,
+                    tcp: None,
+                    entropy: false,
+                }
             }
 
             #[inline]

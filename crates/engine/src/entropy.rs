@@ -1,0 +1,209 @@
+//! nDPI's Susp Entropy (issue 22): which payload's entropy nDPI's verdict rests on, followed
+//! per flow with two bytes and no allocation.
+//!
+//! nDPI (ndpi_main.c, `ndpi_internal_detection_process_packet`, read at the 4.15 development
+//! line; `ndpi_entropy2risk` in ndpi_utils.c, the same at the corpus's 2024 commit) measures
+//! the Shannon entropy of the current packet's transport payload on every packet it dissects
+//! while fewer than 5 packets with payload were seen, and decides the risk again each time:
+//! so the packet that counts is the last one dissected, and a packet without payload (entropy
+//! 0) clears it. It stops dissecting at the packet that detects the protocol (later packets of
+//! extra dissection return before this step). An HTTP flow keeps the entropy it had (its
+//! payload is not measured). ICMP is measured once, on the first packet, after the 8-byte
+//! header, before any category is known (non_tcp_udp.c), so any value at or above the plain-
+//! text bound raises the risk. ICMPv6 is measured with its Network category, which needs a
+//! hint risk that ICMPv6 flows do not get here: not measured.
+//!
+//! What the record then needs ([`Track::high`], [`Track::before_dpi`]) goes to
+//! [`wirespeed_classify::risk::assess`], which applies `ndpi_entropy2risk`'s rule.
+
+use crate::rules::Rules;
+use wirespeed_classify::risk::entropy_high;
+use wirespeed_classify::{Method, Verdict};
+
+/// The payload packets nDPI measures (its `packet_counter` below 5).
+const MEASURED: u8 = 4;
+
+/// Per-flow state: payload packets seen and what the last measured packet gave.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Track {
+    /// Packets with payload measured so far.
+    n: u8,
+    /// [`HIGH`], [`BEFORE_DPI`], [`DONE`].
+    flags: u8,
+}
+
+/// The last measured payload was at or above nDPI's plain-text bound (4.941 bits a byte).
+const HIGH: u8 = 1;
+/// The flow had no payload verdict yet at that packet (nDPI's confidence not DPI: the risk is
+/// raised on entropy alone).
+const BEFORE_DPI: u8 = 2;
+/// No later packet is measured.
+const DONE: u8 = 4;
+
+impl Track {
+    /// The last measured payload's entropy was at or above the plain-text bound.
+    pub fn high(&self) -> bool {
+        self.flags & HIGH != 0
+    }
+
+    /// That packet came before the flow's payload verdict.
+    pub fn before_dpi(&self) -> bool {
+        self.flags & BEFORE_DPI != 0
+    }
+
+    /// Nothing more to measure: the caller may skip [`Track::packet`].
+    #[inline]
+    pub fn done(&self) -> bool {
+        self.flags & DONE != 0
+    }
+
+    /// One packet of the flow (IP protocol `proto`), after the classifiers saw it: `had_dpi`
+    /// whether the flow had a payload verdict before it, `now` the verdict after it, `first`
+    /// whether it is the flow's first packet.
+    pub fn packet(
+        &mut self,
+        proto: u8,
+        had_dpi: bool,
+        now: Option<Verdict>,
+        rules: &Rules,
+        payload: &[u8],
+        first: bool,
+    ) {
+        match proto {
+            1 => {
+                // ICMP: the first packet only, its data after the header (the payload here).
+                if first {
+                    self.set(entropy_high(payload));
+                }
+                // Decided before the label's category counts.
+                self.flags |= DONE | BEFORE_DPI;
+                return;
+            }
+            6 | 17 => {}
+            // ICMPv6 (see above), and transports nDPI does not dissect.
+            _ => {
+                self.flags |= DONE;
+                return;
+            }
+        }
+        if had_dpi {
+            self.flags |= DONE;
+            return;
+        }
+        if !payload.is_empty() {
+            if self.n >= MEASURED {
+                self.flags |= DONE;
+                return;
+            }
+            self.n += 1;
+        }
+        let dpi = now.filter(|v| v.method == Method::Dpi);
+        let kind = dpi.and_then(|v| rules.risk_kind(v.label));
+        if !kind.is_some_and(|k| k.http()) {
+            // Measured only where the value can count: before the verdict, or for a label
+            // whose category lets nDPI's rule raise it.
+            let counts = dpi.is_none() || kind.is_some_and(|k| k.entropy_counts());
+            self.set(counts && entropy_high(payload));
+        }
+        if dpi.is_some() {
+            self.flags = (self.flags & !BEFORE_DPI) | DONE;
+        } else {
+            self.flags |= BEFORE_DPI;
+        }
+    }
+
+    fn set(&mut self, high: bool) {
+        if high {
+            self.flags |= HIGH;
+        } else {
+            self.flags &= !HIGH;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bytes with entropy log2(256) = 8: every value once.
+    fn random() -> Vec<u8> {
+        (0..=255u8).collect()
+    }
+
+    fn verdict(rules: &Rules, master: &str) -> Verdict {
+        let (label, _) = rules
+            .labels()
+            .iter()
+            .find(|(_, n)| n.master() == master && n.app() == master)
+            .expect("label");
+        Verdict {
+            label,
+            method: Method::Dpi,
+            confidence: 0.9,
+            ttb_pkts: 1,
+            ttb_ns: 0,
+        }
+    }
+
+    /// Before any verdict, the last measured packet decides: high, then cleared by a packet
+    /// without payload, then high again; the fifth payload packet is not measured.
+    #[test]
+    fn the_last_measured_packet_decides() {
+        let rules = Rules::builtin();
+        let text = b"GET / HTTP/1.1\r\nHost: example.com\r\n\r\n".repeat(2);
+        let mut t = Track::default();
+        t.packet(17, false, None, &rules, &random(), true);
+        assert!(t.high() && t.before_dpi() && !t.done());
+        t.packet(6, false, None, &rules, &[], false);
+        assert!(!t.high(), "an empty packet measures 0");
+        for _ in 0..3 {
+            t.packet(6, false, None, &rules, &random(), false);
+        }
+        assert!(t.high());
+        t.packet(6, false, None, &rules, &text, false);
+        assert!(
+            t.high() && t.done(),
+            "the fifth payload packet is not measured"
+        );
+        // Short payloads cannot reach the bound (log2(30) < 4.941).
+        let mut t = Track::default();
+        t.packet(17, false, None, &rules, &random()[..30], true);
+        assert!(!t.high());
+    }
+
+    /// The packet that brings the payload verdict is the last measured; a TLS verdict is never
+    /// measured (nDPI exempts it), a flow that had the verdict before is not measured again.
+    #[test]
+    fn measuring_ends_at_the_verdict() {
+        let rules = Rules::builtin();
+        let tls = verdict(&rules, "TLS");
+        let mut t = Track::default();
+        t.packet(6, false, Some(tls), &rules, &random(), true);
+        assert!(!t.high() && !t.before_dpi() && t.done());
+        let unknown = verdict(&rules, "Unknown");
+        let mut t = Track::default();
+        t.packet(17, false, Some(unknown), &rules, &random(), true);
+        assert!(
+            t.high() && !t.before_dpi() && t.done(),
+            "category Unspecified counts"
+        );
+        let mut t = Track::default();
+        t.packet(17, true, Some(unknown), &rules, &random(), false);
+        assert!(!t.high() && t.done());
+    }
+
+    /// ICMP: the first packet's data only, decided before any category; ICMPv6 and other
+    /// transports are not measured.
+    #[test]
+    fn icmp_first_packet_only() {
+        let rules = Rules::builtin();
+        let mut t = Track::default();
+        t.packet(1, false, None, &rules, &random(), true);
+        assert!(t.high() && t.before_dpi() && t.done());
+        for proto in [58, 50, 132] {
+            let mut t = Track::default();
+            t.packet(proto, false, None, &rules, &random(), true);
+            assert!(!t.high() && t.done(), "{proto}");
+        }
+    }
+}
