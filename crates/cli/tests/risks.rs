@@ -23,6 +23,9 @@ const DECIDED: &[&str] = &[
     "HTTP Susp URL",
     "Weak TLS Cipher",
     "TCP Connection Issues",
+    "Missing SNI TLS Extn",
+    "Malformed Packet",
+    "Minor Issues",
 ];
 
 #[test]
@@ -122,4 +125,86 @@ fn the_summary_counts_flows_by_risk() {
         got.insert(name.to_string(), n.parse().unwrap());
     }
     assert_eq!(got, want);
+}
+
+/// Python: the first ICMP packet of each address pair (tshark writes the capture as pcap), the
+/// Shannon entropy of its data after the 8-byte ICMP header, and whether it reaches nDPI's
+/// plain-text bound; printed as `a b high` with the pair sorted.
+const ICMP_ENTROPY: &str = r#"
+import math, struct, subprocess, sys
+raw = subprocess.run(["tshark", "-r", sys.argv[1], "-F", "pcap", "-w", "-"],
+                     capture_output=True, check=True).stdout
+link = struct.unpack("<I", raw[20:24])[0]
+assert link == 1, link
+at, seen = 24, set()
+while at + 16 <= len(raw):
+    incl = struct.unpack("<I", raw[at + 8:at + 12])[0]
+    f = raw[at + 16:at + 16 + incl]
+    at += 16 + incl
+    if f[12:14] != b"\x08\x00" or f[23] != 1:
+        continue
+    ihl = (f[14] & 15) * 4
+    tot = struct.unpack(">H", f[16:18])[0]
+    src, dst = ".".join(map(str, f[26:30])), ".".join(map(str, f[30:34]))
+    pair = tuple(sorted((src, dst)))
+    if pair in seen:
+        continue
+    seen.add(pair)
+    data = f[14 + ihl + 8:14 + tot]
+    e = 0.0
+    for b in set(data):
+        p = data.count(b) / len(data)
+        e -= p * math.log2(p)
+    print(pair[0], pair[1], int(e >= 4.941))
+"#;
+
+/// `--stats entropy` on ICMP: the flow's first packet's data decides Susp Entropy, as an
+/// independent computation (Python over tshark's copy of the capture) says; without the
+/// option no flow gets it.
+#[test]
+fn icmp_susp_entropy_follows_the_first_packets_data() {
+    let Some(corpus) = wirespeed_testkit::corpus("icmp_susp_entropy") else {
+        return;
+    };
+    if !tools("icmp_susp_entropy", &["python3", "tshark"]) {
+        return;
+    }
+    let mut checked = 0;
+    for name in ["gnutella.pcap", "quic_interop_V.pcapng"] {
+        let pcap = corpus.pcap(name);
+        let want = ok(Command::new("python3")
+            .args(["-c", ICMP_ENTROPY])
+            .arg(&pcap));
+        let want = String::from_utf8_lossy(&want.stdout).to_string();
+        for stats in [true, false] {
+            let mut cmd = bin();
+            cmd.args(["classify", "--format", "csv", "-q", "-o", "-"]);
+            if stats {
+                cmd.args(["--stats", "entropy"]);
+            }
+            let out = ok(cmd.arg(&pcap));
+            let text = String::from_utf8_lossy(&out.stdout).to_string();
+            let mut lines = text.lines();
+            let head: Vec<&str> = lines.next().unwrap().split(',').collect();
+            let col = |n: &str| head.iter().position(|h| *h == n).unwrap();
+            let (l4, a, b, risks) = (col("l4"), col("src_ip"), col("dst_ip"), col("risks"));
+            for l in lines {
+                let v: Vec<&str> = l.split(',').collect();
+                if v[l4] != "ICMP" {
+                    continue;
+                }
+                let mut pair = [v[a], v[b]];
+                pair.sort();
+                let expect = want
+                    .lines()
+                    .find(|w| w.starts_with(&format!("{} {} ", pair[0], pair[1])))
+                    .unwrap_or_else(|| panic!("{name}: no ICMP pair {pair:?} in {want}"))
+                    .ends_with('1');
+                let got = v[risks].contains("Susp Entropy");
+                assert_eq!(got, expect && stats, "{name} {pair:?} --stats entropy {stats}");
+                checked += usize::from(stats && expect);
+            }
+        }
+    }
+    assert!(checked >= 6, "{checked} ICMP flows with high entropy");
 }

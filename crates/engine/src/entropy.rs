@@ -16,9 +16,69 @@
 //! What the record then needs ([`Track::high`], [`Track::before_dpi`]) goes to
 //! [`wirespeed_classify::risk::assess`], which applies `ndpi_entropy2risk`'s rule.
 
+use crate::classify::FlowExt;
 use crate::rules::Rules;
 use wirespeed_classify::risk::entropy_high;
 use wirespeed_classify::{Method, Verdict};
+use wirespeed_flow::{Flow, SlotLocator};
+
+/// The tracks of every flow of one worker's table (`--stats entropy`), by slot; a slot's track
+/// starts afresh when a new flow (another serial) takes it.
+pub(crate) struct Entropy {
+    slots: Vec<(u64, Track)>,
+    pub(crate) locator: Option<SlotLocator>,
+}
+
+impl Entropy {
+    pub(crate) fn new(slots: usize) -> Self {
+        Entropy {
+            slots: vec![(u64::MAX, Track::default()); slots],
+            locator: None,
+        }
+    }
+
+    /// The track of the flow `serial` in `slot` when it still measures: the caller then says
+    /// whether the flow had its payload verdict before this packet.
+    #[inline]
+    pub(crate) fn before(&mut self, slot: u32, f: &Flow<FlowExt>) -> Option<bool> {
+        let s = self.slots.get_mut(slot as usize)?;
+        if s.0 != f.serial {
+            *s = (f.serial, Track::default());
+        }
+        (!s.1.done()).then(|| {
+            f.ext
+                .class
+                .verdict()
+                .is_some_and(|v| v.method == Method::Dpi)
+        })
+    }
+
+    /// [`Track::packet`] for the packet the classifiers just saw.
+    #[inline(never)]
+    pub(crate) fn after(
+        &mut self,
+        slot: u32,
+        f: &Flow<FlowExt>,
+        had_dpi: bool,
+        rules: &Rules,
+        payload: &[u8],
+        first: bool,
+    ) {
+        if let Some(s) = self.slots.get_mut(slot as usize) {
+            let now = f.ext.class.verdict();
+            s.1.packet(f.key.proto, had_dpi, now, rules, payload, first);
+        }
+    }
+
+    /// The track of the flow `f` (default: nothing measured).
+    pub(crate) fn of(&self, f: &Flow<FlowExt>) -> Track {
+        self.locator
+            .and_then(|l| l.slot(f))
+            .and_then(|i| self.slots.get(i as usize))
+            .filter(|s| s.0 == f.serial)
+            .map_or_else(Track::default, |s| s.1)
+    }
+}
 
 /// The payload packets nDPI measures (its `packet_counter` below 5).
 const MEASURED: u8 = 4;

@@ -62,7 +62,10 @@ pub(crate) struct Tracked {
 }
 
 impl Tracked {
-    pub(crate) fn of(f: &Flow<crate::classify::FlowExt>) -> Tracked {
+    pub(crate) fn of(
+        f: &Flow<crate::classify::FlowExt>,
+        entropy: crate::entropy::Track,
+    ) -> Tracked {
         let (c, s) = (f.client.index(), f.server().index());
         let bit = |a: u8, i: usize| f.noted & (a << i) != 0;
         let mut odd = 0;
@@ -80,7 +83,7 @@ impl Tracked {
             tcp_flags: [f.tcp_flags[c], f.tcp_flags[s]],
             payload: [bit(noted::PAYLOAD_A, c), bit(noted::PAYLOAD_A, s)],
             odd,
-            entropy: f.ext.entropy,
+            entropy,
         }
     }
 }

@@ -633,6 +633,10 @@ pub(crate) fn record<'a>(
         encrypted: rules.encrypted(id),
     };
     stage.fill(&f.ext, &mut rec);
-    rec.risks = crate::risks::of(&rec, rules, &crate::risks::Tracked::of(f));
+    let entropy = stage
+        .entropy
+        .as_ref()
+        .map_or_else(Default::default, |e| e.of(f));
+    rec.risks = crate::risks::of(&rec, rules, &crate::risks::Tracked::of(f, entropy));
     rec
 }

@@ -7,7 +7,7 @@ use std::io;
 use std::path::Path;
 use std::sync::Arc;
 use wirespeed_capture::{CaptureError, CaptureFile, RawPacket};
-use wirespeed_classify::{Arbiter, ClassifierSet, Method};
+use wirespeed_classify::{Arbiter, ClassifierSet};
 use wirespeed_dpi::DpiConfig;
 use wirespeed_export::RecordSink;
 use wirespeed_flow::{EndReason, Flow, FlowConfig, FlowKey, FlowTable, FragTable, Lookup, Side};
@@ -42,7 +42,8 @@ pub struct EngineConfig {
     /// history and state; [`wirespeed_export::TCP_FIELDS`]).
     pub tcp: bool,
     /// Measure payload entropy as nDPI does, for its Susp Entropy risk (`--stats entropy`:
-    /// up to four payloads a flow, [`crate::entropy`]); off, no flow gets that risk.
+    /// up to four payloads a flow, `crates/engine/src/entropy.rs`); off, no flow gets that
+    /// risk.
     pub entropy: bool,
     /// Where transaction events go (`--events`: DNS, HTTP, TLS, [`crate::events`]); None: no
     /// events, and nothing of them runs.
@@ -127,7 +128,11 @@ impl<S: RecordSink> Worker<S> {
             d.locator = Some(table.locator());
             stage.dist = Some(d);
         }
-        stage.entropy = cfg.entropy;
+        if cfg.entropy {
+            let mut e = crate::entropy::Entropy::new(table.config().capacity);
+            e.locator = Some(table.locator());
+            stage.entropy = Some(e);
+        }
         if cfg.tcp {
             let mut t = crate::tcpstats::Tcp::new(table.config().capacity);
             t.locator = Some(table.locator());
@@ -427,19 +432,12 @@ impl<S: RecordSink> Worker<S> {
                 ip_len: q.ip_len,
                 payload,
             };
-            let measure = stage.entropy && !f.ext.entropy.done();
-            let had_dpi = measure
-                && f.ext
-                    .class
-                    .verdict()
-                    .is_some_and(|v| v.method == Method::Dpi);
+            // `--stats entropy` only.
+            let had_dpi = stage.entropy.as_mut().and_then(|e| e.before(r.slot(), f));
             stage.packet(arbiter, f, &p);
-            if measure {
-                let now = f.ext.class.verdict();
+            if let (Some(e), Some(had)) = (stage.entropy.as_mut(), had_dpi) {
                 let first = matches!(r, Lookup::New(_));
-                f.ext
-                    .entropy
-                    .packet(f.key.proto, had_dpi, now, rules, payload, first);
+                e.after(r.slot(), f, had, rules, payload, first);
             }
             // The transactions payload inspection completed at this packet (`--events`).
             out.events(&mut stage.dpi.dpi);

@@ -218,8 +218,6 @@ macro_rules! classifiers {
         pub struct FlowExt {
             /// The verdict the arbiter kept and the facts classifiers published.
             pub class: FlowClass,
-            /// The payload whose entropy nDPI's Susp Entropy rests on ([`crate::entropy`]).
-            pub entropy: crate::entropy::Track,
             $($(#[$doc])* pub $field: <$ty as Classifier>::State,)*
         }
 
@@ -232,8 +230,8 @@ macro_rules! classifiers {
             pub(crate) dist: Option<crate::flowstats::Dist>,
             /// The TCP analysis (`--stats tcp`); None when not asked for.
             pub(crate) tcp: Option<crate::tcpstats::Tcp>,
-            /// Payload entropy for Susp Entropy (`--stats entropy`).
-            pub(crate) entropy: bool,
+            /// Payload entropy for Susp Entropy (`--stats entropy`); None when not asked for.
+            pub(crate) entropy: Option<crate::entropy::Entropy>,
         }
 
         impl Stage {
@@ -243,7 +241,7 @@ macro_rules! classifiers {
                     act: None,
                     dist: None,
                     tcp: None,
-                    entropy: false,
+                    entropy: None,
                 }
             }
 
