@@ -201,7 +201,11 @@ fn icmp_susp_entropy_follows_the_first_packets_data() {
                     .unwrap_or_else(|| panic!("{name}: no ICMP pair {pair:?} in {want}"))
                     .ends_with('1');
                 let got = v[risks].contains("Susp Entropy");
-                assert_eq!(got, expect && stats, "{name} {pair:?} --stats entropy {stats}");
+                assert_eq!(
+                    got,
+                    expect && stats,
+                    "{name} {pair:?} --stats entropy {stats}"
+                );
                 checked += usize::from(stats && expect);
             }
         }
