@@ -2,10 +2,10 @@
 //! Query name, type and (from the first response) response code. Over TCP, the two-byte
 //! length prefix is checked.
 
+use crate::events::{EvCx, Tx, TxField, TxKind};
 use crate::meta::Field;
 use crate::proto::label;
 use crate::util::{starts_with_ci, Buf, Rd};
-use crate::events::{EvCx, Tx, TxField, TxKind};
 use crate::{Cx, Inspector, Label, Probe, TCP, UDP};
 
 /// nDPI's DNS label.
@@ -183,7 +183,8 @@ struct State {
     nd_qtype: [u8; 2],
     /// A and AAAA answers nDPI stored for the flow (`num_rsp_addr`).
     nd_addrs: u8,
-    /// nDPI's verdicts so far: [`F_MALFORMED`], [`F_ZERO_TTL`] (written as `dns_flags`).
+    /// nDPI's verdicts so far: [`F_ERROR_CODE`], [`F_INVALID_CHARS`], [`F_MALFORMED`],
+    /// [`F_ZERO_TTL`] (written as `dns_flags`).
     flags: u8,
     /// The flags last written as `dns_flags`.
     shown: u8,
@@ -207,7 +208,13 @@ const NAMED: u8 = 4;
 //   message with no room for its type and class, a type of 0, or a name of more than 253 bytes
 //   on the wire ("Invalid DNS Query Lenght");
 // * Minor Issues: an answer record with TTL 0 ("DNS Record with zero TTL") in the answers it
-//   walks, in a response whose counts it takes for a reply.
+//   walks, in a response whose counts it takes for a reply;
+// * Non-Printable/Invalid Chars Detected: a byte other than a letter, digit, '-' or '_' in
+//   the labels it copies of the first question's name (`ndpi_grab_dns_name`: from offset 12,
+//   at most 255 characters, labels joined by '.'), in any message it reads, queries and
+//   responses alike; a name it then drops (a compressed label, one running to the message's
+//   end) still counts what it copied before. mDNS (port 5353 either side) is not checked;
+// * Error Code: a response (QR set: what nDPI takes for one) with a non-zero RCODE.
 // What follows reads the messages as that dissector does, its offsets included (it does not
 // follow compression pointers and resumes where its own walk left off), so that the flags say
 // what nDPI would say, not what the message is.
@@ -216,8 +223,17 @@ const NAMED: u8 = 4;
 const F_MALFORMED: u8 = 1;
 /// [`State::flags`]: an answer record with TTL 0 that nDPI's answer walk reads (`z`).
 const F_ZERO_TTL: u8 = 2;
-/// Each flag's letter in `dns_flags`, in the order written.
-const FLAG_LETTERS: [(u8, u8); 2] = [(F_MALFORMED, b'm'), (F_ZERO_TTL, b'z')];
+/// [`State::flags`]: a byte nDPI refuses in the first question's name it copies (`i`).
+const F_INVALID_CHARS: u8 = 4;
+/// [`State::flags`]: a response with a non-zero RCODE (`e`).
+const F_ERROR_CODE: u8 = 8;
+/// Each flag's letter in `dns_flags`, in the order written (alphabetical).
+const FLAG_LETTERS: [(u8, u8); 4] = [
+    (F_ERROR_CODE, b'e'),
+    (F_INVALID_CHARS, b'i'),
+    (F_MALFORMED, b'm'),
+    (F_ZERO_TTL, b'z'),
+];
 
 /// [`State::nd`]: nDPI has not classified the flow; its main path shows it each message.
 const ND_MAIN: u8 = 0;
@@ -362,16 +378,25 @@ impl NdMsg<'_> {
             if let Some((t, _)) = self.first_type(po + 12) {
                 st.nd_qtype = t.to_be_bytes();
             }
-        } else if self.zero_ttl(qd, an, ns, ar, st) {
-            st.flags |= F_ZERO_TTL;
+        } else {
+            if flags & 0x000f != 0 {
+                st.flags |= F_ERROR_CODE;
+            }
+            if self.zero_ttl(qd, an, ns, ar, st) {
+                st.flags |= F_ZERO_TTL;
+            }
         }
         if !self.questions_fit(qd) {
             st.flags |= F_MALFORMED;
         }
+        // The name it takes as the flow's (none if a label is damaged), its characters checked
+        // but on mDNS.
+        let (named, _, valid) = self.grab(po + 12, 255);
+        if !valid && !mdns {
+            st.flags |= F_INVALID_CHARS;
+        }
         if query {
-            // The name it takes as the flow's (none if a label is damaged), and the protocol
-            // the ports give: a named LLMNR query is not followed further.
-            let (named, _) = self.grab(po + 12, 255);
+            // The protocol the ports give: a named LLMNR query is not followed further.
             let by_port = |port: u16| match port {
                 53 | 5353 | 5355 => port,
                 _ => 0,
@@ -423,10 +448,13 @@ impl NdMsg<'_> {
     }
 
     /// nDPI's reading of a name at `off` into a buffer of `max` characters: the characters it
-    /// kept (0 if a label is compressed or runs to the end) and where it stopped.
-    fn grab(&self, mut off: usize, max: usize) -> (usize, usize) {
+    /// kept (0 if a label is compressed or runs to the end), where it stopped, and whether every
+    /// byte it copied on the way (those of a name it then dropped included) is a letter, digit,
+    /// '-' or '_'.
+    fn grab(&self, mut off: usize, max: usize) -> (usize, usize, bool) {
         let l = self.p.len();
         let mut j = 0usize;
+        let mut valid = true;
         while j < max && off < l && self.p.get(off) != Some(&0) {
             let cl = usize::from(self.p.get(off).copied().unwrap_or(0));
             off += 1;
@@ -438,10 +466,14 @@ impl NdMsg<'_> {
                 j += 1;
             }
             let take = cl.min(max.saturating_sub(j));
+            let copied = self.p.get(off..off + take).unwrap_or_default();
+            valid &= copied
+                .iter()
+                .all(|&c| c.is_ascii_alphanumeric() || c == b'-' || c == b'_');
             off += take;
             j += take;
         }
-        (j, off)
+        (j, off, valid)
     }
 
     /// nDPI's check of the questions: each must leave room for type and class, have a type
@@ -579,13 +611,21 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     // refuse (a damaged question), and the flow may still be DNS by its port. The flags are
     // only set on messages nDPI read as DNS.
     show_flags(cx);
+    // A message this inspector refuses does not end nDPI's extra dissection: its next
+    // messages may still add flags.
+    if cx.state::<State>().nd == ND_EXTRA {
+        cx.want_more();
+    }
     r
 }
 
 fn inspect(cx: &mut Cx<'_>) -> Probe {
     let mut d = cx.data;
     if cx.hints.transport == TCP {
-        let Some(n) = d.get(..2).map(|b| u16::from_be_bytes([b[0], b[1]]) as usize) else {
+        let Some(n) = d
+            .get(..2)
+            .map(|b| u16::from_be_bytes([b[0], b[1]]) as usize)
+        else {
             return Probe::NotForUs;
         };
         d = d.get(2..).unwrap_or(&[]);
@@ -653,7 +693,11 @@ fn inspect(cx: &mut Cx<'_>) -> Probe {
         return fail(cx);
     }
     // The root name is written "<root>", as tshark does.
-    let qname: &[u8] = if n.is_empty() { b"<root>" } else { n.as_bytes() };
+    let qname: &[u8] = if n.is_empty() {
+        b"<root>"
+    } else {
+        n.as_bytes()
+    };
     if qd > 0 {
         // Every question's name, each once (a response's too: its query may not have been
         // captured): a 5-tuple that a resolver keeps carries several transactions.
@@ -779,8 +823,14 @@ fn answer_texts(m: &[u8], mut at: usize, an: u16, t: &mut Tx) -> Option<()> {
         match rtype {
             1 | 28 => {
                 let ip: std::net::IpAddr = match rdata.len() {
-                    4 => <[u8; 4]>::try_from(rdata).ok().map(std::net::Ipv4Addr::from)?.into(),
-                    16 => <[u8; 16]>::try_from(rdata).ok().map(std::net::Ipv6Addr::from)?.into(),
+                    4 => <[u8; 4]>::try_from(rdata)
+                        .ok()
+                        .map(std::net::Ipv4Addr::from)?
+                        .into(),
+                    16 => <[u8; 16]>::try_from(rdata)
+                        .ok()
+                        .map(std::net::Ipv6Addr::from)?
+                        .into(),
                     _ => continue,
                 };
                 let mut b = [0u8; 46];

@@ -14,7 +14,10 @@ fn query_from_corpus() {
 #[test]
 fn llmnr_and_mdns_by_port() {
     let v = vector!("dns_query");
-    assert_eq!(probe(&INSPECTOR, to_server(UDP, 5355), &v).0, Probe::Certain(&LLMNR));
+    assert_eq!(
+        probe(&INSPECTOR, to_server(UDP, 5355), &v).0,
+        Probe::Certain(&LLMNR)
+    );
     let h = Hints {
         client_port: 5353,
         ..to_server(UDP, 5353)
@@ -31,7 +34,10 @@ fn compression_loops_are_refused() {
     assert!(name(&m, 12, &mut out).is_none());
     // Off the DNS ports that is not DNS; on them the flow's next message decides (a damaged
     // question does not rule DNS out), and the damage is counted.
-    assert_eq!(probe(&INSPECTOR, to_server(UDP, 4000), &m).0, Probe::NotForUs);
+    assert_eq!(
+        probe(&INSPECTOR, to_server(UDP, 4000), &m).0,
+        Probe::NotForUs
+    );
     assert_eq!(probe(&INSPECTOR, to_server(UDP, 53), &m).0, Probe::Unsure);
 }
 
@@ -77,7 +83,10 @@ fn damaged_counts_on_dns_port_keep_the_name() {
     assert_eq!(m.get(Field::DnsQtype), Some("33"));
     // Off the DNS ports such a header is not taken for DNS.
     let v = vector!("dns_fuzz_qdcount");
-    assert_eq!(probe(&INSPECTOR, to_server(UDP, 4000), &v).0, Probe::NotForUs);
+    assert_eq!(
+        probe(&INSPECTOR, to_server(UDP, 4000), &v).0,
+        Probe::NotForUs
+    );
 }
 
 /// fuzz-2006-06-26-2594.pcap, frame 450 (client port 2791): the third label's length byte 0x73
@@ -657,7 +666,11 @@ fn several_transactions_on_one_five_tuple() {
         "1002010000010000000000000363646e076578616d706c65036e65740000010001",
     ];
     let r = [RESP0, RESP1, RESP2];
-    let pkts: Vec<Vec<u8>> = q.iter().zip(r).flat_map(|(q, r)| [hex(q), hex(r)]).collect();
+    let pkts: Vec<Vec<u8>> = q
+        .iter()
+        .zip(r)
+        .flat_map(|(q, r)| [hex(q), hex(r)])
+        .collect();
     let flow: Vec<(bool, &[u8])> = pkts
         .iter()
         .enumerate()
@@ -823,13 +836,14 @@ fn an_invalid_header_after_the_first_message_gives_m() {
         .chain([(true, &bad[..])])
         .collect();
     assert_eq!(dns_flags(&six), None);
-    // A response with records ends the reading; one without (NXDOMAIN, no records) does not.
+    // A response with records ends the reading; one without (NXDOMAIN, no records) does not
+    // (its reply code gives `e`).
     let r = response(&[record(1, 60, &[192, 0, 2, 1])], 0);
     assert_eq!(dns_flags(&[(true, &q), (false, &r), (true, &bad)]), None);
     let nx = [header(0x8183, [1, 0, 0, 0]), question(WWW, 1)].concat();
     assert_eq!(
         dns_flags(&[(true, &q), (false, &nx), (true, &bad)]).as_deref(),
-        Some("m")
+        Some("em")
     );
 }
 
@@ -883,16 +897,156 @@ fn a_question_without_its_type_or_with_type_zero_gives_m() {
 }
 
 /// fuzz-2006-06-26-2594.pcap, frame 600 (client port 2813): a query whose fourth label length
-/// (0x13) runs the name to the message's last byte but one; tshark: "Malformed Packet".
+/// (0x13) runs the name to the message's last byte but one; tshark: "Malformed Packet". That
+/// label's 19 bytes ("127", 0x07, "in-ad`r", ...) fit before the message's end: nDPI copies
+/// them, control byte and '`' included, so the characters are invalid too.
 #[test]
 fn a_cut_question_from_corpus() {
     let q = crate::tests::parse_hex(
         "a003000000010000000000000131013001301331323707696e2d61646072046172706100000c0001",
     );
-    assert_eq!(dns_flags(&[(true, &q)]).as_deref(), Some("m"));
+    assert_eq!(dns_flags(&[(true, &q)]).as_deref(), Some("im"));
 }
 
-/// Both letters, in their order.
+#[test]
+fn a_byte_other_than_letter_digit_dash_underscore_gives_i() {
+    let q = |labels: &[&[u8]]| [header(0x0100, [1, 0, 0, 0]), question(labels, 1)].concat();
+    for ok in [
+        &[&b"_sip"[..], b"_udp", b"example", b"com"][..],
+        &[b"a-b", b"C0"],
+        &[],
+    ] {
+        assert_eq!(dns_flags(&[(true, &q(ok))]), None, "{ok:?}");
+    }
+    // The dot is a label separator on the wire, not a byte of a label.
+    for bad in [
+        &[&b"a b"[..], b"com"][..],
+        &[b"a.b"],
+        &[b"x", b"caf\xc3\xa9"],
+        &[b"ctl\x07"],
+        &[b"host:53"],
+    ] {
+        assert_eq!(
+            dns_flags(&[(true, &q(bad))]).as_deref(),
+            Some("i"),
+            "{bad:?}"
+        );
+    }
+    // In a later query, and in a response's question.
+    let std = std_query();
+    let bad = q(&[b"o k"]);
+    assert_eq!(
+        dns_flags(&[(true, &std), (true, &bad)]).as_deref(),
+        Some("i")
+    );
+    let mut r = header(0x8180, [1, 1, 0, 0]);
+    r.extend(question(&[b"o k"], 1));
+    r.extend(record(1, 60, &[192, 0, 2, 1]));
+    assert_eq!(
+        dns_flags(&[(true, &std), (false, &r)]).as_deref(),
+        Some("i")
+    );
+    // Not once nDPI's reading ended (a response with records).
+    let ok = response(&[record(1, 60, &[192, 0, 2, 1])], 0);
+    assert_eq!(dns_flags(&[(true, &std), (false, &ok), (true, &bad)]), None);
+}
+
+#[test]
+fn only_the_bytes_ndpi_copies_are_checked() {
+    // A compressed first label: nothing copied.
+    let mut m = header(0x0100, [1, 0, 0, 0]);
+    m.extend_from_slice(&[0xc0, 12, 0, 1, 0, 1]);
+    assert_eq!(dns_flags(&[(true, &m)]), None);
+    // A label copied, then one that is compressed: the name is dropped, not the verdict.
+    let mut m = header(0x0100, [1, 0, 0, 0]);
+    m.extend_from_slice(b"\x03a b\xc0\x0c\x00\x01\x00\x01");
+    assert_eq!(dns_flags(&[(true, &m)]).as_deref(), Some("i"));
+    // A label running past the message's end is not copied (20 bytes: the probe's least).
+    let mut m = header(0x0100, [1, 0, 0, 0]);
+    m.extend_from_slice(b"\x10a bcdef");
+    assert_eq!(dns_flags(&[(true, &m)]).as_deref(), Some("m"));
+    // At most 255 characters: four labels of 63 and their dots fill them, a fifth is not read
+    // (the name, 259 bytes on the wire, is malformed all the same).
+    let a: &[u8] = &[b'a'; 63];
+    let q = |last: &[u8]| {
+        [
+            header(0x0100, [1, 0, 0, 0]),
+            question(&[a, a, a, a, last], 1),
+        ]
+        .concat()
+    };
+    assert_eq!(dns_flags(&[(true, &q(b"$"))]).as_deref(), Some("m"));
+    let mut early = q(b"b");
+    early[13] = b'$';
+    assert_eq!(dns_flags(&[(true, &early)]).as_deref(), Some("im"));
+}
+
+#[test]
+fn mdns_names_are_not_checked() {
+    // RFC 6762 §18: flags 0 in a query; a service instance name may hold spaces.
+    let q = [
+        header(0, [1, 0, 0, 0]),
+        question(&[b"My Printer", b"_ipp", b"_tcp", b"local"], 255),
+    ]
+    .concat();
+    let on = |port| {
+        crate::proto::testkit::classify_meta(UDP, port, 40000, &[(true, &q)], Some(Field::DnsFlags))
+            .1
+    };
+    assert_eq!(on(5353), None);
+    assert_eq!(on(53).as_deref(), Some("i"));
+    assert_eq!(on(5355).as_deref(), Some("i"));
+}
+
+/// fuzz-2006-06-26-2594.pcap, frames 239, 243 and 244 (client port 2750): a query for
+/// _sip._udp.voip.brujula.net, then one with flags 0x01aa and 43690 questions and answers
+/// (tshark: "Malformed Packet"; nDPI refuses its header), then one for "_sip._udp.vo%s"
+/// (tshark). The damaged message does not end nDPI's reading: the third one's '%' counts.
+#[test]
+fn a_refused_message_does_not_end_the_reading() {
+    let p = crate::tests::parse_hex;
+    let q = p(
+        "3fc801000001000000000000045f736970045f75647004766f6970076272756a756c61036e65740000210001",
+    );
+    let mut bad = p("3fc801aa");
+    bad.resize(44, 0xaa);
+    let pct = p(
+        "3fc801040001000000000000045f736970045f75647004766f2573006272756a756c61036e65740000210001",
+    );
+    assert_eq!(dns_flags(&[(true, &q), (true, &bad)]).as_deref(), Some("m"));
+    let flow: &[(bool, &[u8])] = &[(true, &q), (true, &q), (true, &bad), (true, &pct)];
+    assert_eq!(dns_flags(flow).as_deref(), Some("im"));
+}
+
+#[test]
+fn a_response_with_a_reply_code_gives_e() {
+    let q = std_query();
+    // RFC 1035 §4.1.1: RCODE 3, name error, no records; RCODE 0 does not count.
+    let nx = [header(0x8183, [1, 0, 0, 0]), question(WWW, 1)].concat();
+    assert_eq!(dns_flags(&[(true, &q), (false, &nx)]).as_deref(), Some("e"));
+    assert_eq!(dns_flags(&[(false, &nx)]).as_deref(), Some("e"));
+    let ok = response(&[record(1, 60, &[192, 0, 2, 1])], 0);
+    assert_eq!(dns_flags(&[(true, &q), (false, &ok)]), None);
+    // A query's RCODE bits are not read.
+    let qr = [header(0x0003, [1, 0, 0, 0]), question(WWW, 1)].concat();
+    assert_eq!(dns_flags(&[(true, &qr)]), None);
+    // A response is what QR says, whichever way it goes, header damaged or not.
+    assert_eq!(dns_flags(&[(true, &nx)]).as_deref(), Some("e"));
+    // Not once nDPI's reading ended.
+    assert_eq!(dns_flags(&[(true, &q), (false, &ok), (false, &nx)]), None);
+}
+
+/// fuzz-2006-06-26-2594.pcap, frame 615 (client port 2815, sent to the server): ID 0x8905,
+/// flags 0xaaaa, the rest 0xaa; tshark: a response, reply code 10 (NOTZONE), "Malformed
+/// Packet".
+#[test]
+fn a_fuzzed_response_from_corpus() {
+    let mut m = crate::tests::parse_hex("8905aaaa");
+    m.resize(40, 0xaa);
+    assert_eq!(dns_flags(&[(true, &m)]).as_deref(), Some("em"));
+}
+
+/// The letters, in their (alphabetical) order.
 #[test]
 fn both_flags_in_order() {
     let (q, bad) = (std_query(), refused_query());
@@ -901,6 +1055,12 @@ fn both_flags_in_order() {
     assert_eq!(dns_flags(flow).as_deref(), Some("z"));
     let flow: &[(bool, &[u8])] = &[(true, &q), (true, &bad), (false, &r)];
     assert_eq!(dns_flags(flow).as_deref(), Some("mz"));
+    // A SERVFAIL with a TTL 0 answer, after a query with a bad character and a refused one.
+    let odd = [header(0x0100, [1, 0, 0, 0]), question(&[b"a$"], 1)].concat();
+    let mut fail = response(&[record(1, 0, &[192, 0, 2, 1])], 0);
+    fail[3] = 0x82;
+    let flow: &[(bool, &[u8])] = &[(true, &odd), (true, &bad), (false, &fail)];
+    assert_eq!(dns_flags(flow).as_deref(), Some("eimz"));
 }
 
 /// Over TCP the two-byte length comes first (RFC 1035 §4.2.2).
@@ -918,8 +1078,8 @@ fn over_tcp() {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(2000))]
 
-    /// Any messages, on any of the DNS ports, either way: no panic, and only `m` and `z`, in
-    /// that order.
+    /// Any messages, on any of the DNS ports, either way: no panic, and only `e`, `i`, `m`
+    /// and `z`, each once, in that order.
     #[test]
     fn flags_of_any_messages(
         msgs in proptest::collection::vec(
@@ -938,6 +1098,7 @@ proptest! {
         let t = if tcp { TCP } else { UDP };
         let (_, v) = crate::proto::testkit::classify_meta(t, port, 40000, &flow, Some(Field::DnsFlags));
         let v = v.unwrap_or_default();
-        prop_assert!(["", "m", "z", "mz"].contains(&v.as_str()), "{v}");
+        let order = |w: &[u8]| w.windows(2).all(|p| p[0] < p[1]);
+        prop_assert!(v.len() <= 4 && v.bytes().all(|c| b"eimz".contains(&c)) && order(v.as_bytes()), "{v}");
     }
 }
