@@ -1289,6 +1289,22 @@ pub struct RiskFacts<'a> {
     /// an invalid header on a message after the first, a query name over 253 bytes or without
     /// room for its type and class): nDPI's Malformed Packet. `false`: unknown or none.
     pub dns_malformed: bool,
+    /// Whether nDPI's DNS dissector, copying the first question's name of a message it reads
+    /// (dns.c `ndpi_grab_dns_name`, its own offsets, a name it drops included), met a byte
+    /// other than a letter, digit, '-' or '_' (not on mDNS): nDPI's Non-Printable/Invalid
+    /// Chars Detected. `false`: unknown or none.
+    pub dns_invalid_chars: bool,
+    /// Whether a message nDPI's DNS dissector reads as a response (QR set) had a non-zero
+    /// RCODE (dns.c `search_valid_dns`): nDPI's Error Code. `false`: unknown or none.
+    pub dns_error_code: bool,
+    /// Whether an early payload of the flow, before any protocol was named, began as a script
+    /// (`#!/`): nDPI's Possible Exploit ("Shellscript found").
+    pub payload_script: bool,
+    /// Whether such a payload began as an executable (PE or ELF): nDPI's Binary App Transfer.
+    pub payload_executable: bool,
+    /// Whether the flow's first ICMP/ICMPv6 message was malformed as nDPI judges it (type or
+    /// code unassigned, bad ICMP checksum): nDPI's Malformed Packet.
+    pub icmp_malformed: bool,
     /// Whether the client hello carried an encrypted_server_name (ESNI) extension: nDPI's
     /// Missing SNI is not raised then.
     pub tls_esni: bool,
@@ -1331,6 +1347,9 @@ pub struct RiskFacts<'a> {
     /// Whether the first response's `Content-Disposition` names an `exe`, `msi` or `cab`
     /// attachment as nDPI tests it (`ndpi_http_check_content`; `http_flags` `a`).
     pub http_exe_attachment: Option<bool>,
+    /// Whether the first response's `Content-Disposition` names an attachment of another kind
+    /// (nDPI's "File download"; `http_flags` `d`).
+    pub http_data_attachment: Option<bool>,
     /// Whether the first response's body starts with an executable's signature (nDPI's
     /// `ndpi_analyze_content_signature` on `initial_binary_bytes`; `http_flags` `e`).
     pub http_exe_body: Option<bool>,
@@ -1516,6 +1535,18 @@ pub fn assess(f: &RiskFacts) -> RiskSet {
     if k.has(LabelKind::DNS_MASTER | LabelKind::MDNS_MASTER) && f.dns_zero_ttl {
         s.set(Risk::MinorIssues);
     }
+    // ndpi_main.c (ndpi_search_shellscript, _elf, _portable_executable): the first payloads
+    // of a flow not yet named; the risk stays whatever the flow turns out to be.
+    if f.payload_script {
+        s.set(Risk::PossibleExploit);
+    }
+    if f.payload_executable {
+        s.set(Risk::BinaryApplicationTransfer);
+    }
+    // ndpi_main.c: the first ICMP message's type, code or checksum.
+    if f.icmp_malformed {
+        s.set(Risk::MalformedPacket);
+    }
     // dns.c: an invalid header after the first message, or a bad query name length.
     if k.has(LabelKind::DNS_MASTER | LabelKind::MDNS_MASTER) && f.dns_malformed {
         s.set(Risk::MalformedPacket);
@@ -1571,15 +1602,16 @@ fn assess_dns(f: &RiskFacts, k: LabelKind, s: &mut RiskSet) {
     } else {
         DNS_MESSAGES_READ
     };
-    if !mdns
-        && (f.dns_query.is_some_and(bad)
-            || f.dns_names
-                .is_some_and(|l| l.split(',').take(read).any(bad)))
+    if f.dns_invalid_chars
+        || (!mdns
+            && (f.dns_query.is_some_and(bad)
+                || f.dns_names
+                    .is_some_and(|l| l.split(',').take(read).any(bad))))
     {
         s.set(Risk::InvalidCharacters);
     }
     // dns.c search_valid_dns: a response with a non-zero rcode.
-    if f.dns_rcode.is_some_and(|r| r != 0) {
+    if f.dns_error_code || f.dns_rcode.is_some_and(|r| r != 0) {
         s.set(Risk::ErrorCodeDetected);
     }
 }
@@ -1817,6 +1849,11 @@ fn assess_http_response(f: &RiskFacts, s: &mut RiskSet) {
     // ndpi_http_check_content: a download media type (octet-stream, archives). nDPI at the
     // corpus's commit reports it as Binary File/Data Transfer (Attempt).
     if ct.is_some_and(|c| content_type_is(c, &DOWNLOAD_MIMES)) && !update {
+        s.set(Risk::BinaryDataTransfer);
+    }
+    // ndpi_http_check_content: an attachment that is not an executable is a file download
+    // (with a media type in the same head, as nDPI reads the disposition only then).
+    if ct.is_some() && yes(f.http_data_attachment) && !update {
         s.set(Risk::BinaryDataTransfer);
     }
     // ndpi_validate_http_content: Java downloading Java (Log4J) once an executable was named
@@ -2293,6 +2330,32 @@ mod tests {
         assert!(!assess(&q).has(Risk::TlsMissingSni));
     }
 
+    /// ndpi_main.c's checks on an unnamed flow's first payloads, whatever the flow's label
+    /// then; http.c's file download by `Content-Disposition` (with a media type only).
+    #[test]
+    fn payload_signatures_and_attachments() {
+        let mut f = tls();
+        f.master = "Unknown";
+        f.app = "Unknown";
+        f.dpi = false;
+        assert!(!assess(&f).has(Risk::PossibleExploit));
+        f.payload_script = true;
+        assert!(assess(&f).has(Risk::PossibleExploit));
+        f.payload_executable = true;
+        assert!(assess(&f).has(Risk::BinaryApplicationTransfer));
+        let mut h = tls();
+        h.master = "HTTP";
+        h.app = "HTTP";
+        h.server_port = 80;
+        h.http_data_attachment = Some(true);
+        assert!(!assess(&h).has(Risk::BinaryDataTransfer), "no media type");
+        h.http_content_type = Some("application/x-msdownload");
+        let r = assess(&h);
+        assert!(r.has(Risk::BinaryDataTransfer) && r.has(Risk::BinaryApplicationTransfer));
+        h.http_host = Some("download.windowsupdate.com");
+        assert!(!assess(&h).has(Risk::BinaryDataTransfer));
+    }
+
     #[test]
     fn assess_tls_hello() {
         let mut f = tls();
@@ -2609,6 +2672,31 @@ mod tests {
         assert!(assess(&f).has(Risk::MinorIssues));
         f.master = "TLS";
         assert!(!assess(&f).has(Risk::MinorIssues), "a DNS fact");
+    }
+
+    #[test]
+    fn dns_invalid_chars_and_error_code_facts() {
+        // What nDPI's dissector read, where the record's names and rcode do not show it: a
+        // name it copied before dropping it, a fuzzed "response" sent to the server.
+        let mut f = tls();
+        f.master = "DNS";
+        f.app = "DNS";
+        f.server_port = 53;
+        f.dns_query = Some("ok.example");
+        f.dns_rcode = None;
+        let r = assess(&f);
+        assert!(!r.has(Risk::InvalidCharacters) && !r.has(Risk::ErrorCodeDetected));
+        f.dns_invalid_chars = true;
+        assert!(assess(&f).has(Risk::InvalidCharacters));
+        f.dns_invalid_chars = false;
+        f.dns_error_code = true;
+        assert!(assess(&f).has(Risk::ErrorCodeDetected));
+        // DNS facts: not for another protocol.
+        f.dns_invalid_chars = true;
+        f.master = "TLS";
+        f.app = "TLS";
+        let r = assess(&f);
+        assert!(!r.has(Risk::InvalidCharacters) && !r.has(Risk::ErrorCodeDetected));
     }
 
     #[test]

@@ -26,6 +26,10 @@ const DECIDED: &[&str] = &[
     "Missing SNI TLS Extn",
     "Malformed Packet",
     "Minor Issues",
+    "Non-Printable/Invalid Chars Detected",
+    "Error Code",
+    "Binary File/Data Transfer (Attempt)",
+    "Possible Exploit Attempt",
 ];
 
 #[test]

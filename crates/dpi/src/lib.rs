@@ -484,6 +484,26 @@ pub fn inspection_over(handle: u32) -> bool {
     handle & (DONE_BIT | EV_BIT) != 0
 }
 
+/// What a payload starts with, as nDPI's checks for unnamed flows read it (ndpi_main.c at the
+/// corpus's commit): `b'e'` a PE image (`MZ`, and at the little-endian offset in bytes
+/// 0x3c..0x40 the signature `PE\0\0`, within the payload) or an ELF header (at least 24 bytes,
+/// `\x7fELF`, version byte `e_ident[6]` at most 6), `b's'` a script (`#!/` or `#! `), 0 none.
+pub fn payload_signature(d: &[u8]) -> u8 {
+    if d.len() >= 0x40 && d.starts_with(b"MZ") {
+        let at = u32::from_le_bytes([d[0x3c], d[0x3d], d[0x3e], d[0x3f]]) as usize;
+        if at.checked_add(4).and_then(|e| d.get(at..e)) == Some(b"PE\0\0") {
+            return b'e';
+        }
+    }
+    if d.len() >= 24 && d.starts_with(b"\x7fELF") && d[6] <= 6 {
+        return b'e';
+    }
+    if d.starts_with(b"#!/") || d.starts_with(b"#! ") {
+        return b's';
+    }
+    0
+}
+
 /// The pool slot of a handle that has one.
 #[inline]
 fn slot(handle: u32) -> Option<usize> {
@@ -1044,6 +1064,27 @@ impl Dpi {
             )
             .0
         };
+        // nDPI's checks after its dissectors, on the first five payload packets of a flow
+        // still unnamed: a script or an executable sent as is.
+        if found.is_none()
+            && ctx.chosen == 0
+            && u16::from(ctx.pkts[0]) + u16::from(ctx.pkts[1]) <= 5
+        {
+            let letter = payload_signature(p.payload);
+            if letter != 0 {
+                let mut f = util::Buf::<4>::default();
+                let was = ctx.meta.get(Field::PayloadFlags).unwrap_or("").as_bytes();
+                if !was.contains(&letter) {
+                    // Letters in order: `e` before `s`.
+                    for c in [b'e', b's'] {
+                        if was.contains(&c) || c == letter {
+                            f.push(&[c]);
+                        }
+                    }
+                    ctx.meta.replace(Field::PayloadFlags, f.as_bytes());
+                }
+            }
+        }
         if let Some(sub) = &mut self.subscriber {
             for (f, v) in ctx.meta.iter() {
                 let bit = 1 << (f as u8 & 63);

@@ -93,7 +93,8 @@ fields! {
     HttpServer = "http_server", 64;
     /// What the HTTP heads showed that nDPI's header and content checks read, as letters (see
     /// `proto::http`): `a` an executable attachment named by `Content-Disposition`, `b` a
-    /// response body whose first bytes are not text, `e` a response body that starts as an
+    /// response body whose first bytes are not text, `d` another attachment named by
+    /// `Content-Disposition`, `e` a response body that starts as an
     /// executable, `h` a header name nDPI calls suspicious, `s` a non-printable byte in
     /// `Server`.
     HttpFlags = "http_flags", 8;
@@ -102,10 +103,17 @@ fields! {
     /// was read (TLS hellos show as `ja4`), `w` a DTLS use_srtp offer on a flow that began with
     /// STUN (nDPI's WebRTC).
     TlsFlags = "tls_flags", 4;
-    /// What the DNS messages showed that nDPI's checks read, as letters (see `proto::dns`):
-    /// `m` a malformed header or question after the first message, `z` an answer record with
-    /// TTL 0.
+    /// What the DNS messages showed that nDPI's checks read, as letters in alphabetical order
+    /// (see `proto::dns`): `e` a response with a non-zero RCODE, `i` a byte other than a letter,
+    /// digit, '-' or '_' in the first question's name as nDPI copies it (not on mDNS), `m` a
+    /// malformed header or question after the first message, `z` an answer record with TTL 0.
     DnsFlags = "dns_flags", 4;
+    /// What the first payloads of a flow no inspector had named yet began with, as letters
+    /// (nDPI's checks after its dissectors, `ndpi_search_portable_executable`,
+    /// `ndpi_search_elf`, `ndpi_search_shellscript`): `e` an executable (a PE image: `MZ` and
+    /// a `PE\0\0` header where its offset at 0x3c says; or an ELF header of version up to 6),
+    /// `s` a script (`#!/` or `#! `).
+    PayloadFlags = "payload_flags", 4;
 }
 
 /// A flow's metadata: values of [`Field`]s packed in a fixed area of [`META_BYTES`] bytes

@@ -550,3 +550,36 @@ fn pending_evidence_slots() {
     assert_eq!(pending[0], (12, b));
     assert_eq!(dropped, 1);
 }
+
+/// nDPI's checks on the first payloads of an unnamed flow: a PE image needs `PE\0\0` where
+/// the MZ header's offset at 0x3c points; an ELF header its version byte up to 6; a script
+/// `#!/` or `#! ` (shell.pcap's payloads start `#!/bin/sh`, tshark).
+#[test]
+fn payload_signatures() {
+    let mut pe = vec![0u8; 0x80];
+    pe[..2].copy_from_slice(b"MZ");
+    pe[0x3c] = 0x40;
+    pe[0x40..0x44].copy_from_slice(b"PE\0\0");
+    assert_eq!(crate::payload_signature(&pe), b'e');
+    pe[0x3c] = 0x7e; // points past the end minus 2: no room for the signature
+    assert_eq!(crate::payload_signature(&pe), 0);
+    pe[0x3c] = 0xff;
+    pe[0x3d] = 0xff;
+    pe[0x3e] = 0xff;
+    pe[0x3f] = 0xff;
+    assert_eq!(crate::payload_signature(&pe), 0, "an offset past the end");
+    let mut elf = vec![0u8; 24];
+    elf[..4].copy_from_slice(b"\x7fELF");
+    elf[6] = 1;
+    assert_eq!(crate::payload_signature(&elf), b'e');
+    elf[6] = 7;
+    assert_eq!(crate::payload_signature(&elf), 0);
+    assert_eq!(crate::payload_signature(&elf[..23]), 0);
+    assert_eq!(
+        crate::payload_signature(b"#!/bin/sh\n\n# Action script"),
+        b's'
+    );
+    assert_eq!(crate::payload_signature(b"#! /usr/bin/env python"), b's');
+    assert_eq!(crate::payload_signature(b"#!"), 0);
+    assert_eq!(crate::payload_signature(b"MZ"), 0);
+}

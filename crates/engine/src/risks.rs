@@ -52,6 +52,36 @@ const HTTP_SERVER: usize = at("http_server");
 const HTTP_FLAGS: usize = at("http_flags");
 const TLS_FLAGS: usize = at("tls_flags");
 const DNS_FLAGS: usize = at("dns_flags");
+const PAYLOAD_FLAGS: usize = at("payload_flags");
+
+/// Is this ICMP (`proto` 1) or ICMPv6 (58) message, header included, malformed as nDPI's
+/// first-packet check judges it (ndpi_main.c at the corpus's commit; non_tcp_udp.c later)?
+/// ICMP: a type from 44 to 252 or a code above 15 (unassigned, IANA's registry), or, with
+/// data after the header, a checksum (RFC 792's ones' complement sum over the message) that
+/// does not add up. ICMPv6: a type from 5 to 127 (unassigned error types), or a code of 156
+/// and up for a type other than 255.
+pub(crate) fn icmp_malformed(proto: u8, m: &[u8]) -> bool {
+    let (Some(&t), Some(&c)) = (m.first(), m.get(1)) else {
+        return false;
+    };
+    if proto == 58 {
+        return (5..=127).contains(&t) || (c >= 156 && t != 255);
+    }
+    if (44..=252).contains(&t) || c > 15 {
+        return true;
+    }
+    if m.len() <= 8 {
+        return false;
+    }
+    let mut sum: u32 = m
+        .chunks(2)
+        .map(|w| u32::from(u16::from_be_bytes([w[0], w.get(1).copied().unwrap_or(0)])))
+        .sum();
+    while sum > 0xffff {
+        sum = (sum & 0xffff) + (sum >> 16);
+    }
+    sum != 0xffff
+}
 
 /// What the flow table noted of a TCP flow beyond the record, oriented client → server.
 pub(crate) struct Tracked {
@@ -59,6 +89,7 @@ pub(crate) struct Tracked {
     payload: [bool; 2],
     odd: u8,
     entropy: crate::entropy::Track,
+    icmp_malformed: bool,
 }
 
 impl Tracked {
@@ -84,6 +115,7 @@ impl Tracked {
             payload: [bit(noted::PAYLOAD_A, c), bit(noted::PAYLOAD_A, s)],
             odd,
             entropy,
+            icmp_malformed: f.noted & noted::ICMP_MALFORMED != 0,
         }
     }
 }
@@ -143,6 +175,7 @@ pub(crate) fn of(rec: &FlowRecord<'_>, rules: &Rules, t: &Tracked) -> RiskSet {
         http_content_type: m(HTTP_CONTENT_TYPE),
         http_server: m(HTTP_SERVER),
         http_exe_attachment: flag(b'a'),
+        http_data_attachment: flag(b'd'),
         http_body_binary: flag(b'b'),
         http_exe_body: flag(b'e'),
         http_susp_header_name: flag(b'h'),
@@ -151,6 +184,11 @@ pub(crate) fn of(rec: &FlowRecord<'_>, rules: &Rules, t: &Tracked) -> RiskSet {
         gquic_chlo: has(TLS_FLAGS, b'h'),
         tls_webrtc: has(TLS_FLAGS, b'w'),
         dns_malformed: has(DNS_FLAGS, b'm'),
+        dns_invalid_chars: has(DNS_FLAGS, b'i'),
+        dns_error_code: has(DNS_FLAGS, b'e'),
+        icmp_malformed: t.icmp_malformed,
+        payload_script: has(PAYLOAD_FLAGS, b's'),
+        payload_executable: has(PAYLOAD_FLAGS, b'e'),
         dns_zero_ttl: has(DNS_FLAGS, b'z'),
         // Only "high" matters to the rule: a value at the bound stands for all of them.
         payload_entropy: t
@@ -169,4 +207,37 @@ pub(crate) fn of(rec: &FlowRecord<'_>, rules: &Rules, t: &Tracked) -> RiskSet {
         set.unset(Risk::UnsafeProtocol);
     }
     set
+}
+
+#[cfg(test)]
+mod tests {
+    use super::icmp_malformed;
+
+    /// RFC 1071 §3's example: 00 01 f2 03 f4 f5 f6 f7 sums (ones' complement) to 0xddf2, so
+    /// with 0x220d appended the message adds up; any changed byte breaks it. Types and codes
+    /// outside IANA's assigned ranges are malformed whatever the sum.
+    #[test]
+    fn icmp_checks() {
+        let good = [0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7, 0x22, 0x0d];
+        assert!(!icmp_malformed(1, &good));
+        let mut bad = good;
+        bad[9] ^= 1;
+        assert!(icmp_malformed(1, &bad));
+        // Odd length: the last byte is padded with zero (0x0800 + 0xf6ff + 0x0100 = 0xffff).
+        assert!(!icmp_malformed(
+            1,
+            &[8, 0, 0xf6, 0xff, 0, 0, 0, 0, 0, 0, 0x01]
+        ));
+        // malformed_icmp.pcap frame 1 (tshark: type 165, an 8-byte message): by its type.
+        assert!(icmp_malformed(1, &[0xa5, 0x00, 0x5a, 0xff, 0, 0, 0, 0]));
+        // Header alone, assigned type: no checksum test.
+        assert!(!icmp_malformed(1, &[8, 0, 0, 0, 0, 0, 0, 0]));
+        assert!(icmp_malformed(1, &[8, 16, 0, 0, 0, 0, 0, 0]));
+        // ICMPv6: echo request fine; type 5 unassigned; code 156 only for type 255.
+        assert!(!icmp_malformed(58, &[128, 0, 0, 0]));
+        assert!(icmp_malformed(58, &[5, 0, 0, 0]));
+        assert!(icmp_malformed(58, &[1, 156, 0, 0]));
+        assert!(!icmp_malformed(58, &[255, 156, 0, 0]));
+        assert!(!icmp_malformed(1, &[]));
+    }
 }

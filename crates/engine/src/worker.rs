@@ -412,6 +412,19 @@ impl<S: RecordSink> Worker<S> {
             if let Lookup::New(_) = r {
                 f.tunnel = q.tunnel;
                 stage.start(arbiter, f);
+                if matches!(f.key.proto, 1 | 58) {
+                    // The whole message: the 8-byte header lies before the payload. (A message
+                    // of the header alone ends the frame, which ends where IP ends.)
+                    let data = &batch[q.idx as usize].data;
+                    let (off, len) = (q.payload_off as usize, q.payload_len as usize);
+                    let msg = off
+                        .checked_sub(8)
+                        .filter(|_| len > 0 || off == data.len())
+                        .and_then(|s| data.get(s..off + len));
+                    if msg.is_some_and(|m| crate::risks::icmp_malformed(f.key.proto, m)) {
+                        f.noted |= wirespeed_flow::noted::ICMP_MALFORMED;
+                    }
+                }
             }
             let gap = q.ts.saturating_sub(f.last_ts);
             f.update(q.side, q.ts, q.len as u64, q.tcp.map(|t| t.flags));

@@ -116,7 +116,7 @@ impl Kind {
 }
 
 /// Low-cardinality metadata written as dictionaries (the others are plain text).
-const DICT_META: [&str; 10] = [
+const DICT_META: &[&str] = &[
     "alpn",
     "tls_version",
     "http_method",
@@ -129,6 +129,7 @@ const DICT_META: [&str; 10] = [
     "http_flags",
     "tls_flags",
     "dns_flags",
+    "payload_flags",
 ];
 
 /// AtoZ features that are not whole numbers (the others are counts, a port, a protocol).

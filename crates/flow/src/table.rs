@@ -137,6 +137,9 @@ pub mod noted {
     pub const FIN_ONLY_A: u8 = 16;
     /// Side B sent a TCP packet with FIN alone.
     pub const FIN_ONLY_B: u8 = 32;
+    /// The flow's first ICMP or ICMPv6 message is malformed as nDPI judges it (a type or code
+    /// out of the assigned ranges; for ICMP, a checksum that does not add up).
+    pub const ICMP_MALFORMED: u8 = 64;
 }
 
 const CLOSE_NONE: u8 = 0;

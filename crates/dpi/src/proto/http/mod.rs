@@ -153,10 +153,13 @@ const F_EXE_BODY: u8 = 4;
 const F_SUSP_HEADER: u8 = 8;
 /// [`State::flags`]: a non-printable byte in the `Server` value (`s`).
 const F_SERVER_NONPRINT: u8 = 16;
+/// [`State::flags`]: `Content-Disposition` names an attachment of another kind (`d`).
+const F_ATTACHMENT_DATA: u8 = 32;
 /// Each flag's letter in `http_flags`, in the order written.
-const FLAG_LETTERS: [(u8, u8); 5] = [
+const FLAG_LETTERS: [(u8, u8); 6] = [
     (F_ATTACHMENT, b'a'),
     (F_BODY_BINARY, b'b'),
+    (F_ATTACHMENT_DATA, b'd'),
     (F_EXE_BODY, b'e'),
     (F_SUSP_HEADER, b'h'),
     (F_SERVER_NONPRINT, b's'),
@@ -233,15 +236,16 @@ fn binary_body(body: &[u8]) -> bool {
     !head.iter().all(text) && head != [0x1f, 0x8b, 0x08, 0x00]
 }
 
-/// Does a `Content-Disposition` value name an executable attachment as nDPI tests it
-/// (`ndpi_http_check_content`): it starts `attachment; filename`, is over 24 bytes, and the
-/// three bytes before its last one are `exe`, `msi` or `cab` (a quoted name's extension)?
-fn exe_attachment(v: &[u8]) -> bool {
+/// What a `Content-Disposition` value names as nDPI tests it (`ndpi_http_check_content`): an
+/// attachment when it starts `attachment; filename` and is over 24 bytes; an executable one
+/// (Some(true)) when the three bytes before its last are `exe`, `msi` or `cab` (a quoted
+/// name's extension), any other (Some(false)): nDPI's "File download", a data transfer.
+fn attachment(v: &[u8]) -> Option<bool> {
     let n = v.len();
-    n > 24
-        && v.starts_with(b"attachment; filename")
-        && v.get(n - 4..n - 1)
+    (n > 24 && v.starts_with(b"attachment; filename")).then(|| {
+        v.get(n - 4..n - 1)
             .is_some_and(|e| [b"exe", b"msi", b"cab"].iter().any(|x| e == *x))
+    })
 }
 
 /// What the first response's head gives nDPI's risk checks, in one pass over its lines: the
@@ -273,8 +277,10 @@ fn response_facts(d: &[u8]) -> (Option<&[u8]>, Option<&[u8]>, u8) {
                     .get(..a.len())
                     .is_some_and(|m| m.eq_ignore_ascii_case(a))
         });
-        if !mpeg && disposition.is_some_and(exe_attachment) {
-            flags |= F_ATTACHMENT;
+        match disposition.filter(|_| !mpeg).and_then(attachment) {
+            Some(true) => flags |= F_ATTACHMENT,
+            Some(false) => flags |= F_ATTACHMENT_DATA,
+            None => {}
         }
     }
     // The body: after the first empty line (a scan for CR, then the three bytes after it).

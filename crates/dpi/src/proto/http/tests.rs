@@ -517,12 +517,30 @@ fn response_risk_facts() {
         b"HTTP/1.1 200 OK\r\nServer: Apache\x01xyz\r\nOs: linux\r\n\r\n\xef\xbb\xbf<",
     );
     assert_eq!(m.get(Field::HttpFlags), Some("bhs"));
-    // An attachment without a quote, or of another type, does not count.
+    // An attachment without a quote reads as `.ex`, not an executable: a file download (`d`),
+    // as for any other name (nDPI's http.c of late 2024: "File download").
     let (_, m) = probe(
         &INSPECTOR,
         h,
         b"HTTP/1.1 200 OK\r\nContent-Type: text/plain\r\n\
           Content-Disposition: attachment; filename=a.exe\r\n\r\n",
+    );
+    assert_eq!(m.get(Field::HttpFlags), Some("d"));
+    // emotet.pcap frame 128's head (tshark): a DLL as an attachment, the body an `MZ` image.
+    let (_, m) = probe(
+        &INSPECTOR,
+        h,
+        b"HTTP/1.1 200 OK\r\nServer: Apache\r\n\
+          Content-Disposition: attachment; filename=\"TfBXbg6gEAqeHioMEKOtCAAn73.dll\"\r\n\
+          Content-Transfer-Encoding: binary\r\nContent-Type: application/x-msdownload\r\n\r\n\
+          MZ\x90\x00\x03\x00",
+    );
+    assert_eq!(m.get(Field::HttpFlags), Some("bde"));
+    // Without a media type nDPI does not read the disposition.
+    let (_, m) = probe(
+        &INSPECTOR,
+        h,
+        b"HTTP/1.1 200 OK\r\nContent-Disposition: attachment; filename=\"a.zip\"\r\n\r\n",
     );
     assert_eq!(m.get(Field::HttpFlags), None);
 }
