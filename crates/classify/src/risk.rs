@@ -17,37 +17,35 @@
 //!
 //! Unidirectional Traffic, Known Proto on Non Std Port, Unsafe Protocol, Desktop/File Sharing
 //! (RDP, AnyDesk/TCP, TeamViewer/UDP), Numeric Hostname/SNI, Non-Printable/Invalid Chars (HTTP
-//! Host, SNI, DNS/LLMNR names — [`is_valid_dns_name`]), Possible
-//! Exploit (invalid host/SNI characters, Log4J user agent, URL path starting with `/.`,
-//! WordPress probes answered with an error), HTTP Susp User-Agent, Crawler/Bot, RCE / SQL
-//! Injection / XSS / HTTP Susp URL (see [`url_risk`] for how far this follows nDPI), Error Code
-//! (HTTP status, DNS rcode), Obsolete TLS, Missing SNI, ALPN/SNI Mismatch, TLS (probably) Not
-//! Carrying HTTPS, Self-signed Cert, and — once the engine fills the optional facts — Weak TLS
-//! Cipher ([`RiskFacts::tls_cipher`]), TLS Cert Expired / Validity Too Long
-//! ([`RiskFacts::cert_not_before`], [`RiskFacts::cert_not_after`], [`RiskFacts::now`]), Susp
-//! Entropy ([`RiskFacts::payload_entropy`]), Clear-Text Credentials
-//! ([`RiskFacts::clear_text_credentials`]), TCP Connection Issues
-//! ([`RiskFacts::c2s_tcp_flags`], [`RiskFacts::s2c_tcp_flags`],
-//! [`RiskFacts::c2s_payload`], [`RiskFacts::s2c_payload`],
-//! [`RiskFacts::tcp_odd_flags`]; see `assess_tcp`), Minor Issues ([`RiskFacts::dns_zero_ttl`]),
-//! invalid names in any of a DNS flow's messages ([`RiskFacts::dns_names`]), and from the first
-//! HTTP response's head (`assess_http_response`): Binary App Transfer, Binary File/Data
-//! Transfer, HTTP Susp Content, HTTP Susp Header, HTTP Obsolete Server.
+//! Host, SNI, DNS/LLMNR names — [`is_valid_dns_name`] — and the names nDPI's DNS parser copies,
+//! [`RiskFacts::dns_invalid_chars`]), Possible Exploit (invalid host/SNI characters, Log4J
+//! user agent, URL path starting with `/.`, WordPress probes answered with an error, a script
+//! at the start of an unnamed flow's first payloads, [`RiskFacts::payload_script`]), HTTP Susp
+//! User-Agent, Crawler/Bot, RCE / SQL Injection / XSS / HTTP Susp URL (see [`url_risk`] for how
+//! far this follows nDPI), Error Code (HTTP status, DNS rcode of any message nDPI reads),
+//! Obsolete TLS, Missing SNI (with nDPI's ESNI and WebRTC exemptions, and gQUIC CHLOs), ALPN/SNI
+//! Mismatch, TLS (probably) Not Carrying HTTPS, Self-signed Cert, Weak TLS Cipher
+//! ([`RiskFacts::tls_cipher`]), TCP Connection Issues ([`RiskFacts::c2s_tcp_flags`],
+//! [`RiskFacts::s2c_tcp_flags`], [`RiskFacts::c2s_payload`], [`RiskFacts::s2c_payload`],
+//! [`RiskFacts::tcp_odd_flags`]; see `assess_tcp`), Malformed Packet (DNS,
+//! [`RiskFacts::dns_malformed`]; ICMP, [`RiskFacts::icmp_malformed`]), Minor Issues (DNS zero
+//! TTL, [`RiskFacts::dns_zero_ttl`]), Susp Entropy ([`RiskFacts::payload_entropy`], which the
+//! engine measures only when asked: `--stats entropy`), and from the first HTTP response's head
+//! (`assess_http_response`): Binary App Transfer (also an executable at the start of an unnamed
+//! flow, [`RiskFacts::payload_executable`]), Binary File/Data Transfer (download media types,
+//! attachments), HTTP Susp Content, HTTP Susp Header, HTTP Obsolete Server. TLS Cert Expired /
+//! Validity Too Long and Clear-Text Credentials are decided once the engine fills their facts
+//! ([`RiskFacts::cert_not_after`], [`RiskFacts::clear_text_credentials`]); it does not yet.
 //!
-//! The HTTP response rules follow the `http.c` the code search holds (a 2023 version; the
-//! corpus's commit is not stored there), except Binary File/Data Transfer: that version only
-//! files a download media type (`download_file_mimes_*`) under the Download category, and the
-//! risk that nDPI 4.11 reports for it is taken from nDPI's risk documentation ("HTTP only: a
-//! binary file/data transfer (attempt)"). nDPI 4.11 also reports it for some flows this rule
-//! misses (an `x-msdownload` download, Gnutella's `application/dime`); its exact condition
-//! there was not read.
+//! The HTTP response rules follow the `http.c` of late 2024 (ntop/nDPI 3b0d2d9c; the corpus's
+//! commit is not stored in the code search); the DNS, ICMP and first-payload rules follow
+//! `dns.c` and `ndpi_main.c` at the corpus's commit 3c626c38.
 //!
 //! # Left to later (nDPI decides them on data a flow record does not hold)
 //!
-//! * Malformed Packet, Minor Issues other than DNS zero TTL, Probing Attempt, Fully Encrypted
-//!   Flow, Obfuscated Traffic, TLS Fatal Alert, TLS Susp Extn, TLS Susp ESNI Usage, Uncommon
-//!   TLS ALPN, Large/Fragmented DNS, Susp DNS Traffic: per-packet parser events (TCP flags,
-//!   record lengths, checksums, extension ids) — the dissectors must report them.
+//! * Probing Attempt, Fully Encrypted Flow, Obfuscated Traffic, TLS Fatal Alert, TLS Susp
+//!   Extn, TLS Susp ESNI Usage, Uncommon TLS ALPN, Large/Fragmented DNS, Susp DNS Traffic:
+//!   per-packet parser events (record lengths, extension ids) the dissectors do not report.
 //! * SSH Obsolete Cli/Ser Vers/Cipher, SMB Insecure Vers: need the SSH key-exchange cipher lists
 //!   and the SMB dialect.
 //! * TLS Cert Mismatch, TLS Cert About To Expire: need the certificate's SAN list and nDPI's
@@ -1266,8 +1264,10 @@ pub struct RiskFacts<'a> {
     pub cert_not_after: Option<i64>,
     /// Not yet provided: the time the certificate was seen, Unix seconds (TLS Cert Expired).
     pub now: Option<i64>,
-    /// Not yet provided: payload entropy as nDPI measures it (for ICMP, of an echo payload
-    /// after the 8-byte header; [`shannon_entropy`] computes it).
+    /// Payload entropy as nDPI measures it (the last payload it would measure; for ICMP, the
+    /// first message's data after the 8-byte header; [`shannon_entropy`] computes it). The
+    /// engine measures it only with `--stats entropy` (`crates/engine/src/entropy.rs`), and
+    /// then passes the plain-text bound itself when the value reached it.
     pub payload_entropy: Option<f32>,
     /// Not yet provided: whether credentials were seen in clear (FTP/POP3/IMAP login, HTTP
     /// `Authorization: Basic`/`Digest`), nDPI's Clear-Text Credentials.
@@ -1278,11 +1278,9 @@ pub struct RiskFacts<'a> {
     /// (dns.c `ndpi_search_dns`), not only the one [`RiskFacts::dns_query`] keeps. `None`:
     /// only `dns_query` is checked.
     pub dns_names: Option<&'a str>,
-    /// Not yet provided: whether a DNS response carried an answer record with TTL 0, as nDPI's
-    /// reply parser walks the answers (dns.c `search_valid_dns`: a response with 1 to
-    /// `NDPI_MAX_DNS_REQUESTS` questions and some answer, authority or additional record; the
-    /// answers read in order, stopping after the first A/AAAA/PTR record when the message has
-    /// no additional records). nDPI's Minor Issues ("DNS Record with zero TTL"). `false`:
+    /// Whether a DNS response carried an answer record with TTL 0 among those nDPI's reply
+    /// parser reads (dns.c at the corpus's commit; the DNS inspector's `dns_flags` `z` says
+    /// where its walk stops). nDPI's Minor Issues ("DNS Record with zero TTL"). `false`:
     /// unknown or none.
     pub dns_zero_ttl: bool,
     /// Whether a DNS message nDPI dissects was malformed as its DNS parser judges it (dns.c:
