@@ -1052,7 +1052,10 @@ pub fn shannon_entropy(data: &[u8]) -> f32 {
 
 /// Is the Shannon entropy of `data` at or above nDPI's plain-text bound
 /// ([`ENTROPY_PLAINTEXT_BELOW`])? Equal to `shannon_entropy(data) >= ENTROPY_PLAINTEXT_BELOW`,
-/// cheaper: fewer than 31 distinct bytes (log2 of 30 is below the bound) need no logarithm.
+/// cheaper: the entropy lies between the min-entropy, log2(n / most frequent count), and
+/// log2(distinct values), so when either bound settles the question (fewer than 31 distinct
+/// bytes; or no byte value more frequent than 1/30.7 of them, as in encrypted or compressed
+/// data) no logarithm of the counts is needed.
 pub fn entropy_high(data: &[u8]) -> bool {
     if data.len() < 31 {
         return false;
@@ -1061,8 +1064,19 @@ pub fn entropy_high(data: &[u8]) -> bool {
     for &b in data {
         counts[b as usize] += 1;
     }
-    counts.iter().filter(|&&c| c > 0).count() >= 31
-        && shannon_of_counts(&counts, data.len()) >= ENTROPY_PLAINTEXT_BELOW
+    let (mut distinct, mut most) = (0u32, 0u32);
+    for &c in &counts {
+        distinct += u32::from(c > 0);
+        most = most.max(c);
+    }
+    if distinct < 31 {
+        return false;
+    }
+    // log2(n / most) >= bound  <=>  n >= most * 2^bound.
+    if data.len() as f32 >= most as f32 * ENTROPY_PLAINTEXT_BELOW.exp2() {
+        return true;
+    }
+    shannon_of_counts(&counts, data.len()) >= ENTROPY_PLAINTEXT_BELOW
 }
 
 fn shannon_of_counts(counts: &[u32; 256], len: usize) -> f32 {
@@ -2352,6 +2366,23 @@ mod tests {
         assert!(r.has(Risk::BinaryDataTransfer) && r.has(Risk::BinaryApplicationTransfer));
         h.http_host = Some("download.windowsupdate.com");
         assert!(!assess(&h).has(Risk::BinaryDataTransfer));
+    }
+
+    proptest! {
+        /// The bounds' shortcut decides as the whole computation does.
+        #[test]
+        fn entropy_high_is_the_bound_test(
+            data in proptest::collection::vec(any::<u8>(), 0..1600),
+            alphabet in 1u8..=255,
+        ) {
+            let text: Vec<u8> = data.iter().map(|b| b % alphabet).collect();
+            for d in [&data, &text] {
+                prop_assert_eq!(
+                    entropy_high(d),
+                    shannon_entropy(d) >= ENTROPY_PLAINTEXT_BELOW
+                );
+            }
+        }
     }
 
     #[test]
