@@ -212,6 +212,33 @@ pub(crate) fn of(rec: &FlowRecord<'_>, rules: &Rules, t: &Tracked) -> RiskSet {
 #[cfg(test)]
 mod tests {
     use super::icmp_malformed;
+    use proptest::prelude::*;
+
+    proptest! {
+        /// Any bytes: an answer, no panic; an echo request whose checksum is set as RFC 792
+        /// says (the complement of the sum with the field zero) is well formed, and changing
+        /// one data byte breaks it.
+        #[test]
+        fn icmp_any_bytes(m in proptest::collection::vec(any::<u8>(), 0..64), v6: bool) {
+            let _ = icmp_malformed(if v6 { 58 } else { 1 }, &m);
+            let mut e = vec![8u8, 0, 0, 0, 0, 1, 0, 1];
+            e.extend_from_slice(&m);
+            e.push(0x5a);
+            let mut sum: u32 = e
+                .chunks(2)
+                .map(|w| u32::from(u16::from_be_bytes([w[0], w.get(1).copied().unwrap_or(0)])))
+                .sum();
+            while sum > 0xffff {
+                sum = (sum & 0xffff) + (sum >> 16);
+            }
+            let ck = !(sum as u16);
+            e[2..4].copy_from_slice(&ck.to_be_bytes());
+            prop_assert!(!icmp_malformed(1, &e));
+            let last = e.len() - 1;
+            e[last] ^= 0x01;
+            prop_assert!(icmp_malformed(1, &e));
+        }
+    }
 
     /// RFC 1071 §3's example: 00 01 f2 03 f4 f5 f6 f7 sums (ones' complement) to 0xddf2, so
     /// with 0x220d appended the message adds up; any changed byte breaks it. Types and codes
