@@ -1,17 +1,22 @@
 //! nDPI's Susp Entropy (issue 22): which payload's entropy nDPI's verdict rests on, followed
-//! per flow with two bytes and no allocation.
+//! per flow with two bytes and no allocation (`--stats entropy` only).
 //!
-//! nDPI (ndpi_main.c, `ndpi_internal_detection_process_packet`, read at the 4.15 development
-//! line; `ndpi_entropy2risk` in ndpi_utils.c, the same at the corpus's 2024 commit) measures
-//! the Shannon entropy of the current packet's transport payload on every packet it dissects
-//! while fewer than 5 packets with payload were seen, and decides the risk again each time:
-//! so the packet that counts is the last one dissected, and a packet without payload (entropy
-//! 0) clears it. It stops dissecting at the packet that detects the protocol (later packets of
-//! extra dissection return before this step). An HTTP flow keeps the entropy it had (its
-//! payload is not measured). ICMP is measured once, on the first packet, after the 8-byte
-//! header, before any category is known (non_tcp_udp.c), so any value at or above the plain-
-//! text bound raises the risk. ICMPv6 is measured with its Network category, which needs a
-//! hint risk that ICMPv6 flows do not get here: not measured.
+//! nDPI at the corpus's commit 3c626c38 (ndpi_main.c, `ndpi_internal_detection_process_packet`;
+//! `ndpi_entropy2risk` in ndpi_utils.c; the same in the 4.15 development line) measures the
+//! Shannon entropy of the current packet's transport payload on every packet it dissects while
+//! fewer than 5 packets with payload were seen, and decides the risk again each time: so the
+//! packet that counts is the last one dissected, and a packet without payload (entropy 0)
+//! clears it. ndpiReader stops handing it a flow at the packet that detects the protocol, and
+//! packets of extra dissection return before this step. An HTTP flow keeps the entropy it had
+//! (its payload is not measured). ICMP is measured once, on the first packet, after the 8-byte
+//! header, before any category is known (`guess_protocol_id`), so any value at or above the
+//! plain-text bound raises the risk. ICMPv6 is measured with its Network category, which needs
+//! a hint risk that ICMPv6 flows do not get here: not measured.
+//!
+//! Where this differs: nDPI's fully-encrypted heuristic (on by default at that commit) spares
+//! an unknown TCP flow whose first payload looks fully encrypted; that heuristic is not here.
+//! A flow nDPI names later than wirespeed (an HTTP request split over segments, which nDPI
+//! waits for and wirespeed reassembles) is measured on fewer packets here.
 //!
 //! What the record then needs ([`Track::high`], [`Track::before_dpi`]) goes to
 //! [`wirespeed_classify::risk::assess`], which applies `ndpi_entropy2risk`'s rule.
