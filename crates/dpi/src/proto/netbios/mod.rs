@@ -14,7 +14,7 @@ pub static INSPECTOR: Inspector = Inspector {
     name: "netbios",
     transports: UDP | TCP,
     ports: &[137, 138, 139],
-    labels: &[&LABEL],
+    labels: &[&LABEL, &crate::proto::smb::SMB1],
     min_udp: 4,
     ports_required: false,
     probe,
@@ -30,6 +30,11 @@ fn encoded_name(b: &[u8]) -> bool {
 fn probe(cx: &mut Cx<'_>) -> Probe {
     let d = cx.data;
     let ok = if cx.hints.transport == UDP {
+        if datagram(d, cx.hints.port(138)) && carries_smb1(d) {
+            // An SMB1 message in a datagram (the browser's mailslot announcements): nDPI names
+            // it NetBIOS.SMBv1, as SMB1 over a session.
+            return Probe::Certain(&crate::proto::smb::SMB1);
+        }
         name_service(d, cx.hints.port(137)) || datagram(d, cx.hints.port(138))
     } else {
         session(d)
@@ -39,6 +44,31 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     } else {
         Probe::NotForUs
     }
+}
+
+/// Does a direct or broadcast datagram (RFC 1002 §4.4.2: 14-byte header, source and destination
+/// names, each a run of length-prefixed labels ending with a zero byte) carry an SMB1 message
+/// (`\xffSMB`) as its user data?
+fn carries_smb1(d: &[u8]) -> bool {
+    if !matches!(d.first(), Some(0x10..=0x12)) {
+        return false;
+    }
+    let mut at = 14;
+    for _ in 0..2 {
+        // A name: labels until the zero byte (at most 255 bytes in all, RFC 1002 §4.1).
+        let start = at;
+        loop {
+            let Some(&n) = d.get(at) else { return false };
+            at += 1 + usize::from(n);
+            if n == 0 {
+                break;
+            }
+            if n & 0xc0 != 0 || at - start > 255 {
+                return false;
+            }
+        }
+    }
+    d.get(at..at + 4) == Some(b"\xffSMB")
 }
 
 /// On port 137 the name's bytes are not checked (damaged names are still NetBIOS, as nDPI
