@@ -403,7 +403,7 @@ impl EngineArgs {
         if self.host_cache_uth == 0 {
             return Err("--host-cache-uth must be at least 1 (a rule needs a flow)".into());
         }
-        let (dist, tcp, entropy) = self.stats_families3()?;
+        let (dist, tcp, entropy) = self.stats_families()?;
         Ok(EngineConfig {
             learn,
             flow: FlowConfig {
@@ -472,7 +472,8 @@ impl EngineArgs {
 
     /// The columns of the statistics families `--stats` asks for, and no others.
     fn stats_columns(&self) -> Result<Columns, String> {
-        let (dist, tcp) = self.stats_families()?;
+        // Entropy adds no column: it decides a risk.
+        let (dist, tcp, _) = self.stats_families()?;
         Ok(Columns {
             dist,
             tcp,
@@ -480,14 +481,8 @@ impl EngineArgs {
         })
     }
 
-    /// Which statistics families `--stats` asks for: (distributions, TCP analysis).
-    fn stats_families(&self) -> Result<(bool, bool), String> {
-        let (dist, tcp, _) = self.stats_families3()?;
-        Ok((dist, tcp))
-    }
-
     /// `--stats` families: (distributions, TCP analysis, payload entropy for Susp Entropy).
-    fn stats_families3(&self) -> Result<(bool, bool, bool), String> {
+    fn stats_families(&self) -> Result<(bool, bool, bool), String> {
         let (mut dist, mut tcp, mut entropy) = (false, false, false);
         for f in &self.stats {
             match f.trim() {

@@ -1072,17 +1072,7 @@ impl Dpi {
         {
             let letter = payload_signature(p.payload);
             if letter != 0 {
-                let mut f = util::Buf::<4>::default();
-                let was = ctx.meta.get(Field::PayloadFlags).unwrap_or("").as_bytes();
-                if !was.contains(&letter) {
-                    // Letters in order: `e` before `s`.
-                    for c in [b'e', b's'] {
-                        if was.contains(&c) || c == letter {
-                            f.push(&[c]);
-                        }
-                    }
-                    ctx.meta.replace(Field::PayloadFlags, f.as_bytes());
-                }
+                ctx.meta.add_letter(Field::PayloadFlags, letter, b"es");
             }
         }
         if let Some(sub) = &mut self.subscriber {

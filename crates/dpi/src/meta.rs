@@ -286,6 +286,38 @@ impl Meta {
         }
         self.set(f, v);
     }
+
+    /// Write `f` as the letters of the flags set in `bits`, in `letters`' order (a flags column
+    /// such as `http_flags`: each `(bit, letter)` pair names one flag).
+    pub fn set_letters(&mut self, f: Field, bits: u8, letters: &[(u8, u8)]) {
+        let mut text = [0u8; 8];
+        let mut n = 0;
+        for &(bit, letter) in letters {
+            if bits & bit != 0 && n < text.len() {
+                text[n] = letter;
+                n += 1;
+            }
+        }
+        self.replace(f, &text[..n]);
+    }
+
+    /// Add `letter` to the flags column `f` (a no-op when it is there), keeping the letters in
+    /// `order`'s order; letters not in `order` are dropped.
+    pub fn add_letter(&mut self, f: Field, letter: u8, order: &[u8]) {
+        let was = self.get(f).unwrap_or("").as_bytes();
+        if was.contains(&letter) {
+            return;
+        }
+        let mut text = [0u8; 8];
+        let mut n = 0;
+        for &c in order {
+            if (c == letter || was.contains(&c)) && n < text.len() {
+                text[n] = c;
+                n += 1;
+            }
+        }
+        self.replace(f, &text[..n]);
+    }
 }
 
 /// Write `v` into `dst` as tshark shows text: valid UTF-8 kept, control characters as `\ooo`

@@ -310,15 +310,7 @@ fn show_flags(cx: &mut Cx<'_>) {
     }
     st.shown = st.flags;
     let all = st.flags;
-    let mut text = [0u8; FLAG_LETTERS.len()];
-    let mut n = 0;
-    for (bit, letter) in FLAG_LETTERS {
-        if all & bit != 0 {
-            text[n] = letter;
-            n += 1;
-        }
-    }
-    cx.meta.replace(Field::DnsFlags, &text[..n]);
+    cx.meta.set_letters(Field::DnsFlags, all, &FLAG_LETTERS);
 }
 
 /// One message as nDPI's DNS dissector sees it.
@@ -430,6 +422,19 @@ impl NdMsg<'_> {
 
     /// nDPI's `getNameLength` at `i`: label lengths plus one each, to a zero byte (1) or a byte
     /// 0xc0 (2); what it had summed when the message ends or a byte 0xff comes.
+    /// Past a record's name at `x` as nDPI's walks skip it (the message is `l` bytes): None
+    /// where the walk stops (fewer than 7 bytes left, or a name of length 0 as `name_len`
+    /// reads it).
+    fn record_name(&self, x: usize, l: usize) -> Option<usize> {
+        if x + 6 >= l {
+            return None;
+        }
+        match self.name_len(x) as u16 {
+            0 => None,
+            n => Some(x + usize::from(n)),
+        }
+    }
+
     fn name_len(&self, mut i: usize) -> usize {
         let mut sum = 0usize;
         while let Some(&b) = self.p.get(i) {
@@ -528,13 +533,10 @@ impl NdMsg<'_> {
             return false;
         }
         for _ in 0..qd {
-            if x + 6 >= l {
+            let Some(after) = self.record_name(x, l) else {
                 break;
-            }
-            match self.name_len(x) as u16 {
-                0 => break,
-                n => x += usize::from(n),
-            }
+            };
+            x = after;
             if x + 8 >= l {
                 break;
             }
@@ -542,13 +544,10 @@ impl NdMsg<'_> {
         }
         let (mut zero, mut found) = (false, false);
         for _ in 0..an {
-            if x + 6 >= l {
+            let Some(after) = self.record_name(x, l) else {
                 break;
-            }
-            match self.name_len(x) as u16 {
-                0 => break,
-                n => x += usize::from(n),
-            }
+            };
+            x = after;
             if x + 8 >= l {
                 break;
             }

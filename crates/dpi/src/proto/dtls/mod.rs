@@ -6,7 +6,7 @@
 
 use crate::proto::label;
 use crate::proto::tls::{certificate, client_hello, server_hello, sh_parse, Step};
-use crate::util::{Buf, Rd};
+use crate::util::Rd;
 use crate::Field;
 use crate::{Cx, Dir, Inspector, Label, Probe, UDP};
 
@@ -134,10 +134,7 @@ fn server_cert(cx: &mut Cx<'_>) -> Step {
                         None => cx.malformed(),
                         // nDPI's WebRTC: DTLS-SRTP keying after STUN (no SNI expected).
                         Some(true) if cx.state::<State>().flags & AFTER_STUN != 0 => {
-                            let mut f = Buf::<4>::default();
-                            f.push(cx.meta.get(Field::TlsFlags).unwrap_or("").as_bytes());
-                            f.push(b"w");
-                            cx.meta.replace(Field::TlsFlags, f.as_bytes());
+                            cx.meta.add_letter(Field::TlsFlags, b'w', b"ehw");
                         }
                         Some(_) => {}
                     }

@@ -173,15 +173,7 @@ fn add_flags(cx: &mut Cx<'_>, bits: u8) {
         return;
     }
     st.flags = all;
-    let mut text = [0u8; FLAG_LETTERS.len()];
-    let mut n = 0;
-    for (bit, letter) in FLAG_LETTERS {
-        if all & bit != 0 {
-            text[n] = letter;
-            n += 1;
-        }
-    }
-    cx.meta.replace(Field::HttpFlags, &text[..n]);
+    cx.meta.set_letters(Field::HttpFlags, all, &FLAG_LETTERS);
 }
 
 /// Header names nDPI's `http.c` calls suspicious (`suspicious_http_header_keys_*`).
