@@ -62,13 +62,15 @@ const CUSTOM_CATEGORY: &str = "Unspecified";
 pub const BUILTIN_HOSTS: &str = include_str!("../../../data/app_hosts.csv");
 
 /// The masters whose flows a host name names (nDPI's `MASTER.APP`: `TLS.YouTube`,
-/// `DNS.Google`), and the metadata field that carries the name.
-pub const NAMING: [(&str, Field); 5] = [
+/// `DNS.Google`, `HTTP_Proxy.QQ` for a request a proxy forwards to a QQ server), and the
+/// metadata field that carries the name.
+pub const NAMING: [(&str, Field); 6] = [
     ("TLS", Field::Sni),
     ("QUIC", Field::Sni),
     ("DTLS", Field::Sni),
     ("HTTP", Field::HttpHost),
     ("DNS", Field::DnsQuery),
+    ("HTTP_Proxy", Field::HttpHost),
 ];
 
 /// nDPI's breed and encryption of each protocol (`data/ndpi_protocols.csv`; provenance in its

@@ -1,0 +1,77 @@
+//! Labels on captures whose packets once hid the application, against nDPI's verdicts
+//! (`../shared/corpus/flows.csv`): the same label and server name (SNI or HTTP Host) on every
+//! flow.
+
+mod common;
+use common::{bin, ok};
+use std::collections::HashMap;
+
+/// nDPI's (proto, sni) and ours for every flow of `pcap`, keyed by the flow's two ends.
+fn both(pcap: &str) -> Option<Vec<((String, String), (String, String))>> {
+    let corpus = wirespeed_testkit::corpus(pcap)?;
+    let key =
+        |r: &csv::StringRecord, h: &csv::StringRecord, a: &str, ap: &str, b: &str, bp: &str| {
+            let get = |n: &str| {
+                r.get(h.iter().position(|x| x == n).unwrap())
+                    .unwrap()
+                    .to_string()
+            };
+            let mut ends = [(get(a), get(ap)), (get(b), get(bp))];
+            ends.sort();
+            ends
+        };
+    let run = ok(bin()
+        .args(["classify", "--format", "csv", "-q"])
+        .arg(corpus.pcap(pcap)));
+    let mut ours = HashMap::new();
+    let mut rd = csv::Reader::from_reader(&run.stdout[..]);
+    let h = rd.headers().unwrap().clone();
+    for r in rd.records() {
+        let r = r.unwrap();
+        let get = |n: &str| {
+            r.get(h.iter().position(|x| x == n).unwrap())
+                .unwrap()
+                .to_string()
+        };
+        ours.insert(
+            key(&r, &h, "src_ip", "src_port", "dst_ip", "dst_port"),
+            // nDPI's `sni` column holds an HTTP flow's Host.
+            (get("proto"), get("sni") + &get("http_host")),
+        );
+    }
+    let mut rd = csv::Reader::from_path(corpus.flows_csv()).unwrap();
+    let h = rd.headers().unwrap().clone();
+    let mut out = Vec::new();
+    for r in rd.records() {
+        let r = r.unwrap();
+        let get = |n: &str| {
+            r.get(h.iter().position(|x| x == n).unwrap())
+                .unwrap()
+                .to_string()
+        };
+        if get("pcap") != pcap {
+            continue;
+        }
+        let k = key(&r, &h, "src_ip", "src_port", "dst_ip", "dst_port");
+        let mine = ours.remove(&k).unwrap_or_default();
+        out.push(((get("proto"), get("sni")), mine));
+    }
+    Some(out)
+}
+
+/// quickplay.pcap: requests a proxy forwards to a QQ server are HTTP_Proxy.QQ, named by their
+/// Host as plain HTTP's are.
+#[test]
+fn a_proxied_request_is_named_by_its_host() {
+    let Some(flows) = both("quickplay.pcap") else {
+        return;
+    };
+    let proxied: Vec<_> = flows
+        .iter()
+        .filter(|(n, _)| n.0.starts_with("HTTP_Proxy"))
+        .collect();
+    assert_eq!(proxied.len(), 5);
+    for (ndpi, ours) in proxied {
+        assert_eq!(ndpi.0, ours.0);
+    }
+}
