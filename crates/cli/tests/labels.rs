@@ -59,6 +59,21 @@ fn both(pcap: &str) -> Option<Vec<((String, String), (String, String))>> {
     Some(out)
 }
 
+/// heuristic_tcp_ack_payload.pcap: the handshake's last ACK carries two zero bytes that the
+/// sender counted into the IP length (Ethernet's padding), at the sequence number the
+/// ClientHello then reuses. Read as data they shift the hello by two bytes and hide it.
+#[test]
+fn padding_counted_as_data_does_not_hide_the_hello() {
+    let Some(flows) = both("heuristic_tcp_ack_payload.pcap") else {
+        return;
+    };
+    assert_eq!(flows.len(), 6);
+    for (ndpi, ours) in &flows {
+        assert_eq!(ndpi, ours);
+    }
+    assert!(flows.iter().filter(|(n, _)| !n.1.is_empty()).count() >= 5);
+}
+
 /// quickplay.pcap: requests a proxy forwards to a QQ server are HTTP_Proxy.QQ, named by their
 /// Host as plain HTTP's are.
 #[test]

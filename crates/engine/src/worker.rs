@@ -436,6 +436,12 @@ impl<S: RecordSink> Worker<S> {
                 .data
                 .get(off..off + q.payload_len as usize)
                 .unwrap_or(&[]);
+            // Link padding a sender counted into a bare ACK's IP length is not data: the
+            // classifiers see none (the flow's byte counters and TCP analysis keep the segment).
+            let payload = match q.tcp {
+                Some(t) if t.padding_counted_as_data(q.ip_len, payload) => &[][..],
+                _ => payload,
+            };
             let p = PacketView {
                 side: q.side,
                 ts: q.ts,

@@ -185,6 +185,24 @@ pub struct TcpInfo {
     pub seg_len: u16,
 }
 
+impl TcpInfo {
+    /// Are this segment's data bytes the link's minimum-frame padding, which the sender counted
+    /// into the IP total length? Ethernet pads a frame to 60 bytes (46 of IP); a bare ACK of 40
+    /// bytes, or a SYN-ACK with one option, then carries up to 6 zero bytes that some stacks and
+    /// middleboxes include in the IP length, so they read as TCP data at the sequence number the
+    /// next real segment reuses. True for a segment without PSH or URG whose IP packet is at
+    /// most 46 bytes and whose payload is all zero: those bytes are not the application's and
+    /// are not inspected (a probe would otherwise read a ClientHello shifted by two zero bytes,
+    /// or rule itself out on a SYN-ACK's two).
+    pub fn padding_counted_as_data(&self, ip_len: u16, payload: &[u8]) -> bool {
+        const PSH_URG: u8 = tcp_flags::PSH | 0x20;
+        self.flags & PSH_URG == 0
+            && ip_len <= 46
+            && !payload.is_empty()
+            && payload.iter().all(|&b| b == 0)
+    }
+}
+
 /// TCP flag bits.
 pub mod tcp_flags {
     /// FIN

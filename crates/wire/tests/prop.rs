@@ -569,3 +569,49 @@ proptest! {
         }
     }
 }
+
+/// A bare ACK whose IP length counts the Ethernet padding: the capture of
+/// heuristic_tcp_ack_payload.pcap's frame 85 (the handshake's third packet, IP total length 42,
+/// two zero bytes), rebuilt here.
+#[test]
+fn ack_padding_counted_as_data_is_told_apart() {
+    let mut tcp = vec![0x6b, 0x3d, 0x01, 0xbb]; // ports 27453 -> 443
+    tcp.extend_from_slice(&[0xcf, 0xb7, 0x9f, 0xc8, 0x9e, 0xb2, 0x8a, 0x11]);
+    tcp.extend_from_slice(&[0x50, 0x10, 0x01, 0x03, 0, 0, 0, 0]);
+    tcp.extend_from_slice(&[0, 0]);
+    let ip = ip_wrap(
+        false,
+        &[194, 226, 199, 61, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+        &[35, 241, 9, 150, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0],
+        6,
+        &tcp,
+    );
+    let frame = ethernet(&[], false, &ip);
+    let d = decode(LinkType::ETHERNET, &frame, &DecodeConfig::default()).unwrap();
+    let t = d.tcp.unwrap();
+    assert_eq!((d.ip_len, d.payload), (42, &[0u8, 0][..]));
+    assert!(t.padding_counted_as_data(d.ip_len, d.payload));
+    // The same bytes with PSH set, or one of them not zero, or a bigger packet, are data; on a
+    // SYN-ACK (heuristic_tcp_ack_payload.pcap's frame 180) they are padding too.
+    let syn_ack = wirespeed_wire::TcpInfo { flags: 0x12, ..t };
+    assert!(syn_ack.padding_counted_as_data(46, &[0, 0]));
+    let psh = wirespeed_wire::TcpInfo { flags: 0x18, ..t };
+    assert!(!psh.padding_counted_as_data(d.ip_len, d.payload));
+    assert!(!t.padding_counted_as_data(d.ip_len, &[0, 1]));
+    assert!(!t.padding_counted_as_data(47, &[0; 7]));
+    assert!(!t.padding_counted_as_data(40, &[]));
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(512))]
+
+    /// Only a segment without PSH or URG, of at most 46 IP bytes, whose payload is all zero is
+    /// padding.
+    #[test]
+    fn ack_padding_needs_every_condition(flags in any::<u8>(), ip_len in 0u16..100, payload in proptest::collection::vec(0u8..3, 0..10)) {
+        let t = wirespeed_wire::TcpInfo { flags, ..Default::default() };
+        let want = flags & 0x28 == 0 && ip_len <= 46
+            && !payload.is_empty() && payload.iter().all(|&b| b == 0);
+        prop_assert_eq!(t.padding_counted_as_data(ip_len, &payload), want);
+    }
+}
