@@ -1,5 +1,5 @@
 //! Fuzz the DER walkers: the shared BER reader (`wirespeed_dpi::ber`) and the X.509 issuer and
-//! subject reader (`wirespeed_dpi::x509`) on arbitrary bytes, as a whole certificate, as a
+//! subject reader and the subjectAltName DNS names (`wirespeed_dpi::x509`) on arbitrary bytes, as a whole certificate, as a
 //! prefix of one, and as a Name. Never a panic; written names stay within their buffer and are
 //! valid UTF-8 once stored as metadata. (The `dpi` target reaches the same code only through a
 //! ServerHello followed by a Certificate message, which random bytes seldom build.)
@@ -7,7 +7,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use wirespeed_dpi::util::Buf;
-use wirespeed_dpi::x509::{names, write_name, write_oid, Names};
+use wirespeed_dpi::x509::{dns_names, names, write_name, write_oid, Names};
 use wirespeed_dpi::{ber, Field, Meta};
 
 fuzz_target!(|data: &[u8]| {
@@ -17,6 +17,9 @@ fuzz_target!(|data: &[u8]| {
     assert!(ber::items(data, 64).count() <= 64);
     let _ = write_oid(data, &mut Buf::<64>::default());
     let _ = write_name(data, &mut Buf::<255>::default());
+    let mut sans = Buf::<255>::default();
+    let _ = dns_names(data, &mut sans);
+    assert!(sans.as_bytes().iter().all(|c| (0x21..0x7f).contains(c)));
     for cut in [data.len(), data.len() / 2] {
         if let Names::Found { issuer, subject } = names(&data[..cut]) {
             let mut meta = Meta::default();

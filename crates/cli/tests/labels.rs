@@ -6,8 +6,11 @@ mod common;
 use common::{bin, ok};
 use std::collections::HashMap;
 
+/// A flow's label and server name.
+type Named = (String, String);
+
 /// nDPI's (proto, sni) and ours for every flow of `pcap`, keyed by the flow's two ends.
-fn both(pcap: &str) -> Option<Vec<((String, String), (String, String))>> {
+fn both(pcap: &str) -> Option<Vec<(Named, Named)>> {
     let corpus = wirespeed_testkit::corpus(pcap)?;
     let key =
         |r: &csv::StringRecord, h: &csv::StringRecord, a: &str, ap: &str, b: &str, bp: &str| {
@@ -88,5 +91,25 @@ fn a_proxied_request_is_named_by_its_host() {
     assert_eq!(proxied.len(), 5);
     for (ndpi, ours) in proxied {
         assert_eq!(ndpi.0, ours.0);
+    }
+}
+
+/// webex.pcap and waze.pcap: TLS flows without SNI whose server certificate lists
+/// `*.webex.com` or `*.waze.com` among its subjectAltName DNS names are TLS.Webex and TLS.Waze,
+/// as nDPI names them. The certificate must be whole in the bytes at hand: four of waze.pcap's
+/// twelve cross a segment boundary and stay TLS (SCHEMA.md, `tls_cert_names`).
+#[test]
+fn a_certificate_names_a_flow_without_sni() {
+    for (pcap, label, flows_named, agree) in [
+        ("webex.pcap", "TLS.Webex", 29, 29),
+        ("waze.pcap", "TLS.Waze", 12, 8),
+    ] {
+        let Some(flows) = both(pcap) else {
+            return;
+        };
+        let named: Vec<_> = flows.iter().filter(|(n, _)| n.0 == label).collect();
+        assert_eq!(named.len(), flows_named, "{pcap}");
+        let same = named.iter().filter(|(n, o)| n.0 == o.0).count();
+        assert!(same >= agree, "{pcap}: {same} of {flows_named}");
     }
 }

@@ -114,6 +114,9 @@ fields! {
     /// a `PE\0\0` header where its offset at 0x3c says; or an ELF header of version up to 6),
     /// `s` a script (`#!/` or `#! `).
     PayloadFlags = "payload_flags", 4;
+    /// The DNS names of the server certificate's subjectAltName extension (TLS up to 1.2,
+    /// DTLS), in their order, comma-separated, as many whole names as fit.
+    TlsCertNames = "tls_cert_names", 255;
 }
 
 /// A flow's metadata: values of [`Field`]s packed in a fixed area of [`META_BYTES`] bytes

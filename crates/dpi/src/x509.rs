@@ -1,7 +1,8 @@
 //! X.509 certificates (RFC 5280), as far as the issuer and subject names: a bounded DER walk of
 //! `Certificate → tbsCertificate → (version, serialNumber, signature, issuer, validity,
 //! subject)` over what may be only a prefix of the certificate (the rest of a TLS Certificate
-//! message can still be on its way), and the names written as text.
+//! message can still be on its way), and the names written as text; and, in a whole
+//! certificate, the DNS names of its subjectAltName extension ([`dns_names`]).
 //!
 //! # The text form
 //!
@@ -88,6 +89,63 @@ pub fn names(d: &[u8]) -> Names<'_> {
         }
     }
     Names::Bad
+}
+
+/// The DNS names of the subjectAltName extension (RFC 5280 §4.2.1.6, OID 2.5.29.17) of the
+/// whole DER certificate `d`, in their order, joined by `,` into `out` as far as whole names
+/// fit; the number written (0 when the certificate is cut, malformed or has none). A name
+/// that is not printable ASCII is skipped, as is one with a `,`.
+pub fn dns_names<const N: usize>(d: &[u8], out: &mut Buf<N>) -> usize {
+    let Some((0x30, cert, _)) = ber::tlv(d) else {
+        return 0;
+    };
+    let Some((0x30, tbs, _)) = ber::tlv(cert) else {
+        return 0;
+    };
+    // version, serialNumber, signature, issuer, validity, subject, subjectPublicKeyInfo, then
+    // issuerUniqueID [1], subjectUniqueID [2], extensions [3] EXPLICIT: the last is what counts.
+    let Some((_, exts)) = ber::items(tbs, 10).find(|&(t, _)| t == 0xa3) else {
+        return 0;
+    };
+    let Some((0x30, exts, _)) = ber::tlv(exts) else {
+        return 0;
+    };
+    let mut n = 0;
+    for (t, ext) in ber::items(exts, 64) {
+        if t != 0x30 {
+            continue;
+        }
+        let mut it = ber::items(ext, 3);
+        if it.next() != Some((0x06, &[0x55, 0x1d, 0x11][..])) {
+            continue;
+        }
+        // critical BOOLEAN DEFAULT FALSE, then extnValue OCTET STRING.
+        let Some((0x04, value)) = it.find(|&(t, _)| t == 0x04) else {
+            return n;
+        };
+        let Some((0x30, general_names, _)) = ber::tlv(value) else {
+            return n;
+        };
+        for (t, name) in ber::items(general_names, 256) {
+            // dNSName [2] IMPLICIT IA5String.
+            let ok =
+                !name.is_empty() && name.iter().all(|&c| (0x21..0x7f).contains(&c) && c != b',');
+            if t != 0x82 || !ok {
+                continue;
+            }
+            let need = name.len() + usize::from(n > 0);
+            if out.len() + need > N {
+                return n;
+            }
+            if n > 0 {
+                out.push(b",");
+            }
+            out.push(name);
+            n += 1;
+        }
+        return n;
+    }
+    n
 }
 
 /// Write the RDNSequence content `name` as text (see the module's notes) into `out`; false

@@ -73,6 +73,10 @@ pub const NAMING: [(&str, Field); 6] = [
     ("HTTP_Proxy", Field::HttpHost),
 ];
 
+/// Certificate names tried per flow by [`Rules::name_by_host`] (the field holds at most 255
+/// bytes, so about 60 of the shortest).
+const MAX_CERT_NAMES: usize = 64;
+
 /// nDPI's breed and encryption of each protocol (`data/ndpi_protocols.csv`; provenance in its
 /// comment lines).
 pub const BUILTIN_PROTOCOLS: &str = include_str!("../../../data/ndpi_protocols.csv");
@@ -381,14 +385,24 @@ impl Rules {
     }
 
     /// The service a flow labelled `label` (a naming master alone: `TLS`, `QUIC`, `DTLS`,
-    /// `HTTP`, `DNS`) belongs to by the host name in its metadata (SNI, `Host`, the DNS query):
-    /// `MASTER.APP` (`TLS.YouTube`), if a host rule names it. One hash probe per label of the
-    /// name; nothing for any other label.
+    /// `HTTP`, `DNS`, `HTTP_Proxy`) belongs to by the host name in its metadata (SNI, `Host`,
+    /// the DNS query): `MASTER.APP` (`TLS.YouTube`), if a host rule names it. A TLS or DTLS
+    /// flow whose client sent no SNI is named by the first DNS name of the server
+    /// certificate's subjectAltName that a rule knows (`*.webex.com`: Webex), as nDPI names
+    /// it; a client's own name stands, known or not (nDPI also tries the certificate then). One
+    /// hash probe per label of a name; nothing for any other label.
     #[inline]
     pub fn name_by_host(&self, label: LabelId, meta: &Meta) -> Option<LabelId> {
         let m = usize::from(*self.naming.get(label.index())?).checked_sub(1)?;
-        let name = meta.get(NAMING[m].1)?;
-        let hit = self.hosts.lookup(name)?;
+        let hit = match meta.get(NAMING[m].1) {
+            Some(name) => self.hosts.lookup(name)?,
+            None if matches!(NAMING[m].0, "TLS" | "DTLS") => meta
+                .get(Field::TlsCertNames)?
+                .split(',')
+                .take(MAX_CERT_NAMES)
+                .find_map(|n| self.hosts.lookup(n.strip_prefix("*.").unwrap_or(n)))?,
+            None => return None,
+        };
         self.host_labels
             .get(hit.app.id.index() * NAMING.len() + m)
             .copied()

@@ -439,7 +439,9 @@ impl<S: RecordSink> Worker<S> {
             // Link padding a sender counted into a bare ACK's IP length is not data: the
             // classifiers see none (the flow's byte counters and TCP analysis keep the segment).
             let payload = match q.tcp {
-                Some(t) if t.padding_counted_as_data(q.ip_len, payload) => &[][..],
+                Some(t) if q.ip_len <= 46 && t.padding_counted_as_data(q.ip_len, payload) => {
+                    &[][..]
+                }
                 _ => payload,
             };
             let p = PacketView {

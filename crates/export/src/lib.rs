@@ -250,7 +250,7 @@ impl<'a> FlowRecord<'a> {
 }
 
 /// Number of payload metadata fields.
-pub const META_COUNT: usize = 32;
+pub const META_COUNT: usize = 33;
 
 /// Joins lists of names into one array at compile time (`N` is their total length; a wrong `N`
 /// fails the build), so each name is written once: the AtoZ names are the statistics crate's.
@@ -364,6 +364,7 @@ meta_fields!(
     "tls_flags",
     "dns_flags",
     "payload_flags",
+    "tls_cert_names",
 );
 
 /// Metadata fields written as numbers (bit i: `META_FIELDS[i]`): `http_status`, `dns_qtype`,

@@ -115,6 +115,24 @@ proptest! {
         }
         let _ = write_name(&d, &mut Buf::<255>::default());
         let _ = write_oid(&d, &mut Buf::<64>::default());
+        let mut b = Buf::<64>::default();
+        let n = dns_names(&d, &mut b);
+        prop_assert!(b.len() <= 64 && (n == 0) == b.as_bytes().is_empty());
+    }
+
+    /// Every name of a damaged SAN list that is written is whole and printable.
+    #[test]
+    fn damaged_san_lists_never_panic(at in 0usize..3780, v in any::<u8>(), cut in 0usize..3780) {
+        let mut c = rdn_extract();
+        if let Some(b) = c.get_mut(at) {
+            *b = v;
+        }
+        c.truncate(cut.max(1));
+        let mut b = Buf::<255>::default();
+        let n = dns_names(&c, &mut b);
+        let s = std::str::from_utf8(b.as_bytes()).unwrap();
+        prop_assert_eq!(if n == 0 { 0 } else { s.split(',').count() }, n);
+        prop_assert!(s.bytes().all(|c| (0x21..0x7f).contains(&c)));
     }
 
     #[test]
@@ -131,4 +149,32 @@ proptest! {
             prop_assert!(b.len() <= 255);
         }
     }
+}
+
+#[test]
+fn dns_names_agree_with_tshark() {
+    // tshark -T fields -e x509ce.dNSName on tls-rdn-extract.pcap's certificate begins
+    // "*.vo.msecnd.net,*.officeapps.live.com,*.msads.net,*.ads2.msads.net,*.stc.s-msn.com,
+    // cdn.dc2files.*.livefilestore-int.com,cdn.*.livefilestore.com,..." (over 1,000 bytes).
+    let c = rdn_extract();
+    let mut b = Buf::<4096>::default();
+    let n = dns_names(&c, &mut b);
+    let s = std::str::from_utf8(b.as_bytes()).unwrap();
+    assert!(
+        s.starts_with(
+            "*.vo.msecnd.net,*.officeapps.live.com,*.msads.net,*.ads2.msads.net,\
+             *.stc.s-msn.com,cdn.dc2files.*.livefilestore-int.com,cdn.*.livefilestore.com,"
+        ),
+        "{s}"
+    );
+    assert_eq!(n, s.split(',').count());
+    assert!(s.split(',').any(|x| x == "*.microsoft.com"));
+    // A small buffer keeps whole names only.
+    let mut small = Buf::<40>::default();
+    assert_eq!(dns_names(&c, &mut small), 2);
+    assert_eq!(small.as_bytes(), b"*.vo.msecnd.net,*.officeapps.live.com");
+    // tshark shows no subjectAltName in emotet.pcap's self-signed certificate.
+    assert_eq!(dns_names(&emotet(), &mut Buf::<255>::default()), 0);
+    // A prefix of a certificate gives nothing.
+    assert_eq!(dns_names(&c[..c.len() - 1], &mut Buf::<255>::default()), 0);
 }

@@ -406,7 +406,8 @@ fn cert_messages(hs: &[u8], end: bool, cut: Step, meta: &mut Meta) -> Step {
     Step::Done
 }
 
-/// The body of a Certificate message (`whole` or a prefix): names of its first certificate.
+/// The body of a Certificate message (`whole` or a prefix): names of its first certificate
+/// (subject and issuer; the subjectAltName's DNS names when that certificate is whole).
 pub(crate) fn certificate(body: &[u8], whole: bool, cut: Step, meta: &mut Meta) -> Step {
     let mut r = Rd::new(body);
     let (Some(list), Some(n)) = (r.u24(), r.u24()) else {
@@ -429,6 +430,13 @@ pub(crate) fn certificate(body: &[u8], whole: bool, cut: Step, meta: &mut Meta) 
                 } else {
                     ok = false;
                 }
+            }
+            // The subjectAltName's DNS names, when the certificate is whole in these bytes
+            // (waiting for the rest of a certificate cut across segments cost 45 instructions
+            // a packet of the corpus mix, for 13 of its flows).
+            let mut sans = Buf::<255>::default();
+            if crate::x509::dns_names(cert, &mut sans) > 0 {
+                meta.set(Field::TlsCertNames, sans.as_bytes());
             }
             if ok {
                 Step::Done
