@@ -111,6 +111,47 @@ fn classify_full(
     (found, v)
 }
 
+/// The label (master, application) the whole registry gives a flow of these packets.
+pub(crate) fn classify_label(
+    transport: u8,
+    server_port: u16,
+    client_port: u16,
+    pkts: &[(bool, &[u8])],
+) -> Option<(&'static str, &'static str)> {
+    let (mut dpi, labels) = crate::tests::engine(DpiConfig::default());
+    let mut h = crate::NO_HANDLE;
+    let mut seq = [1000u32, 5000u32];
+    let mut found = None;
+    for &(from_client, payload) in pkts {
+        let d = usize::from(!from_client);
+        let p = Packet {
+            ip_proto: if transport == TCP { 6 } else { 17 },
+            server_port,
+            client_port,
+            from_client,
+            seq: seq[d],
+            multicast: false,
+            server_ip: crate::NO_ADDR,
+            client_ip: crate::NO_ADDR,
+            payload,
+            ts: 0,
+            flow: 0,
+        };
+        seq[d] = seq[d].wrapping_add(payload.len() as u32);
+        if let Some(l) = dpi.inspect(&mut h, &p) {
+            let l = labels.get(l);
+            let app = crate::proto::REGISTRY
+                .iter()
+                .flat_map(|i| i.labels.iter())
+                .map(|x| x.app)
+                .find(|n| *n == l.app())
+                .unwrap_or("(an application of no inspector)");
+            found = Some((static_name(l.master()), app));
+        }
+    }
+    found
+}
+
 /// The name as a `'static` string, for comparisons in tests: taken from the inspectors' labels,
 /// or from the built-in signature file's text (whose masters name labels too).
 fn static_name(name: &str) -> &'static str {

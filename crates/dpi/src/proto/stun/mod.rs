@@ -18,6 +18,51 @@ pub static WHATSAPP: Label = Label {
     category: "VoIP",
 };
 
+const fn app(master: &'static str, app: &'static str, category: &'static str) -> Label {
+    Label {
+        app,
+        master,
+        category,
+    }
+}
+
+/// The calling applications a STUN message names by its attributes ([`app_of`]), in
+/// [`State::app`]'s order (index + 1), over STUN and over the DTLS that follows it.
+static APPS: [(&Label, &Label); 7] = [
+    (
+        &app("STUN", "Skype_TeamsCall", "VoIP"),
+        &app("DTLS", "Skype_TeamsCall", "VoIP"),
+    ),
+    (
+        &app("STUN", "GoogleCall", "VoIP"),
+        &app("DTLS", "GoogleCall", "VoIP"),
+    ),
+    (&app("STUN", "Zoom", "Video"), &app("DTLS", "Zoom", "Video")),
+    (
+        &app("STUN", "SignalVoip", "VoIP"),
+        &app("DTLS", "SignalVoip", "VoIP"),
+    ),
+    (
+        &app("STUN", "FacebookVoip", "VoIP"),
+        &app("DTLS", "FacebookVoip", "VoIP"),
+    ),
+    (
+        &app("STUN", "TelegramVoip", "VoIP"),
+        &app("DTLS", "TelegramVoip", "VoIP"),
+    ),
+    (
+        &app("STUN", "ViberVoip", "VoIP"),
+        &app("DTLS", "ViberVoip", "VoIP"),
+    ),
+];
+const TEAMS: u8 = 1;
+const GOOGLE: u8 = 2;
+const ZOOM: u8 = 3;
+const SIGNAL: u8 = 4;
+const FACEBOOK: u8 = 5;
+const TELEGRAM: u8 = 6;
+const VIBER: u8 = 7;
+
 /// The STUN inspector.
 pub static INSPECTOR: Inspector = Inspector {
     name: "stun",
@@ -28,6 +73,20 @@ pub static INSPECTOR: Inspector = Inspector {
         &crate::proto::dtls::LABEL,
         &WHATSAPP,
         &crate::proto::rtp::SRTP_WHATSAPP,
+        APPS[0].0,
+        APPS[0].1,
+        APPS[1].0,
+        APPS[1].1,
+        APPS[2].0,
+        APPS[2].1,
+        APPS[3].0,
+        APPS[3].1,
+        APPS[4].0,
+        APPS[4].1,
+        APPS[5].0,
+        APPS[5].1,
+        APPS[6].0,
+        APPS[6].1,
     ],
     min_udp: 20,
     ports_required: false,
@@ -94,6 +153,56 @@ pub fn is_whatsapp_stun(d: &[u8]) -> bool {
     typ & 0xc000 == 0 && cookie == COOKIE && 20 + usize::from(len) == d.len() && is_whatsapp(d)
 }
 
+/// The calling application the attributes of the STUN message `d` name (an index + 1 into
+/// [`APPS`], 0 none; the last attribute that names one wins, as in nDPI's STUN dissector,
+/// src/lib/protocols/stun.c `is_stun`, at the corpus's commit):
+/// - Microsoft's extensions of STUN and TURN for Skype and Teams ([MS-TURN], [MS-ICE2]):
+///   0x8006, 0x8036, 0x8054, 0x8055, 0x8070, 0x8095, and 0x0800, 0x24df, 0x3802;
+/// - Google's 0xff03; Zoom's 0x0101 and 0x0103;
+/// - the REALM (0x0014) of the TURN server: `google.com`, `signal.org` or
+///   `whispersystems.org`, `facebook`, `telegram`, `viber` within it.
+pub fn app_of(d: &[u8]) -> u8 {
+    let mut r = Rd::new(d);
+    if r.skip(20).is_none() {
+        return 0;
+    }
+    let mut found = 0;
+    // A message holds a few dozen attributes at most.
+    for _ in 0..64 {
+        let (Some(attr), Some(len)) = (r.u16(), r.u16()) else {
+            break;
+        };
+        let value = r.take(usize::from(len).min(r.left())).unwrap_or(&[]);
+        found = match attr {
+            0x8006 | 0x8036 | 0x8054 | 0x8055 | 0x8070 | 0x8095 | 0x0800 | 0x24df | 0x3802 => TEAMS,
+            0xff03 => GOOGLE,
+            0x0101 | 0x0103 => ZOOM,
+            0x0014 => {
+                let has = |n: &[u8]| value.windows(n.len()).any(|w| w.eq_ignore_ascii_case(n));
+                if has(b"google.com") {
+                    GOOGLE
+                } else if has(b"signal.org") || has(b"whispersystems.org") {
+                    SIGNAL
+                } else if has(b"facebook") {
+                    FACEBOOK
+                } else if has(b"telegram") {
+                    TELEGRAM
+                } else if has(b"viber") {
+                    VIBER
+                } else {
+                    found
+                }
+            }
+            _ => found,
+        };
+        // Values are padded to 4 bytes.
+        if r.skip((4 - usize::from(len) % 4) % 4).is_none() {
+            break;
+        }
+    }
+    found
+}
+
 /// Per-flow state. DTLS's comes first: a STUN flow that turns to DTLS is handed to
 /// [`crate::proto::dtls::handshake`], which keeps its own at the start of the area.
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
@@ -107,6 +216,8 @@ struct State {
     flags: u8,
     /// Datagrams of the flow seen since (and with) its first STUN message, capped at 255.
     since: u8,
+    /// The calling application its STUN messages named ([`app_of`]), 0 none.
+    app: u8,
 }
 
 /// [`State::flags`]: the flow showed a WhatsApp call's STUN.
@@ -129,9 +240,11 @@ fn stun_label(st: &State) -> &'static Label {
     if whatsapp(st) {
         &WHATSAPP
     } else {
-        &LABEL
+        APPS.get(usize::from(st.app).wrapping_sub(1))
+            .map_or(&LABEL, |a| a.0)
     }
 }
+
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
     let tcp = cx.hints.transport == TCP;
@@ -147,11 +260,23 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         // After STUN, WebRTC media sets up DTLS on the same 5-tuple: nDPI names the flow
         // DTLS then.
         if !tcp && crate::proto::dtls::is_dtls(cx.data) {
-            // Its server certificate too, while the budget lasts.
-            return crate::proto::dtls::handshake_after_stun(cx);
+            // Its server certificate too, while the budget lasts; the application its STUN
+            // named stays (DTLS.GoogleCall).
+            let app = cx.state::<State>().app;
+            let p = crate::proto::dtls::handshake_after_stun(cx);
+            return match (p, APPS.get(usize::from(app).wrapping_sub(1))) {
+                (Probe::Certain(l), Some(a)) if std::ptr::eq(l, &crate::proto::dtls::LABEL) => {
+                    Probe::Certain(a.1)
+                }
+                (p, _) => p,
+            };
         }
         if !tcp && is_whatsapp_stun(cx.data) {
             cx.state::<State>().flags |= WA;
+        }
+        let named = if is_stun(cx.data, tcp) { app_of(cx.data) } else { 0 };
+        if named != 0 {
+            cx.state::<State>().app = named;
         }
         // RTP after a WhatsApp call's STUN is its encrypted media: nDPI's SRTP.WhatsAppCall.
         // (Without an application nDPI keeps STUN as the master: STUN/RTP.)
@@ -167,9 +292,13 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     }
     let whatsapp = !tcp && is_whatsapp_stun(cx.data);
     if framed || whatsapp || is_stun(cx.data, tcp) {
+        let named = if framed { 0 } else { app_of(cx.data) };
         let st = cx.state::<State>();
         st.seen = 1;
         st.since = 1;
+        if named != 0 {
+            st.app = named;
+        }
         if !tcp {
             if whatsapp {
                 st.flags |= WA;

@@ -86,3 +86,66 @@ fn whatsapp_evidence() {
     let a = hex(WA_ALLOCATE);
     assert!(!is_whatsapp_stun(&a[..a.len() - 1]));
 }
+
+// Messages that name their calling application, as tshark dissects them: teams.pcap frame
+// 1404, a Binding request with Microsoft's attributes 0x8070 and 0x8036 (MS-ICE2's
+// implementation version, MS-TURN's); viber.pcap frame 455, an Allocate error response whose
+// REALM is "viber.com"; stun.pcap frame 19, one whose REALM is "turn.l.google.com".
+const TEAMS_BINDING: &str = "0001005c2112a442c6429a8034aea2ac958d0a81000600096f352f493a46593332\
+000000802a000800007f8a5286580080700004000000078036000400000001002400046efffeff80370004000000020008\
+001435a47bc3a5e01cb9ad459c69056295906bb086ad80280004fb75b895";
+const VIBER_REALM: &str = "011300402112a44231612b5a42584b4e3138795a0009001000000401556e617574686f\
+72697a656400150010363966346561313034323439626431650014000976696265722e636f6d000000802800047379de90";
+const GOOGLE_REALM: &str = "0113003c2112a442536e4c665278533665516e540009000400000401001400117475\
+726e2e6c2e676f6f676c652e636f6d000000001500186d6168366f4f746c33364c46346d774b3061775559413d3d";
+
+#[test]
+fn attributes_and_realms_name_the_calling_application() {
+    use crate::proto::testkit::hex;
+    let cases = [
+        (TEAMS_BINDING, "Skype_TeamsCall"),
+        (VIBER_REALM, "ViberVoip"),
+        (GOOGLE_REALM, "GoogleCall"),
+    ];
+    for (msg, app) in cases {
+        let m = hex(msg);
+        assert!(is_stun(&m, false), "{app}");
+        let (p, _) = probe(&INSPECTOR, to_server(UDP, 3478), &m);
+        let Probe::Certain(l) = p else {
+            panic!("{app}: {p:?}")
+        };
+        assert_eq!((l.master, l.app), ("STUN", app));
+    }
+    // A plain Binding request names nothing.
+    let v = vector!("stun");
+    assert_eq!(app_of(&v), 0);
+}
+
+proptest::proptest! {
+    /// Any bytes: no panic, and an application only from a message's attributes.
+    #[test]
+    fn app_of_never_panics(d in proptest::collection::vec(proptest::prelude::any::<u8>(), 0..300)) {
+        let a = app_of(&d);
+        proptest::prop_assert!(usize::from(a) <= APPS.len());
+        if d.len() < 24 {
+            proptest::prop_assert_eq!(a, 0);
+        }
+    }
+}
+
+/// DTLS after a STUN exchange that named its application keeps the application (nDPI's
+/// DTLS.GoogleCall); without one, the flow is DTLS alone.
+#[test]
+fn dtls_after_named_stun_keeps_the_application() {
+    use crate::proto::testkit::{classify_label, hex};
+    let realm = hex(GOOGLE_REALM);
+    let hello = vector!("dtls_client_hello");
+    let flow = [(false, &realm[..]), (true, &hello[..])];
+    assert_eq!(
+        classify_label(UDP, 3478, 40000, &flow),
+        Some(("DTLS", "GoogleCall"))
+    );
+    let plain = vector!("stun");
+    let flow = [(true, &plain[..]), (true, &hello[..])];
+    assert_eq!(classify_label(UDP, 3478, 40000, &flow), Some(("DTLS", "DTLS")));
+}
