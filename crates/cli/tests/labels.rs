@@ -113,3 +113,22 @@ fn a_certificate_names_a_flow_without_sni() {
         assert!(same >= agree, "{pcap}: {same} of {flows_named}");
     }
 }
+
+/// telegram_videocall.pcapng: STUN to Telegram's relays (91.108.0.0/16, port 1400) is
+/// Telegram's call set-up, STUN.TelegramVoip as nDPI names it, whether or not the messages
+/// carry a realm.
+#[test]
+fn stun_to_a_calling_applications_relay_is_its_call() {
+    let Some(flows) = both("telegram_videocall.pcapng") else {
+        return;
+    };
+    let relayed: Vec<_> = flows
+        .iter()
+        .filter(|(n, _)| n.0 == "STUN.TelegramVoip")
+        .collect();
+    assert_eq!(relayed.len(), 16);
+    let same = relayed.iter().filter(|(n, o)| n.0 == o.0).count();
+    // The four peer-to-peer flows nDPI names from what it learned of the relays' answers
+    // (its STUN cache) stay STUN here.
+    assert!(same >= 12, "{same} of 16");
+}

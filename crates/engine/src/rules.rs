@@ -151,6 +151,43 @@ pub struct Rules {
     encrypted: Vec<bool>,
     /// By label id: what the risk rules ask of its names (compared once, not per flow).
     risk_kinds: Vec<LabelKind>,
+    /// [`CALLS`] as labels: (owner, ports, `STUN.APP`, `DTLS.APP`, the STUN and DTLS labels
+    /// alone).
+    calls: Vec<(&'static str, PortSpan, Option<LabelId>, Option<LabelId>)>,
+    /// The labels `STUN` and `DTLS` alone.
+    call_masters: [Option<LabelId>; 2],
+}
+
+/// An inclusive span of server ports (all ports: `(0, 65535)`).
+type PortSpan = (u16, u16);
+
+/// The calling application whose relay a STUN (or DTLS-after-STUN) server is, by who owns the
+/// server's address (`data/app_networks.csv`): a STUN flow to Telegram's network is Telegram's
+/// call set-up, as nDPI names it (its STUN cache and reconcile step, and the Google Meet
+/// relays' blocks it holds in stun.c). Microsoft's blocks only on the STUN/TURN ports Teams
+/// uses (3478-3481, Microsoft's published Teams media ports); Google's only in the two blocks
+/// Google lists for Meet media (74.125.250.0/24, 142.250.82.0/24), since Google's public STUN
+/// servers serve any WebRTC application.
+const CALLS: [(&str, PortSpan, &str, &str); 8] = [
+    ("Telegram", (0, 65535), "TelegramVoip", "VoIP"),
+    ("Zoom", (0, 65535), "Zoom", "Video"),
+    ("Facebook", (0, 65535), "FacebookVoip", "VoIP"),
+    ("WhatsApp", (0, 65535), "WhatsAppCall", "VoIP"),
+    ("Viber", (0, 65535), "ViberVoip", "VoIP"),
+    ("Skype_Teams", (3478, 3481), "Skype_TeamsCall", "VoIP"),
+    ("Azure", (3478, 3481), "Skype_TeamsCall", "VoIP"),
+    ("Google", (0, 65535), "GoogleCall", "VoIP"),
+];
+
+/// Google's blocks for Meet media (Google Workspace's network requirements for Meet).
+fn google_meet_media(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(a) => {
+            let o = a.octets();
+            matches!((o[0], o[1], o[2]), (74, 125, 250) | (142, 250, 82))
+        }
+        IpAddr::V6(_) => false,
+    }
 }
 
 impl Rules {
@@ -295,7 +332,28 @@ impl Rules {
             .iter()
             .map(|(_, l)| LabelKind::of(l.master(), l.app(), l.category()))
             .collect();
+        let calls = CALLS
+            .iter()
+            .map(|&(owner, ports, app, _)| {
+                let find = |m: &str| {
+                    labels
+                        .iter()
+                        .find(|(_, l)| l.master() == m && l.app() == app)
+                        .map(|(id, _)| id)
+                };
+                (owner, ports, find("STUN"), find("DTLS"))
+            })
+            .collect();
+        let alone = |m: &str| {
+            labels
+                .iter()
+                .find(|(_, l)| l.master() == m && l.app() == m)
+                .map(|(id, _)| id)
+        };
+        let call_masters = [alone("STUN"), alone("DTLS")];
         Ok(Rules {
+            calls,
+            call_masters,
             port_masters,
             encrypted,
             risk_kinds,
@@ -406,6 +464,25 @@ impl Rules {
         self.host_labels
             .get(hit.app.id.index() * NAMING.len() + m)
             .copied()
+    }
+
+    /// The calling application a flow labelled `STUN` or `DTLS` alone belongs to by the owner
+    /// of its server's address ([`CALLS`]): `STUN.TelegramVoip`. Nothing for any other label.
+    pub fn call_by_owner(&self, label: LabelId, server: IpAddr, port: u16) -> Option<LabelId> {
+        let m = self.call_masters.iter().position(|&l| l == Some(label))?;
+        let owner = self.owner_name(server)?;
+        let &(owner, _, stun, dtls) = self
+            .calls
+            .iter()
+            .find(|(o, (lo, hi), _, _)| *o == owner && (*lo..=*hi).contains(&port))?;
+        if owner == "Google" && !google_meet_media(server) {
+            return None;
+        }
+        if m == 0 {
+            stun
+        } else {
+            dtls
+        }
     }
 
     /// Does a flow labelled `label` (a naming master alone) carry its own name in `meta` (an
@@ -556,5 +633,44 @@ mod tests {
             ..Default::default()
         };
         assert!(matches!(Rules::load(&src), Err(RulesError::Model(_))));
+    }
+    /// STUN and DTLS to a calling application's relays: by the server's owner, Microsoft's only
+    /// on Teams' media ports, Google's only in Meet's media blocks; any other label untouched.
+    #[test]
+    fn calls_by_the_relays_owner() {
+        let r = Rules::builtin();
+        let find = |m: &str, a: &str| {
+            r.labels()
+                .iter()
+                .find(|(_, l)| l.master() == m && l.app() == a)
+                .map(|(id, _)| id)
+                .unwrap()
+        };
+        let (stun, dtls) = (find("STUN", "STUN"), find("DTLS", "DTLS"));
+        let name = |l: Option<LabelId>| l.map(|l| r.labels().get(l).app().to_string());
+        let ip = |s: &str| s.parse::<IpAddr>().unwrap();
+        // 91.108.8.0/21 is Telegram's (AS62041) in data/app_networks.csv.
+        assert_eq!(
+            name(r.call_by_owner(stun, ip("91.108.9.35"), 1400)).as_deref(),
+            Some("TelegramVoip")
+        );
+        assert_eq!(
+            r.call_by_owner(dtls, ip("91.108.9.35"), 1400),
+            Some(find("DTLS", "TelegramVoip"))
+        );
+        assert_eq!(
+            name(r.call_by_owner(stun, ip("52.114.250.123"), 3478)).as_deref(),
+            Some("Skype_TeamsCall")
+        );
+        assert_eq!(r.call_by_owner(stun, ip("52.114.250.123"), 443), None);
+        assert_eq!(
+            name(r.call_by_owner(stun, ip("142.250.82.99"), 3478)).as_deref(),
+            Some("GoogleCall")
+        );
+        // Google's public STUN servers serve any WebRTC application.
+        assert_eq!(r.call_by_owner(stun, ip("74.125.200.127"), 19302), None);
+        assert_eq!(r.call_by_owner(stun, ip("192.0.2.1"), 3478), None);
+        let tls = r.ports().flow(6, 443, 50000).unwrap();
+        assert_eq!(r.call_by_owner(tls, ip("91.108.9.35"), 443), None);
     }
 }

@@ -118,7 +118,13 @@ impl Classifier for DpiClassifier {
             // not name this flow (a resolver's queries, a CDN's many hosts).
             let own_unknown =
                 named.is_none() && meta.is_some_and(|m| self.rules.carries_name(label, m));
-            let label = named.unwrap_or(label);
+            // STUN (and the DTLS after it) to a calling application's relay: its call.
+            let label = named
+                .or_else(|| {
+                    self.rules
+                        .call_by_owner(label, server_ip, flow.server_port())
+                })
+                .unwrap_or(label);
             let v = Verdict {
                 label,
                 method: Method::Dpi,
