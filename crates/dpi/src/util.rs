@@ -144,6 +144,13 @@ impl<const N: usize> Buf<N> {
         self.push(&o);
     }
 
+    /// Empty it again, to build another value in the same bytes (not zeroed: only what was
+    /// pushed is ever read).
+    pub fn clear(&mut self) {
+        self.n = 0;
+        self.lost = false;
+    }
+
     /// Bytes so far.
     pub fn as_bytes(&self) -> &[u8] {
         &self.b[..self.n]

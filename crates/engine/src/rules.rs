@@ -64,6 +64,7 @@ pub const BUILTIN_HOSTS: &str = include_str!("../../../data/app_hosts.csv");
 /// The masters whose flows a host name names (nDPI's `MASTER.APP`: `TLS.YouTube`,
 /// `DNS.Google`, `HTTP_Proxy.QQ` for a request a proxy forwards to a QQ server), and the
 /// metadata field that carries the name.
+/// (TLS and DTLS must stay first and third: [`Rules::name_by_host`] reads them by index.)
 pub const NAMING: [(&str, Field); 6] = [
     ("TLS", Field::Sni),
     ("QUIC", Field::Sni),
@@ -445,16 +446,20 @@ impl Rules {
     /// The service a flow labelled `label` (a naming master alone: `TLS`, `QUIC`, `DTLS`,
     /// `HTTP`, `DNS`, `HTTP_Proxy`) belongs to by the host name in its metadata (SNI, `Host`,
     /// the DNS query): `MASTER.APP` (`TLS.YouTube`), if a host rule names it. A TLS or DTLS
-    /// flow whose client sent no SNI is named by the first DNS name of the server
-    /// certificate's subjectAltName that a rule knows (`*.webex.com`: Webex), as nDPI names
-    /// it; a client's own name stands, known or not (nDPI also tries the certificate then). One
-    /// hash probe per label of a name; nothing for any other label.
+    /// flow whose client sent no SNI (or an address as one) is named by the first DNS name of
+    /// the server certificate's subjectAltName that a rule knows (`*.webex.com`: Webex), as
+    /// nDPI names it; a client's own name stands, known or not (nDPI also tries the
+    /// certificate then). One hash probe per label of a name; nothing for any other label.
     #[inline]
     pub fn name_by_host(&self, label: LabelId, meta: &Meta) -> Option<LabelId> {
         let m = usize::from(*self.naming.get(label.index())?).checked_sub(1)?;
-        let hit = match meta.get(NAMING[m].1) {
-            Some(name) => self.hosts.lookup(name)?,
-            None if matches!(NAMING[m].0, "TLS" | "DTLS") => meta
+        // TLS and DTLS ([`NAMING`]'s first and third).
+        let tls = m == 0 || m == 2;
+        let own = meta.get(NAMING[m].1);
+        // No rule is an address: an SNI that is one names nothing, as none at all.
+        let hit = match own.and_then(|name| self.hosts.lookup(name)) {
+            Some(hit) => hit,
+            None if tls && !wirespeed_dpi::proto::tls::names_server(own) => meta
                 .get(Field::TlsCertNames)?
                 .split(',')
                 .take(MAX_CERT_NAMES)
@@ -606,6 +611,8 @@ mod tests {
         let tls = r.ports().flow(6, 443, 50000).unwrap();
         assert_eq!(r.labels().get(tls).master(), "TLS");
         assert!(!r.dpi().signatures().is_empty());
+        // name_by_host reads TLS and DTLS by their place in NAMING.
+        assert_eq!((NAMING[0].0, NAMING[2].0), ("TLS", "DTLS"));
     }
 
     #[test]

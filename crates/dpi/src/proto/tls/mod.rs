@@ -431,9 +431,18 @@ pub(crate) fn certificate(body: &[u8], whole: bool, cut: Step, meta: &mut Meta) 
                     ok = false;
                 }
             }
-            // The subjectAltName's DNS names, when the certificate is whole in these bytes
-            // (waiting for the rest of a certificate cut across segments cost 45 instructions
-            // a packet of the corpus mix, for 13 of its flows).
+            // The subjectAltName's DNS names, once the certificate is whole: a flow whose
+            // client named no server (no SNI, or an address) waits for the rest of a
+            // certificate cut across segments, as its names are what name the flow; others
+            // read them only when whole in these bytes (waiting on every flow cost 45
+            // instructions a packet of the corpus mix).
+            if cert.len() < n as usize
+                && !whole
+                && matches!(cut, Step::More)
+                && !names_server(meta.get(Field::Sni))
+            {
+                return if ok { Step::More } else { Step::Bad };
+            }
             let mut sans = Buf::<255>::default();
             if crate::x509::dns_names(cert, &mut sans) > 0 {
                 meta.set(Field::TlsCertNames, sans.as_bytes());
@@ -447,6 +456,12 @@ pub(crate) fn certificate(body: &[u8], whole: bool, cut: Step, meta: &mut Meta) 
         crate::x509::Names::Short if cert.len() < n as usize && !whole => cut,
         _ => Step::Bad,
     }
+}
+
+/// Does an SNI value name a server (present, and not an address, which RFC 6066 §3 does not
+/// allow there)?
+pub fn names_server(sni: Option<&str>) -> bool {
+    sni.is_some_and(|n| n.parse::<std::net::IpAddr>().is_err())
 }
 
 /// A handshake message of `hlen` bytes whose start is `first`, continued in the handshake
@@ -712,7 +727,10 @@ pub fn client_hello(b: &[u8], proto: u8, meta: &mut Meta) -> Option<bool> {
     let mut sorted = ciphers.v;
     let cs = &mut sorted[..ciphers.n];
     cs.sort_unstable();
-    let mut s = Buf::<1024>::default();
+    // The JA3 text is hashed: its bytes hold JA4's lists in turn (a zeroed buffer for each
+    // cost 300 instructions a ClientHello).
+    let s = &mut ja3;
+    s.clear();
     for (k, v) in cs.iter().enumerate() {
         if k > 0 {
             s.push(b",");
@@ -724,7 +742,8 @@ pub fn client_hello(b: &[u8], proto: u8, meta: &mut Meta) -> Option<bool> {
     let mut sorted = exts.v;
     let es = &mut sorted[..exts.n];
     es.sort_unstable();
-    let mut s = Buf::<1536>::default();
+    let ja4_ciphers_lost = s.lost;
+    s.clear();
     let mut k = 0;
     for v in es.iter().filter(|&&v| v != 0 && v != 16) {
         if k > 0 {
@@ -747,7 +766,7 @@ pub fn client_hello(b: &[u8], proto: u8, meta: &mut Meta) -> Option<bool> {
         }
         a.push(&hash12(s.as_bytes()));
     }
-    if !s.lost && !a.lost && !sigalgs.lost {
+    if !s.lost && !ja4_ciphers_lost && !a.lost && !sigalgs.lost {
         meta.set(Field::Ja4, a.as_bytes());
     }
     Some(use_srtp)
