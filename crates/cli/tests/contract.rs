@@ -234,7 +234,7 @@ fn list_apps_and_classifiers_and_the_summary_says_how_flows_were_named() {
     assert_eq!(text.lines().next(), Some("app\tcategory\tmasters"));
     assert!(
         text.lines()
-            .any(|l| l == "CorpApp\tUnspecified\tCorpApp,DNS,DTLS,HTTP,QUIC,TLS"),
+            .any(|l| l == "CorpApp\tUnspecified\tCorpApp,DNS,DTLS,HTTP,HTTP_Proxy,QUIC,TLS"),
         "{text}"
     );
     assert!(
