@@ -472,7 +472,7 @@ impl Rules {
     }
 
     /// The calling application a flow labelled `STUN` or `DTLS` alone belongs to by the owner
-    /// of its server's address ([`CALLS`]): `STUN.TelegramVoip`. Nothing for any other label.
+    /// of its server's address (the table `CALLS` in this file): `STUN.TelegramVoip`. Nothing for any other label.
     pub fn call_by_owner(&self, label: LabelId, server: IpAddr, port: u16) -> Option<LabelId> {
         let m = self.call_masters.iter().position(|&l| l == Some(label))?;
         let owner = self.owner_name(server)?;

@@ -154,7 +154,7 @@ pub fn is_whatsapp_stun(d: &[u8]) -> bool {
 }
 
 /// The calling application the attributes of the STUN message `d` name (an index + 1 into
-/// [`APPS`], 0 none; the last attribute that names one wins, as in nDPI's STUN dissector,
+/// the table `APPS` of this module, 0 none; the last attribute that names one wins, as in nDPI's STUN dissector,
 /// src/lib/protocols/stun.c `is_stun`, at the corpus's commit):
 /// - Microsoft's extensions of STUN and TURN for Skype and Teams ([MS-TURN], [MS-ICE2]):
 ///   0x8006, 0x8036, 0x8054, 0x8055, 0x8070, 0x8095, and 0x0800, 0x24df, 0x3802;
