@@ -74,6 +74,10 @@ pub static IPP: Label = sub("IPP", "System");
 /// nDPI's label for RPC over HTTP (`HTTP.MS_RPCH`; the category is that of its predecessor,
 /// nDPI's `RPC` on the same methods, which no corpus flow prints).
 pub static MS_RPCH: Label = sub("MS_RPCH", "RPC");
+/// Gnutella's file transfers over HTTP (`HTTP.Gnutella`): the download requests of the
+/// Hash/URN Gnutella Extensions (HUGE, `/uri-res/N2R?urn:sha1:…`) and of the Gnutella
+/// namespace (`/gnutella/thex/v1?urn:tree:tiger/:…` for THEX hash trees, push proxies).
+pub static GNUTELLA: Label = sub("Gnutella", "Download");
 
 /// An application carried by HTTP: master HTTP.
 const fn sub(app: &'static str, category: &'static str) -> Label {
@@ -94,6 +98,7 @@ pub static INSPECTOR: Inspector = Inspector {
     ports: &[80, 8080, 8000, 8008, 3128],
     labels: &[
         &LABEL, &PROXY, &CONNECT, &HTTP2, &WEBDAV, &OCSP, &HLS, &MPEGDASH, &SOAP, &IPP, &MS_RPCH,
+        &GNUTELLA,
     ],
     min_udp: 0,
     ports_required: false,
@@ -295,7 +300,9 @@ fn response_facts(d: &[u8]) -> (Option<&[u8]>, Option<&[u8]>, u8) {
 }
 
 /// The applications [`State::app`] names (index + 1).
-static APPS: [&Label; 7] = [&WEBDAV, &OCSP, &HLS, &MPEGDASH, &SOAP, &IPP, &MS_RPCH];
+static APPS: [&Label; 8] = [
+    &WEBDAV, &OCSP, &HLS, &MPEGDASH, &SOAP, &IPP, &MS_RPCH, &GNUTELLA,
+];
 const APP_WEBDAV: u8 = 1;
 const APP_OCSP: u8 = 2;
 const APP_HLS: u8 = 3;
@@ -303,6 +310,7 @@ const APP_MPEGDASH: u8 = 4;
 const APP_SOAP: u8 = 5;
 const APP_IPP: u8 = 6;
 const APP_MS_RPCH: u8 = 7;
+const APP_GNUTELLA: u8 = 8;
 
 /// WebDAV's methods (RFC 4918 §9).
 const WEBDAV_METHODS: [&str; 7] = [
@@ -340,6 +348,10 @@ fn request_app(method: &str, path: &str, ctype: &[u8], soap_action: bool) -> u8 
         || (method == "GET" && [".m4s", ".mp4"].iter().any(|e| ends_with_nocase(path, e)))
     {
         APP_MPEGDASH
+    } else if matches!(method, "GET" | "HEAD")
+        && (path.starts_with("/uri-res/N2") || path.starts_with("/gnutella/"))
+    {
+        APP_GNUTELLA
     } else {
         0
     }

@@ -607,3 +607,24 @@ fn executable_signatures() {
         assert!(!exe_signature(b), "{b:?}");
     }
 }
+
+/// gnutella.pcap, flow of port 50327: gtk-gnutella fetching a file by its SHA-1 URN (HUGE's
+/// `/uri-res/N2R?`), and a THEX hash-tree request (`/gnutella/thex/v1?`): Gnutella's file
+/// transfers over HTTP (nDPI: HTTP.Gnutella). An ordinary path stays HTTP.
+#[test]
+fn gnutella_downloads_over_http() {
+    let req = |path: &str| {
+        format!(
+            "GET {path} HTTP/1.1\r\nUser-Agent: gtk-gnutella/1.2.2 (2022-02-25; GTK2; Windows x64)\r\n\
+             Host: 69.118.162.229:46906\r\nX-Features: tls/1.0, queue/1.1\r\n\r\n"
+        )
+    };
+    for (path, want) in [
+        ("/uri-res/N2R?urn:sha1:LXIP2A72T5H3BU3GRUMZFYNU3OYDK6FI", &GNUTELLA),
+        ("/gnutella/thex/v1?urn:tree:tiger/:3WMUS6", &GNUTELLA),
+        ("/index.html", &LABEL),
+    ] {
+        let (r, _) = probe(&INSPECTOR, to_server(TCP, 46906), req(path).as_bytes());
+        assert_eq!(r, Probe::Certain(want), "{path}");
+    }
+}
