@@ -24,3 +24,32 @@ fn the_client_reset_alone_decides_nothing() {
     t.push(0); // the frame length no longer matches
     assert_eq!(run(&INSPECTOR, TCP, 1194, 4000, false, &t), Probe::NotForUs);
 }
+
+// openvpn.pcap frames 1 and 3: a client's hard reset (session id 334857703d96db39) and its
+// P_ACK_V1 under the same session id, with no packet of the server in the flow (the server's
+// side went through a NAT and is a flow of its own); frames 2 and 5: that server side, its
+// hard reset (session id d31c3a6964602fa0) and its P_CONTROL_V1 (the TLS ServerHello).
+const CLIENT_ONLY: [&str; 2] = [
+    "38334857703d96db390000000000",
+    "28334857703d96db390100000000d31c3a6964602fa0",
+];
+const SERVER_ONLY: [&str; 2] = [
+    "40d31c3a6964602fa00100000000334857703d96db3900000000",
+    "20d31c3a6964602fa00100000001334857703d96db3900000001160303007a0200007603033b6f",
+];
+
+#[test]
+fn one_side_decides_by_its_session_id() {
+    for pkts in [CLIENT_ONLY, SERVER_ONLY] {
+        let (a, b) = (hex(pkts[0]), hex(pkts[1]));
+        assert_eq!(
+            classify(UDP, 443, 60201, &[(true, &a), (true, &b)]),
+            Some("OpenVPN")
+        );
+        // The reset alone, or a next packet under another session id, decides nothing.
+        assert_eq!(classify(UDP, 443, 60201, &[(true, &a)]), None);
+        let mut other = b.clone();
+        other[1] ^= 1;
+        assert_eq!(classify(UDP, 443, 60201, &[(true, &a), (true, &other)]), None);
+    }
+}
