@@ -152,8 +152,7 @@ pub struct Rules {
     encrypted: Vec<bool>,
     /// By label id: what the risk rules ask of its names (compared once, not per flow).
     risk_kinds: Vec<LabelKind>,
-    /// [`CALLS`] as labels: (owner, ports, `STUN.APP`, `DTLS.APP`, the STUN and DTLS labels
-    /// alone).
+    /// [`CALLS`] with its applications' labels: (owner, server ports, `STUN.APP`, `DTLS.APP`).
     calls: Vec<(&'static str, PortSpan, Option<LabelId>, Option<LabelId>)>,
     /// The labels `STUN` and `DTLS` alone.
     call_masters: [Option<LabelId>; 2],
@@ -169,15 +168,16 @@ type PortSpan = (u16, u16);
 /// uses (3478-3481, Microsoft's published Teams media ports); Google's only in the two blocks
 /// Google lists for Meet media (74.125.250.0/24, 142.250.82.0/24), since Google's public STUN
 /// servers serve any WebRTC application.
-const CALLS: [(&str, PortSpan, &str, &str); 8] = [
-    ("Telegram", (0, 65535), "TelegramVoip", "VoIP"),
-    ("Zoom", (0, 65535), "Zoom", "Video"),
-    ("Facebook", (0, 65535), "FacebookVoip", "VoIP"),
-    ("WhatsApp", (0, 65535), "WhatsAppCall", "VoIP"),
-    ("Viber", (0, 65535), "ViberVoip", "VoIP"),
-    ("Skype_Teams", (3478, 3481), "Skype_TeamsCall", "VoIP"),
-    ("Azure", (3478, 3481), "Skype_TeamsCall", "VoIP"),
-    ("Google", (0, 65535), "GoogleCall", "VoIP"),
+/// (owner, server ports, application); the labels are the STUN inspector's.
+const CALLS: [(&str, PortSpan, &str); 8] = [
+    ("Telegram", (0, 65535), "TelegramVoip"),
+    ("Zoom", (0, 65535), "Zoom"),
+    ("Facebook", (0, 65535), "FacebookVoip"),
+    ("WhatsApp", (0, 65535), "WhatsAppCall"),
+    ("Viber", (0, 65535), "ViberVoip"),
+    ("Skype_Teams", (3478, 3481), "Skype_TeamsCall"),
+    ("Azure", (3478, 3481), "Skype_TeamsCall"),
+    ("Google", (0, 65535), "GoogleCall"),
 ];
 
 /// Google's blocks for Meet media (Google Workspace's network requirements for Meet).
@@ -335,7 +335,7 @@ impl Rules {
             .collect();
         let calls = CALLS
             .iter()
-            .map(|&(owner, ports, app, _)| {
+            .map(|&(owner, ports, app)| {
                 let find = |m: &str| {
                     labels
                         .iter()
@@ -472,7 +472,8 @@ impl Rules {
     }
 
     /// The calling application a flow labelled `STUN` or `DTLS` alone belongs to by the owner
-    /// of its server's address (the table `CALLS` in this file): `STUN.TelegramVoip`. Nothing for any other label.
+    /// of its server's address (the table `CALLS` in this file): `STUN.TelegramVoip`. Nothing
+    /// for any other label.
     pub fn call_by_owner(&self, label: LabelId, server: IpAddr, port: u16) -> Option<LabelId> {
         let m = self.call_masters.iter().position(|&l| l == Some(label))?;
         let owner = self.owner_name(server)?;
