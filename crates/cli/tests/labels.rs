@@ -9,20 +9,22 @@ use std::collections::HashMap;
 /// A flow's label and server name.
 type Named = (String, String);
 
+/// A CSV record's value in column `name` of `h`.
+fn col<'r>(r: &'r csv::StringRecord, h: &csv::StringRecord, name: &str) -> &'r str {
+    r.get(h.iter().position(|x| x == name).unwrap()).unwrap()
+}
+
+/// A flow's two ends (address, port), in order: the same whichever side is the client.
+fn ends(r: &csv::StringRecord, h: &csv::StringRecord) -> [(String, String); 2] {
+    let end = |a, p| (col(r, h, a).to_string(), col(r, h, p).to_string());
+    let mut e = [end("src_ip", "src_port"), end("dst_ip", "dst_port")];
+    e.sort();
+    e
+}
+
 /// nDPI's (proto, sni) and ours for every flow of `pcap`, keyed by the flow's two ends.
 fn both(pcap: &str) -> Option<Vec<(Named, Named)>> {
     let corpus = wirespeed_testkit::corpus(pcap)?;
-    let key =
-        |r: &csv::StringRecord, h: &csv::StringRecord, a: &str, ap: &str, b: &str, bp: &str| {
-            let get = |n: &str| {
-                r.get(h.iter().position(|x| x == n).unwrap())
-                    .unwrap()
-                    .to_string()
-            };
-            let mut ends = [(get(a), get(ap)), (get(b), get(bp))];
-            ends.sort();
-            ends
-        };
     let run = ok(bin()
         .args(["classify", "--format", "csv", "-q"])
         .arg(corpus.pcap(pcap)));
@@ -31,35 +33,35 @@ fn both(pcap: &str) -> Option<Vec<(Named, Named)>> {
     let h = rd.headers().unwrap().clone();
     for r in rd.records() {
         let r = r.unwrap();
-        let get = |n: &str| {
-            r.get(h.iter().position(|x| x == n).unwrap())
-                .unwrap()
-                .to_string()
-        };
-        ours.insert(
-            key(&r, &h, "src_ip", "src_port", "dst_ip", "dst_port"),
-            // nDPI's `sni` column holds an HTTP flow's Host.
-            (get("proto"), get("sni") + &get("http_host")),
-        );
+        // nDPI's `sni` column holds an HTTP flow's Host.
+        let name = col(&r, &h, "sni").to_string() + col(&r, &h, "http_host");
+        ours.insert(ends(&r, &h), (col(&r, &h, "proto").to_string(), name));
     }
     let mut rd = csv::Reader::from_path(corpus.flows_csv()).unwrap();
     let h = rd.headers().unwrap().clone();
     let mut out = Vec::new();
     for r in rd.records() {
         let r = r.unwrap();
-        let get = |n: &str| {
-            r.get(h.iter().position(|x| x == n).unwrap())
-                .unwrap()
-                .to_string()
-        };
-        if get("pcap") != pcap {
+        if col(&r, &h, "pcap") != pcap {
             continue;
         }
-        let k = key(&r, &h, "src_ip", "src_port", "dst_ip", "dst_port");
-        let mine = ours.remove(&k).unwrap_or_default();
-        out.push(((get("proto"), get("sni")), mine));
+        let mine = ours.remove(&ends(&r, &h)).unwrap_or_default();
+        let ndpi = (
+            col(&r, &h, "proto").to_string(),
+            col(&r, &h, "sni").to_string(),
+        );
+        out.push((ndpi, mine));
     }
     Some(out)
+}
+
+/// Of the flows of `pcap` whose label nDPI's `keep` accepts: how many, and how many we label
+/// as nDPI does.
+fn labelled(pcap: &str, keep: impl Fn(&str) -> bool) -> Option<(usize, usize)> {
+    let flows = both(pcap)?;
+    let kept: Vec<_> = flows.iter().filter(|(n, _)| keep(&n.0)).collect();
+    let same = kept.iter().filter(|(n, o)| n.0 == o.0).count();
+    Some((kept.len(), same))
 }
 
 /// heuristic_tcp_ack_payload.pcap: the handshake's last ACK carries two zero bytes that the
@@ -81,17 +83,10 @@ fn padding_counted_as_data_does_not_hide_the_hello() {
 /// Host as plain HTTP's are.
 #[test]
 fn a_proxied_request_is_named_by_its_host() {
-    let Some(flows) = both("quickplay.pcap") else {
+    let Some((n, same)) = labelled("quickplay.pcap", |l| l.starts_with("HTTP_Proxy")) else {
         return;
     };
-    let proxied: Vec<_> = flows
-        .iter()
-        .filter(|(n, _)| n.0.starts_with("HTTP_Proxy"))
-        .collect();
-    assert_eq!(proxied.len(), 5);
-    for (ndpi, ours) in proxied {
-        assert_eq!(ndpi.0, ours.0);
-    }
+    assert_eq!((n, same), (5, 5));
 }
 
 /// webex.pcap and waze.pcap: TLS flows without SNI whose server certificate lists
@@ -106,14 +101,10 @@ fn a_certificate_names_a_flow_without_sni() {
         ("waze.pcap", "TLS.Waze", 12),
         ("teams.pcap", "TLS.Teams", 17),
     ] {
-        let Some(flows) = both(pcap) else {
+        let Some((n, same)) = labelled(pcap, |l| l == label) else {
             return;
         };
-        let named: Vec<_> = flows.iter().filter(|(n, _)| n.0 == label).collect();
-        assert_eq!(named.len(), flows_named, "{pcap}");
-        for (ndpi, ours) in named {
-            assert_eq!(ndpi.0, ours.0, "{pcap}: {ndpi:?} {ours:?}");
-        }
+        assert_eq!((n, same), (flows_named, flows_named), "{pcap}");
     }
 }
 
@@ -122,15 +113,11 @@ fn a_certificate_names_a_flow_without_sni() {
 /// carry a realm.
 #[test]
 fn stun_to_a_calling_applications_relay_is_its_call() {
-    let Some(flows) = both("telegram_videocall.pcapng") else {
+    let Some((n, same)) = labelled("telegram_videocall.pcapng", |l| l == "STUN.TelegramVoip")
+    else {
         return;
     };
-    let relayed: Vec<_> = flows
-        .iter()
-        .filter(|(n, _)| n.0 == "STUN.TelegramVoip")
-        .collect();
-    assert_eq!(relayed.len(), 16);
-    let same = relayed.iter().filter(|(n, o)| n.0 == o.0).count();
+    assert_eq!(n, 16);
     // The four peer-to-peer flows nDPI names from what it learned of the relays' answers
     // (its STUN cache) stay STUN here.
     assert!(same >= 12, "{same} of 16");

@@ -83,6 +83,31 @@ fn classify_full(
     pkts: &[(bool, &[u8])],
     field: Option<crate::Field>,
 ) -> (Option<&'static str>, Option<String>) {
+    let (label, v) = inspect_flow(transport, server_ip, server_port, client_port, pkts, field);
+    (label.map(|(master, _)| master), v)
+}
+
+/// The label (master, application) the whole registry gives a flow of these packets.
+pub(crate) fn classify_label(
+    transport: u8,
+    server_port: u16,
+    client_port: u16,
+    pkts: &[(bool, &[u8])],
+) -> Option<(&'static str, &'static str)> {
+    let at = crate::NO_ADDR;
+    inspect_flow(transport, at, server_port, client_port, pkts, None).0
+}
+
+/// Show the registry a flow of these packets: its last label as (master, application), and
+/// the value of `field` once the packets are seen.
+fn inspect_flow(
+    transport: u8,
+    server_ip: std::net::IpAddr,
+    server_port: u16,
+    client_port: u16,
+    pkts: &[(bool, &[u8])],
+    field: Option<crate::Field>,
+) -> (Option<(&'static str, &'static str)>, Option<String>) {
     let (mut dpi, labels) = crate::tests::engine(DpiConfig::default());
     let mut h = crate::NO_HANDLE;
     let mut seq = [1000u32, 5000u32];
@@ -104,41 +129,6 @@ fn classify_full(
         };
         seq[d] = seq[d].wrapping_add(payload.len() as u32);
         if let Some(l) = dpi.inspect(&mut h, &p) {
-            found = Some(static_name(labels.get(l).master()));
-        }
-    }
-    let v = field.and_then(|f| dpi.meta(h).and_then(|m| m.get(f)).map(str::to_owned));
-    (found, v)
-}
-
-/// The label (master, application) the whole registry gives a flow of these packets.
-pub(crate) fn classify_label(
-    transport: u8,
-    server_port: u16,
-    client_port: u16,
-    pkts: &[(bool, &[u8])],
-) -> Option<(&'static str, &'static str)> {
-    let (mut dpi, labels) = crate::tests::engine(DpiConfig::default());
-    let mut h = crate::NO_HANDLE;
-    let mut seq = [1000u32, 5000u32];
-    let mut found = None;
-    for &(from_client, payload) in pkts {
-        let d = usize::from(!from_client);
-        let p = Packet {
-            ip_proto: if transport == TCP { 6 } else { 17 },
-            server_port,
-            client_port,
-            from_client,
-            seq: seq[d],
-            multicast: false,
-            server_ip: crate::NO_ADDR,
-            client_ip: crate::NO_ADDR,
-            payload,
-            ts: 0,
-            flow: 0,
-        };
-        seq[d] = seq[d].wrapping_add(payload.len() as u32);
-        if let Some(l) = dpi.inspect(&mut h, &p) {
             let l = labels.get(l);
             let app = crate::proto::REGISTRY
                 .iter()
@@ -149,7 +139,8 @@ pub(crate) fn classify_label(
             found = Some((static_name(l.master()), app));
         }
     }
-    found
+    let v = field.and_then(|f| dpi.meta(h).and_then(|m| m.get(f)).map(str::to_owned));
+    (found, v)
 }
 
 /// The name as a `'static` string, for comparisons in tests: taken from the inspectors' labels,
