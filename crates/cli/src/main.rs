@@ -21,6 +21,7 @@ use wirespeed_flow::{FlowConfig, Timeouts};
 use wirespeed_live::metrics::{MetricsServer, OutputCounters, RunStats};
 use wirespeed_wire::DecodeConfig;
 
+mod guard;
 mod kafka_out;
 mod parquet_out;
 mod train;
@@ -344,6 +345,30 @@ struct EngineArgs {
 }
 
 impl EngineArgs {
+    /// The files these options read (rules, lists, model, signatures, patterns).
+    fn inputs(&self) -> Vec<&Path> {
+        [
+            &self.signatures,
+            &self.match_file,
+            &self.model,
+            &self.rules,
+            &self.hosts,
+            &self.networks,
+        ]
+        .into_iter()
+        .filter_map(|p| p.as_deref())
+        .collect()
+    }
+
+    /// The outputs these options write, with the option that names each.
+    fn outputs(&self) -> Vec<(&'static str, &Path)> {
+        self.events
+            .as_deref()
+            .map(|p| ("--events", p))
+            .into_iter()
+            .collect()
+    }
+
     fn config(&self) -> Result<EngineConfig, String> {
         self.config_with([86400.0, 86400.0, 86400.0, f64::INFINITY], false)
     }
@@ -886,6 +911,13 @@ fn run<S: RecordSink + Send>(
 
 fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
     a.files = train::expand(&a.files)?;
+    let ipfix_file = ipfix_file(a.ipfix.as_deref());
+    let mut outputs = a.engine.outputs();
+    outputs.extend(a.output.as_deref().map(|p| ("-o", p)));
+    outputs.extend(ipfix_file.as_deref().map(|p| ("--ipfix", p)));
+    let mut inputs: Vec<&Path> = a.files.iter().map(PathBuf::as_path).collect();
+    inputs.extend(a.engine.inputs());
+    guard::outputs_apart(&outputs, &inputs)?;
     let cfg = a.engine.config()?;
     let par = a.par.config()?;
     readable(&a.files)?;
@@ -969,6 +1001,14 @@ fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// The file `--ipfix file:PATH` (or a plain path) writes, if that is its target.
+fn ipfix_file(target: Option<&str>) -> Option<PathBuf> {
+    match wirespeed_export::ipfix::Options::parse(target?).ok()?.target {
+        wirespeed_export::ipfix::Target::File(p) => Some(p),
+        _ => None,
+    }
 }
 
 /// A run's IPFIX exporter and its thread.
@@ -1338,6 +1378,11 @@ fn replay(a: ReplayArgs) -> Result<ExitCode, String> {
 
 fn live(a: LiveArgs) -> Result<ExitCode, String> {
     parquet_out::refuse(a.format, "live")?;
+    let ipfix_file = ipfix_file(a.ipfix.as_deref());
+    let mut outputs = a.engine.outputs();
+    outputs.extend(a.output.as_deref().map(|p| ("-o", p)));
+    outputs.extend(ipfix_file.as_deref().map(|p| ("--ipfix", p)));
+    guard::outputs_apart(&outputs, &a.engine.inputs())?;
     // Tstat's timeouts: a live link has no end of file to end its flows.
     let cfg = a.engine.config_with([300.0, 120.0, 60.0, 120.0], true)?;
     let par = a.par.config()?;
@@ -1568,6 +1613,11 @@ fn peak_rss_kib() -> Option<u64> {
 }
 
 fn bench(a: BenchArgs) -> Result<ExitCode, String> {
+    let mut outputs = a.engine.outputs();
+    outputs.extend(a.output.as_deref().map(|p| ("-o", p)));
+    let mut inputs: Vec<&Path> = a.files.iter().map(PathBuf::as_path).collect();
+    inputs.extend(a.engine.inputs());
+    guard::outputs_apart(&outputs, &inputs)?;
     let cfg = a.engine.config()?;
     let mut tmp = None;
     let files = if a.files.is_empty() {
@@ -1664,6 +1714,13 @@ fn read_policy(
 
 fn inline(a: InlineArgs) -> Result<ExitCode, String> {
     parquet_out::refuse(a.format, "inline")?;
+    let ipfix_file = ipfix_file(a.ipfix.as_deref());
+    let mut outputs = a.engine.outputs();
+    outputs.extend(a.output.as_deref().map(|p| ("-o", p)));
+    outputs.extend(ipfix_file.as_deref().map(|p| ("--ipfix", p)));
+    let mut inputs = a.engine.inputs();
+    inputs.push(&a.policy);
+    guard::outputs_apart(&outputs, &inputs)?;
     // A live link's timeouts, as `live`.
     let cfg = a.engine.config_with([300.0, 120.0, 60.0, 120.0], true)?;
     let policy = read_policy(&a.policy, cfg.rules.labels())?;

@@ -159,6 +159,17 @@ pub(crate) fn train_cmd(a: TrainArgs) -> Result<ExitCode, String> {
     o.nb_params.alpha = a.alpha;
     o.nb_params.port = !a.no_port;
     let files = expand(&a.inputs)?;
+    let outputs: Vec<(&str, &Path)> = [
+        ("-o", &a.output),
+        ("--predictions", &a.predictions),
+        ("--arff", &a.arff),
+    ]
+    .into_iter()
+    .filter_map(|(o, p)| p.as_deref().map(|p| (o, p)))
+    .collect();
+    let mut inputs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
+    inputs.push(&a.labels);
+    crate::guard::outputs_apart(&outputs, &inputs)?;
     let text = std::fs::read_to_string(&a.labels)
         .map_err(|e| format!("cannot read {}: {e}", a.labels.display()))?;
     let labels = read_labels(&text)?;

@@ -71,3 +71,50 @@ fn parquet_without_the_feature_says_how_to_build_it() {
     );
     assert!(!out.exists());
 }
+
+/// `-o` (or `--events`, `--ipfix file:`) naming one of the run's inputs is refused before
+/// anything is opened for writing: the capture is left whole, also through a symbolic link,
+/// and a policy named as `inline`'s output is left whole too.
+#[test]
+fn an_output_that_is_an_input_is_refused_and_the_input_kept() {
+    let pcap = demo("options-self.pcap");
+    let before = std::fs::read(&pcap).unwrap();
+    let link = temp("options-self-link.pcap");
+    let _ = std::fs::remove_file(&link);
+    std::os::unix::fs::symlink(&pcap, &link).unwrap();
+    for (flag, target) in [
+        ("-o", pcap.display().to_string()),
+        ("-o", link.display().to_string()),
+        ("--events", pcap.display().to_string()),
+        ("--ipfix", format!("file:{}", link.display())),
+    ] {
+        let (code, err) = run(bin().arg("classify").arg(&pcap).args([flag, &target]));
+        assert_eq!(code, 2, "{flag} {target}: {err}");
+        assert!(err.contains("refusing to overwrite an input"), "{err}");
+        assert_eq!(std::fs::read(&pcap).unwrap(), before, "{flag} {target}");
+    }
+    // A rules file is an input too.
+    let rules = temp("options-self-rules.txt");
+    std::fs::write(&rules, "tcp:81@HTTP\n").unwrap();
+    let (code, err) = run(bin()
+        .arg("classify")
+        .arg(&pcap)
+        .arg("--rules")
+        .arg(&rules)
+        .arg("-o")
+        .arg(&rules));
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(std::fs::read_to_string(&rules).unwrap(), "tcp:81@HTTP\n");
+    let policy = temp("options-self-policy.toml");
+    std::fs::write(&policy, "default = \"forward\"\n").unwrap();
+    let (code, err) = run(bin()
+        .args(["inline", "--check", "--policy"])
+        .arg(&policy)
+        .arg("-o")
+        .arg(&policy));
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(
+        std::fs::read_to_string(&policy).unwrap(),
+        "default = \"forward\"\n"
+    );
+}
