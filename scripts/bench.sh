@@ -9,8 +9,8 @@ flows=${1:-1000000}
 replays=${2:-20}
 work=${BENCH_DIR:-/tmp/wirespeed-bench}
 mkdir -p "$work"
-cargo build --release -q
-ws=target/release/wirespeed
+cargo build --profile dist -q
+ws=target/dist/wirespeed
 
 measure() { # label packets command...
     local label=$1 pkts=$2; shift 2

@@ -8,8 +8,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-5}
 work=${BENCH_DIR:-/tmp/wirespeed-bench}
-cargo build --release -q
-ws=target/release/wirespeed
+cargo build --profile dist -q
+ws=target/dist/wirespeed
 for f in "$work/worst-1000000.pcap" "$work/corpus-x20.pcap"; do
     [ -f "$f" ] || { echo "missing $f: run scripts/bench.sh first" >&2; continue; }
     cat "$f" > /dev/null

@@ -20,8 +20,8 @@ half=$((flows / 2))
 pair_min=${PAIR_MIN:-1.8}
 work=${BENCH_DIR:-/tmp/wirespeed-bench}
 mkdir -p "$work"
-cargo build --release -q
-ws=target/release/wirespeed
+cargo build --profile dist -q
+ws=target/dist/wirespeed
 whole="$work/worst-$flows.pcap"
 a="$work/worst-$half.pcap"
 b="$work/worst-$half-b.pcap"

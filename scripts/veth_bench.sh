@@ -8,8 +8,8 @@
 # (wirespeed: PACKET_STATISTICS; the backlog of the veth itself: /proc/net/softnet_stat).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --release -q
-ws=$PWD/target/release/wirespeed
+cargo build --profile dist -q
+ws=$PWD/target/dist/wirespeed
 work=${BENCH_DIR:-/tmp/wirespeed-bench}
 mkdir -p "$work"
 trace=${1:-$work/worst-100000.pcap}

@@ -9,7 +9,7 @@
 # sending as fast as it can for 5 s).
 #   scripts/inline/bench.sh [path/to/wirespeed]
 set -euo pipefail
-W=${1:-target/release/wirespeed}
+W=${1:-target/dist/wirespeed}
 here=$(cd "$(dirname "$0")" && pwd)
 n=wsb$$
 tmp=$(mktemp -d)
