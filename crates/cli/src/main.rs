@@ -21,6 +21,32 @@ use wirespeed_flow::{FlowConfig, Timeouts};
 use wirespeed_live::metrics::{MetricsServer, OutputCounters, RunStats};
 use wirespeed_wire::DecodeConfig;
 
+/// Standard error could not be written (`2>/dev/full`, a closed descriptor): the run goes on
+/// (its records are what matter) and exits 2 at the end, instead of the panic of std's
+/// `eprintln!` (exit 101). One flag for the process, as standard error is one for the process.
+static STDERR_FAILED: AtomicBool = AtomicBool::new(false);
+
+/// `eprintln!` that never panics: a failed write sets [`STDERR_FAILED`]. It shadows std's in
+/// this crate (every module is declared below it).
+macro_rules! eprintln {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        if writeln!(std::io::stderr(), $($t)*).is_err() {
+            $crate::STDERR_FAILED.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }};
+}
+
+/// `eprint!` that never panics, as [`eprintln!`] here.
+macro_rules! eprint {
+    ($($t:tt)*) => {{
+        use std::io::Write as _;
+        if write!(std::io::stderr(), $($t)*).is_err() {
+            $crate::STDERR_FAILED.store(true, std::sync::atomic::Ordering::Relaxed);
+        }
+    }};
+}
+
 mod guard;
 mod kafka_out;
 mod parquet_out;
@@ -767,14 +793,26 @@ fn main() -> ExitCode {
         Cmd::List(a) => list(a),
     };
     let r = close_events().and(r);
-    match r {
+    let code = match r {
         Ok(code) => code,
         Err(e) => {
             eprintln!("wirespeed: error: {e}");
-            ExitCode::from(2)
+            ExitCode::from(EXIT_USAGE)
         }
+    };
+    if STDERR_FAILED.load(Ordering::Relaxed) {
+        ExitCode::from(EXIT_USAGE)
+    } else {
+        code
     }
 }
+
+/// Exit status of a run that went wrong in part: an input damaged after some good packets (they
+/// were all processed), or records an exporter lost. README's table of exit codes.
+const EXIT_PARTIAL: u8 = 1;
+/// Exit status of a run refused or failed: a bad option, an input missing or not a capture at
+/// all, an output that cannot be written, standard error that cannot be written.
+const EXIT_USAGE: u8 = 2;
 
 /// A live run's `--events` output ([`EngineArgs::events_out`]), closed by [`close_events`].
 static EVENTS_WRITER: std::sync::Mutex<Option<LiveOut>> = std::sync::Mutex::new(None);
@@ -883,12 +921,15 @@ fn progress_bar(path: &Path) -> ProgressBar {
     b
 }
 
-/// Run `files` through the session, with a progress bar per file if asked.
+/// Run `files` through the session, with a progress bar per file if asked; the number of
+/// inputs that were not captures at all (empty, or neither pcap nor pcapng: nothing read).
 fn run<S: RecordSink + Send>(
     session: &mut Session<S>,
     files: &[PathBuf],
     show_progress: bool,
-) -> io::Result<()> {
+) -> io::Result<usize> {
+    use wirespeed_capture::CaptureErrorKind::{Empty, UnknownFormat};
+    let mut not_captures = 0;
     for path in files {
         let bar = show_progress.then(|| progress_bar(path));
         let mut last = 0u64;
@@ -901,12 +942,19 @@ fn run<S: RecordSink + Send>(
                 }
             }
         };
-        session.run_file(path, &mut progress)?;
+        let outcome = session.run_file(path, &mut progress)?;
         if let Some(b) = bar {
             b.finish_and_clear();
         }
+        if outcome
+            .error
+            .as_ref()
+            .is_some_and(|e| matches!(e.kind, Empty | UnknownFormat))
+        {
+            not_captures += 1;
+        }
     }
-    Ok(())
+    Ok(not_captures)
 }
 
 fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
@@ -969,9 +1017,10 @@ fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
         },
         with_source,
     );
-    if let Err(e) = run(&mut session, &a.files, progress) {
-        return records_error(e);
-    }
+    let not_captures = match run(&mut session, &a.files, progress) {
+        Ok(n) => n,
+        Err(e) => return records_error(e),
+    };
     let dispatch = session.dispatch_stats().cloned();
     // The sinks, and with them their exporter handles, are dropped here: the exporter thread
     // ends once it has sent what they queued.
@@ -994,12 +1043,14 @@ fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
             eprintln!("wirespeed: input error: {e}");
         }
     }
-    // Exit 1 when some input could not be read to its end (its good packets were processed),
-    // or when IPFIX or Kafka records were lost.
-    Ok(if failed.is_empty() && ipfix_dropped + kafka_lost == 0 {
+    // Exit 2 when an input was not a capture at all; 1 when some input could not be read to
+    // its end (its good packets were processed), or when IPFIX or Kafka records were lost.
+    Ok(if not_captures > 0 {
+        ExitCode::from(EXIT_USAGE)
+    } else if failed.is_empty() && ipfix_dropped + kafka_lost == 0 {
         ExitCode::SUCCESS
     } else {
-        ExitCode::from(1)
+        ExitCode::from(EXIT_PARTIAL)
     })
 }
 
@@ -1500,9 +1551,9 @@ fn live(a: LiveArgs) -> Result<ExitCode, String> {
         // Every record is written or counted; any loss makes the exit non-zero.
         None if lost > 0 => {
             eprintln!("wirespeed: {lost} records lost because the output did not keep up");
-            Ok(ExitCode::from(1))
+            Ok(ExitCode::from(EXIT_PARTIAL))
         }
-        None if ipfix_dropped + kafka_lost > 0 => Ok(ExitCode::from(1)),
+        None if ipfix_dropped + kafka_lost > 0 => Ok(ExitCode::from(EXIT_PARTIAL)),
         None => Ok(ExitCode::SUCCESS),
     }
 }
@@ -1662,7 +1713,9 @@ fn bench(a: BenchArgs) -> Result<ExitCode, String> {
         |_| shared_sink(Format::Json, &out, false, Columns::default()),
         false,
     );
-    run(&mut session, &inputs, false).map_err(|e| e.to_string())?;
+    if run(&mut session, &inputs, false).map_err(|e| e.to_string())? > 0 {
+        return Err("an input is not a capture (pcap or pcapng)".into());
+    }
     if workers > 1 {
         if let Some(d) = session.dispatch_stats() {
             print_dispatch(d);
@@ -1882,9 +1935,9 @@ fn inline(a: InlineArgs) -> Result<ExitCode, String> {
         Some(e) => Err(format!("writing records: {e}")),
         None if lost > 0 => {
             eprintln!("wirespeed: {lost} records lost because the output did not keep up");
-            Ok(ExitCode::from(1))
+            Ok(ExitCode::from(EXIT_PARTIAL))
         }
-        None if ipfix_dropped + kafka_lost > 0 => Ok(ExitCode::from(1)),
+        None if ipfix_dropped + kafka_lost > 0 => Ok(ExitCode::from(EXIT_PARTIAL)),
         None => Ok(ExitCode::SUCCESS),
     }
 }

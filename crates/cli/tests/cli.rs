@@ -237,6 +237,27 @@ fn damaged_input_keeps_good_packets_and_names_file_and_offset() {
         .unwrap()
         .contains("no-such-file.pcap"));
 
+    // A file that is no capture at all (and an empty one) is bad input, exit 2, not damage;
+    // beside a good capture too, whose records are still written.
+    let text = temp("not-a-capture.txt");
+    std::fs::write(&text, "hello, not a capture\n").unwrap();
+    let empty = temp("empty.pcap");
+    std::fs::write(&empty, b"").unwrap();
+    for bad in [&text, &empty] {
+        let out = run(bin().arg("classify").arg(bad).arg(&p));
+        assert_eq!(out.status.code(), Some(2), "{}", bad.display());
+        assert_eq!(String::from_utf8(out.stdout).unwrap().lines().count(), 9);
+    }
+
+    // Standard error that cannot be written is exit 2, not a panic's 101; the records are
+    // still all written.
+    let full = run(bin()
+        .arg("classify")
+        .arg(&p)
+        .stderr(std::fs::File::create("/dev/full").unwrap()));
+    assert_eq!(full.status.code(), Some(2));
+    assert_eq!(String::from_utf8(full.stdout).unwrap().lines().count(), 9);
+
     for args in [
         &["--classifiers", "bogus"][..],
         &["--max-flows", "0"],
