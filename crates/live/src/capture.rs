@@ -325,8 +325,9 @@ impl Feed for RingFeed {
     }
 
     /// A block the kernel is filling is handed over at its retire timeout at the latest.
-    fn settle(&self) -> Duration {
-        sys::BLOCK_RETIRE * 3
+    /// A block the kernel is filling is handed over at its retire timeout at the latest.
+    fn settle(&mut self) {
+        std::thread::sleep(sys::BLOCK_RETIRE * 3);
     }
 
     /// The kernel's counters, which each read resets.

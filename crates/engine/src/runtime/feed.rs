@@ -45,13 +45,11 @@ pub trait Feed: Send {
     /// once at the end.
     fn publish(&mut self) {}
 
-    /// How long packets the source has already accepted may take to become readable (a ring
-    /// block is handed over when full or when its retire timeout runs out): at the stop the
-    /// worker waits this long once, then reads what came, so packets received just before the
-    /// stop are not lost.
-    fn settle(&self) -> Duration {
-        Duration::ZERO
-    }
+    /// Return once the packets the source has already accepted are readable (a ring block is
+    /// handed over when full or when its retire timeout runs out): called once at the stop,
+    /// after the worker has read what was ready; then it reads what came, so packets received
+    /// just before the stop are not lost. The default: nothing is ever pending.
+    fn settle(&mut self) {}
 }
 
 /// Counters the workers of a feed run publish while running (the status line reads them).
@@ -180,11 +178,8 @@ pub(crate) fn run_worker<S: RecordSink, F: Feed>(
         // Stopping: what the feed already holds is processed (and what it accepted just before,
         // once that becomes readable).
         while read(w, feed, counters)? > 0 {}
-        let settle = feed.settle();
-        if !settle.is_zero() {
-            std::thread::sleep(settle);
-            while read(w, feed, counters)? > 0 {}
-        }
+        feed.settle();
+        while read(w, feed, counters)? > 0 {}
         Ok(())
     };
     // Every flow is ended and written, also when the feed failed (its interface vanished): the
@@ -264,19 +259,20 @@ mod tests {
     use crate::worker::EngineConfig;
     use wirespeed_export::NullSink;
 
-    /// A feed whose packets become readable only `delay` after it was made (a ring block the
-    /// kernel hands over at its retire timeout), and that says so in `settle`.
+    /// A feed holding packets it accepted but cannot hand over yet (a ring block the kernel
+    /// hands over at its retire timeout): they become readable when the worker lets it settle,
+    /// if `settles`; a feed that does not settle models the stop without the wait. No clock:
+    /// the test is the same on any machine under any load.
     struct Late {
         frames: Vec<Vec<u8>>,
-        made: Instant,
-        delay: Duration,
-        settle: Duration,
+        ready: bool,
+        settles: bool,
         given: bool,
     }
 
     impl Feed for Late {
         fn read(&mut self, each: &mut Each<'_>) -> io::Result<u64> {
-            if self.given || self.made.elapsed() < self.delay {
+            if self.given || !self.ready {
                 return Ok(0);
             }
             self.given = true;
@@ -294,15 +290,14 @@ mod tests {
             each(&b, &mut [])?;
             Ok(b.len() as u64)
         }
-        fn wait(&mut self, timeout: Duration) -> io::Result<()> {
-            std::thread::sleep(timeout.min(Duration::from_millis(5)));
+        fn wait(&mut self, _timeout: Duration) -> io::Result<()> {
             Ok(())
         }
         fn now_ns(&self) -> u64 {
             0
         }
-        fn settle(&self) -> Duration {
-            self.settle
+        fn settle(&mut self) {
+            self.ready |= self.settles;
         }
     }
 
@@ -321,12 +316,11 @@ mod tests {
             .collect()
     }
 
-    fn run(settle: Duration) -> (u64, u64) {
+    fn run(settles: bool) -> (u64, u64) {
         let mut feed = Late {
             frames: frames(),
-            made: Instant::now(),
-            delay: Duration::from_millis(30),
-            settle,
+            ready: false,
+            settles,
             given: false,
         };
         let mut w = Worker::new(EngineConfig::default(), NullSink::default(), false);
@@ -341,8 +335,8 @@ mod tests {
     /// (`settle`) and processed, and their flows written; without the wait they would be lost.
     #[test]
     fn packets_still_settling_at_the_stop_are_processed() {
-        assert_eq!(run(Duration::from_millis(60)), (3, 3));
-        assert_eq!(run(Duration::ZERO), (0, 0));
+        assert_eq!(run(true), (3, 3));
+        assert_eq!(run(false), (0, 0));
     }
 
     /// With a slot to publish to, the worker's last publication (at its end, every flow ended)
@@ -352,9 +346,8 @@ mod tests {
         let mut w = Worker::new(EngineConfig::default(), NullSink::default(), false);
         let mut feed = Late {
             frames: frames(),
-            made: Instant::now(),
-            delay: Duration::ZERO,
-            settle: Duration::ZERO,
+            ready: true,
+            settles: false,
             given: false,
         };
         let p = Published::default();
