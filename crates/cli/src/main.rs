@@ -607,6 +607,48 @@ impl EngineArgs {
     }
 }
 
+/// Refuse a run whose flow tables (`--max-flows`, over `workers`, with the `--stats` side
+/// tables) need more memory than this machine, or its cgroup, has available: said with the
+/// figures before anything is allocated, instead of an abort in the allocator.
+fn fits_in_memory(cfg: &EngineConfig, workers: usize, max_flows: usize) -> Result<(), String> {
+    let need = wirespeed_engine::reserved_bytes(cfg, workers);
+    match memory_available() {
+        Some(avail) if need > avail => Err(format!(
+            "--max-flows {max_flows}: the flow tables of {workers} worker{} need {:.1} GiB, more \
+             than the {:.1} GiB of memory available; lower --max-flows (about 210 bytes a flow)",
+            if workers == 1 { "" } else { "s" },
+            need as f64 / (1u64 << 30) as f64,
+            avail as f64 / (1u64 << 30) as f64
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Bytes of memory available to this process: the kernel's MemAvailable, or less where a
+/// cgroup (v2) limit leaves less. None where neither can be read.
+fn memory_available() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kib: u64 = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemAvailable:"))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    let mut avail = kib.saturating_mul(1024);
+    let cgroup = |f: &str| -> Option<u64> {
+        std::fs::read_to_string(Path::new("/sys/fs/cgroup").join(f))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    };
+    if let (Some(max), Some(cur)) = (cgroup("memory.max"), cgroup("memory.current")) {
+        avail = avail.min(max.saturating_sub(cur));
+    }
+    Some(avail)
+}
+
 /// Largest `--signatures` file read (signatures are at most 64 bytes: ten thousand of them
 /// take well under this).
 const MAX_SIGNATURE_FILE: u64 = 4 << 20;
@@ -968,6 +1010,7 @@ fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
     guard::outputs_apart(&outputs, &inputs)?;
     let cfg = a.engine.config()?;
     let par = a.par.config()?;
+    fits_in_memory(&cfg, par.workers, a.engine.max_flows)?;
     readable(&a.files)?;
     // The set of columns depends on options only, never on how many inputs there are.
     let with_source = true;
@@ -1437,6 +1480,7 @@ fn live(a: LiveArgs) -> Result<ExitCode, String> {
     // Tstat's timeouts: a live link has no end of file to end its flows.
     let cfg = a.engine.config_with([300.0, 120.0, 60.0, 120.0], true)?;
     let par = a.par.config()?;
+    fits_in_memory(&cfg, par.workers, a.engine.max_flows)?;
     let filter = match &a.filter {
         Some(f) => Some(wirespeed_live::bpf::compile(f)?),
         None => None,
@@ -1670,6 +1714,7 @@ fn bench(a: BenchArgs) -> Result<ExitCode, String> {
     inputs.extend(a.engine.inputs());
     guard::outputs_apart(&outputs, &inputs)?;
     let cfg = a.engine.config()?;
+    fits_in_memory(&cfg, a.par.config()?.workers, a.engine.max_flows)?;
     let mut tmp = None;
     let files = if a.files.is_empty() {
         let p = std::env::temp_dir().join(format!(
@@ -1788,6 +1833,7 @@ fn inline(a: InlineArgs) -> Result<ExitCode, String> {
         return Ok(ExitCode::SUCCESS);
     }
     let queues = parse_queues(a.queue.as_deref().unwrap_or(""))?;
+    fits_in_memory(&cfg, queues.len(), a.engine.max_flows)?;
     if a.print_rules {
         println!(
             "# wirespeed inline --queue {}: the firewall rules (filter table, then mangle)",

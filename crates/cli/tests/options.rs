@@ -118,3 +118,31 @@ fn an_output_that_is_an_input_is_refused_and_the_input_kept() {
         "default = \"forward\"\n"
     );
 }
+
+/// The largest `--max-flows` accepted (2^28 flows, over 50 GiB of tables) is refused with the
+/// memory it would need where the machine has less, not aborted in the allocator (SIGABRT).
+#[test]
+fn a_flow_table_larger_than_memory_is_refused_with_its_size() {
+    let avail_kib: u64 = std::fs::read_to_string("/proc/meminfo")
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("MemAvailable:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap();
+    if avail_kib > 48 << 20 {
+        eprintln!("SKIPPED: this machine has more than 48 GiB available");
+        return;
+    }
+    let pcap = demo("options-maxflows.pcap");
+    for workers in ["1", "2"] {
+        let (code, err) = run(bin()
+            .arg("classify")
+            .arg(&pcap)
+            .args(["--max-flows", "268435456", "--workers", workers, "-q"]));
+        assert_eq!(code, 2, "{err}");
+        assert!(
+            err.contains("--max-flows 268435456") && err.contains("GiB") && err.contains("need"),
+            "{err}"
+        );
+    }
+}

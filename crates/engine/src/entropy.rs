@@ -27,6 +27,9 @@ use wirespeed_classify::risk::entropy_high;
 use wirespeed_classify::{Method, Verdict};
 use wirespeed_flow::{Flow, SlotLocator};
 
+/// Bytes [`Entropy`] reserves a flow slot.
+pub(crate) const SLOT_BYTES: usize = std::mem::size_of::<(u64, Track)>();
+
 /// The tracks of every flow of one worker's table (`--stats entropy`), by slot; a slot's track
 /// starts afresh when a new flow (another serial) takes it.
 pub(crate) struct Entropy {

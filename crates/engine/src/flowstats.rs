@@ -122,6 +122,9 @@ pub(crate) struct Dist {
     pub(crate) locator: Option<SlotLocator>,
 }
 
+/// Bytes [`Dist`] reserves a flow slot.
+pub(crate) const SLOT_BYTES: usize = std::mem::size_of::<Slot>();
+
 impl Dist {
     pub(crate) fn new(slots: usize) -> Self {
         Dist {

@@ -35,4 +35,4 @@ pub use summary::{
     app_categories, method_slot, AppStats, Counters, LabelHasher, LearnedOutcome, RiskCounts,
     Summary, METHOD_SLOTS,
 };
-pub use worker::{run_file, EngineConfig, FileOutcome, Worker};
+pub use worker::{reserved_bytes, run_file, EngineConfig, FileOutcome, Worker};

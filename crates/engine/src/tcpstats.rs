@@ -54,7 +54,7 @@ pub(crate) const RING: usize = 16;
 pub(crate) const HISTORY: usize = wirespeed_export::HISTORY_MAX;
 /// Bytes of state per flow (DESIGN.md and SCHEMA.md quote it).
 #[cfg(test)]
-const SLOT_BYTES: usize = 632;
+const QUOTED_SLOT_BYTES: usize = 632;
 
 /// `a` before `b` in sequence space (RFC 1982 arithmetic).
 #[inline]
@@ -230,6 +230,9 @@ struct Slot {
 }
 
 /// The TCP analysis of every flow of one worker's table.
+/// Bytes [`Tcp`] reserves a flow slot.
+pub(crate) const SLOT_BYTES: usize = std::mem::size_of::<Slot>();
+
 pub(crate) struct Tcp {
     slots: Vec<Slot>,
     pub(crate) locator: Option<SlotLocator>,
@@ -1004,7 +1007,7 @@ mod tests {
     /// DESIGN.md and SCHEMA.md give the per-flow size: a change must be a choice.
     #[test]
     fn slot_size_is_documented() {
-        assert_eq!(std::mem::size_of::<Slot>(), SLOT_BYTES);
+        assert_eq!(std::mem::size_of::<Slot>(), QUOTED_SLOT_BYTES);
     }
 
     proptest! {

@@ -103,6 +103,32 @@ struct Pending {
     ttl: u8,
 }
 
+/// Bytes of memory a run of `workers` workers reserves at start for its flows: each worker's
+/// table (slots, index, free list) and the per-flow side tables its statistics families keep.
+/// What a `--max-flows` asks for before any of it is allocated, so a size the machine cannot
+/// hold is refused with the figure rather than aborting in the allocator.
+pub fn reserved_bytes(cfg: &EngineConfig, workers: usize) -> u64 {
+    let n = workers.max(1);
+    let c = crate::runtime::worker_config(cfg, n)
+        .flow
+        .capacity
+        .clamp(1, u32::MAX as usize - 1) as u64;
+    let index = c.saturating_mul(2).next_power_of_two().saturating_mul(8);
+    let mut per_flow = std::mem::size_of::<wirespeed_flow::Flow<FlowExt>>() as u64 + 4;
+    if cfg.dist {
+        per_flow += crate::flowstats::SLOT_BYTES as u64;
+    }
+    if cfg.tcp {
+        per_flow += crate::tcpstats::SLOT_BYTES as u64;
+    }
+    if cfg.entropy {
+        per_flow += crate::entropy::SLOT_BYTES as u64;
+    }
+    c.saturating_mul(per_flow)
+        .saturating_add(index)
+        .saturating_mul(n as u64)
+}
+
 /// One pipeline: owns a flow table and writes records to its sink. Nothing is shared with other
 /// workers.
 pub struct Worker<S: RecordSink> {
@@ -632,6 +658,24 @@ mod size_tests {
     /// classifier (issue 3) keeps the first 5 packets' sizes, flags and gaps (40 bytes,
     /// `wirespeed_stats::Early`) until its verdict, and the verdict itself (4 bytes) so records
     /// can compare it with the method that won.
+    #[test]
+    fn reserved_bytes_follow_capacity_workers_and_families() {
+        let mut cfg = super::EngineConfig::default();
+        cfg.flow.capacity = 1 << 20;
+        let one = super::reserved_bytes(&cfg, 1);
+        // Slots of at most 192 bytes, a 4-byte free-list entry and 16 bytes of index a flow.
+        assert!(one >= (1 << 20) * (192 + 4) && one <= (1 << 20) * (200 + 4 + 16), "{one}");
+        // Two workers share the capacity, with at most 1/8 headroom each.
+        let two = super::reserved_bytes(&cfg, 2);
+        assert!(two >= one && two <= one * 9 / 8 + 64, "{two} vs {one}");
+        cfg.dist = true;
+        cfg.tcp = true;
+        assert!(super::reserved_bytes(&cfg, 1) > one);
+        // The largest table asked for (2^28 flows) is tens of GiB, never an overflow.
+        cfg.flow.capacity = 1 << 28;
+        assert!(super::reserved_bytes(&cfg, 1) > 50 << 30);
+    }
+
     #[test]
     fn flow_slot_stays_within_budget() {
         // 136 -> 144: the DPI context handle (`FlowExt::dpi`, a u32 padded to 8). All payload
