@@ -19,7 +19,7 @@ pub mod dscp;
 pub mod policy;
 
 pub use bucket::{Bucket, Rate};
-pub use policy::{Action, Decided, FlowFacts, Policy, PolicyError, PolicySpec};
+pub use policy::{read_policy_file, Action, Decided, FlowFacts, Policy, PolicyError, PolicySpec};
 
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};

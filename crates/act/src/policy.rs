@@ -30,6 +30,7 @@ use crate::dscp::parse_dscp;
 use serde::Deserialize;
 use std::fmt;
 use std::net::IpAddr;
+use std::path::Path;
 use wirespeed_classify::risk::{Risk, RiskSet};
 use wirespeed_classify::{Breed, LabelId, Labels, Method};
 
@@ -222,10 +223,146 @@ pub struct PolicySpec {
 }
 
 impl PolicySpec {
-    /// Read a policy file's text.
+    /// Read a policy file's text. A syntax error gives its line and column and quotes at most
+    /// a short excerpt of the line and of the message, however long they are.
     pub fn parse(text: &str) -> Result<PolicySpec, PolicyError> {
-        toml::from_str(text).map_err(|e| PolicyError(e.to_string().trim_end().to_string()))
+        toml::from_str(text).map_err(|e| toml_error(text, &e))
     }
+}
+
+/// The largest policy file read, in bytes (a policy holds at most [`MAX_RULES`] rules).
+pub const MAX_POLICY_FILE: u64 = 4 << 20;
+
+/// The longest rule name, in bytes: names key counters, records and metrics.
+pub const MAX_RULE_NAME: usize = 64;
+
+/// The most characters of a value, a line or a message an error quotes.
+const EXCERPT: usize = 60;
+
+/// A policy file's text: a regular file of at most [`MAX_POLICY_FILE`] bytes, UTF-8. Anything
+/// else is refused at once: a FIFO (opened without waiting for a writer), a device such as
+/// `/dev/zero`, a directory, a socket, a larger file. The error says why, without the path
+/// (the caller names it).
+pub fn read_policy_file(path: &Path) -> Result<String, PolicyError> {
+    use std::io::Read;
+    let io = |e: std::io::Error| PolicyError(e.to_string());
+    let mut o = std::fs::OpenOptions::new();
+    o.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        // Opening a FIFO for reading would wait for a writer; this returns at once.
+        o.custom_flags(libc::O_NONBLOCK | libc::O_CLOEXEC);
+    }
+    let f = o.open(path).map_err(io)?;
+    let meta = f.metadata().map_err(io)?;
+    if !meta.is_file() {
+        return Err(PolicyError(format!(
+            "not a regular file ({}): a policy is read from a file",
+            file_kind(&meta.file_type())
+        )));
+    }
+    let too_big = || {
+        PolicyError(format!(
+            "larger than {} MiB, the most read for a policy",
+            MAX_POLICY_FILE >> 20
+        ))
+    };
+    if meta.len() > MAX_POLICY_FILE {
+        return Err(too_big());
+    }
+    let mut b = Vec::new();
+    // Bounded even if the file grows while it is read.
+    f.take(MAX_POLICY_FILE + 1)
+        .read_to_end(&mut b)
+        .map_err(io)?;
+    if b.len() as u64 > MAX_POLICY_FILE {
+        return Err(too_big());
+    }
+    String::from_utf8(b).map_err(|e| {
+        PolicyError(format!(
+            "not UTF-8 text (byte {})",
+            e.utf8_error().valid_up_to()
+        ))
+    })
+}
+
+fn file_kind(t: &std::fs::FileType) -> &'static str {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::FileTypeExt;
+        if t.is_fifo() {
+            return "a FIFO";
+        }
+        if t.is_char_device() {
+            return "a character device";
+        }
+        if t.is_block_device() {
+            return "a block device";
+        }
+        if t.is_socket() {
+            return "a socket";
+        }
+    }
+    if t.is_dir() {
+        "a directory"
+    } else {
+        "not a file"
+    }
+}
+
+/// At most `n` characters of `s`, control characters shown as spaces; what is cut is said.
+fn excerpt(s: &str, n: usize) -> String {
+    let clean = |s: &str| -> String {
+        s.chars()
+            .map(|c| if c.is_control() { ' ' } else { c })
+            .collect()
+    };
+    match s.char_indices().nth(n) {
+        None => clean(s),
+        Some((i, _)) => format!("{}… ({} bytes)", clean(&s[..i]), s.len()),
+    }
+}
+
+/// A value as an error quotes it: in quotes, escaped, at most [`EXCERPT`] characters.
+fn q(s: &str) -> String {
+    match s.char_indices().nth(EXCERPT) {
+        None => format!("{s:?}"),
+        Some((i, _)) => format!("{:?}… ({} bytes)", &s[..i], s.len()),
+    }
+}
+
+/// toml's error, its line cut to a window around the column and its message shortened.
+fn toml_error(text: &str, e: &toml::de::Error) -> PolicyError {
+    let msg = excerpt(e.message().trim_end(), 4 * EXCERPT);
+    let Some(span) = e.span() else {
+        return PolicyError(format!("TOML parse error: {msg}"));
+    };
+    let mut at = span.start.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    let line_start = text[..at].rfind('\n').map_or(0, |i| i + 1);
+    let line_end = text[at..].find('\n').map_or(text.len(), |i| at + i);
+    let line_no = text[..line_start].bytes().filter(|&b| b == b'\n').count() + 1;
+    let (pre, post) = (&text[line_start..at], &text[at..line_end]);
+    let column = pre.chars().count() + 1;
+    let half = EXCERPT / 2;
+    let pre_cut = pre.char_indices().rev().nth(half - 1).map(|(i, _)| i);
+    let pre = match pre_cut {
+        Some(i) if i > 0 => format!("…{}", excerpt(&pre[i..], half)),
+        _ => excerpt(pre, half),
+    };
+    let post = match post.trim_end_matches('\r').char_indices().nth(half) {
+        Some((i, _)) => format!("{}…", excerpt(&post[..i], half)),
+        None => excerpt(post.trim_end_matches('\r'), half),
+    };
+    let width = line_no.to_string().len();
+    let caret = pre.chars().count();
+    PolicyError(format!(
+        "TOML parse error at line {line_no}, column {column}\n{:width$} |\n{line_no} | {pre}{post}\n{:width$} | {:caret$}^\n{msg}",
+        "", "", ""
+    ))
 }
 
 /// An address block.
@@ -400,6 +537,13 @@ impl Policy {
         let mut names = std::collections::HashSet::new();
         for (i, r) in spec.rule.iter().enumerate() {
             let name = r.name.clone().unwrap_or_else(|| format!("rule-{}", i + 1));
+            if name.len() > MAX_RULE_NAME || name.is_empty() || name.chars().any(char::is_control) {
+                return Err(PolicyError(format!(
+                    "rule {}: the name {}: 1 to {MAX_RULE_NAME} bytes, no control characters",
+                    i + 1,
+                    q(&name),
+                )));
+            }
             let rule = compile_rule(r, &name, labels)
                 .map_err(|e| PolicyError(format!("rule {} ({name}): {}", i + 1, e.0)))?;
             if !names.insert(name.clone()) {
@@ -498,7 +642,8 @@ fn action(t: &ActionTable) -> Result<Action, PolicyError> {
                     Some(v) => v,
                     None => {
                         return err(format!(
-                            "dscp {s:?}: a number 0-63, CS0-CS7, AF11-AF43, EF, VA or LE"
+                            "dscp {}: a number 0-63, CS0-CS7, AF11-AF43, EF, VA or LE",
+                            q(s)
                         ))
                     }
                 },
@@ -514,7 +659,8 @@ fn action(t: &ActionTable) -> Result<Action, PolicyError> {
             };
             let Some(rate) = Rate::parse(r) else {
                 return err(format!(
-                    "rate {r:?}: a positive number and bit, kbit, mbit, gbit, bps, kbps, mbps, pps or kpps"
+                    "rate {}: a positive number and bit, kbit, mbit, gbit, bps, kbps, mbps, pps or kpps",
+                    q(r)
                 ));
             };
             let burst = match &t.burst {
@@ -524,7 +670,8 @@ fn action(t: &ActionTable) -> Result<Action, PolicyError> {
                     | (Some(Rate::Packets(x)), Rate::Packets(_)) => x,
                     _ => {
                         return err(format!(
-                            "burst {b:?}: in the rate's unit ({})",
+                            "burst {}: in the rate's unit ({})",
+                            q(b),
                             if matches!(rate, Rate::Bits(_)) {
                                 "\"1mbit\""
                             } else {
@@ -537,7 +684,7 @@ fn action(t: &ActionTable) -> Result<Action, PolicyError> {
             let per_flow = match t.per.as_deref().map(str::to_ascii_lowercase).as_deref() {
                 None | Some("rule") => false,
                 Some("flow") => true,
-                Some(p) => return err(format!("per {p:?}: \"rule\" or \"flow\"")),
+                Some(p) => return err(format!("per {}: \"rule\" or \"flow\"", q(p))),
             };
             Action::RateLimit {
                 rate,
@@ -547,7 +694,8 @@ fn action(t: &ActionTable) -> Result<Action, PolicyError> {
         }
         other => {
             return err(format!(
-                "action {other:?}: one of forward, drop, mark, rate-limit"
+                "action {}: one of forward, drop, mark, rate-limit",
+                q(other)
             ))
         }
     };
@@ -598,8 +746,8 @@ fn compile_rule(r: &RuleSpec, _name: &str, labels: &Labels) -> Result<Rule, Poli
         }
         if let Some(k) = seen.iter().position(|s| !s) {
             return Err(PolicyError(format!(
-                "{key} {:?}: no label of this run has it (`wirespeed list {}` shows them)",
-                vals.iter().nth(k).map_or("", |s| s.as_str()),
+                "{key} {}: no label of this run has it (`wirespeed list {}` shows them)",
+                q(vals.iter().nth(k).map_or("", |s| s.as_str())),
                 if key == "master" { "protocols" } else { "apps" }
             )));
         }
@@ -612,7 +760,8 @@ fn compile_rule(r: &RuleSpec, _name: &str, labels: &Labels) -> Result<Rule, Poli
         for v in b.iter() {
             if Breed::parse(v).is_none() {
                 return err(format!(
-                    "breed {v:?}: one of {}",
+                    "breed {}: one of {}",
+                    q(v),
                     Breed::ALL.map(|b| b.as_str()).join(", ")
                 ));
             }
@@ -638,7 +787,8 @@ fn compile_rule(r: &RuleSpec, _name: &str, labels: &Labels) -> Result<Rule, Poli
                 .find(|x| x.as_str() == m.to_ascii_lowercase())
             else {
                 return err(format!(
-                    "method {m:?}: one of {}",
+                    "method {}: one of {}",
+                    q(m),
                     METHODS.map(|m| m.as_str()).join(", ")
                 ));
             };
@@ -657,14 +807,16 @@ fn compile_rule(r: &RuleSpec, _name: &str, labels: &Labels) -> Result<Rule, Poli
     for v in r.risk.iter().flat_map(|v| v.iter()) {
         let Some(k) = Risk::from_name(v.trim()) else {
             return err(format!(
-                "risk {v:?}: nDPI's name of a risk as records write it, such as \"Obsolete TLS \
-                 (v1.1 or older)\" (docs/SCHEMA.md, `risks`)"
+                "risk {}: nDPI's name of a risk as records write it, such as \"Obsolete TLS \
+                 (v1.1 or older)\" (docs/SCHEMA.md, `risks`)",
+                q(v)
             ));
         };
         // Known only when the flow has ended: at a decision, every young flow would have them.
         if matches!(k, Risk::UnidirectionalTraffic | Risk::TcpIssues) {
             return err(format!(
-                "risk {v:?} is known only when the flow ends; a policy acts while it goes on"
+                "risk {} is known only when the flow ends; a policy acts while it goes on",
+                q(v)
             ));
         }
         risks.set(k);
@@ -684,7 +836,8 @@ fn compile_rule(r: &RuleSpec, _name: &str, labels: &Labels) -> Result<Rule, Poli
                     "esp" => 50,
                     _ => {
                         return err(format!(
-                            "proto {s:?}: tcp, udp, icmp, icmpv6, sctp, gre, esp or a number"
+                            "proto {}: tcp, udp, icmp, icmpv6, sctp, gre, esp or a number",
+                            q(s)
                         ))
                     }
                 },
@@ -696,7 +849,8 @@ fn compile_rule(r: &RuleSpec, _name: &str, labels: &Labels) -> Result<Rule, Poli
         for s in v.iter().flat_map(|v| v.iter()) {
             out.push(Net::parse(s).ok_or_else(|| {
                 PolicyError(format!(
-                    "{key} {s:?}: an address or a block such as 192.0.2.0/24"
+                    "{key} {}: an address or a block such as 192.0.2.0/24",
+                    q(s)
                 ))
             })?);
         }
@@ -708,7 +862,11 @@ fn compile_rule(r: &RuleSpec, _name: &str, labels: &Labels) -> Result<Rule, Poli
             for p in v.iter().flat_map(|v| v.iter()) {
                 let bad = || {
                     PolicyError(format!(
-                        "{key} {p:?}: a port or a range such as \"1024-65535\""
+                        "{key} {}: a port or a range such as \"1024-65535\"",
+                        match p {
+                            PortSpec::Port(n) => n.to_string(),
+                            PortSpec::Text(t) => q(t),
+                        }
                     ))
                 };
                 out.push(match p {

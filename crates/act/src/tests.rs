@@ -1,5 +1,6 @@
 use super::*;
 use std::net::{IpAddr, Ipv4Addr};
+use std::path::Path;
 use wirespeed_classify::risk::RiskSet;
 use wirespeed_classify::{Breed, Labels};
 
@@ -350,4 +351,121 @@ fn risk_conditions_are_checked() {
     assert!(e("[[rule]]\nrisk = \"Evil\"\naction = \"drop\"").contains("risk \"Evil\""));
     let end = e("[[rule]]\nrisk = \"Unidirectional Traffic\"\naction = \"drop\"");
     assert!(end.contains("only when the flow ends"), "{end}");
+}
+
+/// Issue 33: a rule name is bounded, and an error quotes a long name or value only in part.
+#[test]
+fn long_names_and_values_are_refused_and_quoted_short() {
+    let (l, ..) = labels();
+    let e = |t: &str| Policy::from_toml(t, &l).unwrap_err().to_string();
+    let ok = "a".repeat(policy::MAX_RULE_NAME);
+    let p = format!("[[rule]]\nname = \"{ok}\"\napp = \"HTTP\"\naction = \"drop\"");
+    assert_eq!(Policy::from_toml(&p, &l).unwrap().rules[0].name, ok);
+    let long = "a".repeat(1 << 20);
+    let m = e(&format!(
+        "[[rule]]\nname = \"{long}\"\napp = \"HTTP\"\naction = \"drop\""
+    ));
+    assert!(
+        m.contains("rule 1: the name") && m.contains("1048576 bytes"),
+        "{m}"
+    );
+    assert!(m.len() < 300, "{} bytes", m.len());
+    assert!(e("[[rule]]\nname = \"a\\nb\"\naction = \"drop\"").contains("no control"));
+    assert!(e("[[rule]]\nname = \"\"\naction = \"drop\"").contains("the name"));
+    // A long value in an error: the key and its start, not all of it.
+    for key in [
+        "app", "master", "method", "breed", "risk", "proto", "src", "dst_port",
+    ] {
+        let m = e(&format!("[[rule]]\n{key} = \"{long}\"\naction = \"drop\""));
+        assert!(m.contains(key) && m.len() < 400, "{key}: {} bytes", m.len());
+    }
+    for (k, v) in [
+        ("action", "mark\"\ndscp = \"X"),
+        ("action", "rate-limit\"\nrate = \"X"),
+    ] {
+        let m = e(&format!("[[rule]]\napp = \"HTTP\"\n{k} = \"{v}{long}\""));
+        assert!(m.len() < 400, "{k}: {} bytes", m.len());
+    }
+}
+
+/// Issue 33: a TOML error on a 50 MB line quotes a short window around the column, and still
+/// gives the line, the column and the message.
+#[test]
+fn a_toml_error_quotes_a_short_excerpt() {
+    let (l, ..) = labels();
+    let e = |t: &str| Policy::from_toml(t, &l).unwrap_err().to_string();
+    let m = e(&format!("# ok\nx = {}", "a".repeat(50 << 20)));
+    assert!(m.starts_with("TOML parse error at line 2, column 5"), "{m}");
+    assert!(m.len() < 600, "{} bytes", m.len());
+    // The caret stands under the column, as toml's own message has it.
+    let m = e("[[rule]]\nname = \"x\"\napp = \"HTTP\naction = \"drop\"\n");
+    let lines: Vec<&str> = m.lines().collect();
+    assert_eq!(lines[0], "TOML parse error at line 3, column 12", "{m}");
+    assert_eq!(lines[2], "3 | app = \"HTTP", "{m}");
+    assert_eq!(lines[3], "  |            ^", "{m}");
+    assert!(lines[4].contains("invalid basic string"), "{m}");
+    // Far into a long line: the window is cut on both sides.
+    let m = e(&format!(
+        "k = [{}?{}]",
+        "1, ".repeat(1000),
+        " ".repeat(1000)
+    ));
+    let lines: Vec<&str> = m.lines().collect();
+    assert!(
+        lines[2].starts_with("1 | …") && lines[2].ends_with('…'),
+        "{m}"
+    );
+    let caret = lines[3].chars().position(|c| c == '^').unwrap();
+    assert_eq!(lines[2].chars().nth(caret), Some('?'), "{m}");
+    // An unknown key as long as the file: the message is shortened too.
+    let m = e(&format!(
+        "[[rule]]\n{} = 1\naction = \"drop\"",
+        "k".repeat(1 << 20)
+    ));
+    assert!(m.len() < 600, "{} bytes", m.len());
+    // Multi-byte characters before the error: columns count characters, cuts fall between them.
+    let m = e(&format!("x = \"{}\" ?", "é".repeat(100)));
+    assert!(
+        m.starts_with("TOML parse error at line 1, column 108"),
+        "{m}"
+    );
+}
+
+/// Issue 33: the policy file is read with a size limit, and only from a regular file: a device
+/// (`/dev/zero` grew the process until killed) or a FIFO (which blocked) is refused at once.
+#[test]
+fn the_policy_file_is_capped_and_must_be_a_regular_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("policy.toml");
+    std::fs::write(&p, "[[rule]]\napp = \"HTTP\"\naction = \"drop\"\n").unwrap();
+    assert!(policy::read_policy_file(&p).unwrap().contains("HTTP"));
+    let big = vec![b'#'; policy::MAX_POLICY_FILE as usize + 1];
+    std::fs::write(&p, &big).unwrap();
+    let e = policy::read_policy_file(&p).unwrap_err().to_string();
+    assert!(e.contains("larger than 4 MiB"), "{e}");
+    std::fs::write(&p, &big[1..]).unwrap();
+    assert!(policy::read_policy_file(&p).is_ok());
+    std::fs::write(&p, b"x = \"\xff\"").unwrap();
+    let e = policy::read_policy_file(&p).unwrap_err().to_string();
+    assert!(e.contains("not UTF-8 text (byte 5)"), "{e}");
+    let e = policy::read_policy_file(dir.path())
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("not a regular file (a directory)"), "{e}");
+    let e = policy::read_policy_file(&dir.path().join("none")).unwrap_err();
+    assert!(e.to_string().contains("No such file"), "{e}");
+    #[cfg(unix)]
+    {
+        let e = policy::read_policy_file(Path::new("/dev/zero")).unwrap_err();
+        assert!(e.to_string().contains("a character device"), "{e}");
+        let fifo = dir.path().join("fifo");
+        let made = std::process::Command::new("mkfifo").arg(&fifo).status();
+        if made.is_ok_and(|s| s.success()) {
+            // Without a writer, a blocking open would wait here for ever.
+            let e = policy::read_policy_file(&fifo).unwrap_err();
+            assert!(e.to_string().contains("a FIFO"), "{e}");
+        } else {
+            eprintln!("SKIPPED the FIFO case: mkfifo did not run");
+        }
+    }
 }

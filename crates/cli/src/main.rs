@@ -1804,7 +1804,8 @@ fn read_policy(
     path: &Path,
     labels: &wirespeed_classify::Labels,
 ) -> Result<wirespeed_act::Policy, String> {
-    let text = std::fs::read_to_string(path)
+    // Capped, and only a regular file: at start and at every SIGHUP (issue 33).
+    let text = wirespeed_act::read_policy_file(path)
         .map_err(|e| format!("cannot read the policy {}: {e}", path.display()))?;
     wirespeed_act::Policy::from_toml(&text, labels)
         .map_err(|e| format!("policy {}: {e}", path.display()))
