@@ -7,17 +7,18 @@
 
 use crate::sys::BpfInsn;
 use std::io::Write;
-use std::process::Command;
+use std::process::{Command, Stdio};
 
 /// Compile `expr` for Ethernet frames. A missing tcpdump or a bad expression is an error that
 /// says so.
+///
+/// No file is written (issue 33: the run is root, and a file at a predictable path in the
+/// temporary directory could be a planted symbolic link): tcpdump reads the empty capture that
+/// gives it the link type from its standard input, and takes the expression after `--`, so an
+/// expression starting with `-` is never read as an option.
 pub fn compile(expr: &str) -> Result<Vec<BpfInsn>, String> {
-    // tcpdump compiles for the link type of its input: an empty Ethernet capture file, so no
+    // tcpdump compiles for the link type of its input: an empty Ethernet capture, so no
     // interface (nor privilege) is needed.
-    let dir = std::env::temp_dir().join(format!("wirespeed-bpf-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|e| format!("temp dir: {e}"))?;
-    let empty = dir.join("empty-ethernet.pcap");
-    let mut f = std::fs::File::create(&empty).map_err(|e| format!("temp file: {e}"))?;
     let mut hdr = Vec::with_capacity(24);
     hdr.extend_from_slice(&0xa1b2_c3d4u32.to_le_bytes());
     hdr.extend_from_slice(&2u16.to_le_bytes());
@@ -25,15 +26,20 @@ pub fn compile(expr: &str) -> Result<Vec<BpfInsn>, String> {
     hdr.extend_from_slice(&[0; 8]);
     hdr.extend_from_slice(&262_144u32.to_le_bytes());
     hdr.extend_from_slice(&1u32.to_le_bytes());
-    f.write_all(&hdr).map_err(|e| format!("temp file: {e}"))?;
-    drop(f);
     let out = Command::new("tcpdump")
-        .arg("-ddd")
-        .arg("-r")
-        .arg(&empty)
-        .arg(expr)
-        .output();
-    let _ = std::fs::remove_dir_all(&dir);
+        .args(["-ddd", "-r", "-", "--", expr])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .and_then(|mut c| {
+            if let Some(mut stdin) = c.stdin.take() {
+                // 24 bytes fit a pipe's buffer; a tcpdump that has already failed (a broken
+                // pipe) says why on its standard error.
+                let _ = stdin.write_all(&hdr);
+            }
+            c.wait_with_output()
+        });
     let out = out.map_err(|e| {
         format!(
             "--filter needs tcpdump to compile the expression, and running it failed ({e}); \
@@ -134,6 +140,40 @@ mod tests {
             let want: Vec<BpfInsn> =
                 p.iter().map(|&(code, jt, jf, k)| BpfInsn { code, jt, jf, k }).collect();
             proptest::prop_assert_eq!(got, want);
+        }
+    }
+
+    /// Issue 33: a symbolic link planted at the path the filter was once compiled through
+    /// (`$TMPDIR/wirespeed-bpf-PID`) must not redirect a write: nothing is written anywhere.
+    #[cfg(unix)]
+    #[test]
+    fn writes_no_file_through_a_planted_link() {
+        let victim = tempfile::tempdir().unwrap();
+        let planted = std::env::temp_dir().join(format!("wirespeed-bpf-{}", std::process::id()));
+        let _ = std::fs::remove_file(&planted);
+        std::os::unix::fs::symlink(victim.path(), &planted).unwrap();
+        let r = compile("udp port 53");
+        let _ = std::fs::remove_file(&planted);
+        let written: Vec<_> = std::fs::read_dir(victim.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert!(
+            written.is_empty(),
+            "written through the link: {written:?} ({r:?})"
+        );
+    }
+
+    /// An expression that looks like an option is an expression: `-v` read as an option left
+    /// an empty expression, which compiled to "accept everything".
+    #[test]
+    fn an_expression_is_never_an_option() {
+        match compile("-v") {
+            Err(e) => assert!(
+                e.contains("could not compile") || e.contains("needs tcpdump"),
+                "{e}"
+            ),
+            Ok(p) => panic!("compiled: {p:?}"),
         }
     }
 
