@@ -583,3 +583,20 @@ fn payload_signatures() {
     assert_eq!(crate::payload_signature(b"#!"), 0);
     assert_eq!(crate::payload_signature(b"MZ"), 0);
 }
+
+/// Issue 33: a NUL in a user signature's label came back as a label-registry error, which the
+/// command line could tie to no file and which named no line; it is a signature error now.
+#[test]
+fn a_bad_label_in_user_signatures_is_a_signature_error_with_its_line() {
+    let mut labels = Labels::new();
+    let e = DpiRules::new(
+        &mut labels,
+        Some("# mine\nGood Web tcp \"ok\"\nBa\0d Web tcp \"x\"\n"),
+        None,
+    )
+    .unwrap_err();
+    match e {
+        RulesError::Signatures(m) => assert!(m.starts_with("signatures line 3: "), "{m}"),
+        other => panic!("{other:?}"),
+    }
+}

@@ -92,7 +92,12 @@ impl SigSet {
                 *w = splitmix(&mut s);
             }
         }
-        let longest = sigs.iter().map(|s| s.bytes.len()).max().unwrap_or(0).min(WIDTH);
+        let longest = sigs
+            .iter()
+            .map(|s| s.bytes.len())
+            .max()
+            .unwrap_or(0)
+            .min(WIDTH);
         let mut set = SigSet {
             z,
             sigs,
@@ -137,6 +142,17 @@ impl SigSet {
             };
             let master = word().ok_or_else(|| err("no name"))?;
             let category = word().ok_or_else(|| err("no category"))?;
+            // The rule of the label registry, checked here so the error names the line.
+            for (what, n) in [("name", master), ("category", category)] {
+                if n.chars().any(char::is_control) {
+                    let shown: String = n.chars().take(40).collect();
+                    return Err(err(&format!(
+                        "the {what} {shown:?}{} holds a control character (a label must not: \
+                         it would break CSV and JSON records)",
+                        if shown.len() < n.len() { "…" } else { "" }
+                    )));
+                }
+            }
             let transports = match word().ok_or_else(|| err("no transport"))? {
                 "tcp" => TCP,
                 "udp" => UDP,
@@ -201,12 +217,15 @@ impl SigSet {
                 continue;
             };
             for &i in ids {
-                let Some(s) = self.sigs.get(i as usize) else { continue };
+                let Some(s) = self.sigs.get(i as usize) else {
+                    continue;
+                };
                 if s.transports & transport != 0
                     && best.is_none_or(|b| i < b)
-                    && s.bytes.iter().enumerate().all(|(k, &c)| {
-                        (s.mask >> k) & 1 == 0 || payload.get(k) == Some(&c)
-                    })
+                    && s.bytes
+                        .iter()
+                        .enumerate()
+                        .all(|(k, &c)| (s.mask >> k) & 1 == 0 || payload.get(k) == Some(&c))
                 {
                     best = Some(i);
                 }
@@ -237,7 +256,10 @@ impl SigSet {
 
     /// Keys of every signature (for collision measurements).
     pub fn keys(&self) -> Vec<u64> {
-        self.sigs.iter().map(|s| self.key(s.mask, &s.bytes)).collect()
+        self.sigs
+            .iter()
+            .map(|s| self.key(s.mask, &s.bytes))
+            .collect()
     }
 }
 
