@@ -84,3 +84,41 @@ fn directories_recursively_and_compressed_captures() {
         .collect();
     assert_eq!(names.len(), 3, "{names:?}");
 }
+
+/// Issue 33: a compressed capture on standard input (`gzip -c x.pcap | wirespeed classify -`)
+/// was refused; it is told by its first bytes as a file is: gzip, zstd and xz.
+#[test]
+fn compressed_captures_on_standard_input() {
+    use std::process::Stdio;
+    let plain = demo("inputs-stdin-demo.pcap");
+    let bytes = std::fs::read(&plain).unwrap();
+    let want = records(&ok(bin().args(["classify", "-q"]).arg(&plain)).stdout);
+    let gz = {
+        let mut e = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        e.write_all(&bytes).unwrap();
+        e.finish().unwrap()
+    };
+    let xz = {
+        let mut e = xz2::write::XzEncoder::new(Vec::new(), 1);
+        e.write_all(&bytes).unwrap();
+        e.finish().unwrap()
+    };
+    let zst =
+        ruzstd::encoding::compress_to_vec(&bytes[..], ruzstd::encoding::CompressionLevel::Fastest);
+    for (what, input) in [("gzip", gz), ("xz", xz), ("zstd", zst)] {
+        let mut c = bin()
+            .args(["classify", "-q", "-"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        let mut stdin = c.stdin.take().unwrap();
+        let feed = std::thread::spawn(move || stdin.write_all(&input));
+        let out = c.wait_with_output().unwrap();
+        feed.join().unwrap().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{what}: {err}");
+        assert_eq!(records(&out.stdout), want, "{what}");
+    }
+}
