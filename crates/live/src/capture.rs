@@ -1,6 +1,7 @@
 //! Live capture: one TPACKET_V3 ring per worker and interface, spread by the kernel's fanout
 //! hash, each worker processing its ring blocks in place.
 
+use crate::link::LinkWatch;
 use crate::sys::{self, BpfInsn, KernelStats, RxRing};
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -42,10 +43,11 @@ pub struct LiveConfig {
 /// line).
 #[derive(Default)]
 struct Kernel {
-    /// Link events the workers saw (down, up again), for the status output, in order.
+    /// Socket errors the workers saw, for the status output, in order.
     notices: std::sync::Mutex<Vec<String>>,
-    /// Interfaces whose link is down (every worker has a socket on each: one notice per event).
-    down: std::sync::Mutex<std::collections::BTreeSet<String>>,
+    /// Per interface (in `ifaces` order): a socket reported the link going down (ENETDOWN)
+    /// since the last tick. An observation for the tick's [`LinkWatch`], not a report.
+    went_down: Box<[AtomicBool]>,
     packets: AtomicU64,
     drops: AtomicU64,
     freezes: AtomicU64,
@@ -94,7 +96,10 @@ pub fn run<S: RecordSink + Send>(
     let blocks = (per_ring / BLOCK).max(2);
     // Every socket is open before privileges go; one fanout group per interface.
     let group_base = (std::process::id() as u16).wrapping_mul(31);
-    let kernel = Arc::new(Kernel::default());
+    let kernel = Arc::new(Kernel {
+        went_down: cfg.ifaces.iter().map(|_| AtomicBool::new(false)).collect(),
+        ..Kernel::default()
+    });
     let mut feeds: Vec<RingFeed> = (0..n)
         .map(|_| RingFeed {
             rings: Vec::new(),
@@ -123,10 +128,16 @@ pub fn run<S: RecordSink + Send>(
                 ring,
                 link,
                 iface: iface.clone(),
-                down: false,
+                k,
             });
         }
     }
+    // The links' state, read every tick from the interfaces themselves (not from packets).
+    let probe = sys::LinkProbe::new();
+    if let Err(e) = &probe {
+        status(&format!("live: link state unknown, not reported: {e}"));
+    }
+    let mut links: Vec<LinkWatch> = cfg.ifaces.iter().map(|_| LinkWatch::new()).collect();
     opened()?;
     if let Some(u) = &cfg.user {
         sys::drop_privileges(u)
@@ -156,6 +167,13 @@ pub fn run<S: RecordSink + Send>(
         if let Ok(mut n) = kernel.notices.lock() {
             for line in n.drain(..) {
                 status(&line);
+            }
+        }
+        for ((iface, watch), went) in cfg.ifaces.iter().zip(&mut links).zip(&*kernel.went_down) {
+            let went_down = went.swap(false, Ordering::Relaxed);
+            let up_now = probe.as_ref().ok().and_then(|p| p.is_up(iface).ok());
+            for e in watch.observe(went_down, up_now) {
+                status(&LinkWatch::line(iface, e));
             }
         }
         if let Some(m) = &cfg.metrics {
@@ -208,8 +226,8 @@ struct Ring {
     ring: RxRing,
     link: u32,
     iface: String,
-    /// The link went down (ENETDOWN): reported once, waited out.
-    down: bool,
+    /// The interface's index in the run's list.
+    k: usize,
 }
 
 /// One worker's rings, one per interface, read block by block in place.
@@ -225,20 +243,9 @@ impl RingFeed {
         }
     }
 
-    /// Record that `iface`'s link is down (`down`) or up again; true when that is news.
-    fn link_state(&self, iface: &str, down: bool) -> bool {
-        let Ok(mut d) = self.kernel.down.lock() else {
-            return false;
-        };
-        if down {
-            d.insert(iface.to_string())
-        } else {
-            d.remove(iface)
-        }
-    }
-
-    /// Collect the error ring `i` reported. A link that went down is reported once and waited
-    /// out; an interface that is gone ends the worker with an error naming it.
+    /// Collect the error ring `i` reported. A link that went down is noted for the run's
+    /// [`LinkWatch`], which reports it, and waited out; an interface that is gone ends the
+    /// worker with an error naming it.
     fn ring_error(&mut self, i: usize) -> io::Result<()> {
         let Some(r) = self.rings.get_mut(i) else {
             return Ok(());
@@ -253,17 +260,11 @@ impl RingFeed {
             ));
         }
         match err {
-            // Reported once per event (this socket's first error of it, and any worker's).
-            Some(e) if e.raw_os_error() == Some(libc::ENETDOWN) && !r.down => {
-                r.down = true;
-                let iface = r.iface.clone();
-                if self.link_state(&iface, true) {
-                    self.notice(format!(
-                        "live: {iface}: link down, waiting for it to come back"
-                    ));
+            Some(e) if e.raw_os_error() == Some(libc::ENETDOWN) => {
+                if let Some(w) = self.kernel.went_down.get(r.k) {
+                    w.store(true, Ordering::Relaxed);
                 }
             }
-            Some(e) if e.raw_os_error() == Some(libc::ENETDOWN) => {}
             Some(e) => {
                 let line = format!("live: {}: {e}", r.iface);
                 self.notice(line);
@@ -277,8 +278,7 @@ impl RingFeed {
 impl Feed for RingFeed {
     fn read(&mut self, each: &mut wirespeed_engine::runtime::feed::Each<'_>) -> io::Result<u64> {
         let mut n = 0u64;
-        let mut back = Vec::new();
-        for (i, r) in self.rings.iter_mut().enumerate() {
+        for r in self.rings.iter_mut() {
             // A bounded number of blocks per ring and turn, so no interface starves another.
             for _ in 0..64 {
                 let Some(block) = r.ring.next_block() else {
@@ -288,16 +288,6 @@ impl Feed for RingFeed {
                 drop(block);
                 n += k;
                 self.kernel.vlan_stripped.fetch_add(vlan, Ordering::Relaxed);
-                if r.down {
-                    r.down = false;
-                    back.push(i);
-                }
-            }
-        }
-        for i in back {
-            let iface = self.rings[i].iface.clone();
-            if self.link_state(&iface, false) {
-                self.notice(format!("live: {iface}: link up again"));
             }
         }
         Ok(n)

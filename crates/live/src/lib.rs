@@ -9,6 +9,7 @@
 pub mod bpf;
 pub mod capture;
 pub mod inline;
+pub mod link;
 pub mod metrics;
 pub mod nfqueue;
 pub mod replay;

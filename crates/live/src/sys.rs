@@ -49,6 +49,49 @@ fn setsockopt<T>(fd: RawFd, level: libc::c_int, name: libc::c_int, v: &T) -> io:
     cvt(r).map(drop)
 }
 
+/// Reads interfaces' state (`SIOCGIFFLAGS`) through a socket any process may make, in any
+/// namespace: it goes on working once `--user` has dropped privileges.
+pub struct LinkProbe(OwnedFd);
+
+impl LinkProbe {
+    /// Open the probe's socket (a local datagram socket: no address, no privilege).
+    pub fn new() -> io::Result<LinkProbe> {
+        // SAFETY: plain system call with constant arguments.
+        let fd =
+            cvt(unsafe { libc::socket(libc::AF_UNIX, libc::SOCK_DGRAM | libc::SOCK_CLOEXEC, 0) })?;
+        // SAFETY: `fd` was just returned by socket() and is owned by nobody else.
+        Ok(LinkProbe(unsafe { OwnedFd::from_raw_fd(fd) }))
+    }
+
+    /// Whether `iface` is up with its carrier now (`IFF_UP` and `IFF_RUNNING`).
+    pub fn is_up(&self, iface: &str) -> io::Result<bool> {
+        // SAFETY: ifreq is plain old data; all-zero is a valid value.
+        let mut req: libc::ifreq = unsafe { std::mem::zeroed() };
+        let name = iface.as_bytes();
+        if name.len() >= req.ifr_name.len() || name.contains(&0) {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!("bad interface name {iface:?}"),
+            ));
+        }
+        for (d, &s) in req.ifr_name.iter_mut().zip(name) {
+            *d = s as libc::c_char;
+        }
+        // SAFETY: `req` is a valid ifreq with a NUL-terminated name (zeroed past it); the
+        // kernel writes only its flags.
+        cvt(unsafe {
+            libc::ioctl(
+                self.0.as_raw_fd(),
+                libc::SIOCGIFFLAGS as _,
+                &mut req as *mut libc::ifreq,
+            )
+        })?;
+        // SAFETY: SIOCGIFFLAGS filled the union's flags member.
+        let f = libc::c_int::from(unsafe { req.ifr_ifru.ifru_flags });
+        Ok(f & libc::IFF_UP != 0 && f & libc::IFF_RUNNING != 0)
+    }
+}
+
 /// The interface index of `name`.
 pub fn ifindex(name: &str) -> io::Result<u32> {
     let c = CString::new(name)
