@@ -57,9 +57,9 @@ pub struct LossyWriter {
     tx: crossbeam_channel::Sender<Vec<u8>>,
     stop: Arc<AtomicBool>,
     grace: std::time::Duration,
-    /// When the stop was first seen, as ns after `base` (0: not yet).
+    /// When the stop was first seen, as ns on `clock` (0: not yet).
     stopped_at: Arc<AtomicU64>,
-    base: std::time::Instant,
+    clock: Clock,
     /// Records dropped (lines of the dropped chunks).
     pub dropped_records: Arc<AtomicU64>,
     /// Bytes dropped.
@@ -67,6 +67,10 @@ pub struct LossyWriter {
     /// Records handed to the queue and not yet written.
     pub queued_records: Arc<AtomicU64>,
 }
+
+/// Time since the writer was made: the monotonic clock, or a test's (read once per chunk, never
+/// per record).
+type Clock = Arc<dyn Fn() -> std::time::Duration + Send + Sync>;
 
 fn records_in(buf: &[u8]) -> u64 {
     buf.iter().filter(|&&b| b == b'\n').count() as u64
@@ -77,9 +81,21 @@ impl LossyWriter {
     /// after it for room; and its writer thread, which ends when every clone of the writer is
     /// dropped and returns the first write error.
     pub fn new(
+        out: Box<dyn Write + Send>,
+        stop: Arc<AtomicBool>,
+        grace: std::time::Duration,
+    ) -> (Self, std::thread::JoinHandle<io::Result<()>>) {
+        let base = std::time::Instant::now();
+        Self::with_clock(out, stop, grace, Arc::new(move || base.elapsed()))
+    }
+
+    /// [`LossyWriter::new`] with the grace period measured on `clock` (tests: time that passes
+    /// only when the test says so).
+    fn with_clock(
         mut out: Box<dyn Write + Send>,
         stop: Arc<AtomicBool>,
         grace: std::time::Duration,
+        clock: Clock,
     ) -> (Self, std::thread::JoinHandle<io::Result<()>>) {
         let (tx, rx) = crossbeam_channel::bounded::<Vec<u8>>(LOSSY_CHUNKS);
         let queued_records: Arc<AtomicU64> = Arc::default();
@@ -102,7 +118,7 @@ impl LossyWriter {
                 stop,
                 grace,
                 stopped_at: Arc::default(),
-                base: std::time::Instant::now(),
+                clock,
                 dropped_records: Arc::default(),
                 dropped_bytes: Arc::default(),
                 queued_records,
@@ -116,7 +132,7 @@ impl LossyWriter {
         if !self.stop.load(Ordering::Relaxed) {
             return None;
         }
-        let now = self.base.elapsed().as_nanos().max(1) as u64;
+        let now = (self.clock)().as_nanos().max(1) as u64;
         let first =
             match self
                 .stopped_at
@@ -247,48 +263,72 @@ mod tests {
     }
 
     /// Once the run stops, a full queue is waited on (within the grace period) instead of
-    /// dropping: the shutdown's records are all written by a slow output.
+    /// dropping: the shutdown's records are all written by a slow output. No clock decides it:
+    /// the output is let go only once the queue is full and a chunk waits for room.
     #[test]
     fn after_the_stop_a_slow_output_is_waited_for() {
-        struct Slow(Arc<Mutex<Vec<u8>>>);
-        impl Write for Slow {
-            fn write(&mut self, b: &[u8]) -> io::Result<usize> {
-                std::thread::sleep(std::time::Duration::from_micros(200));
-                self.0.lock().unwrap().extend_from_slice(b);
-                Ok(b.len())
-            }
-            fn flush(&mut self) -> io::Result<()> {
-                Ok(())
-            }
-        }
+        let (go, gate) = std::sync::mpsc::channel();
         let out: Arc<Mutex<Vec<u8>>> = Arc::default();
         let stop = Arc::new(AtomicBool::new(true));
-        let grace = std::time::Duration::from_secs(30);
-        let (mut w, writer) = LossyWriter::new(Box::new(Slow(out.clone())), stop, grace);
+        // A clock that stands still: every chunk may wait the whole grace, a failsafe (the
+        // output is let go long before).
+        let grace = std::time::Duration::from_secs(120);
+        let still: Clock = Arc::new(|| std::time::Duration::ZERO);
+        let (w, writer) =
+            LossyWriter::with_clock(Box::new(Gate(gate, out.clone())), stop, grace, still);
+        let (queued, dropped) = (w.queued_records.clone(), w.dropped_records.clone());
         let n = 4 * LOSSY_CHUNKS as u64;
-        for _ in 0..n {
-            w.write_all(b"r\n").unwrap();
+        let producer = std::thread::spawn(move || {
+            let mut w = w;
+            for _ in 0..n {
+                w.write_all(b"r\n").unwrap();
+            }
+        });
+        // The queue full, one chunk held by the blocked output and one more waiting for room
+        // (or, were it dropped instead, the producer done).
+        while queued.load(Ordering::Relaxed) < LOSSY_CHUNKS as u64 + 2 && !producer.is_finished() {
+            std::thread::sleep(std::time::Duration::from_millis(1));
         }
-        assert_eq!(w.dropped_records.load(Ordering::Relaxed), 0);
-        drop(w);
+        for _ in 0..n {
+            go.send(()).unwrap();
+        }
+        producer.join().unwrap();
+        assert_eq!(dropped.load(Ordering::Relaxed), 0);
         writer.join().unwrap().unwrap();
         assert_eq!(out.lock().unwrap().len() as u64, 2 * n);
+        assert_eq!(queued.load(Ordering::Relaxed), 0);
     }
 
-    /// A stalled output after the stop: chunks wait out the grace period, then are dropped and
-    /// counted, so shutdown ends.
+    /// A stalled output after the stop: chunks wait out the grace period, counted once from the
+    /// stop, then are dropped and counted at once, so shutdown ends. The grace passes on the
+    /// test's clock, not the machine's.
     #[test]
     fn a_stalled_output_after_the_stop_is_given_up_after_the_grace() {
         let (_go, gate) = std::sync::mpsc::channel::<()>();
         let out: Arc<Mutex<Vec<u8>>> = Arc::default();
         let stop = Arc::new(AtomicBool::new(true));
-        let grace = std::time::Duration::from_millis(200);
-        let (mut w, _writer) = LossyWriter::new(Box::new(Gate(gate, out)), stop, grace);
-        let t = std::time::Instant::now();
-        for _ in 0..LOSSY_CHUNKS + 5 {
+        let grace = std::time::Duration::from_secs(3600);
+        let now = Arc::new(AtomicU64::new(0));
+        let clock: Clock = {
+            let now = now.clone();
+            Arc::new(move || std::time::Duration::from_nanos(now.load(Ordering::Relaxed)))
+        };
+        let (mut w, _writer) =
+            LossyWriter::with_clock(Box::new(Gate(gate, out)), stop, grace, clock);
+        // Within the grace: the queue takes them (one may be held by the stalled output).
+        for _ in 0..LOSSY_CHUNKS {
             w.write_all(b"r\n").unwrap();
         }
-        assert!(t.elapsed() < std::time::Duration::from_secs(20));
-        assert!(w.dropped_records.load(Ordering::Relaxed) >= 3);
+        assert_eq!(w.dropped_records.load(Ordering::Relaxed), 0);
+        // The grace spent since the stop: no more waiting (with an hour left they would wait).
+        now.store(grace.as_nanos() as u64 + 1, Ordering::Relaxed);
+        for _ in 0..5 {
+            w.write_all(b"r\n").unwrap();
+        }
+        assert!(w.dropped_records.load(Ordering::Relaxed) >= 4);
+        assert_eq!(
+            w.queued_records.load(Ordering::Relaxed) + w.dropped_records.load(Ordering::Relaxed),
+            LOSSY_CHUNKS as u64 + 5
+        );
     }
 }
