@@ -1022,32 +1022,43 @@ mod tests {
         }
     }
 
-    fn limits() -> Limits {
+    /// Limits for a test server: requests of 8 KiB, a request time of `request_timeout`, at
+    /// most `max_connections` at once, and a write time no machine overruns.
+    fn limits(request_timeout: Duration, max_connections: usize) -> Limits {
         Limits {
             max_request: 8 << 10,
-            request_timeout: Duration::from_millis(1000),
-            write_timeout: Duration::from_millis(300),
-            max_connections: 2,
+            request_timeout,
+            write_timeout: Duration::from_secs(120),
+            max_connections,
         }
     }
 
-    /// Send `req` to the server, then read its answer to the end.
+    /// An hour: the server never times a test's client out (what it answers does not depend
+    /// on how fast the machine is).
+    const NEVER: Duration = Duration::from_secs(3600);
+
+    /// Send `req` to the server, then read its answer to the end (the read timeout is a
+    /// failsafe: every answer comes at once, or at the server's own request timeout).
     fn exchange(addr: SocketAddr, req: &[u8]) -> String {
         let mut s = TcpStream::connect(addr).unwrap();
-        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
         s.write_all(req).unwrap();
         let mut out = Vec::new();
         let _ = s.read_to_end(&mut out);
         String::from_utf8_lossy(&out).into_owned()
     }
 
+    const GET: &[u8] = b"GET /metrics HTTP/1.1\r\nHost: t\r\n\r\n";
+
+    /// More connection slots than the test ever opens connections, and no request timeout in
+    /// the test's time: every answer is decided by what the client sent, never by the clock.
     #[test]
     fn the_server_survives_hostile_clients() {
         let srv =
-            MetricsServer::start("127.0.0.1:0".parse().unwrap(), limits(), ok_render).unwrap();
+            MetricsServer::start("127.0.0.1:0".parse().unwrap(), limits(NEVER, 64), ok_render)
+                .unwrap();
         let addr = srv.local_addr();
-        let get = b"GET /metrics HTTP/1.1\r\nHost: t\r\n\r\n";
-        assert!(exchange(addr, get).ends_with("a_total 1\n# EOF\n"));
+        assert!(exchange(addr, GET).ends_with("a_total 1\n# EOF\n"));
         // Huge: 16 KiB of header without an end; answered 431 once 8 KiB are in.
         let mut huge = b"GET /metrics HTTP/1.1\r\nX: ".to_vec();
         huge.resize(16 << 10, b'a');
@@ -1057,8 +1068,11 @@ mod tests {
             .starts_with("HTTP/1.1 400 "));
         assert!(exchange(addr, b"PUT /metrics HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 405 "));
         assert!(exchange(addr, b"GET /x HTTP/1.1\r\n\r\n").starts_with("HTTP/1.1 404 "));
-        // A request in pieces, its end split between two of them.
+        // A request in pieces, its end split between two of them (the pause only makes it
+        // likely that the server reads them apart; either way the answer is the same).
         let mut s = TcpStream::connect(addr).unwrap();
+        s.set_nodelay(true).unwrap();
+        s.set_read_timeout(Some(Duration::from_secs(120))).unwrap();
         for piece in [&b"GET /metrics HTTP/1.1\r\nHost: t\r\n\r"[..], b"\n"] {
             s.write_all(piece).unwrap();
             std::thread::sleep(Duration::from_millis(50));
@@ -1066,31 +1080,87 @@ mod tests {
         let mut out = String::new();
         s.read_to_string(&mut out).unwrap();
         assert!(out.starts_with("HTTP/1.1 200 "), "{out}");
-        // Slow: a request that never ends is timed out (408), and meanwhile another client is
-        // served.
+        // Slow: a request that never ends holds its connection, and meanwhile another client
+        // is served (a server taking clients one at a time would not answer for an hour).
         let mut slow = TcpStream::connect(addr).unwrap();
         slow.write_all(b"GET /metr").unwrap();
-        let t = Instant::now();
-        assert!(exchange(addr, get).starts_with("HTTP/1.1 200 "));
-        assert!(
-            t.elapsed() < Duration::from_millis(250),
-            "{:?}",
-            t.elapsed()
-        );
-        slow.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        assert!(exchange(addr, GET).starts_with("HTTP/1.1 200 "));
+        drop(slow);
+        drop(srv);
+        assert!(TcpStream::connect(addr).is_err(), "stopped when dropped");
+    }
+
+    /// A request that never ends is timed out (408) at the server's request timeout.
+    #[test]
+    fn a_request_that_never_ends_is_timed_out() {
+        let srv = MetricsServer::start(
+            "127.0.0.1:0".parse().unwrap(),
+            limits(Duration::from_millis(200), 2),
+            ok_render,
+        )
+        .unwrap();
+        let mut slow = TcpStream::connect(srv.local_addr()).unwrap();
+        slow.write_all(b"GET /metr").unwrap();
+        slow.set_read_timeout(Some(Duration::from_secs(120)))
+            .unwrap();
         let mut out = String::new();
         let _ = slow.read_to_string(&mut out);
         assert!(out.starts_with("HTTP/1.1 408 "), "{out}");
-        // Too many at once: the connections past the limit are turned away at once.
-        let idle: Vec<TcpStream> = (0..2).map(|_| TcpStream::connect(addr).unwrap()).collect();
-        std::thread::sleep(Duration::from_millis(100));
-        let out = exchange(addr, get);
+    }
+
+    /// Connections past the limit are turned away at once (503, or closed before it is read);
+    /// once the slots are given back, the next is served. The two connections that hold the
+    /// slots are known to hold them: each is inside `render` when the third comes.
+    #[test]
+    fn connections_past_the_limit_are_turned_away() {
+        use std::sync::mpsc;
+        use std::sync::Mutex;
+        let hold = Arc::new(AtomicBool::new(true));
+        let (entered_tx, entered) = mpsc::channel::<()>();
+        let (release, release_rx) = mpsc::channel::<()>();
+        let (entered_tx, release_rx) = (Mutex::new(entered_tx), Arc::new(Mutex::new(release_rx)));
+        let h = hold.clone();
+        let render = move || {
+            if h.load(Ordering::SeqCst) {
+                let _ = entered_tx.lock().unwrap().send(());
+                let _ = release_rx.lock().unwrap().recv();
+            }
+            ok_render()
+        };
+        let srv =
+            MetricsServer::start("127.0.0.1:0".parse().unwrap(), limits(NEVER, 2), render).unwrap();
+        let addr = srv.local_addr();
+        // The server's first two connections: each takes a slot, then waits in `render`.
+        let holders: Vec<_> = (0..2)
+            .map(|_| std::thread::spawn(move || exchange(addr, GET)))
+            .collect();
+        for _ in 0..2 {
+            entered
+                .recv_timeout(Duration::from_secs(120))
+                .expect("a request in render");
+        }
+        let out = exchange(addr, GET);
         assert!(out.is_empty() || out.starts_with("HTTP/1.1 503 "), "{out}");
-        drop(idle);
-        // Once their slots are back (timed out), the next is served.
-        std::thread::sleep(Duration::from_millis(600));
-        assert!(exchange(addr, get).starts_with("HTTP/1.1 200 "));
-        drop(srv);
-        assert!(TcpStream::connect(addr).is_err(), "stopped when dropped");
+        hold.store(false, Ordering::SeqCst);
+        for _ in 0..2 {
+            release.send(()).unwrap();
+        }
+        for t in holders {
+            assert!(t.join().unwrap().starts_with("HTTP/1.1 200 "));
+        }
+        // Their threads give the slots back as they end: turned away until then, at most.
+        let mut tries = 0;
+        let out = loop {
+            let out = exchange(addr, GET);
+            tries += 1;
+            if !(out.is_empty() || out.starts_with("HTTP/1.1 503 ")) || tries == 10_000 {
+                break out;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        };
+        assert!(
+            out.starts_with("HTTP/1.1 200 "),
+            "{out} after {tries} tries"
+        );
     }
 }
