@@ -339,7 +339,10 @@ fn ours(pcap: &Path) -> HashMap<(String, String), (u64, u64)> {
 fn flows_and_counts_agree_with_ndpi_reader() {
     let p = demo("demo-ndpi.pcap");
     let Some(theirs) = ndpi_flows(&p) else {
-        eprintln!("SKIPPED: ndpiReader not installed (apt-get install libndpi-bin)");
+        wirespeed_testkit::skip(
+            "flows_and_counts_agree_with_ndpi_reader",
+            "ndpiReader not installed (apt-get install libndpi-bin)",
+        );
         return;
     };
     let mine = ours(&p);
@@ -367,7 +370,10 @@ fn worst_case_flow_count_agrees_with_ndpi_reader() {
         .arg(&wc)
         .output()
     else {
-        eprintln!("SKIPPED: ndpiReader not installed (apt-get install libndpi-bin)");
+        wirespeed_testkit::skip(
+            "worst_case_flow_count_agrees_with_ndpi_reader",
+            "ndpiReader not installed (apt-get install libndpi-bin)",
+        );
         return;
     };
     let text = String::from_utf8_lossy(&n.stdout);

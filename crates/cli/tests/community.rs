@@ -88,7 +88,10 @@ fn community_ids_are_the_reference_implementations() {
     }
     assert!(tuples.len() >= 9, "{}", tuples.len());
     let Some(want) = reference(&tuples) else {
-        eprintln!("SKIPPED: python3 with the communityid package (pip install communityid)");
+        wirespeed_testkit::skip(
+            "community_id",
+            "python3 with the communityid package (pip install communityid)",
+        );
         return;
     };
     assert_eq!(want.len(), ours.len());

@@ -34,7 +34,8 @@ fn an_empty_file_is_called_empty() {
     let empty = temp("empty.pcap");
     std::fs::write(&empty, b"").unwrap();
     let (code, err) = run(bin().arg("classify").arg(&empty).arg("-q"));
-    assert_eq!(code, 1, "{err}");
+    // Nothing in it is a capture: bad input (2), not a damaged capture (1).
+    assert_eq!(code, 2, "{err}");
     assert!(err.contains("empty.pcap: the file is empty"), "{err}");
 }
 
@@ -87,7 +88,10 @@ fn live_without_capture_rights_says_so_and_creates_no_file() {
         .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
     let setpriv = Command::new("setpriv").arg("--version").output().is_ok();
     if !is_root || !setpriv {
-        eprintln!("SKIPPED: needs root and setpriv to run as nobody");
+        wirespeed_testkit::skip(
+            "live_without_capture_rights_says_so_and_creates_no_file",
+            "needs root and setpriv to run as nobody",
+        );
         return;
     }
     let dir = std::env::temp_dir().join(format!("wirespeed-nobody-{}", std::process::id()));

@@ -96,7 +96,7 @@ fn get_and_host_patterns_find_the_http_flows_tshark_shows() {
     for name in ["http.pcapng", "http_auth.pcap", "1kxun.pcap"] {
         let pcap = corpus.join(name);
         let Some((get, host)) = tshark_truth(&pcap) else {
-            eprintln!("SKIPPED: tshark not available");
+            wirespeed_testkit::skip("matches", "tshark not available (apt-get install tshark)");
             return;
         };
         let out = bin()

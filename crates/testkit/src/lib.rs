@@ -67,11 +67,27 @@ pub fn corpus(test: &str) -> Option<Corpus> {
         "{test}: the corpus is not at {} (set WIRESPEED_CORPUS to its directory)",
         dir.display()
     );
-    if std::env::var("CI").is_ok_and(|v| v == "true") {
+    if under_ci() {
         panic!("{why}; CI=true, so a missing corpus fails instead of skipping");
     }
     eprintln!("SKIPPED: {why}");
     None
+}
+
+/// Is this a CI run (`CI=true`), where no test may pass by skipping?
+pub fn under_ci() -> bool {
+    std::env::var("CI").is_ok_and(|v| v == "true")
+}
+
+/// A test that cannot run here (`why`: an outside program missing, no root): under `CI=true`
+/// a panic naming it (.ci/run installs what the tests use; CI must not pass by skipping);
+/// elsewhere `SKIPPED` on standard error, and the caller returns. README lists what each test
+/// needs, with one install line.
+pub fn skip(test: &str, why: &str) {
+    if under_ci() {
+        panic!("{test}: {why}; CI=true, so this fails instead of skipping");
+    }
+    eprintln!("SKIPPED: {test}: {why}");
 }
 
 #[cfg(test)]

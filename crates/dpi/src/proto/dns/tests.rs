@@ -506,7 +506,10 @@ fn answers_agree_with_tshark() {
         .output()
         .is_err()
     {
-        eprintln!("SKIPPED: answers_agree_with_tshark: tshark is not installed");
+        wirespeed_testkit::skip(
+            "answers_agree_with_tshark",
+            "tshark is not installed (apt-get install tshark)",
+        );
         return;
     }
     let files: Vec<_> = if std::env::var_os("WIRESPEED_DNS_ALL").is_some() {
