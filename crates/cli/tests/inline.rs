@@ -3,9 +3,10 @@
 //! router's FORWARD chain queueing to wirespeed with the rules `--print-rules` gives. What the
 //! policy did is judged from the packets tcpdump sees on the server's (or client's) side, not
 //! from wirespeed's own counters: a dropped application's request (HTTP) or ClientHello (TLS,
-//! by its server name) never arrives, marked packets carry the DSCP, a rate limit holds within
-//! 10% by iperf3's receiver, traffic goes on within a second of `kill -9`, and a stalled
-//! process under a flood lets traffic through.
+//! by its server name) never arrives, marked packets carry the DSCP, a rate limit is never
+//! exceeded by iperf3's receiver, traffic goes on within a second of `kill -9`, and a stalled
+//! process under a flood lets traffic through. Every wait is on an event (a line, a listening
+//! socket, a marker packet in tcpdump's file), with `FAILSAFE` as its limit.
 //!
 //! Needs root, iproute2, iptables-legacy, tcpdump, iperf3, ping, python3 and openssl; skipped,
 //! loudly, without them, and failed under `CI=true` (CI installs them).
@@ -15,6 +16,23 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
+
+/// How long the test waits for an event (a line, a listening socket, a packet in a file)
+/// before it fails: a failsafe against a hang, never a measure of speed.
+const FAILSAFE: Duration = Duration::from_secs(120);
+
+/// Wait until `done` says yes, looking every 20 ms; `what` names it in the failure.
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let t = Instant::now();
+    while !done() {
+        assert!(t.elapsed() < FAILSAFE, "not within {FAILSAFE:?}: {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// The UDP port tcpdump's end-of-capture marker goes to ([`Tcpdump::read`]): discard, which no
+/// test's traffic uses.
+const SENTINEL_PORT: u16 = 9;
 
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_wirespeed")
@@ -96,6 +114,15 @@ impl Topo {
             .output()
             .unwrap()
     }
+    /// Wait until something in namespace `which` listens on `port` (`tcp`, or `udp`: bound).
+    fn wait_listening(&self, which: char, proto: &str, port: u16) {
+        let flags = if proto == "udp" { "-Hlun" } else { "-Hltn" };
+        let sport = format!("sport = :{port}");
+        wait_until(&format!("{proto} port {port} listening"), || {
+            let o = self.run(which, &["ss", flags, &sport]);
+            o.status.success() && !o.stdout.is_empty()
+        });
+    }
     /// Start `args` in namespace `which`; ended when the guard goes.
     fn spawn(&self, which: char, args: &[&str]) -> Bg {
         Bg(Command::new("ip")
@@ -106,8 +133,8 @@ impl Topo {
             .spawn()
             .unwrap())
     }
-    /// Python's HTTP server on the server's 198.51.100.1:8080 (`extra` arguments after), given
-    /// the moment it needs to listen.
+    /// Python's HTTP server on the server's 198.51.100.1:8080 (`extra` arguments after), once
+    /// it listens.
     fn http_server(&self, extra: &[&str]) -> Bg {
         let mut args = vec![
             "python3",
@@ -119,7 +146,7 @@ impl Topo {
         ];
         args.extend_from_slice(extra);
         let bg = self.spawn('s', &args);
-        std::thread::sleep(Duration::from_millis(800));
+        self.wait_listening('s', "tcp", 8080);
         bg
     }
 
@@ -211,8 +238,7 @@ impl Inline {
             log: rx,
             lines: Vec::new(),
         };
-        me.wait_for("inline: ready", Duration::from_secs(10))
-            .unwrap();
+        me.wait_for("inline: ready", FAILSAFE).unwrap();
         me
     }
     fn wait_for(&mut self, what: &str, limit: Duration) -> Result<(), String> {
@@ -239,12 +265,13 @@ impl Inline {
     fn stop(mut self) -> String {
         self.signal("-TERM");
         let st = self.child.wait().unwrap();
+        // Every line, up to the end of its standard error (the process has ended).
         let t = Instant::now();
-        while t.elapsed() < Duration::from_secs(5) {
-            match self.log.recv_timeout(Duration::from_millis(200)) {
+        loop {
+            match self.log.recv_timeout(FAILSAFE.saturating_sub(t.elapsed())) {
                 Ok(l) => self.lines.push(l),
                 Err(mpsc::RecvTimeoutError::Disconnected) => break,
-                Err(_) => {}
+                Err(e) => panic!("standard error not closed: {e:?}"),
             }
         }
         let log = self.lines.join("\n");
@@ -260,10 +287,17 @@ fn temp(name: &str) -> PathBuf {
 }
 
 /// tcpdump in namespace `which` on `dev` writing `file`, with `filter`; stopped by the guard.
-struct Tcpdump(Child);
+/// Also keeps the end-of-capture marker: UDP to [`SENTINEL_PORT`] of the router.
+struct Tcpdump {
+    child: Child,
+    ns: String,
+    router: &'static str,
+}
 
 impl Tcpdump {
     fn start(t: &Topo, which: char, dev: &str, file: &Path, filter: &str) -> Tcpdump {
+        let filter = format!("( {filter} ) or udp dst port {SENTINEL_PORT}");
+        let log = file.with_extension("log");
         let c = Command::new("ip")
             .args([
                 "netns",
@@ -279,21 +313,50 @@ impl Tcpdump {
             .arg(file)
             .args(filter.split_whitespace())
             .stdout(Stdio::null())
-            .stderr(std::fs::File::create(file.with_extension("log")).unwrap())
+            .stderr(std::fs::File::create(&log).unwrap())
             .spawn()
             .unwrap();
-        // tcpdump needs a moment to attach (and `--immediate-mode`, or what sits in a ring block
-        // not yet handed over when it is stopped is lost).
-        std::thread::sleep(Duration::from_millis(700));
-        Tcpdump(c)
+        // Capturing once it says so (after its socket is bound and its filter set).
+        wait_until("tcpdump listening", || {
+            std::fs::read_to_string(&log).is_ok_and(|l| l.contains("listening on"))
+        });
+        Tcpdump {
+            child: c,
+            ns: t.ns(which),
+            router: if which == 's' {
+                "198.51.100.254"
+            } else {
+                "192.0.2.254"
+            },
+        }
     }
     /// Stop it and print what it captured (tcpdump's own reading: `-v` shows the TOS byte).
+    /// First a marker datagram out of the same interface, after the test's traffic: once it is
+    /// in the file (`-U` writes each packet as it comes), so is every packet before it, however
+    /// late tcpdump got to them.
     fn read(mut self, file: &Path) -> Vec<String> {
-        std::thread::sleep(Duration::from_millis(1000));
+        let send = format!(
+            "import socket\nsocket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b'end', ('{}', {SENTINEL_PORT}))",
+            self.router
+        );
+        let marker = format!("udp dst port {SENTINEL_PORT}");
+        wait_until("tcpdump's end-of-capture marker in its file", || {
+            // Sent again while not seen (the first waits for the router's address to resolve).
+            let _ = Command::new("ip")
+                .args(["netns", "exec", &self.ns, "python3", "-c", &send])
+                .status();
+            Command::new("tcpdump")
+                .args(["-n", "-r"])
+                .arg(file)
+                .arg(&marker)
+                .stderr(Stdio::null())
+                .output()
+                .is_ok_and(|o| !o.stdout.is_empty())
+        });
         let _ = Command::new("kill")
-            .args(["-INT", &self.0.id().to_string()])
+            .args(["-INT", &self.child.id().to_string()])
             .status();
-        let _ = self.0.wait();
+        let _ = self.child.wait();
         let o = Command::new("tcpdump")
             .args(["-n", "-v", "-r"])
             .arg(file)
@@ -308,8 +371,8 @@ impl Tcpdump {
 
 impl Drop for Tcpdump {
     fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
 }
 
@@ -358,6 +421,28 @@ fn tos(h: &str) -> Option<u8> {
     u8::from_str_radix(&h[i..end], 16).ok()
 }
 
+/// Packets the router's NFQUEUE rules took (their own counters), and packets wirespeed says it
+/// received (its `queue: N packets` line): more taken than received were let past the process
+/// by the kernel (fail-open, a full queue).
+fn queued_and_seen(t: &Topo, log: &str) -> (u64, u64) {
+    let seen: u64 = log
+        .lines()
+        .find_map(|l| l.strip_prefix("queue: ")?.split(' ').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("{log}"));
+    (nfqueue_packets(t), seen)
+}
+
+/// Packets the router's first NFQUEUE rule took so far.
+fn nfqueue_packets(t: &Topo) -> u64 {
+    let rules = t.run('r', &["iptables-legacy", "-L", "FORWARD", "-v", "-x", "-n"]);
+    let rules = String::from_utf8_lossy(&rules.stdout);
+    rules
+        .lines()
+        .find(|l| l.contains("NFQUEUE"))
+        .and_then(|l| l.split_whitespace().next()?.parse().ok())
+        .unwrap_or_else(|| panic!("{rules}"))
+}
+
 fn length(h: &str) -> Option<usize> {
     let i = h.find("length ")? + 7;
     let end = h[i..].find(|c: char| !c.is_ascii_digit())? + i;
@@ -392,12 +477,22 @@ fn a_dropped_application_never_reaches_the_server_and_reload_keeps_counters() {
     )
     .unwrap();
     w.signal("-HUP");
-    w.wait_for("policy reloaded", Duration::from_secs(5))
-        .unwrap();
+    w.wait_for("policy reloaded", FAILSAFE).unwrap();
     let pcap = temp("drop-server.pcap");
     let dump = Tcpdump::start(&t, 's', &t.dev("s0"), &pcap, "tcp port 8080");
     assert_eq!(http_get(&t, "http://198.51.100.1:8080/"), None, "dropped");
     let seen = dump.read(&pcap);
+    // The policy's path replaced by /dev/zero (issue 33: it grew the process to 7 GB, deaf to
+    // SIGTERM): refused at once, the old policy stays, and SIGTERM below still stops the run.
+    std::fs::remove_file(&policy).unwrap();
+    std::os::unix::fs::symlink("/dev/zero", &policy).unwrap();
+    w.signal("-HUP");
+    w.wait_for("policy not reloaded", FAILSAFE).unwrap();
+    let refused = w.lines.last().unwrap();
+    assert!(
+        refused.contains("not a regular file (a character device)"),
+        "{refused}"
+    );
     let log = w.stop();
     // On the server's wire: nothing the client sent after the verdict. The first request
     // taught the Host Cache that the server speaks HTTP, so the second flow is named at its SYN
@@ -453,6 +548,68 @@ fn a_dropped_application_never_reaches_the_server_and_reload_keeps_counters() {
     );
     assert!(cols[5].parse::<u64>().unwrap() >= 1, "{row}");
     eprintln!("{log}");
+}
+
+/// `--check` on a policy that is not a regular file, or too large, or with a line or a name of
+/// megabytes (issue 33): a short error at once, exit 2; nothing here needs root.
+#[test]
+fn check_refuses_devices_fifos_and_huge_policies_quickly() {
+    let run = |p: &Path| {
+        let o = Command::new(bin())
+            .args(["inline", "--check", "--policy"])
+            .arg(p)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let (code, err) = run(Path::new("/dev/zero"));
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("/dev/zero: not a regular file (a character device)"),
+        "{err}"
+    );
+    let dir = temp("check");
+    std::fs::create_dir_all(&dir).unwrap();
+    let fifo = dir.join("fifo.toml");
+    let _ = std::fs::remove_file(&fifo);
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let (code, err) = run(&fifo);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("(a FIFO)"), "{err}");
+    let big = dir.join("big.toml");
+    std::fs::write(&big, format!("x = {}", "a".repeat(50 << 20))).unwrap();
+    let (code, err) = run(&big);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("larger than 4 MiB") && err.len() < 300,
+        "{err}"
+    );
+    let line = dir.join("line.toml");
+    std::fs::write(&line, format!("x = {}", "a".repeat(3 << 20))).unwrap();
+    let (code, err) = run(&line);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("line 1, column 5") && err.len() < 600, "{err}");
+    let name = dir.join("name.toml");
+    std::fs::write(
+        &name,
+        format!(
+            "[[rule]]\nname = \"{}\"\napp = \"HTTP\"\naction = \"drop\"\n",
+            "n".repeat(3 << 20)
+        ),
+    )
+    .unwrap();
+    let (code, err) = run(&name);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("the name") && err.len() < 400, "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A rule by risk (issue 21 item 2): HTTP requests naming their server by address (nDPI's
@@ -569,7 +726,7 @@ fn marked_flows_carry_the_dscp_in_both_directions() {
 }
 
 #[test]
-fn a_rate_limit_holds_within_ten_percent() {
+fn a_rate_limit_is_never_exceeded() {
     if !can_run("inline rate") {
         return;
     }
@@ -583,7 +740,7 @@ fn a_rate_limit_holds_within_ten_percent() {
     .unwrap();
     t.rules(&policy);
     let _srv = t.spawn('s', &["iperf3", "-s", "-B", "198.51.100.1", "-1"]);
-    std::thread::sleep(Duration::from_millis(800));
+    t.wait_listening('s', "tcp", 5201);
     let out = temp("rate.json");
     let w = Inline::start(&t, &policy, &out, &[]);
     // 60 Mbit/s of UDP offered for 4 s; the receiver's rate is the judge.
@@ -617,11 +774,24 @@ fn a_rate_limit_holds_within_ten_percent() {
         got / 1e6,
         ip_rate / 1e6
     );
-    assert!(
-        (ip_rate - 20e6).abs() <= 2e6,
-        "{:.2} Mbit/s against a 20 Mbit/s limit",
-        ip_rate / 1e6
-    );
+    // Never more than the limit (its burst spread over the 4 s, and 10% for iperf3's own
+    // interval): a load-proof bound, as long as every packet went through the process. How close
+    // to the limit the flow came is printed, not judged (a loaded machine delivers less; the
+    // bucket's accuracy is judged on a test clock by crates/act's tests).
+    let (queued, seen) = queued_and_seen(&t, &log);
+    assert!(got > 0.0, "nothing went through");
+    if queued <= seen {
+        assert!(
+            ip_rate <= 22e6,
+            "{:.2} Mbit/s against a 20 Mbit/s limit",
+            ip_rate / 1e6
+        );
+    } else {
+        eprintln!(
+            "not judged: the kernel let {} packets past the process (fail-open)",
+            queued - seen
+        );
+    }
 }
 
 #[test]
@@ -636,8 +806,9 @@ fn traffic_goes_on_within_a_second_of_kill_9() {
     let out = temp("kill.json");
     // No hand-off: every packet goes through the process, so its death is felt.
     let w = Inline::start(&t, &policy, &out, &["--no-bypass"]);
-    // 100 pings a second for 4 s, each with its send time; the process killed after 1.5 s.
-    let ping = Command::new("ip")
+    // 100 pings a second, each with its receive time; the process killed once 60 replies came
+    // through it, ping stopped once 200 more came (its count is a failsafe).
+    let mut ping = Command::new("ip")
         .args([
             "netns",
             "exec",
@@ -647,7 +818,7 @@ fn traffic_goes_on_within_a_second_of_kill_9() {
             "-i",
             "0.01",
             "-c",
-            "400",
+            "20000",
             "-W",
             "1",
         ])
@@ -655,7 +826,28 @@ fn traffic_goes_on_within_a_second_of_kill_9() {
         .stdout(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(1500));
+    let (tx, replies) = mpsc::channel();
+    let stdout = ping.stdout.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut text = String::new();
+        for l in BufReader::new(stdout).lines().map_while(Result::ok) {
+            if l.contains("bytes from") {
+                let _ = tx.send(());
+            }
+            text.push_str(&l);
+            text.push('\n');
+        }
+        text
+    });
+    let reply = |what: &str| {
+        replies
+            .recv_timeout(FAILSAFE)
+            .unwrap_or_else(|_| panic!("no ping reply {what} within {FAILSAFE:?}"))
+    };
+    for _ in 0..60 {
+        reply("through the process");
+    }
+    while replies.try_recv().is_ok() {}
     let pid = w.child.id();
     let killed_at = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -666,8 +858,14 @@ fn traffic_goes_on_within_a_second_of_kill_9() {
         .status()
         .unwrap()
         .success());
-    let o = ping.wait_with_output().unwrap();
-    let text = String::from_utf8_lossy(&o.stdout);
+    for _ in 0..200 {
+        reply("after kill -9");
+    }
+    let _ = Command::new("kill")
+        .args(["-INT", &ping.id().to_string()])
+        .status();
+    let _ = ping.wait();
+    let text = reader.join().unwrap();
     // `[1700000000.123456] 64 bytes from ...: icmp_seq=N ...`: reply times.
     let times: Vec<f64> = text
         .lines()
@@ -727,7 +925,7 @@ fn tls_is_dropped_by_the_server_name_and_other_names_pass() {
             cert.to_str().unwrap(),
         ],
     );
-    std::thread::sleep(Duration::from_millis(800));
+    t.wait_listening('s', "tcp", 8443);
     let out = temp("tls.json");
     let w = Inline::start(&t, &policy, &out, &[]);
     let hello = |name: &str| {
@@ -834,7 +1032,7 @@ fn dns_is_marked_on_two_queues() {
         assert!(t.run('r', &args).status.success(), "{line}");
     }
     let _srv = t.spawn('s', &["python3", "-c", DNS_SERVER]);
-    std::thread::sleep(Duration::from_millis(800));
+    t.wait_listening('s', "udp", 53);
     let out = temp("dns.json");
     let w = Inline::start_on(&t, "0:1", &policy, &out, &[]);
     assert!(
@@ -890,7 +1088,7 @@ fn a_stalled_process_under_a_flood_fails_open() {
     .unwrap();
     t.rules(&policy);
     let _srv = t.spawn('s', &["iperf3", "-s", "-B", "198.51.100.1", "-1"]);
-    std::thread::sleep(Duration::from_millis(800));
+    t.wait_listening('s', "tcp", 5201);
     let out = temp("stall.json");
     // Every packet through the process, and a short queue: a stall fills it at once.
     let w = Inline::start(&t, &policy, &out, &["--no-bypass", "--queue-len", "64"]);
@@ -908,10 +1106,12 @@ fn a_stalled_process_under_a_flood_fails_open() {
             "-l",
             "200",
             "-t",
-            "4",
+            "600",
         ],
     );
-    std::thread::sleep(Duration::from_millis(500));
+    // The flood under way before the stop (it goes on until the ping is done: the guard ends
+    // it; its 600 s are a failsafe).
+    wait_until("the flood through the queue", || nfqueue_packets(&t) > 2000);
     w.signal("-STOP");
     let o = t.run(
         'c',
@@ -927,17 +1127,7 @@ fn a_stalled_process_under_a_flood_fails_open() {
     // pass unseen. The kernel counts fail-open accepts nowhere: the firewall rule's own packet
     // counter against the packets wirespeed received says how many.
     assert!(replies >= 80, "{text}");
-    let seen: u64 = log
-        .lines()
-        .find_map(|l| l.strip_prefix("queue: ")?.split(' ').next()?.parse().ok())
-        .unwrap_or_else(|| panic!("{log}"));
-    let rules = t.run('r', &["iptables-legacy", "-L", "FORWARD", "-v", "-x", "-n"]);
-    let rules = String::from_utf8_lossy(&rules.stdout);
-    let queued: u64 = rules
-        .lines()
-        .find(|l| l.contains("NFQUEUE"))
-        .and_then(|l| l.split_whitespace().next()?.parse().ok())
-        .unwrap_or_else(|| panic!("{rules}"));
+    let (queued, seen) = queued_and_seen(&t, &log);
     eprintln!("{queued} packets hit the NFQUEUE rule, wirespeed received {seen}");
     assert!(
         queued > seen + 1000,

@@ -17,6 +17,10 @@ use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
+/// How long the test waits for an event (a line, an answer, a count) before it fails: a
+/// failsafe against a hang, never a measure of speed.
+const FAILSAFE: Duration = Duration::from_secs(120);
+
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_wirespeed")
 }
@@ -124,7 +128,7 @@ impl Drop for Veth {
 /// `GET path` on `addr` with a plain TcpStream: the status code and the body.
 fn get(addr: &str, path: &str) -> (u16, String) {
     let mut s = TcpStream::connect(addr).unwrap_or_else(|e| panic!("connect {addr}: {e}"));
-    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.set_read_timeout(Some(FAILSAFE)).unwrap();
     write!(
         s,
         "GET {path} HTTP/1.1\r\nHost: {addr}\r\nAccept: application/openmetrics-text\r\n\r\n"
@@ -301,7 +305,8 @@ fn live_serves_its_counters_to_prometheus() {
     let out = std::env::temp_dir().join(format!("wirespeed-metrics-{}.json", std::process::id()));
     let mut live = Command::new("ip")
         .args(["netns", "exec", &v.ns[1], bin(), "live", "-i", &v.dev[1]])
-        .args(["--workers", "2", "--status", "0", "--duration", "60"])
+        // Stopped by SIGTERM at the end; its own end is a failsafe.
+        .args(["--workers", "2", "--status", "0", "--duration", "600"])
         .args(["--metrics", "127.0.0.1:0", "--other-timeout", "1"])
         .arg("-o")
         .arg(&out)
@@ -325,11 +330,11 @@ fn live_serves_its_counters_to_prometheus() {
         all
     });
     let addr = rx
-        .recv_timeout(Duration::from_secs(20))
-        .expect("no metrics address within 20 s");
+        .recv_timeout(FAILSAFE)
+        .expect("no metrics address from wirespeed live");
     assert!(
-        rx.recv_timeout(Duration::from_secs(20)).is_ok(),
-        "wirespeed live did not start capturing within 20 s"
+        rx.recv_timeout(FAILSAFE).is_ok(),
+        "wirespeed live did not start capturing"
     );
     // Before any traffic: well formed, every family there.
     let (code, body) = scrape(&v.ns[1], &addr, "/metrics");
@@ -376,8 +381,8 @@ fn live_serves_its_counters_to_prometheus() {
             break (s, body);
         }
         assert!(
-            t.elapsed() < Duration::from_secs(30),
-            "the pings did not show within 30 s:\n{body}"
+            t.elapsed() < FAILSAFE,
+            "the pings did not show within {FAILSAFE:?}:\n{body}"
         );
         std::thread::sleep(Duration::from_millis(500));
     };

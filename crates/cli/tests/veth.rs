@@ -11,7 +11,75 @@ use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
+
+/// How long a test waits for an event (a line, a file, an exit) before it fails: a failsafe
+/// against a hang, never a measure of speed; a loaded machine is slower, but not this slow.
+const FAILSAFE: Duration = Duration::from_secs(120);
+
+/// Wait for the line of `lines` that `hit` accepts (the lines before it are skipped).
+fn wait_line(lines: &mpsc::Receiver<String>, what: &str, hit: impl Fn(&str) -> bool) -> String {
+    let t = Instant::now();
+    loop {
+        match lines.recv_timeout(FAILSAFE.saturating_sub(t.elapsed())) {
+            Ok(l) if hit(&l) => return l,
+            Ok(_) => {}
+            Err(e) => panic!("no {what} from wirespeed live within {FAILSAFE:?} ({e:?})"),
+        }
+    }
+}
+
+/// Wait until `done` says yes, looking every 20 ms; `what` names it in the failure.
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let t = Instant::now();
+    while !done() {
+        assert!(t.elapsed() < FAILSAFE, "not within {FAILSAFE:?}: {what}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// Wait until the veth end `dev` in namespace `ns` is up with its carrier (its queue takes
+/// frames again).
+fn wait_link_up(ns: &str, dev: &str) {
+    wait_until(&format!("{dev} up"), || {
+        Command::new("ip")
+            .args(["-n", ns, "-o", "link", "show", "dev", dev])
+            .output()
+            .is_ok_and(|o| {
+                let t = String::from_utf8_lossy(&o.stdout);
+                t.contains("LOWER_UP") && t.contains("state UP")
+            })
+    });
+}
+
+/// The packets a `live: S s, N packets (...)` status line counts.
+fn status_packets(l: &str) -> Option<u64> {
+    let (_, rest) = l.strip_prefix("live: ")?.split_once(" s, ")?;
+    let (n, rest) = rest.split_once(' ')?;
+    if rest.starts_with("packets ") {
+        n.parse().ok()
+    } else {
+        None
+    }
+}
+
+/// The frames a `replay: N frames, ...` line says were sent.
+fn replayed_frames(stderr: &str) -> u64 {
+    stderr
+        .lines()
+        .find_map(|l| l.strip_prefix("replay: ")?.split(' ').next()?.parse().ok())
+        .unwrap_or_else(|| panic!("no replay: line in {stderr}"))
+}
+
+/// The complete lines (ending in a newline) of a file another process may be writing.
+fn whole_lines(path: &Path) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(path).unwrap_or_default();
+    let end = text.rfind('\n').map_or(0, |i| i + 1);
+    text[..end]
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
+        .collect()
+}
 
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_wirespeed")
@@ -35,10 +103,15 @@ struct Veth {
 
 impl Veth {
     fn new() -> Result<Veth, String> {
+        Veth::named("")
+    }
+
+    /// A pair of its own for each test of the process (`tag`: a letter or two).
+    fn named(tag: &str) -> Result<Veth, String> {
         let id = std::process::id() % 100_000;
         let v = Veth {
-            ns: [format!("wsvA{id}"), format!("wsvB{id}")],
-            dev: [format!("wsva{id}"), format!("wsvb{id}")],
+            ns: [format!("wsvA{id}{tag}"), format!("wsvB{id}{tag}")],
+            dev: [format!("wsva{id}{tag}"), format!("wsvb{id}{tag}")],
         };
         let (a, b) = (&v.ns[0], &v.ns[1]);
         let (da, db) = (&v.dev[0], &v.dev[1]);
@@ -123,45 +196,62 @@ fn events(path: &Path) -> BTreeSet<String> {
         .collect()
 }
 
-/// Start `wirespeed live` with 2 workers on the capture end, these extra arguments and `-o out`,
-/// and wait until it says its sockets are open; the process, and the thread collecting its
-/// standard error.
+/// A thread collecting `child`'s standard error: every line sent on the channel as it comes,
+/// and the whole text when the child ends.
+fn collect_stderr(
+    child: &mut std::process::Child,
+) -> (std::thread::JoinHandle<String>, mpsc::Receiver<String>) {
+    let (tx, rx) = mpsc::channel();
+    let err = child.stderr.take().unwrap();
+    let reader = std::thread::spawn(move || {
+        let mut all = String::new();
+        for l in BufReader::new(err).lines().map_while(Result::ok) {
+            all.push_str(&l);
+            all.push('\n');
+            let _ = tx.send(l);
+        }
+        all
+    });
+    (reader, rx)
+}
+
+/// Start `wirespeed live` with 2 workers on the capture end, these extra arguments (no status
+/// line unless they ask for one) and `-o out`, and wait until it says its sockets are open; the
+/// process, the thread collecting its standard error, and its lines as they come.
 fn start_live(
     v: &Veth,
     extra: &[&str],
     out: &Path,
-) -> (std::process::Child, std::thread::JoinHandle<String>) {
+) -> (
+    std::process::Child,
+    std::thread::JoinHandle<String>,
+    mpsc::Receiver<String>,
+) {
+    let status: &[&str] = if extra.contains(&"--status") {
+        &[]
+    } else {
+        &["--status", "0"]
+    };
     let mut live = Command::new("ip")
         .args(["netns", "exec", &v.ns[1], bin(), "live", "-i", &v.dev[1]])
-        .args(["--workers", "2", "--status", "0"])
+        .args(["--workers", "2"])
+        .args(status)
         .args(extra)
         .arg("-o")
         .arg(out)
         .stderr(Stdio::piped())
         .spawn()
         .expect("start wirespeed live");
-    let (tx, rx) = mpsc::channel();
-    let err = live.stderr.take().unwrap();
-    let reader = std::thread::spawn(move || {
-        let mut all = String::new();
-        for l in BufReader::new(err).lines().map_while(Result::ok) {
-            if l.starts_with("live: ready") {
-                let _ = tx.send(());
-            }
-            all.push_str(&l);
-            all.push('\n');
-        }
-        all
-    });
-    rx.recv_timeout(Duration::from_secs(20))
-        .expect("wirespeed live did not start capturing within 20 s");
-    (live, reader)
+    let (reader, lines) = collect_stderr(&mut live);
+    wait_line(&lines, "live: ready", |l| l.starts_with("live: ready"));
+    (live, reader, lines)
 }
 
 /// Capture on `dev` in namespace `ns` while `file` is replayed from the other end; the records.
 fn live_capture(v: &Veth, file: &Path, out: &Path, extra: &[&str]) -> String {
-    let args = [&["--duration", "30"][..], extra].concat();
-    let (mut live, reader) = start_live(v, &args, out);
+    // The run is stopped by SIGTERM below; its own end is a failsafe.
+    let args = [&["--duration", "600"][..], extra].concat();
+    let (mut live, reader, _lines) = start_live(v, &args, out);
     if let Some(i) = extra.iter().position(|a| *a == "--user") {
         // The sockets are open and the process runs as that user now.
         let status = std::fs::read_to_string(format!("/proc/{}/status", live.id())).unwrap();
@@ -202,7 +292,7 @@ fn live_capture(v: &Veth, file: &Path, out: &Path, extra: &[&str]) -> String {
 #[test]
 fn replayed_captures_give_the_offline_flows_and_labels() {
     if !cfg!(target_os = "linux") {
-        eprintln!("SKIPPED: live capture is Linux only");
+        wirespeed_testkit::skip("replayed_captures", "live capture is Linux only");
         return;
     }
     let Some(corpus) = wirespeed_testkit::corpus("replayed_captures") else {
@@ -212,7 +302,7 @@ fn replayed_captures_give_the_offline_flows_and_labels() {
     let v = match Veth::new() {
         Ok(v) => v,
         Err(e) => {
-            eprintln!("SKIPPED: {e}");
+            wirespeed_testkit::skip("replayed_captures", &e);
             return;
         }
     };
@@ -310,7 +400,10 @@ fn replayed_captures_give_the_offline_flows_and_labels() {
         .output()
         .is_ok_and(|o| o.status.success());
     if !has_tcpdump {
-        eprintln!("SKIPPED: --filter (tcpdump, which compiles filters, is not installed)");
+        wirespeed_testkit::skip(
+            "replayed_captures --filter",
+            "tcpdump, which compiles filters, is not installed",
+        );
         return;
     }
     let mixed = dir.join("mixed.pcap");
@@ -355,33 +448,41 @@ fn cpu_s(pid: u32) -> f64 {
 /// it comes back; an interface that is deleted ends the run with a clear error, a non-zero exit,
 /// and every flow seen so far written.
 fn link_down_then_gone(v: &Veth, file: &Path, out: &Path) {
-    let (mut live, reader) = start_live(v, &[], out);
+    // A status line every 0.2 s says how many packets the workers have taken.
+    let (mut live, reader, lines) = start_live(v, &["--status", "0.2"], out);
     assert!(ip(&["-n", &v.ns[1], "link", "set", &v.dev[1], "down"]));
-    std::thread::sleep(Duration::from_millis(500));
-    let before = cpu_s(live.id());
+    wait_line(&lines, "link down", |l| l.contains("link down"));
+    // CPU against the wall time of the same window: however long the window, a process that
+    // waits uses next to none of it, and one that spins (both cores whole: 2 s a second) most.
+    let (before, t) = (cpu_s(live.id()), Instant::now());
     std::thread::sleep(Duration::from_secs(1));
-    let spent = cpu_s(live.id()) - before;
-    // Spinning on the error took both cores whole (2 s of CPU a second).
-    assert!(spent < 0.3, "{spent} s of CPU in 1 s with the link down");
+    let (spent, wall) = (cpu_s(live.id()) - before, t.elapsed().as_secs_f64());
+    assert!(
+        spent < 0.3 * wall,
+        "{spent} s of CPU in {wall:.2} s with the link down"
+    );
     assert!(ip(&["-n", &v.ns[1], "link", "set", &v.dev[1], "up"]));
-    std::thread::sleep(Duration::from_millis(300));
+    // Both ends up with their carrier: the frames replayed now go through.
+    wait_link_up(&v.ns[1], &v.dev[1]);
+    wait_link_up(&v.ns[0], &v.dev[0]);
     let r = Command::new("ip")
         .args(["netns", "exec", &v.ns[0], bin(), "replay", "-i", &v.dev[0]])
         .arg(file)
         .output()
         .unwrap();
     assert!(r.status.success());
-    std::thread::sleep(Duration::from_millis(300));
+    // Every frame taken by a worker before the interface goes.
+    let frames = replayed_frames(&String::from_utf8_lossy(&r.stderr));
+    wait_line(&lines, &format!("a status line of {frames} packets"), |l| {
+        status_packets(l).is_some_and(|n| n >= frames)
+    });
     assert!(ip(&["-n", &v.ns[1], "link", "del", &v.dev[1]]));
-    let t = std::time::Instant::now();
+    let t = Instant::now();
     let st = loop {
         if let Some(st) = live.try_wait().unwrap() {
             break st;
         }
-        assert!(
-            t.elapsed() < Duration::from_secs(20),
-            "live runs on without its interface"
-        );
+        assert!(t.elapsed() < FAILSAFE, "live runs on without its interface");
         std::thread::sleep(Duration::from_millis(50));
     };
     let err = reader.join().unwrap();
@@ -397,11 +498,16 @@ fn link_down_then_gone(v: &Veth, file: &Path, out: &Path) {
     let want = flows(&String::from_utf8(off.stdout).unwrap());
     let got = flows(&std::fs::read_to_string(out).unwrap());
     assert_eq!(got, want, "the flows seen before the interface went");
-    eprintln!("link down: {spent:.2} s of CPU a second; interface gone: exit 2, flows written");
+    eprintln!(
+        "link down: {:.2} s of CPU a second; interface gone: exit 2, flows written",
+        spent / wall
+    );
 }
 
 /// The replayer's pacing, against the capture's own span (1.5035 s by capinfos) and the rates
-/// asked for.
+/// asked for: never faster than asked, which no load can change (a busy machine only makes it
+/// slower; how close it comes is printed, and judged exactly on a test clock by the unit tests
+/// of crates/live/src/replay.rs).
 fn replay_keeps_its_pace(v: &Veth, file: &Path) {
     let run = |pace: &[&str]| -> (f64, f64, f64) {
         let r = Command::new("ip")
@@ -419,13 +525,17 @@ fn replay_keeps_its_pace(v: &Veth, file: &Path) {
         };
         (num("bytes in "), num("s: "), num("pps, "))
     };
+    // Printed to the millisecond, the packet rate to the unit, the bit rate to 0.1.
     let (secs, _, _) = run(&["--timing", "original"]);
-    assert!((1.45..2.5).contains(&secs), "original timing took {secs} s");
+    assert!(secs >= 1.503, "original timing took {secs} s");
     let (_, pps, _) = run(&["--pps", "1000"]);
-    assert!((900.0..1100.0).contains(&pps), "{pps} pps for 1000");
+    assert!(pps <= 1000.0, "{pps} pps for 1000");
     let (_, _, mbps) = run(&["--mbps", "2"]);
-    assert!((1.8..2.2).contains(&mbps), "{mbps} Mbit/s for 2");
-    eprintln!("replay: original timing {secs:.2} s, {pps:.0} pps, {mbps:.1} Mbit/s as asked");
+    assert!(mbps <= 2.0, "{mbps} Mbit/s for 2");
+    eprintln!(
+        "replay: original timing {secs:.2} s (the capture: 1.50 s), {pps:.0} pps for 1000, \
+         {mbps:.1} Mbit/s for 2"
+    );
 }
 
 /// `kill -9` during a run with `--active-timeout 0.5`: the flows still open were already
@@ -453,7 +563,23 @@ fn kill_9_keeps_the_interims(v: &Veth, file: &Path, out: &Path) {
         .map(|r| tuple(&r))
         .collect();
     assert!(!open.is_empty());
-    let (mut live, reader) = start_live(v, &["--active-timeout", "0.5"], out);
+    // No flow ends before the kill, however slow the machine: only the active timeout writes.
+    let (mut live, reader, _lines) = start_live(
+        v,
+        &[
+            "--active-timeout",
+            "0.5",
+            "--tcp-timeout",
+            "inf",
+            "--udp-timeout",
+            "inf",
+            "--other-timeout",
+            "inf",
+            "--closed-timeout",
+            "3600",
+        ],
+        out,
+    );
     let r = Command::new("ip")
         .args(["netns", "exec", &v.ns[0], bin(), "replay", "-i", &v.dev[0]])
         .args(["--timing", "original"])
@@ -461,16 +587,17 @@ fn kill_9_keeps_the_interims(v: &Veth, file: &Path, out: &Path) {
         .output()
         .unwrap();
     assert!(r.status.success(), "{}", String::from_utf8_lossy(&r.stderr));
-    // The sweep runs on a quiet link every second; the interims are written within another.
-    std::thread::sleep(Duration::from_millis(3000));
+    // The sweep runs on a quiet link every second and the interims reach the file within
+    // another: wait for them there, with the run going on, then kill it.
+    wait_until("an interim record of every open flow in the file", || {
+        let got: BTreeSet<String> = whole_lines(out).iter().map(tuple).collect();
+        open.is_subset(&got)
+    });
     live.kill().unwrap();
     let _ = live.wait();
     let _ = reader.join();
-    let text = std::fs::read_to_string(out).unwrap();
-    let recs: Vec<serde_json::Value> = text
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap_or_else(|e| panic!("{e}: {l}")))
-        .collect();
+    // What kill -9 left: whole records (a write it cut short leaves a partial last line).
+    let recs = whole_lines(out);
     assert!(
         recs.iter().all(|r| r["end_reason"] == "active"),
         "only interims before the kill"
@@ -487,30 +614,36 @@ fn kill_9_keeps_the_interims(v: &Veth, file: &Path, out: &Path) {
 
 /// Records to a pipe nobody reads: capture goes on, the run ends on time and says what was lost.
 fn stalled_output_is_no_hang(v: &Veth, file: &Path) {
+    // Stopped by SIGTERM once every frame is out; its own end (--duration) is a failsafe.
     let mut live = Command::new("ip")
         .args(["netns", "exec", &v.ns[1], bin(), "live", "-i", &v.dev[1]])
-        .args(["--workers", "2", "--status", "0", "--duration", "3"])
+        .args(["--workers", "2", "--status", "0", "--duration", "600"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_millis(800));
+    let (reader, lines) = collect_stderr(&mut live);
+    wait_line(&lines, "live: ready", |l| l.starts_with("live: ready"));
     let r = Command::new("ip")
         .args(["netns", "exec", &v.ns[0], bin(), "replay", "-i", &v.dev[0]])
         .arg(file)
         .output()
         .unwrap();
     assert!(r.status.success());
-    let t = std::time::Instant::now();
+    assert!(Command::new("kill")
+        .args(["-TERM", &live.id().to_string()])
+        .status()
+        .unwrap()
+        .success());
+    let t = Instant::now();
     while live.try_wait().unwrap().is_none() {
         assert!(
-            t.elapsed() < Duration::from_secs(30),
+            t.elapsed() < FAILSAFE,
             "wirespeed live hangs on a stalled output"
         );
         std::thread::sleep(Duration::from_millis(100));
     }
-    let mut err = String::new();
-    std::io::Read::read_to_string(live.stderr.as_mut().unwrap(), &mut err).unwrap();
+    let err = reader.join().unwrap();
     assert!(
         err.contains("output is stalled") || !err.contains("output: 0 records"),
         "{err}"
@@ -519,5 +652,129 @@ fn stalled_output_is_no_hang(v: &Veth, file: &Path) {
         err.contains("kernel: 797 packets passed the filter, 0 dropped"),
         "{err}"
     );
-    eprintln!("stalled output: capture went on, the run ended on time");
+    eprintln!("stalled output: capture went on, the run ended when asked");
+}
+
+/// The lines of `lines` up to the first that `hit` accepts, that one included.
+fn lines_until(
+    lines: &mpsc::Receiver<String>,
+    what: &str,
+    hit: impl Fn(&str) -> bool,
+) -> Vec<String> {
+    let t = Instant::now();
+    let mut seen = Vec::new();
+    loop {
+        match lines.recv_timeout(FAILSAFE.saturating_sub(t.elapsed())) {
+            Ok(l) => {
+                let done = hit(&l);
+                seen.push(l);
+                if done {
+                    return seen;
+                }
+            }
+            Err(e) => {
+                panic!("no {what} from wirespeed live within {FAILSAFE:?} ({e:?}): {seen:#?}")
+            }
+        }
+    }
+}
+
+/// Issue 33: `live` said "link up again" right after "link down" while the link was still down
+/// (a ring block filled before the link went down is handed over after it), and nothing when it
+/// came back. The link's state is the interface's now: taken down under traffic, it is said
+/// down once and nothing more while it stays down; up again only once it is up; and a lost
+/// carrier (the peer taken down, which no socket error tells) is a link down too.
+#[test]
+fn link_down_and_up_are_said_when_they_happen() {
+    const TEST: &str = "link_down_and_up";
+    if !cfg!(target_os = "linux") {
+        wirespeed_testkit::skip(TEST, "live capture is Linux only");
+        return;
+    }
+    let v = match Veth::named("L") {
+        Ok(v) => v,
+        Err(e) => {
+            wirespeed_testkit::skip(TEST, &e);
+            return;
+        }
+    };
+    let dir = std::env::temp_dir().join(format!("wirespeed-veth-link-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let demo = dir.join("demo.pcap");
+    assert!(Command::new(bin())
+        .args(["gen", "demo", "-o"])
+        .arg(&demo)
+        .status()
+        .unwrap()
+        .success());
+    let (mut live, reader, lines) = start_live(
+        &v,
+        &["--status", "0.1", "--duration", "600"],
+        &dir.join("link.json"),
+    );
+    // Frames all the time, so the ring block being filled holds some when the link goes.
+    let mut replay = Command::new("ip")
+        .args(["netns", "exec", &v.ns[0], bin(), "replay", "-i", &v.dev[0]])
+        .args(["--pps", "5000", "--loop", "0"])
+        .arg(&demo)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut seen = lines_until(&lines, "packets", |l| {
+        status_packets(l).is_some_and(|n| n > 0)
+    });
+    assert!(ip(&["-n", &v.ns[1], "link", "set", &v.dev[1], "down"]));
+    seen.extend(lines_until(&lines, "link down", |l| {
+        l.contains("link down")
+    }));
+    // Status lines come after every tick's link report: five ticks with the link down.
+    for _ in 0..5 {
+        seen.extend(lines_until(&lines, "a status line", |l| {
+            status_packets(l).is_some()
+        }));
+    }
+    let _ = replay.kill();
+    let _ = replay.wait();
+    assert!(
+        !seen.iter().any(|l| l.contains("link up again")),
+        "said up while down: {seen:#?}"
+    );
+    assert!(ip(&["-n", &v.ns[1], "link", "set", &v.dev[1], "up"]));
+    seen.extend(lines_until(&lines, "link up again", |l| {
+        l.contains("link up again")
+    }));
+    // The peer down: the capture end is up but has no carrier.
+    wait_link_up(&v.ns[1], &v.dev[1]);
+    assert!(ip(&["-n", &v.ns[0], "link", "set", &v.dev[0], "down"]));
+    seen.extend(lines_until(&lines, "link down (carrier)", |l| {
+        l.contains("link down")
+    }));
+    assert!(ip(&["-n", &v.ns[0], "link", "set", &v.dev[0], "up"]));
+    seen.extend(lines_until(&lines, "link up again (carrier)", |l| {
+        l.contains("link up again")
+    }));
+    assert!(Command::new("kill")
+        .args(["-TERM", &live.id().to_string()])
+        .status()
+        .unwrap()
+        .success());
+    let st = live.wait().unwrap();
+    let log = reader.join().unwrap();
+    assert!(st.success(), "{log}");
+    let said: Vec<&str> = log
+        .lines()
+        .filter_map(|l| {
+            if l.contains("link down") {
+                Some("down")
+            } else if l.contains("link up again") {
+                Some("up")
+            } else {
+                None
+            }
+        })
+        .collect();
+    assert_eq!(said, ["down", "up", "down", "up"], "{log}");
+    let _ = std::fs::remove_dir_all(&dir);
+    eprintln!("link down, up, carrier lost, back: each said once, when it happened");
 }
