@@ -12,7 +12,7 @@ use common::{bin, demo};
 fn distributions_in_both_formats_and_consistent() {
     let pcap = demo("dist-demo.pcap");
     let json = Command::new(bin().get_program())
-        .args(["classify", "--stats", "dist", "-q"])
+        .args(["classify", "--stats", "dist", "-q", "--ordered"])
         .arg(&pcap)
         .output()
         .unwrap();
@@ -49,7 +49,15 @@ fn distributions_in_both_formats_and_consistent() {
         }
     }
     let csv = Command::new(bin().get_program())
-        .args(["classify", "--stats", "dist", "--format", "csv", "-q"])
+        .args([
+            "classify",
+            "--stats",
+            "dist",
+            "--format",
+            "csv",
+            "-q",
+            "--ordered",
+        ])
         .arg(&pcap)
         .output()
         .unwrap();

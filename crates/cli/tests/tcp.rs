@@ -12,7 +12,9 @@ use common::{bin, demo, ok, temp, tools};
 #[test]
 fn tcp_analysis_in_both_formats_and_consistent() {
     let pcap = demo("tcp-demo.pcap");
-    let json = ok(bin().args(["classify", "--stats", "tcp", "-q"]).arg(&pcap));
+    let json = ok(bin()
+        .args(["classify", "--stats", "tcp", "-q", "--ordered"])
+        .arg(&pcap));
     let recs: Vec<serde_json::Value> = String::from_utf8_lossy(&json.stdout)
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
@@ -63,7 +65,15 @@ fn tcp_analysis_in_both_formats_and_consistent() {
     }
     assert!(tcp > 0, "the demo has TCP flows");
     let csv = ok(bin()
-        .args(["classify", "--stats", "tcp,dist", "--format", "csv", "-q"])
+        .args([
+            "classify",
+            "--stats",
+            "tcp,dist",
+            "--format",
+            "csv",
+            "-q",
+            "--ordered",
+        ])
         .arg(&pcap));
     let mut rd = csv::Reader::from_reader(&csv.stdout[..]);
     let header = rd.headers().unwrap().clone();

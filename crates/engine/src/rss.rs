@@ -1,14 +1,141 @@
-//! Receive-side scaling: the Toeplitz hash and its symmetric key (Woo & Park), which the
-//! dispatcher uses to send both directions of a flow to the same worker.
+//! Receive-side scaling: which worker a packet goes to, so that both directions of a flow meet in
+//! one worker.
 //!
-//! [`toeplitz`] is the textbook bit-serial hash of Microsoft's RSS specification for any key: it
-//! is checked against Microsoft's published verification vectors. [`symmetric`] is the same hash
-//! with the key `0x6d5a` repeated, computed fast: with a key of period 16 bits the window that bit
-//! `i` of the input selects depends only on `i mod 16`, so the hash of the whole input equals the
-//! hash of the XOR of its 16-bit words, which two 256-entry tables give. XOR does not care about
-//! order, hence the symmetry: swapping source and destination (addresses and ports) gives the same
-//! value. The price is that only 2^16 values exist; that is plenty for choosing among a few
-//! workers, and the value is never used as a flow-table hash.
+//! The dispatcher's hash is [`DispatchKey`]: keyed per run, symmetric, non-linear over the whole
+//! tuple. Each end-point (address, port) goes through a folded multiply under the run's secret
+//! key, the two results are added (addition does not care about order: the symmetry), and the
+//! sum goes through one more keyed folded multiply; the worker is read from the result's high
+//! bits. With a fixed, public hash anyone who can send packets can pick flows that all land on
+//! one worker (with the symmetric Toeplitz key below, every flow whose 16-bit words XOR to one
+//! value does, whatever else it holds: one worker took 2,000,000 packets and the other none, and
+//! its table evicted half as much again). With a key drawn per run ([`DispatchKey::random`]) the
+//! flows an attacker picks spread like any others; a fixed seed
+//! ([`DispatchKey::from_seed`], `--dispatch-seed`) makes a run's dispatch reproducible for tests.
+//! Records never depend on the key.
+//!
+//! [`toeplitz`] is the textbook bit-serial hash of Microsoft's RSS specification for any key, the
+//! hash a NIC computes: it is checked against Microsoft's published verification vectors.
+//! [`symmetric`] is the same hash with Woo & Park's key `0x6d5a` repeated, computed fast: with a
+//! key of period 16 bits the window that bit `i` of the input selects depends only on `i mod 16`,
+//! so the hash of the whole input equals the hash of the XOR of its 16-bit words, which two
+//! 256-entry tables give. XOR does not care about order, hence the symmetry; and that is also why
+//! no key of that family can be kept from being aimed: flows with equal folds hash equally under
+//! every such key. The dispatcher no longer uses it.
+
+/// The dispatcher's keyed symmetric hash of a flow's end-points (see the module's
+/// documentation): four 64-bit words of key, drawn per run or from a seed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DispatchKey {
+    k: [u64; 4],
+    /// Mask of the ports hashed: all their bits, or none ([`DispatchKey::addresses_only`]).
+    ports: u16,
+}
+
+/// The high half of a 64×64→128-bit product XORed onto its low half (foldhash's step).
+#[inline(always)]
+fn folded(a: u64, b: u64) -> u64 {
+    let m = u128::from(a) * u128::from(b);
+    (m as u64) ^ ((m >> 64) as u64)
+}
+
+/// SplitMix64's step: spreads a seed into independent-looking words.
+fn splitmix(x: &mut u64) -> u64 {
+    *x = x.wrapping_add(0x9E37_79B9_7F4A_7C15);
+    let mut z = *x;
+    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
+    z ^ (z >> 31)
+}
+
+impl DispatchKey {
+    /// A fresh key from the operating system's randomness (through the standard library's
+    /// `RandomState`): what a run uses unless told a seed.
+    pub fn random() -> Self {
+        use std::hash::BuildHasher;
+        let r = std::collections::hash_map::RandomState::new();
+        DispatchKey::from_seed(r.hash_one(0x0d15_a7c4_u64))
+    }
+
+    /// The key of `seed`: the same dispatch in every run (tests, `--dispatch-seed`).
+    pub fn from_seed(seed: u64) -> Self {
+        let mut s = seed;
+        // Multipliers are odd, so no key word zeroes a product.
+        let k = [
+            splitmix(&mut s),
+            splitmix(&mut s) | 1,
+            splitmix(&mut s),
+            splitmix(&mut s) | 1,
+        ];
+        DispatchKey { k, ports: u16::MAX }
+    }
+
+    /// This key hashing the addresses alone, ports ignored (`--tunnels both`: the flows a
+    /// tunnel carries may ride several of its outer flows, a VXLAN or GRE-in-UDP source port a
+    /// direction, and each of those flows must meet all of them in one worker; they share the
+    /// tunnel's end-points' addresses).
+    pub fn addresses_only(mut self) -> Self {
+        self.ports = 0;
+        self
+    }
+
+    /// One end-point of an IPv4 flow.
+    #[inline(always)]
+    fn end_v4(&self, a: [u8; 4], port: u16) -> u64 {
+        let x = u64::from(u32::from_be_bytes(a)) << 16 | u64::from(port & self.ports);
+        folded(x ^ self.k[0], self.k[1])
+    }
+
+    /// One end-point of an IPv6 flow.
+    #[inline(always)]
+    fn end_v6(&self, a: [u8; 16], port: u16) -> u64 {
+        let x = u128::from_be_bytes(a);
+        let h = folded((x >> 64) as u64 ^ self.k[0], x as u64 ^ self.k[1]);
+        folded(h ^ u64::from(port & self.ports) ^ self.k[2], self.k[1])
+    }
+
+    /// The two end-points' hashes together: added (the order does not matter), then mixed once
+    /// more; the worker is read from the high bits ([`slot`]).
+    #[inline(always)]
+    fn join(&self, a: u64, b: u64) -> u32 {
+        (folded(a.wrapping_add(b) ^ self.k[2], self.k[3]) >> 32) as u32
+    }
+
+    /// The hash of an IPv4 flow `src:sport ↔ dst:dport`; the same both ways.
+    #[inline(always)]
+    pub fn v4(&self, src: [u8; 4], sport: u16, dst: [u8; 4], dport: u16) -> u32 {
+        self.join(self.end_v4(src, sport), self.end_v4(dst, dport))
+    }
+
+    /// The hash of an IPv6 flow `src:sport ↔ dst:dport`; the same both ways.
+    #[inline(always)]
+    pub fn v6(&self, src: [u8; 16], sport: u16, dst: [u8; 16], dport: u16) -> u32 {
+        self.join(self.end_v6(src, sport), self.end_v6(dst, dport))
+    }
+
+    /// The hash of a flow whose addresses are 4-byte (IPv4) or 16-byte (IPv6) slices (any other
+    /// length is read as IPv6, zero-padded); the same both ways.
+    #[inline]
+    pub fn hash(&self, src: &[u8], dst: &[u8], ports: (u16, u16)) -> u32 {
+        match (<[u8; 4]>::try_from(src), <[u8; 4]>::try_from(dst)) {
+            (Ok(s), Ok(d)) => self.v4(s, ports.0, d, ports.1),
+            _ => {
+                let wide = |a: &[u8]| {
+                    let mut w = [0u8; 16];
+                    let n = a.len().min(16);
+                    w[..n].copy_from_slice(&a[..n]);
+                    w
+                };
+                self.v6(wide(src), ports.0, wide(dst), ports.1)
+            }
+        }
+    }
+}
+
+/// The redirection table's entry (of 128) that a [`DispatchKey`] hash selects: its high 7 bits.
+#[inline(always)]
+pub fn slot(hash: u32) -> usize {
+    (hash >> 25) as usize
+}
 
 /// Microsoft's default RSS key (the key of the published verification vectors).
 pub const MICROSOFT_KEY: [u8; 40] = [
@@ -102,9 +229,9 @@ fn fold(b: &[u8]) -> u16 {
 /// The Toeplitz hash under [`SYMMETRIC_KEY`] of `src | dst | src_port | dst_port` (ports
 /// omitted when `ports` is `None`), as a NIC computes it for RSS; `src` and `dst` are 4-byte IPv4
 /// or 16-byte IPv6 addresses. Equal to `toeplitz(&SYMMETRIC_KEY, input)` and the same when source
-/// and destination are swapped. Always inlined: a dispatcher hashes every packet, and with
-/// fixed-size addresses the folds unroll into a few loads.
-#[inline(always)]
+/// and destination are swapped. (The NIC's hash: the dispatcher uses [`DispatchKey`], which
+/// cannot be aimed.)
+#[inline]
 pub fn symmetric(src: &[u8], dst: &[u8], ports: Option<(u16, u16)>) -> u32 {
     let mut x = fold(src) ^ fold(dst);
     if let Some((s, d)) = ports {
@@ -316,7 +443,102 @@ mod tests {
         assert!(n[0] > 31_000 && n[1] > 31_000, "{n:?}");
     }
 
+    /// Flows whose 16-bit words all XOR to one value: under any key of period 16 bits (the
+    /// symmetric Toeplitz key and its family) they hash alike, so they all go to one worker.
+    fn one_fold(n: u32) -> Vec<([u8; 4], u16, [u8; 4], u16)> {
+        (0..n)
+            .map(|i| {
+                let s = (0x0a00_0000 + i * 7919).to_be_bytes();
+                let d = [192, 0, 2, 1];
+                let sp = 1024 + (i % 60000) as u16;
+                let dp = 0x5555 ^ fold_v4(s, d) ^ sp;
+                (s, sp, d, dp)
+            })
+            .collect()
+    }
+
+    /// Packets per worker of `flows` over `n` workers by `hash`.
+    fn spread(
+        flows: &[([u8; 4], u16, [u8; 4], u16)],
+        n: usize,
+        hash: impl Fn(&([u8; 4], u16, [u8; 4], u16)) -> u32,
+        slot_of: impl Fn(u32) -> usize,
+    ) -> Vec<usize> {
+        let mut per = vec![0; n];
+        for f in flows {
+            per[slot_of(hash(f)) % n] += 1;
+        }
+        per
+    }
+
+    /// Issue 33: a crafted set of flows all aimed at one worker by the public key spreads over
+    /// the workers under the run's key, whichever seed it is drawn from; the same seed spreads
+    /// them the same way.
+    #[test]
+    fn crafted_flows_spread_under_any_key() {
+        let flows = one_fold(20_000);
+        // The attack on the public hash: every flow on one worker of 2 (and of 4).
+        for n in [2, 4] {
+            let old = spread(
+                &flows,
+                n,
+                |&(s, sp, d, dp)| symmetric(&s, &d, Some((sp, dp))),
+                |h| queue(h, n),
+            );
+            assert_eq!(old.iter().filter(|&&c| c > 0).count(), 1, "{old:?}");
+        }
+        for seed in [1u64, 2, 0xdead_beef] {
+            let key = DispatchKey::from_seed(seed);
+            for n in [2, 3, 4] {
+                let per = spread(&flows, n, |&(s, sp, d, dp)| key.v4(s, sp, d, dp), slot);
+                // Within 5% of an even share (a binomial's deviation here is under 1%).
+                let even = flows.len() / n;
+                for &c in &per {
+                    assert!(
+                        c.abs_diff(even) * 20 < even,
+                        "seed {seed}, {n} workers: {per:?}"
+                    );
+                }
+                let again = DispatchKey::from_seed(seed);
+                let same = spread(&flows, n, |&(s, sp, d, dp)| again.v4(s, sp, d, dp), slot);
+                assert_eq!(per, same);
+            }
+        }
+        // Two seeds, two keys: most flows hash differently.
+        let (a, b) = (DispatchKey::from_seed(1), DispatchKey::from_seed(2));
+        let moved = flows
+            .iter()
+            .filter(|&&(s, sp, d, dp)| slot(a.v4(s, sp, d, dp)) != slot(b.v4(s, sp, d, dp)))
+            .count();
+        assert!(moved > flows.len() * 9 / 10, "{moved}");
+        assert_ne!(DispatchKey::random(), DispatchKey::random());
+    }
+
+    /// The worst-case generator's tuples (addresses and ports incremented together) spread too.
+    #[test]
+    fn dispatch_spreads_the_worst_case() {
+        let key = DispatchKey::from_seed(7);
+        let mut n = [0usize; 2];
+        for i in 0u32..65536 {
+            let s = (0x0a00_0000 + i).to_be_bytes();
+            let d = (0xac10_0000 + i).to_be_bytes();
+            let (sp, dp) = (1024 + (i % 64000) as u16, 80 + (i % 1000) as u16);
+            n[slot(key.v4(s, sp, d, dp)) % 2] += 1;
+        }
+        assert!(n[0] > 32_000 && n[1] > 32_000, "{n:?}");
+    }
+
     proptest! {
+        #[test]
+        fn dispatch_is_symmetric(seed: u64, s: [u8; 16], d: [u8; 16], sp: u16, dp: u16) {
+            let k = DispatchKey::from_seed(seed);
+            prop_assert_eq!(k.v6(s, sp, d, dp), k.v6(d, dp, s, sp));
+            prop_assert_eq!(k.hash(&s, &d, (sp, dp)), k.v6(s, sp, d, dp));
+            let (s4, d4) = (*s.first_chunk::<4>().unwrap(), *d.first_chunk::<4>().unwrap());
+            prop_assert_eq!(k.v4(s4, sp, d4, dp), k.v4(d4, dp, s4, sp));
+            prop_assert_eq!(k.hash(&s4, &d4, (sp, dp)), k.v4(s4, sp, d4, dp));
+        }
+
         #[test]
         fn fast_form_equals_textbook_v4(s: [u8; 4], d: [u8; 4], p: Option<(u16, u16)>) {
             prop_assert_eq!(symmetric(&s, &d, p), toeplitz(&SYMMETRIC_KEY, &input(&s, &d, p)));

@@ -48,7 +48,7 @@ pub struct FlowView<'a> {
     pub last_ts: u64,
     /// Packets per side (this one included, in [`Classifier::packet`]).
     pub pkts: [u64; 2],
-    /// The flow's number in its table (its record's `flow_id` is made of it).
+    /// The flow's number: its record's `flow_id` (its first packet's number in the run's input).
     pub serial: u64,
 }
 

@@ -23,7 +23,8 @@
 //!
 //! With [`ParallelConfig::reader_thread`] the calling thread reads the capture in batches,
 //! decodes each packet just far enough to know its flow's end-points, and picks a worker with the
-//! symmetric Toeplitz hash ([`crate::rss`]), so both directions of a flow meet in one worker.
+//! run's keyed symmetric hash ([`crate::rss::DispatchKey`], drawn per run: nobody can aim
+//! packets at one worker), so both directions of a flow meet in one worker.
 //! Packets travel by reference into the mapped file (the mapping outlives the scoped worker
 //! threads, so nothing is copied), gathered into per-worker batches that cross bounded
 //! single-producer/single-consumer channels. Emptied batches come back on a return channel and
@@ -136,6 +137,10 @@ pub struct Pool<S: RecordSink + Send> {
     pub(crate) workers: Vec<CachePadded<Worker<S>>>,
     /// The dispatcher's fragment table (the reader thread's, or the shared scan's).
     pub(crate) frag: FragTable,
+    /// The run's dispatch hash key ([`EngineConfig::dispatch_seed`]).
+    pub(crate) key: crate::rss::DispatchKey,
+    /// Packets of the run's inputs read so far: the next packet's number ([`crate::Stamp`]).
+    pub(crate) ordinal: u64,
     /// The dispatcher's routes for FTP data connections ([`super::steer`]).
     pub(crate) steer: super::steer::Steer,
     /// Connections announced by one flow for another, shared by the workers.
@@ -208,11 +213,34 @@ impl<S: RecordSink + Send> Pool<S> {
                     )
                 })
                 .collect(),
-            frag: FragTable::new(cfg.frag_capacity, cfg.frag_timeout_ns),
+            frag: match cfg.dispatch_seed {
+                Some(k) => FragTable::with_key(cfg.frag_capacity, cfg.frag_timeout_ns, k),
+                None => FragTable::new(cfg.frag_capacity, cfg.frag_timeout_ns),
+            },
+            key: {
+                let k = match cfg.dispatch_seed {
+                    Some(k) => crate::rss::DispatchKey::from_seed(k),
+                    None => crate::rss::DispatchKey::random(),
+                };
+                if cfg.outer_flows {
+                    k.addresses_only()
+                } else {
+                    k
+                }
+            },
+            ordinal: 0,
             steer: super::steer::Steer::default(),
             expect,
             reader_thread: par.reader_thread,
-            decode: cfg.decode,
+            // `--tunnels both`: a tunnel's outer flow and the flows inside it meet in one
+            // worker, dispatched by the outermost headers (as `--tunnels outer` keys flows).
+            decode: if cfg.outer_flows {
+                DecodeConfig {
+                    decode_tunnels: false,
+                }
+            } else {
+                cfg.decode
+            },
             batch,
             pin: par.pin,
             ahead: par.buffer_mb.saturating_mul(1 << 20).max(1 << 20),
@@ -298,6 +326,9 @@ impl<S: RecordSink + Send> Pool<S> {
             // end of the stream.
             let mut clock = 0u64;
             let o = super::input::stream(path, progress, &mut |file, p| {
+                // A pipe is planned window by window: a connection announced in a later
+                // window than its first packets is not covered.
+                self.steer.make_room();
                 self.run_file_scan(file, &mut |at, _| p(at), &mut clock, false)
             })?;
             for w in &mut self.workers {

@@ -4,7 +4,7 @@
 use super::pool::*;
 use super::steer::Steer;
 use crate::rss;
-use crate::worker::FileOutcome;
+use crate::worker::{FileOutcome, Stamp};
 use crossbeam_channel::{bounded, unbounded, Receiver, Sender, TrySendError};
 use std::io;
 use std::net::IpAddr;
@@ -26,6 +26,8 @@ impl<S: RecordSink + Send> Pool<S> {
         let Pool {
             workers,
             frag,
+            key,
+            ordinal,
             steer,
             decode: dcfg,
             batch: bs,
@@ -44,6 +46,7 @@ impl<S: RecordSink + Send> Pool<S> {
         let total = file.len();
         let mut reader = file.reader();
         let reader_cpu0 = thread_cpu_ns();
+        let first = *ordinal;
         // Workers that learn wait for each other at epochs of the input's clock
         // ([`crate::learn`]): every worker is sent the clock that opens an epoch before any
         // packet of it, so none waits on a packet stuck behind a waiting worker's ring.
@@ -52,7 +55,7 @@ impl<S: RecordSink + Send> Pool<S> {
             .filter(|w| w.learns())
             .map_or(u64::MAX, |w| w.learn_hub().epoch_ns());
         std::thread::scope(|s| {
-            let (back_tx, back_rx) = unbounded::<(Vec<RawPacket<'_>>, Vec<u64>)>();
+            let (back_tx, back_rx) = unbounded::<(Vec<RawPacket<'_>>, Vec<Stamp>)>();
             let mut rings = Vec::with_capacity(n);
             let mut handles = Vec::with_capacity(n);
             for (i, w) in workers.iter_mut().enumerate() {
@@ -72,20 +75,20 @@ impl<S: RecordSink + Send> Pool<S> {
                     for Batch {
                         end,
                         mut pkts,
-                        mut clocks,
+                        mut stamps,
                     } in rx.iter()
                     {
-                        // Each packet comes with the input's clock at it: expiry is decided as
-                        // one worker reading the whole input would decide it.
-                        for (chunk, clk) in pkts.chunks(wbs).zip(clocks.chunks(wbs)) {
+                        // Each packet comes with the input's clock at it (expiry is decided as
+                        // one worker reading the whole input would decide it) and its number.
+                        for (chunk, st) in pkts.chunks(wbs).zip(stamps.chunks(wbs)) {
                             if res.is_ok() {
-                                res = w.process_batch_clocked(chunk, clk);
+                                res = w.process_batch_stamped(chunk, st);
                             }
                         }
                         w.advance_clock(end);
                         pkts.clear();
-                        clocks.clear();
-                        let _ = back.send((pkts, clocks));
+                        stamps.clear();
+                        let _ = back.send((pkts, stamps));
                     }
                     if res.is_ok() {
                         res = w.flush();
@@ -95,7 +98,7 @@ impl<S: RecordSink + Send> Pool<S> {
             }
             drop(back_tx);
             let mut inb: Vec<RawPacket<'_>> = Vec::with_capacity(bs);
-            let mut out: Vec<(Vec<RawPacket<'_>>, Vec<u64>)> = (0..n)
+            let mut out: Vec<(Vec<RawPacket<'_>>, Vec<Stamp>)> = (0..n)
                 .map(|_| (Vec::with_capacity(bs), Vec::with_capacity(bs)))
                 .collect();
             let mut packets = 0u64;
@@ -110,7 +113,14 @@ impl<S: RecordSink + Send> Pool<S> {
                 let r = reader.next_batch(&mut inb, bs);
                 packets += inb.len() as u64;
                 for p in &inb {
-                    let (q, in_flow) = pick(p, &reta, dcfg, frag, steer, stats);
+                    let ord = *ordinal;
+                    *ordinal += 1;
+                    let (mut q, in_flow) = pick(p, key, &reta, dcfg, frag, steer, stats);
+                    if q >= n {
+                        // The input's first packet of port 21: its routes, before the next.
+                        q &= !super::steer::PLAN;
+                        plan(file, key, &reta, dcfg, steer, ord - first);
+                    }
                     if in_flow {
                         now = now.max(p.ts_ns);
                         if now >= next_epoch && epoch_ns != u64::MAX {
@@ -128,7 +138,10 @@ impl<S: RecordSink + Send> Pool<S> {
                     stats.per_worker[q] += 1;
                     let o = &mut out[q];
                     o.0.push(*p);
-                    o.1.push(now);
+                    o.1.push(Stamp {
+                        clock: now,
+                        ordinal: ord,
+                    });
                     if o.0.len() >= bs && !send(q, now, &mut out, &rings, &back_rx, bs, stats) {
                         alive = false;
                         break;
@@ -171,7 +184,8 @@ impl<S: RecordSink + Send> Pool<S> {
 }
 
 /// A NIC's 128-entry redirection table filled round-robin over `n` workers: entry `i` is
-/// [`rss::queue`]`(i, n)`, looked up instead of dividing per packet.
+/// [`rss::queue`]`(i, n)`, looked up (at [`rss::slot`] of a packet's hash) instead of dividing
+/// per packet.
 pub(crate) fn redirection_table(n: usize) -> [u8; 128] {
     let mut t = [0u8; 128];
     for (i, e) in t.iter_mut().enumerate() {
@@ -184,17 +198,17 @@ pub(crate) fn redirection_table(n: usize) -> [u8; 128] {
 pub(crate) fn send<'a>(
     q: usize,
     end: u64,
-    out: &mut [(Vec<RawPacket<'a>>, Vec<u64>)],
+    out: &mut [(Vec<RawPacket<'a>>, Vec<Stamp>)],
     rings: &[Sender<Batch<'a>>],
-    back: &Receiver<(Vec<RawPacket<'a>>, Vec<u64>)>,
+    back: &Receiver<(Vec<RawPacket<'a>>, Vec<Stamp>)>,
     bs: usize,
     stats: &mut DispatchStats,
 ) -> bool {
     let fresh = back
         .try_recv()
         .unwrap_or_else(|_| (Vec::with_capacity(bs), Vec::with_capacity(bs)));
-    let (pkts, clocks) = std::mem::replace(&mut out[q], fresh);
-    let b = Batch { end, pkts, clocks };
+    let (pkts, stamps) = std::mem::replace(&mut out[q], fresh);
+    let b = Batch { end, pkts, stamps };
     stats.batches += 1;
     match rings[q].try_send(b) {
         Ok(()) => true,
@@ -206,28 +220,25 @@ pub(crate) fn send<'a>(
     }
 }
 
-/// The symmetric hash of the commonest frames, read straight from the bytes
+/// The dispatch hash ([`rss::DispatchKey`]) of the commonest frames, read straight from the bytes
 /// ([`wirespeed_wire::fast_flow`]: Ethernet, IPv4 that is no fragment or IPv6 without extension
 /// headers, TCP or UDP that is no tunnel). `None` for every other frame, and for any frame the
 /// full decoder might reject or key otherwise: those take the full decoder. The reader then
 /// spends a few loads per packet, not a whole decode (the profile of the worst case showed the
 /// full decode as the largest part of the reader).
 #[inline(always)]
-pub fn fast_hash(p: &RawPacket<'_>) -> Option<u32> {
+pub fn fast_hash(key: &rss::DispatchKey, p: &RawPacket<'_>) -> Option<u32> {
     let f = wirespeed_wire::fast_flow(LinkType(p.link), p.data, p.wire_len as usize)?;
-    Some(hash_of(&f))
+    Some(hash_of(key, &f))
 }
 
-/// The symmetric hash of a flow's end-points.
+/// The dispatch hash of a flow's end-points, from whole words.
 #[inline(always)]
-fn hash_of(f: &FastFlow<'_>) -> u32 {
-    // The addresses folded as whole words (~110 instructions a packet before, most of a
-    // 2-worker run's dispatch cost).
-    let addrs = match f.addrs {
-        FastAddrs::V4(s, d) => rss::fold_v4(*s, *d),
-        FastAddrs::V6(s, d) => rss::fold_v6(*s, *d),
-    };
-    rss::from_fold(addrs ^ f.sport ^ f.dport)
+fn hash_of(key: &rss::DispatchKey, f: &FastFlow<'_>) -> u32 {
+    match f.addrs {
+        FastAddrs::V4(s, d) => key.v4(*s, f.sport, *d, f.dport),
+        FastAddrs::V6(s, d) => key.v6(*s, f.sport, *d, f.dport),
+    }
 }
 
 /// Packets for one worker, and the input's clock when they were sent.
@@ -236,16 +247,17 @@ pub(crate) struct Batch<'a> {
     end: u64,
     pkts: Vec<RawPacket<'a>>,
     /// The input's clock at each packet of `pkts` (the latest time of a packet counted in a
-    /// flow so far, across all workers).
-    clocks: Vec<u64>,
+    /// flow so far, across all workers), and its number in the input.
+    stamps: Vec<Stamp>,
 }
 
-/// The worker for `p` (its innermost flow's end-points under the symmetric hash), and whether the
-/// packet will count in a flow (and so moves the clock, as in a single worker). Packets that do
-/// not decode go to worker 0, which counts why.
+/// The worker for `p` (its innermost flow's end-points under the run's dispatch hash), and
+/// whether the packet will count in a flow (and so moves the clock, as in a single worker).
+/// Packets that do not decode go to worker 0, which counts why.
 #[inline(always)]
 pub(crate) fn pick(
     p: &RawPacket<'_>,
+    key: &rss::DispatchKey,
     reta: &[u8; 128],
     cfg: &DecodeConfig,
     frag: &mut FragTable,
@@ -253,38 +265,102 @@ pub(crate) fn pick(
     stats: &mut DispatchStats,
 ) -> (usize, bool) {
     let Some(f) = wirespeed_wire::fast_flow(LinkType(p.link), p.data, p.wire_len as usize) else {
-        return pick_decoded(p, reta, cfg, frag, steer, stats);
+        return pick_decoded(p, key, reta, cfg, frag, steer, stats);
     };
-    let q = usize::from(reta[hash_of(&f) as usize & 127]);
+    let q = usize::from(reta[rss::slot(hash_of(key, &f))]);
     if f.proto != TCP || steer.idle(f.sport, f.dport) {
         return (q, true);
     }
-    (steer_fast(p, &f, q, cfg, steer), true)
+    (steer_fast(&f, q, steer), true)
 }
 
-/// [`Steer::route`] for a packet of the fast path: its payload is decoded only on port 21.
+/// [`Steer::route`] for a packet of the fast path.
 #[cold]
 #[inline(never)]
-fn steer_fast(
-    p: &RawPacket<'_>,
-    f: &FastFlow<'_>,
-    q: usize,
-    cfg: &DecodeConfig,
-    steer: &mut Steer,
-) -> usize {
+fn steer_fast(f: &FastFlow<'_>, q: usize, steer: &mut Steer) -> usize {
     let (src, dst) = match f.addrs {
         FastAddrs::V4(s, d) => (IpAddr::from(*s), IpAddr::from(*d)),
         FastAddrs::V6(s, d) => (IpAddr::from(*s), IpAddr::from(*d)),
     };
-    let payload = if f.sport == 21 || f.dport == 21 {
-        match decode(LinkType(p.link), p.data, cfg) {
-            Ok(d) => d.payload,
-            Err(_) => &[],
-        }
+    steer.route(src, dst, f.sport, f.dport, q)
+}
+
+/// The address of a decoded packet's 16-byte field, `alen` bytes long.
+fn ip_of(a: &[u8; 16], alen: usize) -> IpAddr {
+    if alen == 4 {
+        IpAddr::from([a[0], a[1], a[2], a[3]])
     } else {
-        &[]
-    };
-    steer.route(src, dst, f.sport, f.dport, payload, p.ts_ns, q)
+        IpAddr::from(*a)
+    }
+}
+
+/// The routes of an input ([`super::steer`]), planned when its first packet of TCP port 21 is
+/// met, `done` packets into it: every FTP announcement its packets of port 21 make, routed to
+/// the control connection's worker (its hash's, as [`pick`] gives it), so that each announced
+/// connection goes to that worker from its first packet, wherever in the input its
+/// announcement lies; then the connections of the `done` packets already dispatched by their
+/// hash are pinned there ([`Steer::pin`]).
+#[cold]
+#[inline(never)]
+pub(crate) fn plan(
+    file: &CaptureFile,
+    key: &rss::DispatchKey,
+    reta: &[u8; 128],
+    cfg: &DecodeConfig,
+    steer: &mut Steer,
+    done: u64,
+) {
+    steer.planned = true;
+    let mut reader = file.reader();
+    loop {
+        let r = reader.next_batch_visit(256, |p| {
+            if let Some(f) =
+                wirespeed_wire::fast_flow(LinkType(p.link), p.data, p.wire_len as usize)
+            {
+                if f.proto != TCP || (f.sport != 21 && f.dport != 21) {
+                    return;
+                }
+            }
+            let Ok(d) = decode(LinkType(p.link), p.data, cfg) else {
+                return;
+            };
+            if d.proto != TCP || (d.src_port != 21 && d.dst_port != 21) || d.payload.is_empty() {
+                return;
+            }
+            let alen = if d.ip_version == 4 { 4 } else { 16 };
+            let ports = (d.src_port, d.dst_port);
+            let q = usize::from(reta[rss::slot(key.hash(&d.src[..alen], &d.dst[..alen], ports))]);
+            let (src, dst) = (ip_of(&d.src, alen), ip_of(&d.dst, alen));
+            steer.learn(src, dst, ports.0, ports.1, d.payload, q);
+        });
+        if !matches!(r, Ok(k) if k > 0) {
+            break;
+        }
+    }
+    if steer.routes() == 0 {
+        return;
+    }
+    let mut reader = file.reader();
+    let mut left = done;
+    while left > 0 {
+        let r = reader.next_batch_visit(left.min(256) as usize, |p| {
+            let Ok(d) = decode(LinkType(p.link), p.data, cfg) else {
+                return;
+            };
+            if d.proto != TCP || d.frag.is_some_and(|f| f.offset != 0) {
+                return;
+            }
+            let alen = if d.ip_version == 4 { 4 } else { 16 };
+            let ports = (d.src_port, d.dst_port);
+            let q = usize::from(reta[rss::slot(key.hash(&d.src[..alen], &d.dst[..alen], ports))]);
+            let (src, dst) = (ip_of(&d.src, alen), ip_of(&d.dst, alen));
+            steer.pin(src, dst, ports.0, ports.1, q);
+        });
+        match r {
+            Ok(k) if k > 0 => left = left.saturating_sub(k as u64),
+            _ => break,
+        }
+    }
 }
 
 /// [`pick`] for the frames the fast path leaves: the full decoder, and fragments mapped to their
@@ -292,6 +368,7 @@ fn steer_fast(
 #[inline(never)]
 pub(crate) fn pick_decoded(
     p: &RawPacket<'_>,
+    key: &rss::DispatchKey,
     reta: &[u8; 128],
     cfg: &DecodeConfig,
     frag: &mut FragTable,
@@ -317,26 +394,11 @@ pub(crate) fn pick_decoded(
         None => ((d.src_port, d.dst_port), false),
     };
     let alen = if d.ip_version == 4 { 4 } else { 16 };
-    let h = rss::symmetric(&d.src[..alen], &d.dst[..alen], Some(ports));
-    let q = usize::from(reta[h as usize & 127]);
+    let h = key.hash(&d.src[..alen], &d.dst[..alen], ports);
+    let q = usize::from(reta[rss::slot(h)]);
     if d.proto != TCP || steer.idle(ports.0, ports.1) {
         return (q, in_flow);
     }
-    let ip = |a: &[u8; 16]| -> IpAddr {
-        if alen == 4 {
-            IpAddr::from([a[0], a[1], a[2], a[3]])
-        } else {
-            IpAddr::from(*a)
-        }
-    };
-    let w = steer.route(
-        ip(&d.src),
-        ip(&d.dst),
-        ports.0,
-        ports.1,
-        d.payload,
-        p.ts_ns,
-        q,
-    );
-    (w, in_flow)
+    let (src, dst) = (ip_of(&d.src, alen), ip_of(&d.dst, alen));
+    (steer.route(src, dst, ports.0, ports.1, q), in_flow)
 }

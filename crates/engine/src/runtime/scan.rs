@@ -2,7 +2,8 @@
 
 use super::pool::*;
 use super::reader::*;
-use crate::worker::{FileOutcome, Worker};
+use super::steer::PLAN;
+use crate::worker::{FileOutcome, Stamp, Worker};
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Mutex;
@@ -27,6 +28,8 @@ impl<S: RecordSink + Send> Pool<S> {
         let Pool {
             workers,
             frag,
+            key,
+            ordinal,
             steer,
             decode,
             batch,
@@ -61,6 +64,9 @@ impl<S: RecordSink + Send> Pool<S> {
             scanner: Mutex::new(Scanner {
                 reader: file.reader().shared(),
                 reta: redirection_table(n),
+                key: *key,
+                ordinal: *ordinal,
+                first: *ordinal,
                 dcfg: *decode,
                 frag,
                 steer,
@@ -141,6 +147,7 @@ impl<S: RecordSink + Send> Pool<S> {
         stats.frags_mapped += sc.st.frags_mapped;
         stats.undecoded += sc.st.undecoded;
         *clock = sc.now;
+        *ordinal = sc.ordinal;
         let outcome = FileOutcome {
             packets: sc.packets,
             error: sc.error,
@@ -206,17 +213,17 @@ pub(crate) struct Chunk<'f> {
     lists: Vec<Mutex<List<'f>>>,
 }
 
-/// One worker's packets of a chunk and the input's clock at each.
+/// One worker's packets of a chunk, and the input's clock at each and its number.
 pub(crate) struct List<'f> {
     pkts: Vec<RawPacket<'f>>,
-    clocks: Vec<u64>,
+    stamps: Vec<Stamp>,
 }
 
 impl List<'_> {
     fn with_capacity(n: usize) -> Self {
         List {
             pkts: Vec::with_capacity(n),
-            clocks: Vec::with_capacity(n),
+            stamps: Vec::with_capacity(n),
         }
     }
 }
@@ -226,6 +233,10 @@ impl List<'_> {
 pub(crate) struct Scanner<'f, 'a> {
     reader: PacketReader<'f>,
     reta: [u8; 128],
+    key: crate::rss::DispatchKey,
+    /// The next packet's number in the run's input, and the file's first packet's.
+    ordinal: u64,
+    first: u64,
     dcfg: DecodeConfig,
     frag: &'a mut FragTable,
     steer: &'a mut super::steer::Steer,
@@ -335,7 +346,7 @@ impl<'f> Scanner<'f, '_> {
                 let mut l = lock(list);
                 std::mem::swap(&mut *l, buf);
                 buf.pkts.clear();
-                buf.clocks.clear();
+                buf.stamps.clear();
             }
             slot.done.store(0, Ordering::Relaxed);
             slot.end_clock.store(self.now, Ordering::Relaxed);
@@ -356,6 +367,9 @@ impl<'f> Scanner<'f, '_> {
         let Scanner {
             reader,
             reta,
+            key,
+            ordinal,
+            first,
             dcfg,
             frag,
             steer,
@@ -366,13 +380,25 @@ impl<'f> Scanner<'f, '_> {
         } = self;
         loop {
             let r = reader.next_batch_visit(job.batch, |p| {
-                let (q, in_flow) = pick(&p, reta, dcfg, frag, steer, st);
+                let (q, in_flow) = pick(&p, key, reta, dcfg, frag, steer, st);
                 if in_flow {
                     *now = (*now).max(p.ts_ns);
                 }
+                let stamp = Stamp {
+                    clock: *now,
+                    ordinal: *ordinal,
+                };
+                *ordinal += 1;
                 if let Some(b) = bufs.get_mut(q) {
                     b.pkts.push(p);
-                    b.clocks.push(*now);
+                    b.stamps.push(stamp);
+                } else if q & PLAN != 0 {
+                    // The file's first packet of port 21: its routes, before the next packet.
+                    plan(job.file, key, reta, dcfg, steer, stamp.ordinal - *first);
+                    if let Some(b) = bufs.get_mut(q & !PLAN) {
+                        b.pkts.push(p);
+                        b.stamps.push(stamp);
+                    }
                 }
             });
             match r {
@@ -444,16 +470,16 @@ impl<'f> Scan<'f, '_> {
             }
             {
                 let mut l = lock(&slot.lists[me]);
-                let List { pkts, clocks } = &mut *l;
-                for (p, c) in pkts.chunks(bs).zip(clocks.chunks(bs)) {
+                let List { pkts, stamps } = &mut *l;
+                for (p, c) in pkts.chunks(bs).zip(stamps.chunks(bs)) {
                     if out.res.is_ok() {
                         out.batches += 1;
-                        out.res = w.process_batch_clocked(p, c);
+                        out.res = w.process_batch_stamped(p, c);
                     }
                 }
                 out.own += pkts.len() as u64;
                 pkts.clear();
-                clocks.clear();
+                stamps.clear();
             }
             // Read the slot before handing it back: once every worker is done with it, the
             // scan may fill it again.
