@@ -19,6 +19,7 @@ pub mod expect;
 mod flowstats;
 pub mod gen;
 pub mod learn;
+pub mod ordered;
 mod risks;
 pub mod rss;
 mod rules;
@@ -26,6 +27,7 @@ pub mod runtime;
 mod summary;
 mod tcpstats;
 pub mod train;
+mod tunnels;
 mod worker;
 
 pub use classify::{FlowExt, DPI_CONFIDENCE};
@@ -35,4 +37,4 @@ pub use summary::{
     app_categories, method_slot, AppStats, Counters, LabelHasher, LearnedOutcome, RiskCounts,
     Summary, METHOD_SLOTS,
 };
-pub use worker::{reserved_bytes, run_file, EngineConfig, FileOutcome, Worker};
+pub use worker::{reserved_bytes, run_file, EngineConfig, FileOutcome, Stamp, Worker};

@@ -172,6 +172,8 @@ impl Hasher for LabelHasher {
 pub(crate) struct Stats {
     dist: Option<wirespeed_export::DistFields>,
     tcp: Option<wirespeed_export::TcpFields>,
+    /// The outer flow of a flow that began in a tunnel (`--tunnels both`).
+    tunnel_parent: Option<u64>,
 }
 
 /// Where a worker's ended flows go.
@@ -191,13 +193,11 @@ pub(crate) struct Output<S> {
     pub(crate) learned: [LearnedOutcome; 2],
     /// Records handed to the sink, interim ones included.
     pub(crate) written: u64,
-    /// A flow's id is `serial × id_stride + id_base` (its table's serial; this worker's number
-    /// and the number of workers), so ids are unique across the run's workers.
-    id_base: u64,
-    id_stride: u64,
     error: Option<io::Error>,
     /// Where transaction events go (`--events`); None without.
     pub(crate) events: Option<crate::events::EventOut>,
+    /// The outer flow of each inner flow (`--tunnels both`, [`crate::tunnels`]); None without.
+    pub(crate) parents: Option<crate::tunnels::Parents>,
 }
 
 impl<S: RecordSink> Output<S> {
@@ -213,10 +213,9 @@ impl<S: RecordSink> Output<S> {
             by_risk: RiskCounts::default(),
             learned: Default::default(),
             written: 0,
-            id_base: 0,
-            id_stride: 1,
             error: None,
             events: None,
+            parents: None,
         }
     }
 
@@ -226,16 +225,10 @@ impl<S: RecordSink> Output<S> {
     pub(crate) fn events(&mut self, dpi: &mut wirespeed_dpi::Dpi) {
         if let Some(e) = self.events.as_mut() {
             if let Some(ev) = dpi.events() {
-                let (stride, base) = (self.id_stride, self.id_base);
-                e.take(ev, |serial| serial * stride + base);
+                // A flow's number is its id (`Worker::numbered`).
+                e.take(ev, |serial| serial);
             }
         }
-    }
-
-    /// This output is worker `index` of `count`: its flow ids interleave with the others'.
-    pub(crate) fn number(&mut self, index: usize, count: usize) {
-        self.id_base = index as u64;
-        self.id_stride = count.max(1) as u64;
     }
 
     /// The per-label totals by application name.
@@ -276,6 +269,7 @@ impl<S: RecordSink> Output<S> {
         let stats = Stats {
             dist: stage.dist.as_mut().and_then(|d| d.ended(f, last)),
             tcp: stage.tcp.as_mut().and_then(|t| t.ended(f, last)),
+            tunnel_parent: self.parents.as_mut().and_then(|p| p.ended(f, last)),
         };
         if !last {
             let mut now = f.clone();
@@ -307,13 +301,14 @@ impl<S: RecordSink> Output<S> {
             rec.source = Some(self.source.as_str());
             rec.pcap = Some(self.base.as_str());
         }
-        rec.flow_id = f.serial * self.id_stride + self.id_base;
+        rec.flow_id = f.serial;
         rec.act = match (&stage.act, acted) {
             (Some(a), Some(e)) => Some(a.fields(&e)),
             _ => None,
         };
         rec.dist = stats.dist;
         rec.tcp = stats.tcp;
+        rec.tunnel_parent = stats.tunnel_parent;
         self.written += 1;
         if why == EndReason::Active {
             // Interim records are not flows: the flow is counted once, at its end.
@@ -602,6 +597,7 @@ pub(crate) fn record<'a>(
         l4: f.key.proto,
         vlan: f.key.vlan,
         tunnel: f.tunnel.as_str(),
+        tunnel_parent: None,
         first_ts_ns: f.first_ts,
         last_ts_ns: f.last_ts,
         c2s_pkts: f.pkts[c.index()],

@@ -48,6 +48,17 @@ pub struct EngineConfig {
     /// Where transaction events go (`--events`: DNS, HTTP, TLS, [`crate::events`]); None: no
     /// events, and nothing of them runs.
     pub events: Option<crate::events::EventsConfig>,
+    /// Seed of the run's secret hash keys: which worker takes a flow ([`crate::rss::DispatchKey`])
+    /// and the fragment tables' sets. None (the default) draws them per run, so nobody can aim
+    /// packets at one worker or one set; a seed (`--dispatch-seed`) makes the dispatch
+    /// reproducible, for tests. Records never depend on it.
+    pub dispatch_seed: Option<u64>,
+    /// `--tunnels both` (`crates/engine/src/tunnels.rs`): with `decode.decode_tunnels`, a
+    /// tunnelled packet counts in its inner flow and also in its outer flow (its outermost
+    /// headers, keyed as with tunnels off), and each inner flow's record names that outer flow
+    /// (`tunnel_parent`); the dispatcher then hashes the outermost addresses alone. Off (the
+    /// default), nothing of it runs.
+    pub outer_flows: bool,
 }
 
 impl Default for EngineConfig {
@@ -74,6 +85,8 @@ impl EngineConfig {
             tcp: false,
             entropy: false,
             events: None,
+            dispatch_seed: None,
+            outer_flows: false,
         }
     }
 }
@@ -101,6 +114,8 @@ struct Pending {
     ip_len: u16,
     /// TTL or hop limit of the innermost IP header.
     ttl: u8,
+    /// `--tunnels both`: this is the packet's outer flow's (pushed just before its inner one).
+    outer: bool,
 }
 
 /// Bytes of memory a run of `workers` workers reserves at start for its flows: each worker's
@@ -124,6 +139,9 @@ pub fn reserved_bytes(cfg: &EngineConfig, workers: usize) -> u64 {
     if cfg.entropy {
         per_flow += crate::entropy::SLOT_BYTES as u64;
     }
+    if cfg.outer_flows {
+        per_flow += crate::tunnels::SLOT_BYTES as u64;
+    }
     c.saturating_mul(per_flow)
         .saturating_add(index)
         .saturating_mul(n as u64)
@@ -141,6 +159,22 @@ pub struct Worker<S: RecordSink> {
     out: Output<S>,
     counters: Counters,
     now: u64,
+    /// Flow ids of packets numbered by this worker (no [`Stamp`]): a packet's id is its number
+    /// among this worker's packets × `id_stride` + `id_base` ([`Worker::numbered`]).
+    id_base: u64,
+    id_stride: u64,
+}
+
+/// What a dispatcher tells a worker about each packet of its share of an input
+/// ([`Worker::process_batch_stamped`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Stamp {
+    /// The input's clock at the packet: the latest time of a packet counted in a flow so far,
+    /// across all workers.
+    pub clock: u64,
+    /// The packet's number in the run's input (0 for its first packet, counted over every
+    /// input of the run): a flow's id is its first packet's number.
+    pub ordinal: u64,
 }
 
 impl<S: RecordSink> Worker<S> {
@@ -165,13 +199,21 @@ impl<S: RecordSink> Worker<S> {
             stage.tcp = Some(t);
         }
         let mut out = Output::new(sink, with_source);
+        if cfg.outer_flows && cfg.decode.decode_tunnels {
+            let mut p = crate::tunnels::Parents::new(table.config().capacity);
+            p.locator = Some(table.locator());
+            out.parents = Some(p);
+        }
         if let Some(e) = &cfg.events {
             stage.dpi.dpi.enable_events();
             out.events = Some(crate::events::EventOut::new(e));
         }
         Worker {
             table,
-            frag: FragTable::new(cfg.frag_capacity, cfg.frag_timeout_ns),
+            frag: match cfg.dispatch_seed {
+                Some(k) => FragTable::with_key(cfg.frag_capacity, cfg.frag_timeout_ns, k),
+                None => FragTable::new(cfg.frag_capacity, cfg.frag_timeout_ns),
+            },
             arbiter: Arbiter::new(cfg.classifiers),
             stage,
             pending: Vec::with_capacity(batch),
@@ -179,13 +221,21 @@ impl<S: RecordSink> Worker<S> {
             cfg,
             counters: Counters::default(),
             now: 0,
+            id_base: 0,
+            id_stride: 1,
         }
     }
 
-    /// This is worker `index` of a run's `count`: flow ids (`flow_id` in records) interleave
-    /// with the other workers', so they are unique in the run. A lone worker needs no number.
+    /// This is worker `index` of a run's `count`. A flow's id (`flow_id` in records, and in
+    /// the events that join them) is the number of its first packet in the run's input: given
+    /// by the dispatcher with each packet ([`Worker::process_batch_stamped`]: capture files and
+    /// pipes, whatever the number of workers or the dispatch key), or else counted by the
+    /// worker itself (a lone worker: the same numbers; a worker reading its own feed, such as a
+    /// live ring: its packets' numbers interleaved with the other workers', `n × count +
+    /// index`, so ids stay unique in the run).
     pub fn numbered(mut self, index: usize, count: usize) -> Self {
-        self.out.number(index, count);
+        self.id_base = index as u64;
+        self.id_stride = count.max(1) as u64;
         self
     }
 
@@ -327,21 +377,22 @@ impl<S: RecordSink> Worker<S> {
         self.run_batch(batch, None, acts)
     }
 
-    /// [`Worker::process_batch`] for a share of an input: `clocks[i]` is the input's clock at
-    /// `batch[i]` (the latest time of a packet counted in a flow so far, across all workers),
-    /// so flows expire exactly when one worker reading the whole input would end them.
-    pub fn process_batch_clocked(
+    /// [`Worker::process_batch`] for a share of an input: `stamps[i]` is what the dispatcher
+    /// knows of `batch[i]`, the input's clock at it (the latest time of a packet counted in a
+    /// flow so far, across all workers: flows expire exactly when one worker reading the whole
+    /// input would end them) and its number in the input (a new flow's id).
+    pub fn process_batch_stamped(
         &mut self,
         batch: &[RawPacket<'_>],
-        clocks: &[u64],
+        stamps: &[Stamp],
     ) -> io::Result<()> {
-        self.run_batch(batch, Some(clocks), &mut [])
+        self.run_batch(batch, Some(stamps), &mut [])
     }
 
     fn run_batch(
         &mut self,
         batch: &[RawPacket<'_>],
-        clocks: Option<&[u64]>,
+        stamps: Option<&[Stamp]>,
         acts: &mut [wirespeed_act::PacketAct],
     ) -> io::Result<()> {
         let Worker {
@@ -354,27 +405,51 @@ impl<S: RecordSink> Worker<S> {
             out,
             counters: c,
             now,
+            id_base,
+            id_stride,
             ..
         } = self;
         pending.clear();
+        // This worker's count of packets before the batch (the ids of unstamped packets).
+        let counted = c.packets;
+        // `--tunnels both`: tunnelled packets count in their outer flow too.
+        let both = out.parents.is_some();
         // Stage 1: decode, key, hash.
         for (idx, p) in batch.iter().enumerate() {
+            let stamp = stamps.and_then(|k| k.get(idx).copied());
             c.packets += 1;
             c.bytes += p.data.len() as u64;
             let d = match decode(LinkType(p.link), p.data, &cfg.decode) {
                 Ok(d) if d.beyond_frame(p.wire_len as usize, p.data.len()) => {
+                    // `--tunnels both`: what tunnels off decode counts in its outer flow.
+                    if both && push_outer(p, idx, stamp, table, frag, now, pending) {
+                        c.decoded += 1;
+                        continue;
+                    }
                     c.drops[DropReason::IpBeyondFrame.index()] += 1;
                     continue;
                 }
                 Ok(d) => d,
                 Err(r) => {
+                    if both && push_outer(p, idx, stamp, table, frag, now, pending) {
+                        c.decoded += 1;
+                        continue;
+                    }
                     c.drops[r.index()] += 1;
                     continue;
                 }
             };
+            // `--tunnels both`: the outer flow's packet first, then the inner one's.
+            let outer = both
+                && d.tunnel != Tunnel::None
+                && push_outer(p, idx, stamp, table, frag, now, pending);
             // Later fragments carry no ports: their first fragment's ports key them.
             let Some((sport, dport)) = frag.ports(&d, p.ts_ns) else {
-                c.frag_orphans += 1;
+                if outer {
+                    c.decoded += 1;
+                } else {
+                    c.frag_orphans += 1;
+                }
                 continue;
             };
             let (key, side) = FlowKey::new(
@@ -392,7 +467,7 @@ impl<S: RecordSink> Worker<S> {
             let hash = table.hash(&key);
             c.decoded += 1;
             // One monotonic clock for every expiry decision (lookup and sweep alike).
-            let clk = clocks.and_then(|k| k.get(idx).copied()).unwrap_or(p.ts_ns);
+            let clk = stamp.map_or(p.ts_ns, |s| s.clock);
             if clk > *now {
                 *now = clk;
             }
@@ -413,6 +488,7 @@ impl<S: RecordSink> Worker<S> {
                 payload_len: d.payload.len() as u32,
                 ip_len: d.ip_len,
                 ttl: d.ttl,
+                outer: false,
             });
         }
         // Stage 2: read each index entry and prefetch the flow it names.
@@ -421,6 +497,8 @@ impl<S: RecordSink> Worker<S> {
         }
         // Stage 3: look up or create each flow, update it, and run the classifiers.
         let rules = &*cfg.rules;
+        // `--tunnels both`: the packet and id of the last outer flow's packet.
+        let mut outer_of: Option<(u32, u64)> = None;
         for q in pending.iter() {
             stage.learned.tick(q.clk);
             let mut on_end =
@@ -436,6 +514,12 @@ impl<S: RecordSink> Worker<S> {
             );
             let f = table.get_mut(r.slot());
             if let Lookup::New(_) = r {
+                // The flow's number is its id: its first packet's in the input, not the
+                // table's count, so that it does not depend on which worker took the flow.
+                f.serial = flow_id(stamps, q.idx as usize, counted, *id_stride, *id_base);
+                if both {
+                    f.serial = crate::tunnels::flow_id(f.serial, q.outer);
+                }
                 f.tunnel = q.tunnel;
                 stage.start(arbiter, f);
                 if matches!(f.key.proto, 1 | 58) {
@@ -449,6 +533,18 @@ impl<S: RecordSink> Worker<S> {
                         .and_then(|s| data.get(s..off + len));
                     if msg.is_some_and(|m| crate::risks::icmp_malformed(f.key.proto, m)) {
                         f.noted |= wirespeed_flow::noted::ICMP_MALFORMED;
+                    }
+                }
+            }
+            if both {
+                if q.outer {
+                    outer_of = Some((q.idx, f.serial));
+                } else if let (Lookup::New(slot), Some((idx, parent))) = (r, outer_of) {
+                    // The inner flow begun by a packet whose outer flow was just counted.
+                    if idx == q.idx && q.tunnel != Tunnel::None {
+                        if let Some(p) = out.parents.as_mut() {
+                            p.set(slot, f.serial, parent);
+                        }
                     }
                 }
             }
@@ -572,6 +668,71 @@ impl<S: RecordSink> Worker<S> {
     }
 }
 
+/// The id of a flow whose first packet is `batch[i]`: its [`Stamp::ordinal`], or else its
+/// number among this worker's packets (`counted` before the batch) × `stride` + `base`. Once a
+/// flow: out of line.
+#[inline(never)]
+fn flow_id(stamps: Option<&[Stamp]>, i: usize, counted: u64, stride: u64, base: u64) -> u64 {
+    match stamps.and_then(|k| k.get(i)) {
+        Some(s) => s.ordinal,
+        None => (counted + i as u64) * stride + base,
+    }
+}
+
+/// `--tunnels both`: push the outer flow's packet of `batch[idx]` (`p`), decoded with tunnels
+/// off and keyed as `--tunnels outer` keys it; false when its outermost headers make no flow
+/// (nothing pushed). Out of line: runs without the mode never call it.
+#[inline(never)]
+#[allow(clippy::too_many_arguments)]
+fn push_outer(
+    p: &RawPacket<'_>,
+    idx: usize,
+    stamp: Option<Stamp>,
+    table: &FlowTable<FlowExt>,
+    frag: &mut FragTable,
+    now: &mut u64,
+    pending: &mut Vec<Pending>,
+) -> bool {
+    let off = DecodeConfig {
+        decode_tunnels: false,
+    };
+    let d = match decode(LinkType(p.link), p.data, &off) {
+        Ok(d) if !d.beyond_frame(p.wire_len as usize, p.data.len()) => d,
+        _ => return false,
+    };
+    let Some((sport, dport)) = frag.ports(&d, p.ts_ns) else {
+        return false;
+    };
+    let (key, side) = FlowKey::new(
+        d.ip_version,
+        d.proto,
+        d.vlan,
+        (d.src, sport),
+        (d.dst, dport),
+    );
+    let clk = stamp.map_or(p.ts_ns, |s| s.clock);
+    if clk > *now {
+        *now = clk;
+    }
+    pending.push(Pending {
+        key,
+        hash: table.hash(&key),
+        ts: p.ts_ns,
+        clk: *now,
+        len: p.data.len() as u32,
+        side,
+        tcp: d.tcp,
+        tunnel: Tunnel::None,
+        idx: idx as u32,
+        payload_off: (d.payload.as_ptr() as usize).wrapping_sub(p.data.as_ptr() as usize) as u32,
+        payload_len: d.payload.len() as u32,
+        ip_len: d.ip_len,
+        ttl: d.ttl,
+        outer: true,
+    });
+    true
+}
+
 /// How reading one input file went.
 #[derive(Debug)]
 pub struct FileOutcome {
@@ -653,29 +814,37 @@ fn run_packets<S: RecordSink>(
 
 #[cfg(test)]
 mod size_tests {
-    /// Memory per flow is the table's budget (capacity × slot): a field added to every slot must
-    /// be a deliberate choice, so growing the slot fails here. 136 → 184 bytes: the statistical
-    /// classifier (issue 3) keeps the first 5 packets' sizes, flags and gaps (40 bytes,
-    /// `wirespeed_stats::Early`) until its verdict, and the verdict itself (4 bytes) so records
-    /// can compare it with the method that won.
+    /// What a run reserves follows the table size, the workers and the statistics families.
     #[test]
     fn reserved_bytes_follow_capacity_workers_and_families() {
         let mut cfg = super::EngineConfig::default();
         cfg.flow.capacity = 1 << 20;
         let one = super::reserved_bytes(&cfg, 1);
         // Slots of at most 192 bytes, a 4-byte free-list entry and 16 bytes of index a flow.
-        assert!(one >= (1 << 20) * (192 + 4) && one <= (1 << 20) * (200 + 4 + 16), "{one}");
+        assert!(
+            ((1 << 20) * (192 + 4)..=(1 << 20) * (200 + 4 + 16)).contains(&one),
+            "{one}"
+        );
         // Two workers share the capacity, with at most 1/8 headroom each.
         let two = super::reserved_bytes(&cfg, 2);
         assert!(two >= one && two <= one * 9 / 8 + 64, "{two} vs {one}");
         cfg.dist = true;
         cfg.tcp = true;
         assert!(super::reserved_bytes(&cfg, 1) > one);
+        // `--tunnels both`: 16 bytes a flow for the parents (crates/engine/src/tunnels.rs).
+        let before = super::reserved_bytes(&cfg, 1);
+        cfg.outer_flows = true;
+        assert_eq!(super::reserved_bytes(&cfg, 1), before + (1 << 20) * 16);
         // The largest table asked for (2^28 flows) is tens of GiB, never an overflow.
         cfg.flow.capacity = 1 << 28;
         assert!(super::reserved_bytes(&cfg, 1) > 50 << 30);
     }
 
+    /// Memory per flow is the table's budget (capacity × slot): a field added to every slot must
+    /// be a deliberate choice, so growing the slot fails here. 136 → 184 bytes: the statistical
+    /// classifier (issue 3) keeps the first 5 packets' sizes, flags and gaps (40 bytes,
+    /// `wirespeed_stats::Early`) until its verdict, and the verdict itself (4 bytes) so records
+    /// can compare it with the method that won.
     #[test]
     fn flow_slot_stays_within_budget() {
         // 136 -> 144: the DPI context handle (`FlowExt::dpi`, a u32 padded to 8). All payload

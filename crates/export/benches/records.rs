@@ -61,6 +61,7 @@ fn records(tls: bool, labels: &Labels) -> Vec<FlowRecord<'_>> {
                 l4: if tls { 6 } else { 17 },
                 vlan: 0,
                 tunnel: "",
+                tunnel_parent: None,
                 first_ts_ns: 1_700_000_000_000_000_000 + (r >> 20) % 1_000_000_000_000,
                 last_ts_ns: 1_700_000_001_000_000_000 + (r >> 24) % 1_000_000_000_000,
                 c2s_pkts: 3 + (r >> 40) % 100,

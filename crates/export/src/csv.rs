@@ -74,6 +74,12 @@ impl<W: Write> CsvWriter<W> {
         self.set(|c| c.tcp = on)
     }
 
+    /// Also write each flow's tunnel parent ([`crate::TUNNEL_PARENT_FIELD`]); off by default.
+    /// Call before writing any record, as [`CsvWriter::with_features`].
+    pub fn with_tunnel_parent(self, on: bool) -> Self {
+        self.set(|c| c.tunnel_parent = on)
+    }
+
     /// Write these optional columns (the constructor's `with_source` stays). Call before
     /// writing any record, as [`CsvWriter::with_features`].
     pub fn with_columns(self, cols: Columns) -> Self {

@@ -198,6 +198,8 @@ pub struct Columns {
     pub dist: bool,
     /// [`crate::TCP_FIELDS`].
     pub tcp: bool,
+    /// [`crate::TUNNEL_PARENT_FIELD`] (`--tunnels both`).
+    pub tunnel_parent: bool,
 }
 
 impl Columns {
@@ -208,6 +210,7 @@ impl Columns {
             && (self.action || !crate::ACT_FIELDS.contains(&field))
             && (self.dist || !crate::DIST_FIELDS.contains(&field))
             && (self.tcp || !crate::TCP_FIELDS.contains(&field))
+            && (self.tunnel_parent || field != crate::TUNNEL_PARENT_FIELD)
     }
 }
 
@@ -222,6 +225,7 @@ pub(crate) fn record<S: Syntax>(b: &mut Vec<u8>, r: &FlowRecord<'_>, cols: &Colu
         action,
         dist,
         tcp,
+        tunnel_parent,
     } = *cols;
     // Before every field but the first: `,"name":` in JSON, `,` in CSV.
     macro_rules! key {
@@ -267,6 +271,13 @@ pub(crate) fn record<S: Syntax>(b: &mut Vec<u8>, r: &FlowRecord<'_>, cols: &Colu
     Fmt::int(b, r.vlan);
     key!("tunnel");
     S::opt_str(b, r.tunnel);
+    if tunnel_parent {
+        key!("tunnel_parent");
+        match r.tunnel_parent {
+            Some(id) => Fmt::int(b, id),
+            None => S::null(b),
+        }
+    }
     key!("first_ts");
     Fmt::ts(b, r.first_ts_ns);
     key!("last_ts");

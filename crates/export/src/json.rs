@@ -123,6 +123,12 @@ impl<W: Write> JsonLinesWriter<W> {
         self
     }
 
+    /// Also write each flow's tunnel parent ([`crate::TUNNEL_PARENT_FIELD`]); off by default.
+    pub fn with_tunnel_parent(mut self, on: bool) -> Self {
+        self.cols.tunnel_parent = on;
+        self
+    }
+
     /// Write these optional columns (the constructor's `with_source` stays).
     pub fn with_columns(mut self, cols: Columns) -> Self {
         self.cols = Columns {
