@@ -22,6 +22,7 @@
 #![deny(missing_docs)]
 
 mod backing;
+pub mod inputs;
 mod pcap;
 mod pcapng;
 pub mod stream;

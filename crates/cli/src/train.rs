@@ -80,52 +80,12 @@ pub(crate) struct TrainArgs {
 }
 
 /// The inputs with each directory replaced by the captures in it and in its subdirectories
-/// (sorted by path; pcap, pcapng, and their gzip, zstd or xz compressions, told by their first
-/// bytes). Other files inside a directory are skipped, each named in one line on standard
-/// error; a file named on the command line is always an input.
+/// (`wirespeed_capture::inputs::expand`: sorted by path; pcap, pcapng, and their gzip, zstd or
+/// xz compressions, told by their first bytes). Other files inside a directory are skipped,
+/// each named in one line on standard error; a file named on the command line is always an
+/// input.
 pub(crate) fn expand(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
-    let mut out = Vec::new();
-    for p in inputs {
-        if p.is_dir() {
-            let mut found = Vec::new();
-            walk(p, &mut found, 0)?;
-            found.sort();
-            for f in found {
-                if wirespeed_capture::stream::looks_like_capture(&f) {
-                    out.push(f);
-                } else {
-                    eprintln!("wirespeed: skipped (not a capture): {}", f.display());
-                }
-            }
-        } else {
-            out.push(p.clone());
-        }
-    }
-    Ok(out)
-}
-
-/// Directories nested deeper than this are not entered (a link loop must end).
-const MAX_DEPTH: usize = 32;
-
-/// Every regular file under `dir`, into `out`.
-fn walk(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) -> Result<(), String> {
-    if depth > MAX_DEPTH {
-        eprintln!(
-            "wirespeed: skipped (nested deeper than {MAX_DEPTH} directories): {}",
-            dir.display()
-        );
-        return Ok(());
-    }
-    let rd = std::fs::read_dir(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-    for e in rd.filter_map(Result::ok) {
-        let p = e.path();
-        if p.is_dir() {
-            walk(&p, out, depth + 1)?;
-        } else if p.is_file() {
-            out.push(p);
-        }
-    }
-    Ok(())
+    wirespeed_capture::inputs::expand(inputs, &mut |s| eprintln!("wirespeed: {s}"))
 }
 
 pub(crate) fn train_cmd(a: TrainArgs) -> Result<ExitCode, String> {

@@ -8,6 +8,8 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
+#[cfg(feature = "arrow")]
+pub mod arrow;
 mod community;
 mod csv;
 pub mod events;
@@ -57,6 +59,9 @@ pub struct FlowRecord<'a> {
     pub vlan: u16,
     /// Outermost tunnel removed ("" = none).
     pub tunnel: &'a str,
+    /// The `flow_id` of the tunnel's outer flow this flow was carried in (`--tunnels both`:
+    /// Zeek's `tunnel_parents`); None for a flow in no tunnel, and in the other modes.
+    pub tunnel_parent: Option<u64>,
     /// First packet's capture time, ns since the epoch.
     pub first_ts_ns: u64,
     /// Last packet's capture time, ns since the epoch.
@@ -270,17 +275,14 @@ const fn concat<const N: usize>(parts: &[&[&'static str]]) -> [&'static str; N] 
     out
 }
 
-/// The fields every record has, in order (after `source` and `pcap`, when written).
-const CORE_FIELDS: [&str; 31] = [
-    "flow_id",
-    "src_ip",
-    "src_port",
-    "dst_ip",
-    "dst_port",
-    "l4",
-    "ip_proto",
-    "vlan",
-    "tunnel",
+/// The fields every record has, in order (after `source` and `pcap`, when written): those
+/// before [`TUNNEL_PARENT_FIELD`], then [`CORE_TAIL`].
+const CORE_FIELDS: [&str; 9] = [
+    "flow_id", "src_ip", "src_port", "dst_ip", "dst_port", "l4", "ip_proto", "vlan", "tunnel",
+];
+
+/// The fields every record has after `tunnel` (and [`TUNNEL_PARENT_FIELD`], when written).
+const CORE_TAIL: [&str; 22] = [
     "first_ts",
     "last_ts",
     "duration",
@@ -377,6 +379,8 @@ pub const FIELDS: &[&str] = &concat::<
     {
         CORE_FIELDS.len()
             + 1
+            + CORE_TAIL.len()
+            + 1
             + ACT_FIELDS.len()
             + DIST_FIELDS.len()
             + TCP_FIELDS.len()
@@ -386,6 +390,8 @@ pub const FIELDS: &[&str] = &concat::<
     },
 >(&[
     &CORE_FIELDS,
+    &[TUNNEL_PARENT_FIELD],
+    &CORE_TAIL,
     &[COMMUNITY_FIELD],
     &ACT_FIELDS,
     &DIST_FIELDS,
@@ -397,6 +403,10 @@ pub const FIELDS: &[&str] = &concat::<
 
 /// The Community ID field, written only with `with_community_id(true)` ([`community_id`]).
 pub const COMMUNITY_FIELD: &str = "community_id";
+
+/// The outer flow's id of a flow carried in a tunnel ([`FlowRecord::tunnel_parent`]), written
+/// only with [`Columns::tunnel_parent`] (`--tunnels both`), right after `tunnel`.
+pub const TUNNEL_PARENT_FIELD: &str = "tunnel_parent";
 
 /// Whole-flow distributions ([`DistFields`]), written only with `with_dist(true)`, after the
 /// inline fields: per direction, packet size (IP length) and inter-arrival min / mean / max /
@@ -593,6 +603,7 @@ pub(crate) mod tests {
             l4: 6,
             vlan: 12,
             tunnel: "",
+            tunnel_parent: None,
             first_ts_ns: 1_600_000_000_000_001_999,
             last_ts_ns: 1_600_000_001_500_000_000,
             c2s_pkts: 3,
@@ -657,13 +668,13 @@ pub(crate) mod tests {
         let text = String::from_utf8(c.into_inner().unwrap()).unwrap();
         let mut rd = ::csv::Reader::from_reader(text.as_bytes());
         let row = rd.records().next().unwrap().unwrap();
-        // Without --features, --community-id and the inline fields the CSV has every other
-        // column.
+        // Without --features, --community-id, the inline fields and `tunnel_parent` the CSV
+        // has every other column.
         assert_eq!(
             row.len(),
             FIELDS.len()
                 - FEATURE_FIELDS.len()
-                - 1
+                - 2
                 - ACT_FIELDS.len()
                 - DIST_FIELDS.len()
                 - TCP_FIELDS.len()
@@ -714,7 +725,8 @@ pub(crate) mod tests {
             .with_community_id(true)
             .with_action(true)
             .with_dist(true)
-            .with_tcp(true);
+            .with_tcp(true)
+            .with_tunnel_parent(true);
         let l = labels();
         let mut r = rec(&l);
         r.l4 = 253;
@@ -862,7 +874,8 @@ pub(crate) mod tests {
                 .with_community_id(true)
                 .with_action(true)
                 .with_dist(true)
-                .with_tcp(true);
+                .with_tcp(true)
+                .with_tunnel_parent(true);
             w.write(&r).unwrap();
             let line = String::from_utf8(w.into_inner().unwrap()).unwrap();
             let mut at = 0;
@@ -888,6 +901,7 @@ pub(crate) mod tests {
             .filter(|f| {
                 !FEATURE_FIELDS.contains(f)
                     && **f != COMMUNITY_FIELD
+                    && **f != TUNNEL_PARENT_FIELD
                     && !ACT_FIELDS.contains(f)
                     && !DIST_FIELDS.contains(f)
                     && !TCP_FIELDS.contains(f)
@@ -898,6 +912,41 @@ pub(crate) mod tests {
         let header = String::from_utf8(c).unwrap();
         assert_eq!(header.trim_end().split(',').count(), want.len());
         assert!(FEATURE_FIELDS.iter().all(|f| FIELDS.contains(f)));
+    }
+
+    /// `tunnel_parent` is a column only when asked for (`--tunnels both`), right after
+    /// `tunnel`: the outer flow's id, or null (JSON) / empty (CSV) for a flow in no tunnel.
+    #[test]
+    fn tunnel_parent_only_when_asked_after_tunnel() {
+        let l = labels();
+        let mut inner = rec(&l);
+        inner.tunnel = "VXLAN";
+        inner.tunnel_parent = Some(41);
+        let plain = rec(&l);
+        let json = |on: bool| {
+            let mut w = JsonLinesWriter::new(Vec::new(), false).with_tunnel_parent(on);
+            w.write(&inner).unwrap();
+            w.write(&plain).unwrap();
+            String::from_utf8(w.into_inner().unwrap()).unwrap()
+        };
+        let on = json(true);
+        let lines: Vec<&str> = on.lines().collect();
+        assert!(lines[0].contains(r#""tunnel":"VXLAN","tunnel_parent":41,"first_ts""#));
+        assert!(lines[1].contains(r#""tunnel":null,"tunnel_parent":null,"first_ts""#));
+        assert!(
+            !json(false).contains("tunnel_parent"),
+            "not a column by default"
+        );
+        let mut w = CsvWriter::new(Vec::new(), false).with_tunnel_parent(true);
+        w.write(&inner).unwrap();
+        w.write(&plain).unwrap();
+        let text = String::from_utf8(w.into_inner().unwrap()).unwrap();
+        let rows: Vec<Vec<&str>> = text.lines().map(|l| l.split(',').collect()).collect();
+        let at = rows[0].iter().position(|f| *f == "tunnel_parent").unwrap();
+        assert_eq!(rows[0][at - 1], "tunnel");
+        assert_eq!((rows[1][at], rows[2][at]), ("41", ""));
+        let header = String::from_utf8(CsvWriter::new(Vec::new(), false).into_inner().unwrap());
+        assert!(!header.unwrap().contains("tunnel_parent"));
     }
 
     #[test]

@@ -23,737 +23,27 @@
 //! `docs/SCHEMA.md` ("Parquet") and [`schema`]. Compression: Snappy (pure Rust, a small build;
 //! see DESIGN.md).
 
-use crate::format::{proto_label, Columns, Fmt};
-use crate::{l4_name, FlowRecord, RecordSink, META_FIELDS, NUMERIC_META};
+use crate::arrow::{append, builders, schema, Builder};
+use crate::format::Columns;
+use crate::{FlowRecord, RecordSink};
 use ::parquet::arrow::arrow_writer::{compute_leaves, ArrowRowGroupWriterFactory};
 use ::parquet::arrow::ArrowWriter;
 use ::parquet::basic::Compression;
 use ::parquet::file::properties::WriterProperties;
 use ::parquet::file::writer::SerializedFileWriter;
-use arrow_array::builder::{
-    BooleanBuilder, Float64Builder, Int32Builder, ListBuilder, StringBuilder,
-    TimestampMicrosecondBuilder, UInt16Builder, UInt32Builder, UInt64Builder, UInt8Builder,
-};
-use arrow_array::types::Int32Type;
-use arrow_array::{ArrayRef, DictionaryArray, RecordBatch};
-use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
-use std::collections::HashMap;
+use arrow_array::{ArrayRef, RecordBatch};
+use arrow_schema::SchemaRef;
 use std::fs::File;
 use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use wirespeed_classify::Method;
 
 /// Records per row group and worker by default: each worker holds up to this many records in
 /// Arrow builders (about 0.65 KB a record with the default columns, 1.6 KB with every optional
 /// group, measured as peak RSS: some 40 and 105 MB a worker) before it encodes them as one row
 /// group.
 pub const ROW_GROUP_ROWS: usize = 65_536;
-
-/// The Arrow type of a column ([`schema`]).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Kind {
-    U8,
-    U16,
-    U32,
-    U64,
-    F64,
-    Bool,
-    /// Text of many values (addresses, names from packets).
-    Str,
-    /// Text of few values (labels, methods): dictionary-encoded (`Int32` keys).
-    Dict,
-    /// Microseconds since the epoch, UTC.
-    Ts,
-    ListI32,
-    ListU32,
-    ListU8,
-}
-
-impl Kind {
-    fn data_type(self) -> DataType {
-        let list = |t| DataType::List(Arc::new(Field::new_list_field(t, false)));
-        match self {
-            Kind::U8 => DataType::UInt8,
-            Kind::U16 => DataType::UInt16,
-            Kind::U32 => DataType::UInt32,
-            Kind::U64 => DataType::UInt64,
-            Kind::F64 => DataType::Float64,
-            Kind::Bool => DataType::Boolean,
-            Kind::Str => DataType::Utf8,
-            Kind::Dict => DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8)),
-            Kind::Ts => DataType::Timestamp(TimeUnit::Microsecond, Some("UTC".into())),
-            Kind::ListI32 => list(DataType::Int32),
-            Kind::ListU32 => list(DataType::UInt32),
-            Kind::ListU8 => list(DataType::UInt8),
-        }
-    }
-
-    fn builder(self) -> Col {
-        let list_field = |t| Arc::new(Field::new_list_field(t, false));
-        match self {
-            Kind::U8 => Col::U8(UInt8Builder::new()),
-            Kind::U16 => Col::U16(UInt16Builder::new()),
-            Kind::U32 => Col::U32(UInt32Builder::new()),
-            Kind::U64 => Col::U64(UInt64Builder::new()),
-            Kind::F64 => Col::F64(Float64Builder::new()),
-            Kind::Bool => Col::Bool(BooleanBuilder::new()),
-            Kind::Str => Col::Str(StringBuilder::new()),
-            Kind::Dict => Col::Dict(DictCol::default()),
-            Kind::Ts => Col::Ts(TimestampMicrosecondBuilder::new().with_timezone("UTC")),
-            Kind::ListI32 => Col::ListI32(
-                ListBuilder::new(Int32Builder::new()).with_field(list_field(DataType::Int32)),
-            ),
-            Kind::ListU32 => Col::ListU32(
-                ListBuilder::new(UInt32Builder::new()).with_field(list_field(DataType::UInt32)),
-            ),
-            Kind::ListU8 => Col::ListU8(
-                ListBuilder::new(UInt8Builder::new()).with_field(list_field(DataType::UInt8)),
-            ),
-        }
-    }
-}
-
-/// Low-cardinality metadata written as dictionaries (the others are plain text).
-const DICT_META: &[&str] = &[
-    "alpn",
-    "tls_version",
-    "http_method",
-    "quic_version",
-    "ssh_client",
-    "ssh_server",
-    "http_upgrade",
-    "http_content_type",
-    "http_server",
-    "http_flags",
-    "tls_flags",
-    "dns_flags",
-    "payload_flags",
-];
-
-/// AtoZ features that are not whole numbers (the others are counts, a port, a protocol).
-const ATOZ_FLOATS: [&str; 3] = ["atoz_avg_seg_s2c", "atoz_med_ip_c2s", "atoz_var_ip_s2c"];
-
-/// A column's type and whether it can be null (where JSON can write `null`).
-fn column(name: &str) -> (Kind, bool) {
-    use Kind::*;
-    // The per-direction groups: the same type for `c2s_` and `s2c_`.
-    let dir = name
-        .strip_prefix("c2s_")
-        .or_else(|| name.strip_prefix("s2c_"));
-    let stats_group = |f: &str| crate::DIST_FIELDS.contains(&f) || crate::TCP_FIELDS.contains(&f);
-    if let Some(d) = dir.filter(|_| stats_group(name)) {
-        let k = match d {
-            "ps_min" | "ps_max" => U32,
-            "ps_mean" | "ps_std" => F64,
-            d if d.starts_with("piat_") => F64,
-            "syn" | "fin" | "rst" | "psh" | "ack" | "urg" | "ece" | "cwr" => U32,
-            "retrans" | "ooo" | "dup" | "rtt_n" | "rtt_min_us" | "rtt_max_us" | "zero_win" => U32,
-            "retrans_bytes" | "unique_bytes" | "first_payload_us" | "last_payload_us" => U64,
-            "rtt_mean_us" | "rtt_std_us" => F64,
-            "ttl_min" | "ttl_max" | "wscale" => U8,
-            "mss" | "win_init" => U16,
-            "sack_ok" | "ts_ok" => Bool,
-            _ => Str,
-        };
-        // The whole group is null for a record without it (not TCP, not computed).
-        return (k, true);
-    }
-    if let Some(i) = META_FIELDS.iter().position(|f| *f == name) {
-        let k = if NUMERIC_META & (1 << i) != 0 {
-            U32
-        } else if DICT_META.contains(&name) {
-            Dict
-        } else {
-            Str
-        };
-        return (k, true);
-    }
-    if name.starts_with("atoz_") {
-        return (
-            if ATOZ_FLOATS.contains(&name) {
-                F64
-            } else {
-                U32
-            },
-            true,
-        );
-    }
-    match name {
-        "source" => (Dict, false),
-        "pcap" => (Dict, true),
-        "flow_id" | "c2s_pkts" | "c2s_bytes" | "s2c_pkts" | "s2c_bytes" | "ttb_us" => (U64, false),
-        "src_ip" | "dst_ip" => (Str, false),
-        "src_port" | "dst_port" | "vlan" => (U16, false),
-        "l4" | "end_reason" | "proto" | "app" | "master" | "category" => (Dict, false),
-        "ip_proto" => (U8, false),
-        "tunnel" | "ip_owner" | "method" | "fpc" | "fpc_method" | "risks" => (Dict, true),
-        "first_ts" | "last_ts" => (Ts, false),
-        "duration" | "confidence" => (F64, false),
-        "ttb_pkts" | "risk_score" => (U32, false),
-        "encrypted" => (Bool, false),
-        "community_id" => (Str, true),
-        "rule" | "action" => (Dict, true),
-        "dropped_pkts" | "dropped_bytes" | "hs_rtt_us" => (U64, true),
-        "bound" => (Bool, true),
-        "tcp_close" | "history" | "conn_state" => (Dict, true),
-        "splt_ip" | "splt_payload" => (ListI32, false),
-        "splt_iat_us" => (ListU32, false),
-        "splt_flags" => (ListU8, false),
-        "stats_app" | "stats_class" => (Dict, true),
-        "stats_score" => (F64, true),
-        // A field added to FIELDS without a type here: text (the tests name it).
-        _ => (Str, true),
-    }
-}
-
-/// The names of the columns `cols` selects, in order: `source` and `pcap` (with
-/// `cols.with_source`), then [`crate::FIELDS`] as [`Columns::writes`] selects them.
-fn names(cols: &Columns) -> impl Iterator<Item = &'static str> + '_ {
-    let source: &[&'static str] = if cols.with_source {
-        &["source", "pcap"]
-    } else {
-        &[]
-    };
-    source
-        .iter()
-        .copied()
-        .chain(crate::FIELDS.iter().copied().filter(|f| cols.writes(f)))
-}
-
-/// The Arrow schema of the records written with `cols`: the JSON record's fields in its order,
-/// typed. Integers are unsigned integers of the record's width; `first_ts` and `last_ts`
-/// timestamps (µs, UTC); `duration` and the other non-integers `Float64` (rounded to the
-/// decimals JSON writes); labels and low-cardinality text dictionaries; `risks` text
-/// (dictionary) in JSON's `;`-separated form; `splt_*` lists.
-pub fn schema(cols: &Columns) -> SchemaRef {
-    let fields: Vec<Field> = names(cols)
-        .map(|n| {
-            let (k, nullable) = column(n);
-            Field::new(n, k.data_type(), nullable)
-        })
-        .collect();
-    Arc::new(Schema::new(fields))
-}
-
-/// One column's builder.
-enum Col {
-    U8(UInt8Builder),
-    U16(UInt16Builder),
-    U32(UInt32Builder),
-    U64(UInt64Builder),
-    F64(Float64Builder),
-    Bool(BooleanBuilder),
-    Str(StringBuilder),
-    Dict(DictCol),
-    Ts(TimestampMicrosecondBuilder),
-    ListI32(ListBuilder<Int32Builder>),
-    ListU32(ListBuilder<UInt32Builder>),
-    ListU8(ListBuilder<UInt8Builder>),
-}
-
-impl Col {
-    /// `n` nulls.
-    fn nulls(&mut self, n: usize) {
-        match self {
-            Col::U8(b) => b.append_nulls(n),
-            Col::U16(b) => b.append_nulls(n),
-            Col::U32(b) => b.append_nulls(n),
-            Col::U64(b) => b.append_nulls(n),
-            Col::F64(b) => b.append_nulls(n),
-            Col::Bool(b) => b.append_nulls(n),
-            Col::Str(b) => b.append_nulls(n),
-            Col::Dict(b) => b.keys.append_nulls(n),
-            Col::Ts(b) => b.append_nulls(n),
-            Col::ListI32(b) => b.append_nulls(n),
-            Col::ListU32(b) => b.append_nulls(n),
-            Col::ListU8(b) => b.append_nulls(n),
-        }
-    }
-
-    fn finish(&mut self) -> ArrayRef {
-        match self {
-            Col::U8(b) => Arc::new(b.finish()),
-            Col::U16(b) => Arc::new(b.finish()),
-            Col::U32(b) => Arc::new(b.finish()),
-            Col::U64(b) => Arc::new(b.finish()),
-            Col::F64(b) => Arc::new(b.finish()),
-            Col::Bool(b) => Arc::new(b.finish()),
-            Col::Str(b) => Arc::new(b.finish()),
-            Col::Dict(b) => Arc::new(b.finish()),
-            Col::Ts(b) => Arc::new(b.finish()),
-            Col::ListI32(b) => Arc::new(b.finish()),
-            Col::ListU32(b) => Arc::new(b.finish()),
-            Col::ListU8(b) => Arc::new(b.finish()),
-        }
-    }
-}
-
-/// A dictionary column's builder: the keys, and each distinct value once per row group. A value
-/// is looked up by the previous row's first, then by an id the caller has for it (a label's),
-/// then by its hash: arrow's `StringDictionaryBuilder` hashes every value, which cost a quarter
-/// of a record's time.
-#[derive(Default)]
-struct DictCol {
-    keys: Int32Builder,
-    values: StringBuilder,
-    /// Key of each value (random seed: the values come from packets).
-    index: HashMap<Box<str>, i32, foldhash::fast::RandomState>,
-    /// Key by the caller's id (-1: not yet seen), for ids of `scope` (a label registry).
-    by_id: Vec<i32>,
-    scope: usize,
-    /// The key appended last by value.
-    last: Option<i32>,
-}
-
-impl DictCol {
-    /// The bytes of value `k`.
-    fn bytes(&self, k: i32) -> &[u8] {
-        let o = self.values.offsets_slice();
-        let k = k as usize;
-        &self.values.values_slice()[o[k] as usize..o[k + 1] as usize]
-    }
-
-    /// The key of `s`, added to the values when new.
-    fn key(&mut self, s: &str) -> i32 {
-        if let Some(k) = self.last.filter(|&k| self.bytes(k) == s.as_bytes()) {
-            return k;
-        }
-        let k = match self.index.get(s) {
-            Some(&k) => k,
-            None => {
-                // At most one value a row, and a row group holds far fewer than 2^31 rows.
-                let k = self.index.len() as i32;
-                self.values.append_value(s);
-                self.index.insert(s.into(), k);
-                k
-            }
-        };
-        self.last = Some(k);
-        k
-    }
-
-    fn append(&mut self, s: &str) {
-        let k = self.key(s);
-        self.keys.append_value(k);
-    }
-
-    /// `s`, which the caller knows by `id` among the ids of `scope` (the same id, the same
-    /// text).
-    fn append_id(&mut self, scope: usize, id: usize, s: &str) {
-        if scope != self.scope {
-            self.by_id.clear();
-            self.scope = scope;
-        }
-        let k = match self.by_id.get(id) {
-            Some(&k) if k >= 0 => k,
-            _ => {
-                let k = self.key(s);
-                if self.by_id.len() <= id {
-                    self.by_id.resize(id + 1, -1);
-                }
-                self.by_id[id] = k;
-                k
-            }
-        };
-        self.keys.append_value(k);
-    }
-
-    fn finish(&mut self) -> ArrayRef {
-        let keys = self.keys.finish();
-        let values: ArrayRef = Arc::new(self.values.finish());
-        self.index.clear();
-        self.by_id.clear();
-        self.last = None;
-        match DictionaryArray::<Int32Type>::try_new(keys, values) {
-            Ok(a) => Arc::new(a),
-            Err(e) => panic!("parquet: a dictionary's keys index its values: {e}"),
-        }
-    }
-}
-
-/// A column's builder and the nulls it is owed: most optional values are absent (metadata, the
-/// TCP analysis of a UDP flow), and counting them, to append them in one go before the next
-/// value or at the end, costs a record a tenth of appending them one by one.
-struct Builder {
-    col: Col,
-    nulls: usize,
-}
-
-impl Builder {
-    fn new(k: Kind) -> Builder {
-        Builder {
-            col: k.builder(),
-            nulls: 0,
-        }
-    }
-
-    /// The column, its owed nulls appended.
-    #[inline]
-    fn col(&mut self) -> &mut Col {
-        if self.nulls > 0 {
-            self.col.nulls(self.nulls);
-            self.nulls = 0;
-        }
-        &mut self.col
-    }
-
-    fn finish(&mut self) -> ArrayRef {
-        self.col().finish()
-    }
-}
-
-/// Appends one record's values to the builders, column after column.
-struct Row<'a> {
-    cols: &'a mut [Builder],
-    at: usize,
-}
-
-impl Row<'_> {
-    fn next(&mut self, what: &str) -> &mut Builder {
-        let at = self.at;
-        self.at += 1;
-        match self.cols.get_mut(at) {
-            Some(c) => c,
-            None => panic!("parquet: {what} past the schema's {} columns", at),
-        }
-    }
-
-    /// A null in the next column (of any type).
-    fn null(&mut self) {
-        self.next("a null").nulls += 1;
-    }
-
-    /// An unsigned integer (null when absent or too wide for the column).
-    fn int(&mut self, v: Option<u64>) {
-        let Some(v) = v else { return self.null() };
-        let at = self.at;
-        match self.next("an integer").col() {
-            Col::U8(b) => b.append_option(u8::try_from(v).ok()),
-            Col::U16(b) => b.append_option(u16::try_from(v).ok()),
-            Col::U32(b) => b.append_option(u32::try_from(v).ok()),
-            Col::U64(b) => b.append_value(v),
-            _ => panic!("parquet: column {at} is not an integer"),
-        }
-    }
-
-    fn float(&mut self, v: Option<f64>) {
-        let Some(v) = v else { return self.null() };
-        let at = self.at;
-        match self.next("a number").col() {
-            Col::F64(b) => b.append_value(v),
-            _ => panic!("parquet: column {at} is not a number"),
-        }
-    }
-
-    fn flag(&mut self, v: Option<bool>) {
-        let Some(v) = v else { return self.null() };
-        let at = self.at;
-        match self.next("a boolean").col() {
-            Col::Bool(b) => b.append_value(v),
-            _ => panic!("parquet: column {at} is not a boolean"),
-        }
-    }
-
-    /// Text; `None` is null.
-    fn text(&mut self, v: Option<&str>) {
-        let Some(v) = v else { return self.null() };
-        let at = self.at;
-        match self.next("text").col() {
-            Col::Str(b) => b.append_value(v),
-            Col::Dict(b) => b.append(v),
-            _ => panic!("parquet: column {at} is not text"),
-        }
-    }
-
-    /// Text the caller knows by an id among those of `scope` (a label, a protocol number): looked
-    /// up by the id in a dictionary column.
-    fn text_id(&mut self, scope: usize, id: usize, v: &str) {
-        let at = self.at;
-        match self.next("text").col() {
-            Col::Dict(b) => b.append_id(scope, id, v),
-            Col::Str(b) => b.append_value(v),
-            _ => panic!("parquet: column {at} is not text"),
-        }
-    }
-
-    /// Text that is absent when empty (JSON's `opt_str`).
-    fn opt(&mut self, v: &str) {
-        self.text((!v.is_empty()).then_some(v));
-    }
-
-    fn ts(&mut self, ns: u64) {
-        let at = self.at;
-        match self.next("a time").col() {
-            Col::Ts(b) => b.append_value((ns / 1000) as i64),
-            _ => panic!("parquet: column {at} is not a timestamp"),
-        }
-    }
-
-    /// The next column, a list.
-    fn list(&mut self) -> &mut Col {
-        self.next("a list").col()
-    }
-}
-
-/// `Fmt::conf`'s value: two decimals, half away from zero, in [0, 1].
-fn conf(c: f32) -> f64 {
-    let c = if c.is_finite() {
-        c.clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    let hundredths = (f64::from(c * 100.0) + 0.5) as u32;
-    f64::from(hundredths) / 100.0
-}
-
-/// `Fmt::fixed3`'s value: three decimals, half up; not finite or negative as 0.
-fn fixed3(v: f64) -> f64 {
-    let v = if v.is_finite() && v > 0.0 { v } else { 0.0 };
-    let t = (v * 1000.0 + 0.5).min(9.0e15) as u64;
-    t as f64 / 1000.0
-}
-
-/// A text metadata value that is a number on the wire (`Syntax::opt_num`): the number, or
-/// absent.
-fn meta_num(s: &str) -> Option<u64> {
-    if !s.is_empty() && s.len() <= 10 && s.bytes().all(|c| c.is_ascii_digit()) {
-        s.parse().ok()
-    } else {
-        None
-    }
-}
-
-/// The text `scratch` holds (built from valid UTF-8 by the writers).
-fn as_text(scratch: &[u8]) -> &str {
-    std::str::from_utf8(scratch).unwrap_or_default()
-}
-
-/// One record into the builders, in [`names`] order, with the values JSON writes.
-fn append(cols: &mut [Builder], r: &FlowRecord<'_>, c: &Columns, scratch: &mut Vec<u8>) {
-    let mut row = Row { cols, at: 0 };
-    if c.with_source {
-        row.text(Some(r.source.unwrap_or("")));
-        row.opt(r.pcap.unwrap_or(""));
-    }
-    row.int(Some(r.flow_id));
-    scratch.clear();
-    Fmt::ip(scratch, &r.src_ip);
-    row.text(Some(as_text(scratch)));
-    row.int(Some(r.src_port.into()));
-    scratch.clear();
-    Fmt::ip(scratch, &r.dst_ip);
-    row.text(Some(as_text(scratch)));
-    row.int(Some(r.dst_port.into()));
-    match l4_name(r.l4) {
-        Some(n) => row.text_id(L4_IDS, r.l4.into(), n),
-        None => {
-            scratch.clear();
-            Fmt::int(scratch, r.l4);
-            row.text_id(L4_IDS, r.l4.into(), as_text(scratch));
-        }
-    }
-    row.int(Some(r.l4.into()));
-    row.int(Some(r.vlan.into()));
-    row.opt(r.tunnel);
-    row.ts(r.first_ts_ns);
-    row.ts(r.last_ts_ns);
-    let us = r.last_ts_ns.saturating_sub(r.first_ts_ns) / 1000;
-    row.float(Some(us as f64 / 1e6));
-    row.int(Some(r.c2s_pkts));
-    row.int(Some(r.c2s_bytes));
-    row.int(Some(r.s2c_pkts));
-    row.int(Some(r.s2c_bytes));
-    row.text(Some(r.end_reason.as_str()));
-    // Labels by their id in the run's registry.
-    let labels = std::ptr::from_ref(r.labels) as usize;
-    let (label, id) = (r.label_names(), r.label.index());
-    proto(&mut row, scratch, labels, Some((id, label)));
-    row.text_id(labels, id, label.app());
-    row.text_id(labels, id, label.master());
-    row.text_id(labels, id, label.category());
-    row.opt(r.ip_owner);
-    row.opt(r.method.map_or("", Method::as_str));
-    row.float(Some(conf(r.confidence)));
-    row.int(Some(r.ttb_pkts.into()));
-    row.int(Some(r.ttb_us));
-    let fpc = r.fpc.map(|(l, _)| (l.index(), r.labels.get(l)));
-    proto(&mut row, scratch, labels, fpc);
-    row.opt(r.fpc.map_or("", |f| f.1.as_str()));
-    row.flag(Some(r.encrypted));
-    scratch.clear();
-    for (i, k) in r.risks.iter().enumerate() {
-        if i > 0 {
-            scratch.push(b';');
-        }
-        scratch.extend_from_slice(k.name().as_bytes());
-    }
-    row.opt(as_text(scratch));
-    row.int(Some(r.risks.score().into()));
-    if c.community {
-        scratch.clear();
-        let defined = crate::community_id(
-            scratch,
-            (r.src_ip, r.src_port),
-            (r.dst_ip, r.dst_port),
-            r.l4,
-        );
-        row.text(defined.then(|| as_text(scratch)));
-    }
-    if c.action {
-        let a = r.act.as_ref();
-        row.text(a.map(|a| a.rule));
-        row.text(a.map(|a| a.action));
-        row.int(a.map(|a| a.dropped_pkts));
-        row.int(a.map(|a| a.dropped_bytes));
-        row.flag(a.map(|a| a.bound));
-    }
-    if c.dist {
-        dist(&mut row, r);
-    }
-    if c.tcp {
-        tcp(&mut row, r);
-    }
-    if c.features {
-        features(&mut row, r);
-    }
-    // The model did not run: all three absent.
-    row.opt(r.stats_app);
-    row.opt(r.stats_class);
-    row.float((!r.stats_app.is_empty()).then(|| conf(r.stats_score)));
-    for (i, v) in r.meta.iter().enumerate() {
-        if NUMERIC_META & (1 << i) != 0 {
-            row.int(meta_num(v));
-        } else {
-            row.opt(v);
-        }
-    }
-    debug_assert_eq!(
-        row.at,
-        row.cols.len(),
-        "parquet: a record fills every column"
-    );
-}
-
-/// `MASTER.APP` (or `APP`) of a label (its id among `labels`' ids), or null.
-fn proto(
-    row: &mut Row<'_>,
-    scratch: &mut Vec<u8>,
-    labels: usize,
-    l: Option<(usize, &wirespeed_classify::LabelEntry)>,
-) {
-    let Some((id, l)) = l else {
-        return row.text(None);
-    };
-    let (m, a) = proto_label(l);
-    scratch.clear();
-    scratch.extend_from_slice(m.as_bytes());
-    if let Some(a) = a {
-        scratch.push(b'.');
-        scratch.extend_from_slice(a.as_bytes());
-    }
-    row.text_id(labels, id, as_text(scratch));
-}
-
-/// The id space of IP protocol numbers ([`Row::text_id`]; no registry's address).
-const L4_IDS: usize = 1;
-
-/// [`crate::DIST_FIELDS`], as `format::dist_fields` writes them.
-fn dist(row: &mut Row<'_>, r: &FlowRecord<'_>) {
-    let Some(d) = r.dist.as_ref() else {
-        crate::DIST_FIELDS.iter().for_each(|_| row.null());
-        return;
-    };
-    for dir in [&d.c2s, &d.s2c] {
-        let sizes = dir.packets > 0;
-        let gaps = dir.gaps > 0;
-        row.int(sizes.then_some(dir.size_min.into()));
-        row.float(sizes.then(|| fixed3(dir.size_mean)));
-        row.int(sizes.then_some(dir.size_max.into()));
-        row.float(sizes.then(|| fixed3(dir.size_std)));
-        for v in [
-            dir.gap_min_us,
-            dir.gap_mean_us,
-            dir.gap_max_us,
-            dir.gap_std_us,
-        ] {
-            row.float(gaps.then(|| fixed3(v)));
-        }
-        for n in dir.flags {
-            row.int(Some(n.into()));
-        }
-    }
-}
-
-/// [`crate::TCP_FIELDS`], as `format::tcp_fields` writes them.
-fn tcp(row: &mut Row<'_>, r: &FlowRecord<'_>) {
-    let Some(t) = r.tcp.as_ref() else {
-        crate::TCP_FIELDS.iter().for_each(|_| row.null());
-        return;
-    };
-    for d in [&t.c2s, &t.s2c] {
-        let rtt = d.rtt_n > 0;
-        row.int(Some(d.retrans.into()));
-        row.int(Some(d.retrans_bytes));
-        row.int(Some(d.ooo.into()));
-        row.int(Some(d.dup.into()));
-        row.int(Some(d.rtt_n.into()));
-        row.int(rtt.then_some(d.rtt_min_us.into()));
-        row.float(rtt.then(|| fixed3(d.rtt_mean_us)));
-        row.int(rtt.then_some(d.rtt_max_us.into()));
-        row.float(rtt.then(|| fixed3(d.rtt_std_us)));
-        row.int(d.ttl.map(|t| t.0.into()));
-        row.int(d.ttl.map(|t| t.1.into()));
-        row.int(d.mss.map(u64::from));
-        row.int(d.wscale.map(u64::from));
-        row.flag(d.sack_ok);
-        row.flag(d.ts_ok);
-        row.int(d.win_init.map(u64::from));
-        row.int(Some(d.zero_win.into()));
-        row.int(Some(d.unique_bytes));
-        row.int(d.first_payload_us);
-        row.int(d.last_payload_us);
-    }
-    row.int(t.hs_rtt_us);
-    row.opt(t.close);
-    row.opt(t.history());
-    row.opt(t.conn_state);
-}
-
-/// [`crate::FEATURE_FIELDS`]: the `splt_*` lists, then the AtoZ features (two decimals, as
-/// `format::feature_fields` writes them; null where JSON writes null).
-fn features(row: &mut Row<'_>, r: &FlowRecord<'_>) {
-    use wirespeed_stats::SizeMode;
-    let e = &r.early;
-    let n = e.len();
-    for mode in [SizeMode::Ip, SizeMode::Payload] {
-        match row.list() {
-            Col::ListI32(b) => b.append_value((0..n).map(|i| Some(e.signed(i, mode)))),
-            _ => panic!("parquet: splt_ip/splt_payload are lists of Int32"),
-        }
-    }
-    match row.list() {
-        Col::ListU32(b) => b.append_value(e.iat_us[..n.saturating_sub(1)].iter().map(|&v| Some(v))),
-        _ => panic!("parquet: splt_iat_us is a list of UInt32"),
-    }
-    match row.list() {
-        Col::ListU8(b) => b.append_value(e.flags[..n].iter().map(|&v| Some(v))),
-        _ => panic!("parquet: splt_flags is a list of UInt8"),
-    }
-    let f = e.atoz(r.l4, r.dst_port);
-    for (name, v) in wirespeed_stats::ATOZ_NAMES.iter().zip(f) {
-        let h = (0.0..1e15)
-            .contains(&v)
-            .then(|| (v as f64 * 100.0).round() as u64);
-        if ATOZ_FLOATS.contains(name) {
-            row.float(h.map(|h| h as f64 / 100.0));
-        } else {
-            // Whole numbers by construction (counts from u32s as f32).
-            row.int(h.map(|h| (h / 100).min(u32::MAX.into())));
-        }
-    }
-}
 
 /// What a finished file holds ([`ParquetFile::finish`]).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -910,11 +200,7 @@ impl ParquetFile {
     pub fn sink(&self) -> ParquetSink {
         let schema = &self.shared.schema;
         ParquetSink {
-            cols: schema
-                .fields()
-                .iter()
-                .map(|f| Builder::new(column(f.name()).0))
-                .collect(),
+            cols: builders(schema),
             rows: 0,
             scratch: Vec::with_capacity(64),
             shared: self.shared.clone(),
@@ -1029,12 +315,15 @@ impl Drop for ParquetSink {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::arrow::{column, Kind};
     use crate::tests::{labels, rec};
+    use crate::META_FIELDS;
     use crate::{ActFields, DirDist, DirTcp, DistFields, JsonLinesWriter, TcpFields};
     use ::parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
     use arrow_array::cast::AsArray;
     use arrow_array::types::*;
     use arrow_array::Array;
+    use arrow_schema::{DataType, TimeUnit};
     use serde_json::Value;
     use wirespeed_classify::risk::RiskSet;
     use wirespeed_classify::Labels;
@@ -1046,6 +335,7 @@ mod tests {
         action: true,
         dist: true,
         tcp: true,
+        tunnel_parent: true,
     };
 
     /// A path of this test process's own.
@@ -1106,6 +396,7 @@ mod tests {
         let mut r = rec(l);
         r.l4 = 253;
         r.tunnel = "VXLAN";
+        r.tunnel_parent = Some(3);
         r.encrypted = true;
         r.risks = RiskSet::parse("Unidirectional Traffic;Known Proto on Non Std Port").unwrap();
         r.meta[0] = "www.example.com";
@@ -1206,7 +497,7 @@ mod tests {
         }
         let l = labels();
         // Every combination of the optional groups: the record fills exactly the schema.
-        for bits in 0..64u32 {
+        for bits in 0..128u32 {
             let on = |i: u32| bits & (1 << i) != 0;
             let cols = Columns {
                 with_source: on(0),
@@ -1215,6 +506,7 @@ mod tests {
                 action: on(3),
                 dist: on(4),
                 tcp: on(5),
+                tunnel_parent: on(6),
             };
             let schema = schema(&cols);
             let mut b: Vec<Builder> = schema
