@@ -45,10 +45,7 @@ pub(crate) fn outputs_apart(outputs: &[(&str, &Path)], inputs: &[&Path]) -> Resu
                 input.display()
             ));
         }
-        if let Some((other, p)) = outputs[..i]
-            .iter()
-            .find(|(_, p)| identity(p) == Some(id))
-        {
+        if let Some((other, p)) = outputs[..i].iter().find(|(_, p)| identity(p) == Some(id)) {
             return Err(format!(
                 "{opt} {} and {other} {} are the same file",
                 out.display(),

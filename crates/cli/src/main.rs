@@ -82,7 +82,8 @@ enum Cmd {
     /// rate-limited by a policy of rules (docs/INLINE.md; Linux, needs CAP_NET_ADMIN).
     Inline(InlineArgs),
     /// Print what the classifiers know: `apps` (every application, its category and the
-    /// protocols it is named over, operator files included) or `classifiers`.
+    /// protocols it is named over, operator files included), `protocols` (every protocol, how
+    /// it is recognised, its usual ports) or `classifiers`.
     List(ListArgs),
 }
 
@@ -103,9 +104,9 @@ struct LiveArgs {
     /// Stop after this many seconds (default: at SIGINT or SIGTERM).
     #[arg(long)]
     duration: Option<f64>,
-    /// Record format.
+    /// Record format (Parquet files are written by `classify` alone).
     #[arg(long, value_enum, default_value = "json")]
-    format: Format,
+    format: TextFormat,
     /// Write records here instead of standard output (`-`: standard output).
     #[arg(short, long)]
     output: Option<PathBuf>,
@@ -175,9 +176,9 @@ struct InlineArgs {
     /// Stop after this many seconds (default: at SIGINT or SIGTERM).
     #[arg(long)]
     duration: Option<f64>,
-    /// Record format.
+    /// Record format (Parquet files are written by `classify` alone).
     #[arg(long, value_enum, default_value = "json")]
-    format: Format,
+    format: TextFormat,
     /// Write records here instead of standard output (`-`: standard output).
     #[arg(short, long)]
     output: Option<PathBuf>,
@@ -239,7 +240,7 @@ struct ListArgs {
     #[arg(value_enum)]
     what: ListWhat,
     #[command(flatten)]
-    engine: EngineArgs,
+    files: RuleArgs,
 }
 
 #[derive(Clone, Copy, ValueEnum)]
@@ -267,6 +268,24 @@ struct ReplayArgs {
     pace: PaceArgs,
 }
 
+/// The formats a live or inline run writes: records as they end, to a stream.
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
+enum TextFormat {
+    /// One JSON object per line.
+    Json,
+    /// CSV with a header line.
+    Csv,
+}
+
+impl From<TextFormat> for Format {
+    fn from(f: TextFormat) -> Format {
+        match f {
+            TextFormat::Json => Format::Json,
+            TextFormat::Csv => Format::Csv,
+        }
+    }
+}
+
 #[derive(Clone, Copy, ValueEnum, PartialEq, Eq)]
 enum Format {
     /// One JSON object per line.
@@ -278,48 +297,21 @@ enum Format {
     Parquet,
 }
 
+/// `--tunnels`: which flows tunnelled packets count in.
+#[derive(Clone, Copy, ValueEnum, PartialEq, Eq, Debug)]
+enum TunnelMode {
+    /// The flow the tunnel carries (the default).
+    Inner,
+    /// The tunnel's own flow, keyed by the outermost headers.
+    Outer,
+    /// Both: outer flows as `outer` gives them, inner flows as `inner` gives them, and in each
+    /// inner flow's record its outer flow's id (`tunnel_parent`).
+    Both,
+}
+
+/// The files that add to or replace what the classifiers know.
 #[derive(Args, Clone)]
-struct EngineArgs {
-    /// Classifiers to run, in any order, comma-separated: port, ip, dns-cache, host-cache,
-    /// stats, dpi, "all" or "none" (`wirespeed list classifiers`).
-    #[arg(long, default_value = "all")]
-    classifiers: String,
-    /// Flow statistics families to add to every record, comma-separated: `dist` (packet size
-    /// and inter-arrival min/mean/max/std and TCP flag counts per direction), `tcp`
-    /// (retransmissions, out-of-order and duplicate segments, RTT, SYN options, Zeek's history
-    /// and conn_state; docs/SCHEMA.md), `entropy` (the payload entropy nDPI's Susp Entropy risk
-    /// reads: up to four payloads a flow are measured; without it no flow gets that risk).
-    #[arg(long, value_delimiter = ',')]
-    stats: Vec<String>,
-    /// Flow table capacity (flows held at once; memory is reserved for this many).
-    #[arg(long, default_value_t = 1 << 20)]
-    max_flows: usize,
-    /// TCP idle timeout, seconds of capture time, or `inf` for none (files: a day by default, one
-    /// flow per 5-tuple for a typical capture, as nDPI counts; live: 300, Tstat's choice).
-    #[arg(long)]
-    tcp_timeout: Option<f64>,
-    /// UDP idle timeout, seconds or `inf` (files: a day; live: 120).
-    #[arg(long)]
-    udp_timeout: Option<f64>,
-    /// Idle timeout of other transports (ICMP, SCTP, ...), seconds or `inf` (files: a day; live: 60).
-    #[arg(long)]
-    other_timeout: Option<f64>,
-    /// How long a TCP flow closed by FIN or RST lingers for trailing packets, seconds.
-    #[arg(long, default_value_t = 10.0)]
-    closed_timeout: f64,
-    /// Active timeout, seconds or `inf`: a flow open this long gets an interim record
-    /// (`end_reason` `active`, counters cumulative since the flow's start, the same `flow_id` as
-    /// its final record), and another each time as much more passes, so a crash loses at most
-    /// this much of a long flow (files: inf; live: 120, NetFlow's and Tstat's convention).
-    #[arg(long)]
-    active_timeout: Option<f64>,
-    /// Count tunnel packets (GRE, VXLAN, Geneve, GTP-U, CAPWAP, Teredo, AYIYA, IP-in-IP) as the
-    /// outer flow instead of the inner.
-    #[arg(long)]
-    no_tunnels: bool,
-    /// Packets per batch.
-    #[arg(long, default_value_t = 128)]
-    batch: usize,
+struct RuleArgs {
     /// Statistical model file for the `stats` classifier (default: the model built in).
     #[arg(long)]
     model: Option<PathBuf>,
@@ -343,6 +335,62 @@ struct EngineArgs {
     /// the built-in list; a block equal to a built-in one takes the new owner.
     #[arg(long, value_name = "FILE")]
     networks: Option<PathBuf>,
+}
+
+#[derive(Args, Clone)]
+struct EngineArgs {
+    /// Classifiers to run, in any order, comma-separated: port, ip, dpt, dns-cache,
+    /// host-cache, stats, dpi, "all" or "none" (`wirespeed list classifiers`).
+    #[arg(long, default_value = "all")]
+    classifiers: String,
+    /// Flow statistics families to add to every record, comma-separated: `dist` (packet size
+    /// and inter-arrival min/mean/max/std and TCP flag counts per direction), `tcp`
+    /// (retransmissions, out-of-order and duplicate segments, RTT, SYN options, Zeek's history
+    /// and conn_state; docs/SCHEMA.md), `entropy` (the payload entropy nDPI's Susp Entropy risk
+    /// reads: up to four payloads a flow are measured; without it no flow gets that risk).
+    #[arg(long, value_delimiter = ',')]
+    stats: Vec<String>,
+    /// Flow table capacity (flows held at once; memory is reserved for this many).
+    #[arg(long, default_value_t = 1 << 20)]
+    max_flows: usize,
+    /// Seed of the run's secret hash keys (which worker takes each flow, the fragment tables'
+    /// sets), for reproducible tests: by default they are drawn afresh each run, so that
+    /// nobody can aim packets at one worker. Records never depend on it.
+    #[arg(long, value_name = "N")]
+    dispatch_seed: Option<u64>,
+    /// TCP idle timeout, seconds of capture time, or `inf` for none (files: a day by default, one
+    /// flow per 5-tuple for a typical capture, as nDPI counts; live: 300, Tstat's choice).
+    #[arg(long)]
+    tcp_timeout: Option<f64>,
+    /// UDP idle timeout, seconds or `inf` (files: a day; live: 120).
+    #[arg(long)]
+    udp_timeout: Option<f64>,
+    /// Idle timeout of other transports (ICMP, SCTP, ...), seconds or `inf` (files: a day; live: 60).
+    #[arg(long)]
+    other_timeout: Option<f64>,
+    /// How long a TCP flow closed by FIN or RST lingers for trailing packets, seconds.
+    #[arg(long, default_value_t = 10.0)]
+    closed_timeout: f64,
+    /// Active timeout, seconds or `inf`: a flow open this long gets an interim record
+    /// (`end_reason` `active`, counters cumulative since the flow's start, the same `flow_id` as
+    /// its final record), and another each time as much more passes, so a crash loses at most
+    /// this much of a long flow (files: inf; live: 120, NetFlow's and Tstat's convention).
+    #[arg(long)]
+    active_timeout: Option<f64>,
+    /// Which flows tunnelled packets (GRE, VXLAN, Geneve, GTP-U, CAPWAP, Teredo, AYIYA,
+    /// IP-in-IP) count in: `inner`, the flow the tunnel carries; `outer`, the tunnel's own
+    /// (outermost headers); `both`, each in both, the inner flow's record naming its outer
+    /// flow's id in `tunnel_parent` (as Zeek's conn.log; `classify` only).
+    #[arg(long, value_enum, default_value = "inner", value_name = "MODE")]
+    tunnels: TunnelMode,
+    /// `--tunnels outer` (the older spelling).
+    #[arg(long, hide = true, conflicts_with = "tunnels")]
+    no_tunnels: bool,
+    /// Packets per batch.
+    #[arg(long, default_value_t = 128)]
+    batch: usize,
+    #[command(flatten)]
+    files: RuleArgs,
     /// Host Cache (seed 002): the utility U = x·p (flows of the end-point's majority label in a
     /// window) an end-point needs to become a rule.
     #[arg(long, default_value_t = 10, value_name = "U")]
@@ -370,7 +418,7 @@ struct EngineArgs {
     events: Option<PathBuf>,
 }
 
-impl EngineArgs {
+impl RuleArgs {
     /// The files these options read (rules, lists, model, signatures, patterns).
     fn inputs(&self) -> Vec<&Path> {
         [
@@ -384,171 +432,6 @@ impl EngineArgs {
         .into_iter()
         .filter_map(|p| p.as_deref())
         .collect()
-    }
-
-    /// The outputs these options write, with the option that names each.
-    fn outputs(&self) -> Vec<(&'static str, &Path)> {
-        self.events
-            .as_deref()
-            .map(|p| ("--events", p))
-            .into_iter()
-            .collect()
-    }
-
-    fn config(&self) -> Result<EngineConfig, String> {
-        self.config_with([86400.0, 86400.0, 86400.0, f64::INFINITY], false)
-    }
-
-    /// The configuration with these default idle timeouts (TCP, UDP, other) and active
-    /// timeout, in seconds; `live`: a run that must never wait on its outputs.
-    fn config_with(&self, default_timeouts: [f64; 4], live: bool) -> Result<EngineConfig, String> {
-        let rules = self.rules()?;
-        let secs = |s: f64, what: &str| {
-            if s > 0.0 {
-                // `inf`, and anything past u64's nanoseconds (~584 years), never runs out.
-                Ok(if s * 1e9 >= u64::MAX as f64 {
-                    Timeouts::NEVER
-                } else {
-                    (s * 1e9) as u64
-                })
-            } else {
-                Err(format!(
-                    "--{what} must be a positive number of seconds, or inf"
-                ))
-            }
-        };
-        // Memory is reserved for the whole table at start (a 192-byte slot and 16 bytes of index
-        // a flow, `flow_slot_stays_within_budget` in the engine): refuse sizes that
-        // would take the machine down rather than fail later.
-        const MAX_FLOWS: usize = 1 << 28;
-        if self.max_flows == 0 || self.max_flows > MAX_FLOWS {
-            return Err(format!(
-                "--max-flows must be between 1 and {MAX_FLOWS} (about 210 bytes of memory a flow)"
-            ));
-        }
-        if self.batch == 0 || self.batch > 4096 {
-            return Err("--batch must be between 1 and 4096".into());
-        }
-        // Learned tables are memory bounded by these: refuse what could not be held.
-        const MAX_LEARNED: usize = 1 << 24;
-        if self.host_cache_capacity > MAX_LEARNED || self.dns_cache_capacity > MAX_LEARNED {
-            return Err(format!(
-                "--host-cache-capacity and --dns-cache-capacity must be at most {MAX_LEARNED}"
-            ));
-        }
-        let learn = wirespeed_engine::learn::LearnConfig {
-            epoch_ns: secs(self.learn_epoch, "learn-epoch")?,
-            dns: wirespeed_classify::dnscache::DnsCacheConfig {
-                capacity: self.dns_cache_capacity,
-                ..Default::default()
-            },
-            hosts: wirespeed_classify::hostcache::HostCacheConfig {
-                capacity: self.host_cache_capacity,
-                window_ns: secs(self.host_cache_window, "host-cache-window")?,
-                uth: self.host_cache_uth.max(1),
-                ttl_ns: secs(self.host_cache_ttl, "host-cache-ttl")?,
-                ..Default::default()
-            },
-            ..Default::default()
-        };
-        if self.host_cache_uth == 0 {
-            return Err("--host-cache-uth must be at least 1 (a rule needs a flow)".into());
-        }
-        let (dist, tcp, entropy) = self.stats_families()?;
-        Ok(EngineConfig {
-            learn,
-            flow: FlowConfig {
-                capacity: self.max_flows,
-                timeouts: Timeouts {
-                    tcp_ns: secs(
-                        self.tcp_timeout.unwrap_or(default_timeouts[0]),
-                        "tcp-timeout",
-                    )?,
-                    udp_ns: secs(
-                        self.udp_timeout.unwrap_or(default_timeouts[1]),
-                        "udp-timeout",
-                    )?,
-                    other_ns: secs(
-                        self.other_timeout.unwrap_or(default_timeouts[2]),
-                        "other-timeout",
-                    )?,
-                    closed_ns: secs(self.closed_timeout, "closed-timeout")?,
-                    active_ns: secs(
-                        self.active_timeout.unwrap_or(default_timeouts[3]),
-                        "active-timeout",
-                    )?,
-                },
-                ..FlowConfig::default()
-            },
-            decode: DecodeConfig {
-                decode_tunnels: !self.no_tunnels,
-            },
-            classifiers: ClassifierSet::parse(&self.classifiers).map_err(|e| e.to_string())?,
-            batch_size: self.batch,
-            dist,
-            tcp,
-            entropy,
-            events: self.events_out(live)?,
-            ..EngineConfig::with_rules(Arc::new(rules))
-        })
-    }
-
-    /// `--events FILE`: the workers' transaction events through one output (docs/EVENTS.md),
-    /// whole lines at a time. A file (or `-`) shared under a lock, as `classify`'s records; for
-    /// a live run, as its records, a bounded queue to a writer thread that drops and counts
-    /// what a stalled output cannot take, closed by [`close_events`] once the run is over.
-    fn events_out(
-        &self,
-        live: bool,
-    ) -> Result<Option<wirespeed_engine::events::EventsConfig>, String> {
-        use wirespeed_engine::events::EventsConfig;
-        let Some(path) = &self.events else {
-            return Ok(None);
-        };
-        let out: Box<dyn Write + Send> = match stdout_path(Some(path)) {
-            Some(p) => Box::new(OutFile::create(p).map_err(|e| format!("--events: {e}"))?),
-            None => Box::new(io::stdout()),
-        };
-        Ok(Some(if live {
-            let (w, writer) = LossyWriter::new(out, Arc::default(), LIVE_GRACE);
-            if let Ok(mut slot) = EVENTS_WRITER.lock() {
-                *slot = Some((w.clone(), writer));
-            }
-            EventsConfig::new(move || Box::new(w.clone()))
-        } else {
-            let w = SharedWriter::new(out);
-            EventsConfig::new(move || Box::new(w.clone()))
-        }))
-    }
-
-    /// The columns of the statistics families `--stats` asks for, and no others.
-    fn stats_columns(&self) -> Result<Columns, String> {
-        // Entropy adds no column: it decides a risk.
-        let (dist, tcp, _) = self.stats_families()?;
-        Ok(Columns {
-            dist,
-            tcp,
-            ..Columns::default()
-        })
-    }
-
-    /// `--stats` families: (distributions, TCP analysis, payload entropy for Susp Entropy).
-    fn stats_families(&self) -> Result<(bool, bool, bool), String> {
-        let (mut dist, mut tcp, mut entropy) = (false, false, false);
-        for f in &self.stats {
-            match f.trim() {
-                "dist" => dist = true,
-                "tcp" => tcp = true,
-                "entropy" => entropy = true,
-                "" | "none" => {}
-                other => {
-                    return Err(format!(
-                        "--stats {other:?}: the families are: dist, tcp, entropy"
-                    ))
-                }
-            }
-        }
-        Ok((dist, tcp, entropy))
     }
 
     /// The run's rules: the built-in ones with the files named on the command line. Errors
@@ -607,6 +490,198 @@ impl EngineArgs {
     }
 }
 
+impl EngineArgs {
+    /// The files these options read (rules, lists, model, signatures, patterns).
+    fn inputs(&self) -> Vec<&Path> {
+        self.files.inputs()
+    }
+
+    /// The outputs these options write, with the option that names each.
+    fn outputs(&self) -> Vec<(&'static str, &Path)> {
+        self.events
+            .as_deref()
+            .map(|p| ("--events", p))
+            .into_iter()
+            .collect()
+    }
+
+    fn config(&self) -> Result<EngineConfig, String> {
+        self.config_with([86400.0, 86400.0, 86400.0, f64::INFINITY], false)
+    }
+
+    /// The configuration with these default idle timeouts (TCP, UDP, other) and active
+    /// timeout, in seconds; `live`: a run that must never wait on its outputs.
+    fn config_with(&self, default_timeouts: [f64; 4], live: bool) -> Result<EngineConfig, String> {
+        let rules = self.files.rules()?;
+        let secs = |s: f64, what: &str| {
+            if s > 0.0 {
+                // `inf`, and anything past u64's nanoseconds (~584 years), never runs out.
+                Ok(if s * 1e9 >= u64::MAX as f64 {
+                    Timeouts::NEVER
+                } else {
+                    (s * 1e9) as u64
+                })
+            } else {
+                Err(format!(
+                    "--{what} must be a positive number of seconds, or inf"
+                ))
+            }
+        };
+        // Memory is reserved for the whole table at start (a 192-byte slot and 16 bytes of index
+        // a flow, `flow_slot_stays_within_budget` in the engine): refuse sizes that
+        // would take the machine down rather than fail later.
+        const MAX_FLOWS: usize = 1 << 28;
+        if self.max_flows == 0 || self.max_flows > MAX_FLOWS {
+            return Err(format!(
+                "--max-flows must be between 1 and {MAX_FLOWS} (about 210 bytes of memory a flow)"
+            ));
+        }
+        if self.batch == 0 || self.batch > 4096 {
+            return Err("--batch must be between 1 and 4096".into());
+        }
+        // Learned tables are memory bounded by these: refuse what could not be held.
+        const MAX_LEARNED: usize = 1 << 24;
+        if self.host_cache_capacity > MAX_LEARNED || self.dns_cache_capacity > MAX_LEARNED {
+            return Err(format!(
+                "--host-cache-capacity and --dns-cache-capacity must be at most {MAX_LEARNED}"
+            ));
+        }
+        let learn = wirespeed_engine::learn::LearnConfig {
+            epoch_ns: secs(self.learn_epoch, "learn-epoch")?,
+            dns: wirespeed_classify::dnscache::DnsCacheConfig {
+                capacity: self.dns_cache_capacity,
+                ..Default::default()
+            },
+            hosts: wirespeed_classify::hostcache::HostCacheConfig {
+                capacity: self.host_cache_capacity,
+                window_ns: secs(self.host_cache_window, "host-cache-window")?,
+                uth: self.host_cache_uth.max(1),
+                ttl_ns: secs(self.host_cache_ttl, "host-cache-ttl")?,
+                ..Default::default()
+            },
+            ..Default::default()
+        };
+        if self.host_cache_uth == 0 {
+            return Err("--host-cache-uth must be at least 1 (a rule needs a flow)".into());
+        }
+        if live && self.tunnel_mode() == TunnelMode::Both {
+            return Err(
+                "--tunnels both is for capture files (classify): a live link's fanout may part \
+                 a tunnel from the flows it carries"
+                    .into(),
+            );
+        }
+        let (dist, tcp, entropy) = self.stats_families()?;
+        Ok(EngineConfig {
+            learn,
+            flow: FlowConfig {
+                capacity: self.max_flows,
+                timeouts: Timeouts {
+                    tcp_ns: secs(
+                        self.tcp_timeout.unwrap_or(default_timeouts[0]),
+                        "tcp-timeout",
+                    )?,
+                    udp_ns: secs(
+                        self.udp_timeout.unwrap_or(default_timeouts[1]),
+                        "udp-timeout",
+                    )?,
+                    other_ns: secs(
+                        self.other_timeout.unwrap_or(default_timeouts[2]),
+                        "other-timeout",
+                    )?,
+                    closed_ns: secs(self.closed_timeout, "closed-timeout")?,
+                    active_ns: secs(
+                        self.active_timeout.unwrap_or(default_timeouts[3]),
+                        "active-timeout",
+                    )?,
+                },
+                ..FlowConfig::default()
+            },
+            decode: DecodeConfig {
+                decode_tunnels: self.tunnel_mode() != TunnelMode::Outer,
+            },
+            outer_flows: self.tunnel_mode() == TunnelMode::Both,
+            classifiers: ClassifierSet::parse(&self.classifiers).map_err(|e| e.to_string())?,
+            batch_size: self.batch,
+            dist,
+            tcp,
+            entropy,
+            events: self.events_out(live)?,
+            dispatch_seed: self.dispatch_seed,
+            ..EngineConfig::with_rules(Arc::new(rules))
+        })
+    }
+
+    /// `--events FILE`: the workers' transaction events through one output (docs/EVENTS.md),
+    /// whole lines at a time. A file (or `-`) shared under a lock, as `classify`'s records; for
+    /// a live run, as its records, a bounded queue to a writer thread that drops and counts
+    /// what a stalled output cannot take, closed by [`close_events`] once the run is over.
+    fn events_out(
+        &self,
+        live: bool,
+    ) -> Result<Option<wirespeed_engine::events::EventsConfig>, String> {
+        use wirespeed_engine::events::EventsConfig;
+        let Some(path) = &self.events else {
+            return Ok(None);
+        };
+        let out: Box<dyn Write + Send> = match stdout_path(Some(path)) {
+            Some(p) => Box::new(OutFile::create(p).map_err(|e| format!("--events: {e}"))?),
+            None => Box::new(io::stdout()),
+        };
+        Ok(Some(if live {
+            let (w, writer) = LossyWriter::new(out, Arc::default(), LIVE_GRACE);
+            if let Ok(mut slot) = EVENTS_WRITER.lock() {
+                *slot = Some((w.clone(), writer));
+            }
+            EventsConfig::new(move || Box::new(w.clone()))
+        } else {
+            let w = SharedWriter::new(out);
+            EventsConfig::new(move || Box::new(w.clone()))
+        }))
+    }
+
+    /// `--tunnels`, with `--no-tunnels` its older spelling of `outer`.
+    fn tunnel_mode(&self) -> TunnelMode {
+        if self.no_tunnels {
+            TunnelMode::Outer
+        } else {
+            self.tunnels
+        }
+    }
+
+    /// The columns of the statistics families `--stats` asks for and of `--tunnels both`, and
+    /// no others.
+    fn stats_columns(&self) -> Result<Columns, String> {
+        // Entropy adds no column: it decides a risk.
+        let (dist, tcp, _) = self.stats_families()?;
+        Ok(Columns {
+            dist,
+            tcp,
+            tunnel_parent: self.tunnel_mode() == TunnelMode::Both,
+            ..Columns::default()
+        })
+    }
+
+    /// `--stats` families: (distributions, TCP analysis, payload entropy for Susp Entropy).
+    fn stats_families(&self) -> Result<(bool, bool, bool), String> {
+        let (mut dist, mut tcp, mut entropy) = (false, false, false);
+        for f in &self.stats {
+            match f.trim() {
+                "dist" => dist = true,
+                "tcp" => tcp = true,
+                "entropy" => entropy = true,
+                "" | "none" => {}
+                other => {
+                    return Err(format!(
+                        "--stats {other:?}: the families are: dist, tcp, entropy"
+                    ))
+                }
+            }
+        }
+        Ok((dist, tcp, entropy))
+    }
+}
+
 /// Refuse a run whose flow tables (`--max-flows`, over `workers`, with the `--stats` side
 /// tables) need more memory than this machine, or its cgroup, has available: said with the
 /// figures before anything is allocated, instead of an abort in the allocator.
@@ -652,17 +727,50 @@ fn memory_available() -> Option<u64> {
 /// Largest `--signatures` file read (signatures are at most 64 bytes: ten thousand of them
 /// take well under this).
 const MAX_SIGNATURE_FILE: u64 = 4 << 20;
-/// Largest `--match` file read (at most 100,000 patterns).
-const MAX_PATTERN_FILE: u64 = 16 << 20;
+/// Largest `--match` file read: at most 1 MiB of pattern bytes compile (crates/dpi's
+/// matcher), written as `\xNN` at most 4 characters a byte.
+const MAX_PATTERN_FILE: u64 = 4 << 20;
 /// Largest `--networks`, `--hosts` or `--rules` file read (the built-in lists are 0.8 MB and
 /// 45 KB).
 const MAX_LIST_FILE: u64 = 64 << 20;
 /// Largest `--model` file read (the shipped models are kilobytes).
 const MAX_MODEL_FILE: u64 = 64 << 20;
 
+/// How long an option file that is not a regular file (a FIFO, `<(command)`, a device) may
+/// take to reach its end before the run is refused: a FIFO nobody writes to must not hang the
+/// run without a word.
+const OPTION_PIPE_WAIT: std::time::Duration = std::time::Duration::from_secs(10);
+
 /// The bytes of `p`, refused past `cap` (a FIFO or `/dev/zero` given by mistake must not fill
-/// memory); errors name the file, what it is for, and the cap.
+/// memory); errors name the file, what it is for, and the cap. A file that is not a regular one
+/// is read on a thread of its own and given up after [`OPTION_PIPE_WAIT`] with a message
+/// (the thread, blocked in the kernel, ends with the process).
 fn read_capped(p: &Path, cap: u64, what: &str) -> Result<Vec<u8>, String> {
+    let meta =
+        std::fs::metadata(p).map_err(|e| format!("cannot read {what} {}: {e}", p.display()))?;
+    if meta.is_dir() {
+        return Err(format!("{}: the {what} is a directory", p.display()));
+    }
+    if meta.is_file() {
+        return read_capped_now(p, cap, what);
+    }
+    let (tx, rx) = std::sync::mpsc::channel();
+    let (path, what_owned) = (p.to_path_buf(), what.to_string());
+    std::thread::spawn(move || {
+        let _ = tx.send(read_capped_now(&path, cap, &what_owned));
+    });
+    rx.recv_timeout(OPTION_PIPE_WAIT).unwrap_or_else(|_| {
+        Err(format!(
+            "{}: the {what} is not a regular file and reached no end in {} s (a FIFO with \
+             no writer?)",
+            p.display(),
+            OPTION_PIPE_WAIT.as_secs()
+        ))
+    })
+}
+
+/// [`read_capped`]'s read, blocking.
+fn read_capped_now(p: &Path, cap: u64, what: &str) -> Result<Vec<u8>, String> {
     use std::io::Read;
     let f = File::open(p).map_err(|e| format!("cannot read {what} {}: {e}", p.display()))?;
     let mut b = Vec::new();
@@ -698,6 +806,27 @@ struct ParallelArgs {
 }
 
 impl ParallelArgs {
+    /// [`ParallelArgs::config`] for a run with these engine options: `--tunnels both` runs one
+    /// worker, and refuses more. A tunnel may carry one inner flow between several outer
+    /// end-points (Teredo's relays, 6in6 through several routers): no dispatch by headers can
+    /// keep that flow and all its outer flows in one worker, and records must not depend on the
+    /// number of workers.
+    fn config_for(&self, engine: &EngineArgs) -> Result<ParallelConfig, String> {
+        let mut par = self.config()?;
+        if engine.tunnel_mode() == TunnelMode::Both {
+            if self.workers.is_some_and(|w| w > 1) {
+                return Err(
+                    "--tunnels both runs one worker (--workers 1): an inner flow may \
+                     ride tunnels between several outer end-points, which no dispatch can keep \
+                     in one worker"
+                        .into(),
+                );
+            }
+            par.workers = 1;
+        }
+        Ok(par)
+    }
+
     fn config(&self) -> Result<ParallelConfig, String> {
         let d = ParallelConfig::default();
         let workers = self.workers.unwrap_or(d.workers);
@@ -764,6 +893,12 @@ struct ClassifyArgs {
     /// (about 0.65 KB each, 1.6 KB with every optional group of columns) before it writes them.
     #[arg(long, value_name = "ROWS", default_value_t = 65_536)]
     parquet_row_group: usize,
+    /// JSON and CSV: write the records in a fixed order, by `flow_id` (the order the flows
+    /// began in), so that two runs give the same bytes whatever the number of workers. Every
+    /// record is held in memory until the end of the run. Without it, with several workers,
+    /// each writes its flows as it ends them and the order changes from run to run.
+    #[arg(long)]
+    ordered: bool,
     #[command(flatten)]
     engine: EngineArgs,
     #[command(flatten)]
@@ -1009,7 +1144,7 @@ fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
     inputs.extend(a.engine.inputs());
     guard::outputs_apart(&outputs, &inputs)?;
     let cfg = a.engine.config()?;
-    let par = a.par.config()?;
+    let par = a.par.config_for(&a.engine)?;
     fits_in_memory(&cfg, par.workers, a.engine.max_flows)?;
     readable(&a.files)?;
     // The set of columns depends on options only, never on how many inputs there are.
@@ -1048,13 +1183,27 @@ fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
     } else {
         None
     };
+    if a.ordered && parquet.is_some() {
+        return Err("--ordered: JSON and CSV only".into());
+    }
+    // `--ordered`: every record held, then written by flow id once the run is over.
+    let order = a.ordered.then(wirespeed_engine::ordered::Order::new);
     let mut session = Session::new(
         cfg,
         par,
         |_| {
             let text = parquet_out::sink(&parquet).or_else(|| {
-                out.as_ref()
-                    .map(|o| shared_sink(a.format, o, with_source, cols))
+                out.as_ref().map(|o| match &order {
+                    Some(ord) => Box::new(ord.sink(|tap| {
+                        shared_sink(
+                            a.format,
+                            &SharedWriter::new(Box::new(tap)),
+                            with_source,
+                            cols,
+                        )
+                    })) as Box<dyn RecordSink + Send>,
+                    None => shared_sink(a.format, o, with_source, cols),
+                })
             });
             with_exports(text, &ipfix, &kafka)
         },
@@ -1072,6 +1221,11 @@ fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
         Ok(summary) => summary,
         Err(e) => return records_error(e),
     };
+    if let (Some(ord), Some(o)) = (&order, &out) {
+        if let Err(e) = ord.write_to(&mut o.clone()) {
+            return records_error(e);
+        }
+    }
     parquet_out::finish(parquet, a.quiet)?;
     let ipfix_dropped = ipfix_finish(ipfix, a.quiet)?;
     let kafka_lost = kafka_out::finish(kafka, a.quiet)?;
@@ -1099,7 +1253,10 @@ fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
 
 /// The file `--ipfix file:PATH` (or a plain path) writes, if that is its target.
 fn ipfix_file(target: Option<&str>) -> Option<PathBuf> {
-    match wirespeed_export::ipfix::Options::parse(target?).ok()?.target {
+    match wirespeed_export::ipfix::Options::parse(target?)
+        .ok()?
+        .target
+    {
         wirespeed_export::ipfix::Target::File(p) => Some(p),
         _ => None,
     }
@@ -1342,7 +1499,7 @@ fn list(a: ListArgs) -> Result<ExitCode, String> {
     let mut text = String::new();
     match a.what {
         ListWhat::Apps => {
-            let rules = a.engine.rules()?;
+            let rules = a.files.rules()?;
             let labels = rules.labels();
             // application -> (category, masters it is named over)
             let mut apps: std::collections::BTreeMap<
@@ -1365,7 +1522,7 @@ fn list(a: ListArgs) -> Result<ExitCode, String> {
             }
         }
         ListWhat::Protocols => {
-            let rules = a.engine.rules()?;
+            let rules = a.files.rules()?;
             let labels = rules.labels();
             // protocol -> (category, by payload, by port or IP protocol number, usual ports:
             // ("tcp"|"udp", port) or ("ip", protocol number))
@@ -1471,7 +1628,6 @@ fn replay(a: ReplayArgs) -> Result<ExitCode, String> {
 }
 
 fn live(a: LiveArgs) -> Result<ExitCode, String> {
-    parquet_out::refuse(a.format, "live")?;
     let ipfix_file = ipfix_file(a.ipfix.as_deref());
     let mut outputs = a.engine.outputs();
     outputs.extend(a.output.as_deref().map(|p| ("-o", p)));
@@ -1479,7 +1635,7 @@ fn live(a: LiveArgs) -> Result<ExitCode, String> {
     guard::outputs_apart(&outputs, &a.engine.inputs())?;
     // Tstat's timeouts: a live link has no end of file to end its flows.
     let cfg = a.engine.config_with([300.0, 120.0, 60.0, 120.0], true)?;
-    let par = a.par.config()?;
+    let par = a.par.config_for(&a.engine)?;
     fits_in_memory(&cfg, par.workers, a.engine.max_flows)?;
     let filter = match &a.filter {
         Some(f) => Some(wirespeed_live::bpf::compile(f)?),
@@ -1509,7 +1665,7 @@ fn live(a: LiveArgs) -> Result<ExitCode, String> {
     // The output is opened once the capture sockets are (no file is left behind by a run that
     // could not open them), and before privileges are dropped.
     let out: std::rc::Rc<std::cell::RefCell<Option<LiveOut>>> = Default::default();
-    let (path, format, quiet, verbose) = (a.output.clone(), a.format, a.quiet, a.verbose);
+    let (path, format, quiet, verbose) = (a.output.clone(), a.format.into(), a.quiet, a.verbose);
     let cols = Columns {
         features: a.features,
         community: a.community_id,
@@ -1714,7 +1870,11 @@ fn bench(a: BenchArgs) -> Result<ExitCode, String> {
     inputs.extend(a.engine.inputs());
     guard::outputs_apart(&outputs, &inputs)?;
     let cfg = a.engine.config()?;
-    fits_in_memory(&cfg, a.par.config()?.workers, a.engine.max_flows)?;
+    fits_in_memory(
+        &cfg,
+        a.par.config_for(&a.engine)?.workers,
+        a.engine.max_flows,
+    )?;
     let mut tmp = None;
     let files = if a.files.is_empty() {
         let p = std::env::temp_dir().join(format!(
@@ -1745,7 +1905,7 @@ fn bench(a: BenchArgs) -> Result<ExitCode, String> {
     }
     // Records are always formatted (JSON) so the figure includes the sink; with no --output
     // they are formatted into a buffer and discarded.
-    let par = a.par.config()?;
+    let par = a.par.config_for(&a.engine)?;
     let out = match &a.output {
         Some(p) => shared_out(Some(p), Format::Json, false, Columns::default())
             .map_err(|e| e.to_string())?,
@@ -1812,7 +1972,6 @@ fn read_policy(
 }
 
 fn inline(a: InlineArgs) -> Result<ExitCode, String> {
-    parquet_out::refuse(a.format, "inline")?;
     let ipfix_file = ipfix_file(a.ipfix.as_deref());
     let mut outputs = a.engine.outputs();
     outputs.extend(a.output.as_deref().map(|p| ("-o", p)));
@@ -1887,7 +2046,7 @@ fn inline(a: InlineArgs) -> Result<ExitCode, String> {
     signal_hook::flag::register(signal_hook::consts::SIGHUP, reload.clone())
         .map_err(|e| format!("signals: {e}"))?;
     let out: std::rc::Rc<std::cell::RefCell<Option<LiveOut>>> = Default::default();
-    let (path, format, quiet) = (a.output.clone(), a.format, a.quiet);
+    let (path, format, quiet) = (a.output.clone(), a.format.into(), a.quiet);
     let cols = Columns {
         action: true,
         ..a.engine.stats_columns()?

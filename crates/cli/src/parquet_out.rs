@@ -101,16 +101,3 @@ pub(crate) fn finish(out: ParquetOut, quiet: bool) -> Result<(), String> {
 pub(crate) fn finish(_out: ParquetOut, _quiet: bool) -> Result<(), String> {
     Ok(())
 }
-
-/// `live` and `inline` write no Parquet: their runs have no end at which a footer could be
-/// relied on (a killed run would leave no readable records), and they drop records rather
-/// than wait on a slow output, which a row group of 65,536 records would make coarse.
-pub(crate) fn refuse(format: Format, command: &str) -> Result<(), String> {
-    if format == Format::Parquet {
-        return Err(format!(
-            "--format parquet is written by `classify` only, not `{command}`: use json or csv \
-             (or --ipfix)"
-        ));
-    }
-    Ok(())
-}

@@ -19,7 +19,7 @@ fn run(cmd: &mut Command) -> (i32, String) {
 fn an_endless_option_file_is_refused_with_its_cap() {
     let pcap = demo("options-demo.pcap");
     for (flag, what, cap) in [
-        ("--match", "pattern file", "16 MiB"),
+        ("--match", "pattern file", "4 MiB"),
         ("--model", "model", "64 MiB"),
         ("--signatures", "signature file", "4 MiB"),
     ] {
@@ -130,19 +130,108 @@ fn a_flow_table_larger_than_memory_is_refused_with_its_size() {
         .and_then(|v| v.split_whitespace().next()?.parse().ok())
         .unwrap();
     if avail_kib > 48 << 20 {
-        eprintln!("SKIPPED: this machine has more than 48 GiB available");
+        wirespeed_testkit::skip(
+            "a_flow_table_larger_than_memory_is_refused_with_its_size",
+            "this machine has more than 48 GiB available",
+        );
         return;
     }
     let pcap = demo("options-maxflows.pcap");
     for workers in ["1", "2"] {
-        let (code, err) = run(bin()
-            .arg("classify")
-            .arg(&pcap)
-            .args(["--max-flows", "268435456", "--workers", workers, "-q"]));
+        let (code, err) = run(bin().arg("classify").arg(&pcap).args([
+            "--max-flows",
+            "268435456",
+            "--workers",
+            workers,
+            "-q",
+        ]));
         assert_eq!(code, 2, "{err}");
         assert!(
             err.contains("--max-flows 268435456") && err.contains("GiB") && err.contains("need"),
             "{err}"
         );
     }
+}
+
+/// The help says what each command takes, and offers nothing it then refuses: `list` names
+/// `protocols` and takes only the files that change what is known; `--classifiers` names
+/// `dpt`; `live` and `inline` offer no Parquet.
+#[test]
+fn help_offers_what_each_command_takes() {
+    let help = |args: &[&str]| {
+        let out = bin().args(args).output().unwrap();
+        assert!(out.status.success(), "{args:?}");
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let top = help(&["--help"]);
+    let list_line = top
+        .lines()
+        .find(|l| l.trim_start().starts_with("list"))
+        .unwrap();
+    assert!(list_line.contains("protocols"), "{list_line}");
+    let list = help(&["list", "--help"]);
+    for absent in [
+        "--max-flows",
+        "--stats",
+        "--tcp-timeout",
+        "--events",
+        "--batch",
+    ] {
+        assert!(!list.contains(absent), "list --help offers {absent}");
+    }
+    for present in ["--rules", "--hosts", "--networks", "protocols"] {
+        assert!(list.contains(present), "list --help lacks {present}");
+    }
+    assert!(help(&["classify", "--help"]).contains("port, ip, dpt, dns-cache"));
+    for cmd in ["live", "inline"] {
+        let h = help(&[cmd, "-h"]);
+        let values = h
+            .lines()
+            .skip_while(|l| !l.contains("--format"))
+            .find(|l| l.contains("[possible values:"))
+            .unwrap_or_else(|| panic!("{cmd}: {h}"));
+        assert!(values.contains("json, csv]"), "{cmd}: {values}");
+        let (code, err) = run(bin().args([cmd, "--format", "parquet"]));
+        assert_eq!(code, 2, "{cmd}: {err}");
+        assert!(err.contains("invalid value 'parquet'"), "{cmd}: {err}");
+    }
+}
+
+/// A FIFO nobody writes to, given as an option file, is refused with a message naming it
+/// (before, the run blocked for ever without a word); a pipe that is written to, as
+/// `--match <(command)` makes, is read as a file.
+#[test]
+fn an_option_fifo_without_a_writer_is_refused_and_a_written_pipe_is_read() {
+    let pcap = demo("options-fifo.pcap");
+    let fifo = temp("options-patterns.fifo");
+    let _ = std::fs::remove_file(&fifo);
+    let made = std::process::Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .is_ok_and(|s| s.success());
+    if !made {
+        wirespeed_testkit::skip("an_option_fifo", "mkfifo did not run (coreutils)");
+        return;
+    }
+    // No writer: refused, whatever the machine's load (the open never completes).
+    let (code, err) = run(bin().arg("classify").arg(&pcap).arg("--match").arg(&fifo));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("options-patterns.fifo") && err.contains("not a regular file"),
+        "{err}"
+    );
+    // A writer: the patterns are read (the demo's HTTP request holds pattern 0, the first).
+    let writer = std::thread::spawn({
+        let fifo = fifo.clone();
+        move || std::fs::write(&fifo, "GET /\n").unwrap()
+    });
+    let out = ok(bin()
+        .arg("classify")
+        .arg(&pcap)
+        .arg("--match")
+        .arg(&fifo)
+        .args(["-q", "--workers", "1"]));
+    writer.join().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("\"matches\":\"0\""), "{text}");
 }
