@@ -373,8 +373,9 @@ struct EngineArgs {
     closed_timeout: f64,
     /// Active timeout, seconds or `inf`: a flow open this long gets an interim record
     /// (`end_reason` `active`, counters cumulative since the flow's start, the same `flow_id` as
-    /// its final record), and another each time as much more passes, so a crash loses at most
-    /// this much of a long flow (files: inf; live: 120, NetFlow's and Tstat's convention).
+    /// its final record), and another each time as much more passes, at its next packet (live:
+    /// a quiet flow's at the sweep too), so a crash loses at most this much of a long flow
+    /// (files: inf; live: 120, NetFlow's and Tstat's convention; docs/SCHEMA.md).
     #[arg(long)]
     active_timeout: Option<f64>,
     /// Which flows tunnelled packets (GRE, VXLAN, Geneve, GTP-U, CAPWAP, Teredo, AYIYA,
@@ -595,6 +596,9 @@ impl EngineArgs {
                         "active-timeout",
                     )?,
                 },
+                // A live link's quiet flows get interims from the sweep too (a crash loses at most
+                // an active timeout); a file's only at their packets, the same for any workers.
+                sweep_interims: live,
                 ..FlowConfig::default()
             },
             decode: DecodeConfig {
