@@ -45,8 +45,8 @@ fn a_capture_piped_to_standard_input() {
     let p = demo("demo-stdin.pcap");
     let bytes = std::fs::read(&p).unwrap();
     // Every record names its input (`source`, `pcap`: the first two columns) and has an id
-    // unique in the run (`flow_id`, the third: its first packet's number in the input); the rest must be the same
-    // whether the capture came from a file or a pipe.
+    // unique in the run (`flow_id`, the third: its first packet's number in the input); the
+    // rest must be the same whether the capture came from a file or a pipe.
     let sorted = |out: Vec<u8>| {
         let text = String::from_utf8(out).unwrap();
         let ids: std::collections::HashSet<&str> = text
