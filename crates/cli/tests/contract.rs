@@ -156,9 +156,9 @@ fn the_columns_do_not_depend_on_the_number_of_inputs() {
 /// final records are exactly those of a run without it (interims change nothing); every interim
 /// (`end_reason` `active`) names a flow that has a final record with the same `flow_id`,
 /// 5-tuple and start, and counters that are cumulative (never more than the final's, never less
-/// than an earlier interim's); a flow never closed by FIN or RST whose packets span more than
-/// T + 2 s (the sweep's 1 s pace, and a batch) has at least one interim, and none has more than
-/// the whole timeouts that fit before the capture's last packet.
+/// than an earlier interim's); a flow never closed by FIN or RST with a packet more than T after
+/// its first has at least one interim (written at the first such packet: docs/SCHEMA.md), and
+/// none has more than the whole timeouts that fit before the capture's last packet.
 #[test]
 fn active_timeout_writes_cumulative_interims_with_the_final_flow_id() {
     let Some(corpus) = wirespeed_testkit::corpus("active_timeout") else {
@@ -185,7 +185,7 @@ fn active_timeout_writes_cumulative_interims_with_the_final_flow_id() {
         t
     };
     assert_eq!(text(&fin), text(&plain.iter().collect::<Vec<_>>()));
-    assert!(interim.len() > 100, "{} interims", interim.len());
+    assert!(!interim.is_empty());
     let by_id: std::collections::HashMap<u64, &serde_json::Value> = fin
         .iter()
         .map(|r| (r["flow_id"].as_u64().unwrap(), *r))
@@ -219,8 +219,10 @@ fn active_timeout_writes_cumulative_interims_with_the_final_flow_id() {
         let n = seen.get(&id).map_or(0, |e| e.1);
         assert!(n <= open_us / 10_000_000, "{n} interims: {f}");
         let never_closed = f["end_reason"] == "idle" || f["end_reason"] == "end";
-        if never_closed && ns(f, "last_ts") - ns(f, "first_ts") > 12_000_000 {
-            assert!(n >= 1, "a flow open over 12 s has no interim: {f}");
+        // The first packet past T after the first is past the first timeout after the packet
+        // before it (which is at most T in): an interim is written there (1 ms of margin).
+        if never_closed && ns(f, "last_ts") - ns(f, "first_ts") > 10_001_000 {
+            assert!(n >= 1, "a flow with packets over 10 s apart has no interim: {f}");
         }
     }
 }
