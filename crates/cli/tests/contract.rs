@@ -222,7 +222,10 @@ fn active_timeout_writes_cumulative_interims_with_the_final_flow_id() {
         // The first packet past T after the first is past the first timeout after the packet
         // before it (which is at most T in): an interim is written there (1 ms of margin).
         if never_closed && ns(f, "last_ts") - ns(f, "first_ts") > 10_001_000 {
-            assert!(n >= 1, "a flow with packets over 10 s apart has no interim: {f}");
+            assert!(
+                n >= 1,
+                "a flow with packets over 10 s apart has no interim: {f}"
+            );
         }
     }
 }
