@@ -19,11 +19,17 @@ version=$(sed -n 's:.*<kafka.version>\(.*\)</kafka.version>.*:\1:p' "$here/pom.x
 libs=${WIRESPEED_KAFKA_LIBS:-${XDG_CACHE_HOME:-$HOME/.cache}/wirespeed/kafka-$version}
 
 fetch() {
+    # Brokers started at once (the tests run in parallel) fetch one at a time under a lock: two
+    # copies into one folder failed ("Failed to copy full contents") on a fresh machine.
+    mkdir -p "$(dirname "$libs")"
+    exec 9>"$libs.lock"
+    flock 9
     if [ ! -f "$libs/.complete" ]; then
         mvn -q -f "$here/pom.xml" dependency:copy-dependencies -DincludeScope=runtime \
             -DoutputDirectory="$libs" >&2
         touch "$libs/.complete"
     fi
+    exec 9>&-
 }
 
 case "${1:-run}" in
