@@ -284,7 +284,7 @@ fn config(o: &Options) -> Result<(EngineConfig, ParallelConfig, Columns), Failur
 /// interpreter): said with the figures, as the command line does.
 fn fits_in_memory(cfg: &EngineConfig, workers: usize) -> Result<(), Failure> {
     let need = wirespeed_engine::reserved_bytes(cfg, workers);
-    match memory_available() {
+    match wirespeed_engine::memory_available() {
         Some(avail) if need > avail => Err(Failure::Value(format!(
             "max_flows {}: the flow tables of {workers} worker{} need {:.1} GiB, more than the \
              {:.1} GiB of memory available; lower max_flows (about 210 bytes a flow)",
@@ -295,31 +295,6 @@ fn fits_in_memory(cfg: &EngineConfig, workers: usize) -> Result<(), Failure> {
         ))),
         _ => Ok(()),
     }
-}
-
-/// Bytes of memory available to this process: the kernel's MemAvailable, or less where a
-/// cgroup (v2) limit leaves less. None where neither can be read.
-fn memory_available() -> Option<u64> {
-    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
-    let kib: u64 = meminfo
-        .lines()
-        .find_map(|l| l.strip_prefix("MemAvailable:"))?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()?;
-    let mut avail = kib.saturating_mul(1024);
-    let cgroup = |f: &str| -> Option<u64> {
-        std::fs::read_to_string(Path::new("/sys/fs/cgroup").join(f))
-            .ok()?
-            .trim()
-            .parse()
-            .ok()
-    };
-    if let (Some(max), Some(cur)) = (cgroup("memory.max"), cgroup("memory.current")) {
-        avail = avail.min(max.saturating_sub(cur));
-    }
-    Some(avail)
 }
 
 /// The run, without the GIL: expand the inputs, check the options, run every input through

@@ -37,4 +37,6 @@ pub use summary::{
     app_categories, method_slot, AppStats, Counters, LabelHasher, LearnedOutcome, RiskCounts,
     Summary, METHOD_SLOTS,
 };
-pub use worker::{reserved_bytes, run_file, EngineConfig, FileOutcome, Stamp, Worker};
+pub use worker::{
+    memory_available, reserved_bytes, run_file, EngineConfig, FileOutcome, Stamp, Worker,
+};

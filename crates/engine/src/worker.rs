@@ -147,6 +147,32 @@ pub fn reserved_bytes(cfg: &EngineConfig, workers: usize) -> u64 {
         .saturating_mul(n as u64)
 }
 
+/// Bytes of memory available to this process: the kernel's MemAvailable, or less where a
+/// cgroup (v2) limit leaves less. None where neither can be read. What [`reserved_bytes`] is
+/// compared with before a run starts (the CLI and the Python module).
+pub fn memory_available() -> Option<u64> {
+    let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
+    let kib: u64 = meminfo
+        .lines()
+        .find_map(|l| l.strip_prefix("MemAvailable:"))?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    let mut avail = kib.saturating_mul(1024);
+    let cgroup = |f: &str| -> Option<u64> {
+        std::fs::read_to_string(std::path::Path::new("/sys/fs/cgroup").join(f))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    };
+    if let (Some(max), Some(cur)) = (cgroup("memory.max"), cgroup("memory.current")) {
+        avail = avail.min(max.saturating_sub(cur));
+    }
+    Some(avail)
+}
+
 /// One pipeline: owns a flow table and writes records to its sink. Nothing is shared with other
 /// workers.
 pub struct Worker<S: RecordSink> {
