@@ -36,7 +36,8 @@ use pcapng::*;
 use std::fmt;
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
 
 /// One captured packet, borrowed from the mapped file.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -82,6 +83,9 @@ pub enum CaptureErrorKind {
     Corrupt(&'static str),
     /// The file holds no byte at all.
     Empty,
+    /// Reading was stopped by the flag given to [`CaptureFile::stop_when`] (Ctrl-C in the
+    /// Python module): every packet before `offset` was read.
+    Interrupted,
 }
 
 impl fmt::Display for CaptureError {
@@ -99,6 +103,7 @@ impl fmt::Display for CaptureError {
                 "truncated: needs {needed} bytes, {available} left in the file"
             ),
             CaptureErrorKind::Corrupt(what) => write!(f, "corrupt: {what}"),
+            CaptureErrorKind::Interrupted => write!(f, "interrupted: reading was stopped here"),
         }
     }
 }
@@ -131,6 +136,8 @@ pub struct CaptureFile {
     path: PathBuf,
     data: Backing,
     format: Format,
+    /// Once set, readers stop at their next batch ([`CaptureFile::stop_when`]).
+    stop: Option<Arc<AtomicBool>>,
 }
 
 pub(crate) fn err(path: &Path, offset: usize, kind: CaptureErrorKind) -> CaptureError {
@@ -260,6 +267,7 @@ impl CaptureFile {
                     path,
                     data,
                     format: Format::Pcapng,
+                    stop: None,
                 })
             }
             _ => return Err(err(&path, 0, CaptureErrorKind::UnknownFormat)),
@@ -297,7 +305,20 @@ impl CaptureFile {
             max_caplen: PCAP_MAX_CAPLEN.max(snaplen.min(1 << 24)),
             lens,
         };
-        Ok(CaptureFile { path, data, format })
+        Ok(CaptureFile {
+            path,
+            data,
+            format,
+            stop: None,
+        })
+    }
+
+    /// Readers of this file stop at their next batch once `flag` is set, as if the file were
+    /// damaged there: [`PacketReader::next_batch`] returns [`CaptureErrorKind::Interrupted`]
+    /// at the offset reached (one relaxed load a batch). For a run that must end early without
+    /// losing what it has read (Ctrl-C in the Python module).
+    pub fn stop_when(&mut self, flag: Arc<AtomicBool>) {
+        self.stop = Some(flag);
     }
 
     /// The file's path.
@@ -449,6 +470,16 @@ impl<'a> PacketReader<'a> {
         }
         if let Some(e) = self.pending.take() {
             return Err(e);
+        }
+        if !self.done
+            && self
+                .file
+                .stop
+                .as_ref()
+                .is_some_and(|s| s.load(Ordering::Relaxed))
+        {
+            self.done = true;
+            return Err(self.err(self.pos, CaptureErrorKind::Interrupted));
         }
         // The previous batch has been processed: its bytes need not stay resident.
         if self.own_pages {

@@ -59,6 +59,11 @@ pub struct EngineConfig {
     /// (`tunnel_parent`); the dispatcher then hashes the outermost addresses alone. Off (the
     /// default), nothing of it runs.
     pub outer_flows: bool,
+    /// Once set, every input stops being read at its next batch, as if it ended there with
+    /// [`wirespeed_capture::CaptureErrorKind::Interrupted`]: the flows of what was read are
+    /// ended and written, and the input's outcome carries that error (Ctrl-C in the Python
+    /// module). None (the default): inputs are read to their end.
+    pub stop: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl Default for EngineConfig {
@@ -85,6 +90,7 @@ impl EngineConfig {
             tcp: false,
             entropy: false,
             events: None,
+            stop: None,
             dispatch_seed: None,
             outer_flows: false,
         }
@@ -781,10 +787,16 @@ pub fn run_file<S: RecordSink>(
     // Each file is its own capture: connections announced in one name none of the next's.
     worker.stage.dpi.expect.clear();
     let outcome = if wirespeed_capture::stream::is_stream(path) {
-        crate::runtime::input::stream(path, progress, &mut |file, p| run_packets(worker, file, p))?
+        let stop = worker.cfg.stop.clone();
+        crate::runtime::input::stream(path, stop.as_ref(), progress, &mut |file, p| {
+            run_packets(worker, file, p)
+        })?
     } else {
         match CaptureFile::open(path) {
-            Ok(file) => {
+            Ok(mut file) => {
+                if let Some(stop) = &worker.cfg.stop {
+                    file.stop_when(stop.clone());
+                }
                 let total = file.len();
                 let o = run_packets(worker, &file, &mut |at| progress(at, total))?;
                 progress(total, total);

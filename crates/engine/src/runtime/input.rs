@@ -4,6 +4,8 @@
 use crate::worker::FileOutcome;
 use std::io;
 use std::path::Path;
+use std::sync::atomic::AtomicBool;
+use std::sync::Arc;
 use wirespeed_capture::CaptureFile;
 
 /// Processes one window's packets, flows left open, reporting how far it has read.
@@ -13,9 +15,13 @@ pub(crate) type Window<'w> =
 /// Every window of the stream at `path` through `window` (which processes a window's packets
 /// and leaves the flows open), one after the other: the packets read, and the error that ended
 /// the stream early with its offset in the stream (a damaged record, or the stream cut inside
-/// one), after every whole record before it was processed. Memory stays a window's.
+/// one), after every whole record before it was processed. Memory stays a window's. Once
+/// `stop` is set, the window being read stops at its next batch ([`EngineConfig::stop`]).
+///
+/// [`EngineConfig::stop`]: crate::EngineConfig::stop
 pub(crate) fn stream(
     path: &Path,
+    stop: Option<&Arc<AtomicBool>>,
     progress: &mut dyn FnMut(u64, u64),
     window: &mut Window<'_>,
 ) -> io::Result<FileOutcome> {
@@ -31,7 +37,10 @@ pub(crate) fn stream(
     let (mut packets, mut error) = (0u64, None);
     loop {
         let (file, end) = windows.next_window();
-        if let Some(file) = file {
+        if let Some(mut file) = file {
+            if let Some(stop) = stop {
+                file.stop_when(stop.clone());
+            }
             // A stream's length is unknown: progress says how far it has come.
             let at = windows.position();
             let o = window(&file, &mut |_| progress(at, 0))?;

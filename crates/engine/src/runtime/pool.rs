@@ -325,7 +325,8 @@ impl<S: RecordSink + Send> Pool<S> {
             // other, the input's clock carried from one to the next; the flows end once, at the
             // end of the stream.
             let mut clock = 0u64;
-            let o = super::input::stream(path, progress, &mut |file, p| {
+            let stop = self.workers.first().and_then(|w| w.config().stop.clone());
+            let o = super::input::stream(path, stop.as_ref(), progress, &mut |file, p| {
                 // A pipe is planned window by window: a connection announced in a later
                 // window than its first packets is not covered.
                 self.steer.make_room();
@@ -337,7 +338,12 @@ impl<S: RecordSink + Send> Pool<S> {
             }
             o
         } else {
-            match CaptureFile::open(path) {
+            match CaptureFile::open(path).map(|mut file| {
+                if let Some(stop) = self.workers.first().and_then(|w| w.config().stop.clone()) {
+                    file.stop_when(stop);
+                }
+                file
+            }) {
                 Ok(file) if self.reader_thread => self.run_file_reader(&file, progress)?,
                 Ok(file) => self.run_file_scan(&file, progress, &mut 0, true)?,
                 Err(e) => FileOutcome {
