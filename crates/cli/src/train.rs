@@ -4,8 +4,8 @@ use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use wirespeed_engine::train::{
-    arff, case_folds, cross_validate, extract, label, predictions_csv, read_labels, size_mode,
-    train, TrainOpts,
+    arff, case_folds, cross_validate, extract, label, predictions_csv, read_labels, train,
+    TrainParams,
 };
 use wirespeed_engine::EngineConfig;
 use wirespeed_stats::Model;
@@ -89,35 +89,22 @@ pub(crate) fn expand(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
 }
 
 pub(crate) fn train_cmd(a: TrainArgs) -> Result<ExitCode, String> {
-    let mode = size_mode(&a.size).ok_or("--size must be ip, payload or data")?;
-    if a.packets == 0 || a.packets as usize > wirespeed_stats::SPLT_CAP {
-        return Err(format!(
-            "--packets must be between 1 and {}",
-            wirespeed_stats::SPLT_CAP
-        ));
-    }
-    if a.bin_width == 0 || a.bin_width > 1536 {
-        return Err("--bin-width must be between 1 and 1536".into());
-    }
-    if !(0.0..=64.0).contains(&a.sigma) || !(0.0..1.0).contains(&a.reject) {
-        return Err("--sigma must be in [0, 64] and --reject in [0, 1)".into());
-    }
-    let mut o = TrainOpts {
+    let params = TrainParams {
         nb: a.algo == AlgoArg::Nb,
-        iat: a.iat,
+        size: a.size.clone(),
+        packets: u64::from(a.packets),
+        bin_width: u64::from(a.bin_width),
+        alpha: f64::from(a.alpha),
+        sigma: f64::from(a.sigma),
+        port: !a.no_port,
         reject: a.reject,
-        min_class: a.min_class.max(1),
-        ..TrainOpts::default()
+        iat: a.iat,
+        min_class: a.min_class.max(1) as u64,
     };
-    o.nb_params.mode = mode;
-    o.nb_params.positions = a.packets;
-    o.nb_params.bin_width = a.bin_width;
-    o.nb_params.sigma = a.sigma;
-    if !(a.alpha > 0.0 && a.alpha <= 1000.0) {
-        return Err("--alpha must be in (0, 1000]".into());
-    }
-    o.nb_params.alpha = a.alpha;
-    o.nb_params.port = !a.no_port;
+    let o = params
+        .opts()
+        .map_err(|e| format!("--{} {}", e.name.replace('_', "-"), e.rule))?;
+    let mode = o.nb_params.mode;
     let files = expand(&a.inputs)?;
     let outputs: Vec<(&str, &Path)> = [
         ("-o", &a.output),

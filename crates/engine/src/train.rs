@@ -201,6 +201,106 @@ impl Default for TrainOpts {
     }
 }
 
+/// A training run's parameters as a user gives them (`wirespeed train`'s options, the Python
+/// module's `train` arguments), before [`TrainParams::opts`] checks them.
+#[derive(Clone, Debug)]
+pub struct TrainParams {
+    /// Naive Bayes (true) or C4.5.
+    pub nb: bool,
+    /// Size used: `ip`, `payload` or `data`.
+    pub size: String,
+    /// Classify at this packet (1 to [`wirespeed_stats::SPLT_CAP`]).
+    pub packets: u64,
+    /// Naive Bayes: bytes per size bin (1 to 1536).
+    pub bin_width: u64,
+    /// Naive Bayes: Laplace pseudo-count, in (0, 1000].
+    pub alpha: f64,
+    /// Naive Bayes: Gaussian smoothing along the size axis, σ in bins, in [0, 64].
+    pub sigma: f64,
+    /// Naive Bayes: the server port is an attribute.
+    pub port: bool,
+    /// Naive Bayes: abstain below this quantile of the training flows' scores, in [0, 1).
+    pub reject: f64,
+    /// C4.5: inter-arrival times are attributes too.
+    pub iat: bool,
+    /// Classes need this many labelled flows (at least 1).
+    pub min_class: u64,
+}
+
+impl Default for TrainParams {
+    /// `wirespeed train`'s defaults.
+    fn default() -> Self {
+        TrainParams {
+            nb: true,
+            size: "payload".into(),
+            packets: 4,
+            bin_width: 32,
+            alpha: 0.0001,
+            sigma: 1.0,
+            port: true,
+            reject: 0.0,
+            iat: false,
+            min_class: 30,
+        }
+    }
+}
+
+/// A [`TrainParams`] value out of its range: the parameter's name (`bin_width`) and the rule
+/// it breaks (`must be between 1 and 1536`); each front end spells the name its own way
+/// (`--bin-width`, `bin_width`).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BadParam {
+    /// The parameter, as [`TrainParams`]' field is named.
+    pub name: &'static str,
+    /// What it must be.
+    pub rule: String,
+}
+
+impl TrainParams {
+    /// The options of a training run, every value checked.
+    pub fn opts(&self) -> Result<TrainOpts, BadParam> {
+        let bad = |name, rule: &str| BadParam {
+            name,
+            rule: rule.to_string(),
+        };
+        let mode =
+            size_mode(&self.size).ok_or_else(|| bad("size", "must be ip, payload or data"))?;
+        let cap = wirespeed_stats::SPLT_CAP as u64;
+        if !(1..=cap).contains(&self.packets) {
+            return Err(bad("packets", &format!("must be between 1 and {cap}")));
+        }
+        if !(1..=1536).contains(&self.bin_width) {
+            return Err(bad("bin_width", "must be between 1 and 1536"));
+        }
+        if !(0.0..=64.0).contains(&self.sigma) {
+            return Err(bad("sigma", "must be in [0, 64]"));
+        }
+        if !(0.0..1.0).contains(&self.reject) {
+            return Err(bad("reject", "must be in [0, 1)"));
+        }
+        if !(self.alpha > 0.0 && self.alpha <= 1000.0) {
+            return Err(bad("alpha", "must be in (0, 1000]"));
+        }
+        if self.min_class == 0 || self.min_class > u32::MAX as u64 {
+            return Err(bad("min_class", "must be between 1 and 4294967295"));
+        }
+        let mut o = TrainOpts {
+            nb: self.nb,
+            iat: self.iat,
+            reject: self.reject,
+            min_class: self.min_class as usize,
+            ..TrainOpts::default()
+        };
+        o.nb_params.mode = mode;
+        o.nb_params.positions = self.packets as u8;
+        o.nb_params.bin_width = self.bin_width as u16;
+        o.nb_params.sigma = self.sigma as f32;
+        o.nb_params.alpha = self.alpha as f32;
+        o.nb_params.port = self.port;
+        Ok(o)
+    }
+}
+
 /// Labelled training data: samples with a class index, and the classes.
 pub struct Labelled<'a> {
     /// (sample, class).
