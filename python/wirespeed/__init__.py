@@ -1,12 +1,17 @@
-"""wirespeed: classify every network flow of capture files, as Arrow tables.
+"""wirespeed: classify every network flow of capture files and live links, as Arrow tables.
 
 >>> import wirespeed
 >>> table = wirespeed.classify("trace.pcap")          # doctest: +SKIP
 >>> df = table.to_pandas()                            # doctest: +SKIP
+>>> for batch in wirespeed.stream("big.pcap.zst"):    # doctest: +SKIP
+...     print(batch.num_rows)
 
-``classify`` runs the same engine as the ``wirespeed classify`` command (in this process, with
-the GIL released) and returns one row per flow record, with the columns and types of the
-command's Parquet output (docs/SCHEMA.md in the repository).
+``classify`` runs the same engine as the ``wirespeed classify`` command (in this process, on a
+thread of its own, the GIL released) and returns one row per flow record, with the columns and
+types of the command's Parquet output (docs/SCHEMA.md in the repository). ``stream`` hands the
+same records over batch by batch as flows end, from files or live interfaces, in bounded
+memory. ``events`` gives the DNS, HTTP and TLS transactions, ``train`` a statistical model.
+Ctrl-C stops any of them (``KeyboardInterrupt``).
 """
 
 from __future__ import annotations
@@ -14,7 +19,7 @@ from __future__ import annotations
 import os
 import warnings
 from collections.abc import Iterable
-from typing import Optional, Sequence, Union
+from typing import Any, Iterator, Optional, Sequence, Union
 
 import pyarrow as pa
 
@@ -22,6 +27,12 @@ from . import _wirespeed
 
 __all__ = [
     "classify",
+    "stream",
+    "FlowStream",
+    "events",
+    "train",
+    "Model",
+    "inputs",
     "classifiers",
     "CaptureWarning",
     "SkippedFileWarning",
@@ -117,6 +128,75 @@ def _sources(source: object) -> list[str]:
     return paths
 
 
+def _model(model: object) -> dict:
+    """The ``model`` option as the native module takes it: a path, bytes, or a ``Model``."""
+    if model is None:
+        return {}
+    if isinstance(model, Model):
+        return {"model_bytes": model.bytes}
+    if isinstance(model, (bytes, bytearray, memoryview)):
+        return {"model_bytes": bytes(model)}
+    return {"model": _path(model, "model")}
+
+
+def _engine_options(
+    *,
+    workers: object,
+    classifiers: object,
+    rules: object,
+    hosts: object,
+    networks: object,
+    signatures: object,
+    tcp_timeout: object,
+    udp_timeout: object,
+    other_timeout: object,
+    closed_timeout: object,
+    max_flows: object,
+    tunnels: object,
+) -> dict:
+    """The options every run takes, their types checked."""
+    return dict(
+        workers=None if workers is None else _int(workers, "workers"),
+        classifiers=",".join(_names(classifiers, "classifiers")),
+        rules=_opt_path(rules, "rules"),
+        hosts=_opt_path(hosts, "hosts"),
+        networks=_opt_path(networks, "networks"),
+        signatures=_opt_path(signatures, "signatures"),
+        tcp_timeout=_seconds(tcp_timeout, "tcp_timeout"),
+        udp_timeout=_seconds(udp_timeout, "udp_timeout"),
+        other_timeout=_seconds(other_timeout, "other_timeout"),
+        closed_timeout=_seconds(closed_timeout, "closed_timeout"),
+        max_flows=_int(max_flows, "max_flows"),
+        tunnels=_bool(tunnels, "tunnels"),
+    )
+
+
+def _record_options(
+    *,
+    patterns: object,
+    model: object,
+    active_timeout: object,
+    stats: object,
+    features: object,
+    community_id: object,
+) -> dict:
+    """The options of runs that give flow records (classify, stream), their types checked."""
+    return dict(
+        patterns=_opt_path(patterns, "patterns"),
+        active_timeout=_seconds(active_timeout, "active_timeout"),
+        stats=_names(stats, "stats"),
+        features=_bool(features, "features"),
+        community_id=_bool(community_id, "community_id"),
+        **_model(model),
+    )
+
+
+def _warn(warned: Sequence[tuple[str, str]], stacklevel: int = 3) -> None:
+    for kind, message in warned:
+        category = CaptureWarning if kind == "capture" else SkippedFileWarning
+        warnings.warn(message, category, stacklevel=stacklevel)
+
+
 def classify(
     source: Union[PathLike, Sequence[PathLike]],
     *,
@@ -127,7 +207,7 @@ def classify(
     networks: Optional[PathLike] = None,
     signatures: Optional[PathLike] = None,
     patterns: Optional[PathLike] = None,
-    model: Optional[PathLike] = None,
+    model: Union[PathLike, bytes, "Model", None] = None,
     tcp_timeout: Optional[float] = None,
     udp_timeout: Optional[float] = None,
     other_timeout: Optional[float] = None,
@@ -147,7 +227,8 @@ def classify(
     per direction (unsigned integers), ``proto``/``app``/``category`` and the other labels
     (dictionary-encoded), ``method``, ``confidence``, risks, and the metadata read from the
     packets (host names, TLS, HTTP, DNS, ...). Rows are in ``flow_id`` order: the order the flows
-    began in, whatever the number of workers. ``table.to_pandas()`` gives a DataFrame.
+    began in, whatever the number of workers. ``table.to_pandas()`` gives a DataFrame. The whole
+    table is held in memory: for inputs larger than memory, use ``stream``.
 
     Parameters
     ----------
@@ -157,8 +238,8 @@ def classify(
         ``SkippedFileWarning``), or a list of these. Each file is its own capture.
     workers
         Worker threads, each with its own flow table (default: the number of cores); the
-        records are the same whatever the number, except, today, which interim records
-        ``active_timeout`` gives and which flows a full table (``max_flows``) evicts.
+        records are the same whatever the number, except, today, which flows a full table
+        (``max_flows``) evicts.
     classifiers
         Which classifiers run: a list or a comma-separated string of ``port``, ``ip``, ``dpt``,
         ``dns-cache``, ``host-cache``, ``stats``, ``dpi`` (``wirespeed.classifiers()``), or
@@ -174,7 +255,8 @@ def classify(
     patterns
         Payload search patterns, one a line (the command line's ``--match``; field ``matches``).
     model
-        A statistical model file for the ``stats`` classifier (default: the built-in model).
+        The statistical model of the ``stats`` classifier: a model file, its bytes, or a
+        ``Model`` from ``wirespeed.train`` (default: the built-in model).
     tcp_timeout, udp_timeout, other_timeout
         Idle timeouts in seconds of capture time, ``math.inf`` for none (default: a day).
     closed_timeout
@@ -208,6 +290,8 @@ def classify(
     OSError
         An input or option file that cannot be read (``FileNotFoundError``,
         ``PermissionError``, ... with its path), or an input that is not a capture at all.
+    KeyboardInterrupt
+        Ctrl-C: the run stops within a batch of packets.
 
     Warns
     -----
@@ -218,43 +302,391 @@ def classify(
         A file of a directory that is not a capture.
     """
     paths = _sources(source)
-    if workers is not None:
-        workers = _int(workers, "workers")
-    classifier_list = _names(classifiers, "classifiers")
-    stats_list = _names(stats, "stats")
-    timeouts = {
-        name: _seconds(value, name)
-        for name, value in (
-            ("tcp_timeout", tcp_timeout),
-            ("udp_timeout", udp_timeout),
-            ("other_timeout", other_timeout),
-            ("closed_timeout", closed_timeout),
-            ("active_timeout", active_timeout),
-        )
-    }
     capsule, warned, _summary = _wirespeed.classify(
         paths,
-        workers=workers,
-        classifiers=",".join(classifier_list),
-        stats=stats_list,
-        rules=_opt_path(rules, "rules"),
-        hosts=_opt_path(hosts, "hosts"),
-        networks=_opt_path(networks, "networks"),
-        signatures=_opt_path(signatures, "signatures"),
-        patterns=_opt_path(patterns, "patterns"),
-        model=_opt_path(model, "model"),
-        max_flows=_int(max_flows, "max_flows"),
-        features=_bool(features, "features"),
-        community_id=_bool(community_id, "community_id"),
-        tunnels=_bool(tunnels, "tunnels"),
-        **timeouts,
+        **_engine_options(
+            workers=workers,
+            classifiers=classifiers,
+            rules=rules,
+            hosts=hosts,
+            networks=networks,
+            signatures=signatures,
+            tcp_timeout=tcp_timeout,
+            udp_timeout=udp_timeout,
+            other_timeout=other_timeout,
+            closed_timeout=closed_timeout,
+            max_flows=max_flows,
+            tunnels=tunnels,
+        ),
+        **_record_options(
+            patterns=patterns,
+            model=model,
+            active_timeout=active_timeout,
+            stats=stats,
+            features=features,
+            community_id=community_id,
+        ),
     )
-    for kind, message in warned:
-        category = CaptureWarning if kind == "capture" else SkippedFileWarning
-        warnings.warn(message, category, stacklevel=2)
+    _warn(warned)
     table = pa.RecordBatchReader._import_from_c_capsule(capsule).read_all()
     if table.num_rows > 1:
         # Workers end flows in their own order: rows in flow_id order (stable, so an interim
         # record stays before the flow's final one).
         table = table.sort_by([("flow_id", "ascending")])
     return table
+
+
+class FlowStream:
+    """The records of a run, one ``pyarrow.RecordBatch`` at a time, as its workers cut them
+    (``wirespeed.stream`` makes one). Iterate over it; ``close()`` (or leaving a ``with``
+    block, or dropping it) stops the run. Memory stays a few batches' whatever the input.
+
+    Batches come in the order workers cut them, not in ``flow_id`` order; each holds up to
+    ``batch_rows`` records (fewer at the end, and on a live link at least once a second when
+    records are waiting)."""
+
+    def __init__(self, native: Any):
+        self._native = native
+        self._schema: Optional[pa.Schema] = None
+
+    @property
+    def schema(self) -> pa.Schema:
+        """The schema of every batch (the Parquet output's: docs/SCHEMA.md)."""
+        if self._schema is None:
+            self._schema = pa.RecordBatchReader._import_from_c_capsule(
+                self._native.schema()
+            ).schema
+        return self._schema
+
+    @property
+    def summary(self) -> Optional[dict]:
+        """The run's counters once it is over (packets, bytes, records, ...; on a live link
+        also ``lost_records``: records dropped because the reader did not keep up, and the
+        kernel's ``kernel_packets`` and ``kernel_drops``), else None."""
+        s = self._native.summary()
+        return None if s is None else dict(s)
+
+    def __iter__(self) -> Iterator[pa.RecordBatch]:
+        return self
+
+    def __next__(self) -> pa.RecordBatch:
+        while True:
+            item = self._native.next_item()
+            if item is None:
+                raise StopIteration
+            kind, value = item
+            if kind == "batch":
+                return pa.RecordBatchReader._import_from_c_capsule(value).read_next_batch()
+            _warn([value], stacklevel=2)
+
+    def read_all(self) -> pa.Table:
+        """Every batch still to come, as one table (in the order the batches came)."""
+        return pa.Table.from_batches(list(self), schema=self.schema)
+
+    def stop(self) -> None:
+        """Stop reading packets (a file at its next batch of packets, a live capture at once)
+        and end every flow: their records still come, then the iteration ends. Safe to call
+        from another thread while this one iterates."""
+        self._native.stop()
+
+    def close(self) -> None:
+        """Stop the run; the records not yet read are dropped."""
+        self._native.close()
+
+    def __enter__(self) -> "FlowStream":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def stream(
+    source: Union[PathLike, Sequence[PathLike], None] = None,
+    *,
+    interface: Union[str, Sequence[str], None] = None,
+    filter: Optional[str] = None,
+    duration: Optional[float] = None,
+    batch_rows: int = 8192,
+    workers: Optional[int] = None,
+    classifiers: Union[str, Sequence[str]] = "all",
+    rules: Optional[PathLike] = None,
+    hosts: Optional[PathLike] = None,
+    networks: Optional[PathLike] = None,
+    signatures: Optional[PathLike] = None,
+    patterns: Optional[PathLike] = None,
+    model: Union[PathLike, bytes, "Model", None] = None,
+    tcp_timeout: Optional[float] = None,
+    udp_timeout: Optional[float] = None,
+    other_timeout: Optional[float] = None,
+    closed_timeout: float = 10.0,
+    active_timeout: Optional[float] = None,
+    max_flows: int = 1 << 20,
+    stats: Union[str, Sequence[str]] = (),
+    features: bool = False,
+    community_id: bool = False,
+    tunnels: bool = True,
+) -> FlowStream:
+    """The records of capture files or of live interfaces as an iterator of
+    ``pyarrow.RecordBatch``, handed over as flows end: an endless link never fills memory.
+
+    Give ``source`` (files, directories: as ``classify``) or ``interface`` (a name or a list of
+    names: a live capture, as ``wirespeed live``; needs root or CAP_NET_RAW). The other options
+    are ``classify``'s; ``batch_rows`` is the most records a batch holds.
+
+    Files: the engine waits for the reader, so no record is lost however slowly it reads.
+    A live link: capture never waits for Python; a batch the reader has no room for (four are
+    held) is dropped and counted (``summary["lost_records"]``, and a warning at the end). Live
+    defaults are the command line's ``live`` ones: idle timeouts of 300 s (TCP), 120 s (UDP),
+    60 s (other), an active timeout of 120 s (interim records of long flows). The capture runs
+    until ``duration`` seconds pass, ``close()``, or Ctrl-C (``KeyboardInterrupt``: the flows
+    are ended, the records not yet read dropped); ``filter`` is a BPF expression (tcpdump's
+    syntax) run in the kernel. ``stream(interface=...)`` returns once the capture sockets are
+    open (an ``OSError`` if they cannot be: no such interface, no privilege).
+
+    >>> with wirespeed.stream(interface="eth0", duration=60) as s:   # doctest: +SKIP
+    ...     for batch in s:
+    ...         print(batch.to_pandas()[["src_ip", "dst_ip", "app"]])
+    """
+    if (source is None) == (interface is None):
+        raise TypeError("stream() takes a source (capture files) or an interface, not both")
+    common = _engine_options(
+        workers=workers,
+        classifiers=classifiers,
+        rules=rules,
+        hosts=hosts,
+        networks=networks,
+        signatures=signatures,
+        tcp_timeout=tcp_timeout,
+        udp_timeout=udp_timeout,
+        other_timeout=other_timeout,
+        closed_timeout=closed_timeout,
+        max_flows=max_flows,
+        tunnels=tunnels,
+    )
+    records = _record_options(
+        patterns=patterns,
+        model=model,
+        active_timeout=active_timeout,
+        stats=stats,
+        features=features,
+        community_id=community_id,
+    )
+    rows = _int(batch_rows, "batch_rows")
+    if interface is None:
+        if filter is not None or duration is not None:
+            raise TypeError("filter and duration are for a live interface, not capture files")
+        native = _wirespeed.stream_files(_sources(source), batch_rows=rows, **common, **records)
+    else:
+        ifaces = _names(interface, "interface")
+        if filter is not None and not isinstance(filter, str):
+            raise TypeError(f"filter must be a str (a BPF expression), not {type(filter).__name__}")
+        native = _wirespeed.stream_live(
+            ifaces,
+            filter=filter,
+            duration=_seconds(duration, "duration"),
+            batch_rows=rows,
+            **common,
+            **records,
+        )
+    return FlowStream(native)
+
+
+# The fields of docs/EVENTS.md, typed: common, then each type's.
+_EVENT_FIELDS = [
+    ("ts", pa.float64()),
+    ("event_type", pa.string()),
+    ("flow_id", pa.uint64()),
+    ("src_ip", pa.string()),
+    ("src_port", pa.uint16()),
+    ("dst_ip", pa.string()),
+    ("dst_port", pa.uint16()),
+    ("l4", pa.string()),
+    ("community_id", pa.string()),
+    ("trans_id", pa.uint16()),
+    ("rtt_us", pa.uint64()),
+    ("query", pa.string()),
+    ("qclass", pa.uint16()),
+    ("qtype", pa.uint16()),
+    ("rcode", pa.uint8()),
+    ("aa", pa.bool_()),
+    ("tc", pa.bool_()),
+    ("rd", pa.bool_()),
+    ("ra", pa.bool_()),
+    ("answers", pa.list_(pa.string())),
+    ("ttls", pa.list_(pa.uint32())),
+    ("trans_depth", pa.uint32()),
+    ("method", pa.string()),
+    ("host", pa.string()),
+    ("uri", pa.string()),
+    ("user_agent", pa.string()),
+    ("request_body_len", pa.uint64()),
+    ("status", pa.uint16()),
+    ("content_type", pa.string()),
+    ("response_body_len", pa.uint64()),
+    ("version", pa.string()),
+    ("sni", pa.string()),
+    ("alpn", pa.string()),
+    ("cipher", pa.uint16()),
+    ("ja3", pa.string()),
+    ("ja4", pa.string()),
+    ("subject", pa.string()),
+    ("issuer", pa.string()),
+    ("truncated", pa.bool_()),
+]
+EVENT_SCHEMA = pa.schema(_EVENT_FIELDS)
+
+
+def events(
+    source: Union[PathLike, Sequence[PathLike]],
+    *,
+    workers: Optional[int] = None,
+    classifiers: Union[str, Sequence[str]] = "all",
+    rules: Optional[PathLike] = None,
+    hosts: Optional[PathLike] = None,
+    networks: Optional[PathLike] = None,
+    signatures: Optional[PathLike] = None,
+    tcp_timeout: Optional[float] = None,
+    udp_timeout: Optional[float] = None,
+    other_timeout: Optional[float] = None,
+    closed_timeout: float = 10.0,
+    max_flows: int = 1 << 20,
+    tunnels: bool = True,
+) -> pa.Table:
+    """The DNS, HTTP and TLS transactions of capture files, one row each, as Zeek's dns.log,
+    http.log and ssl.log keep them (``wirespeed classify --events``: docs/EVENTS.md).
+
+    Every row has the common columns (``ts`` as ``timestamp[us, tz=UTC]``, ``event_type``
+    ``dns``/``http``/``tls``, ``flow_id`` joining ``classify``'s table of the same options and
+    inputs, the end-points, ``community_id``) and every type's columns, null where they are not
+    its type's; rows in ``ts`` order (then ``flow_id``). The options are ``classify``'s.
+    """
+    paths = _sources(source)
+    lines, warned, _summary = _wirespeed.events(
+        paths,
+        **_engine_options(
+            workers=workers,
+            classifiers=classifiers,
+            rules=rules,
+            hosts=hosts,
+            networks=networks,
+            signatures=signatures,
+            tcp_timeout=tcp_timeout,
+            udp_timeout=udp_timeout,
+            other_timeout=other_timeout,
+            closed_timeout=closed_timeout,
+            max_flows=max_flows,
+            tunnels=tunnels,
+        ),
+    )
+    _warn(warned)
+    if not lines:
+        table = EVENT_SCHEMA.empty_table()
+    else:
+        import io
+
+        import pyarrow.json as pj
+
+        table = pj.read_json(
+            io.BytesIO(lines),
+            parse_options=pj.ParseOptions(
+                explicit_schema=EVENT_SCHEMA, unexpected_field_behavior="error"
+            ),
+        )
+    ts = pa.compute.multiply(table.column("ts"), 1e6)
+    ts = pa.compute.round(ts).cast(pa.int64()).cast(pa.timestamp("us", tz="UTC"))
+    table = table.set_column(0, "ts", ts)
+    if table.num_rows > 1:
+        table = table.sort_by([("ts", "ascending"), ("flow_id", "ascending")])
+    return table
+
+
+class Model:
+    """A statistical model trained by ``wirespeed.train``: give it to ``classify(model=...)``
+    or ``stream(model=...)``, or ``save`` it for ``wirespeed classify --model FILE``."""
+
+    def __init__(self, data: bytes, classes: list, report: str, counts: dict, errors: list):
+        self.bytes: bytes = data
+        """The model file's bytes."""
+        self.classes: list[str] = list(classes)
+        """The classes it tells apart (nDPI master protocols), sorted."""
+        self.report: str = report
+        """The cross-validation report (per class precision, recall, F1; accuracy and macro-F1),
+        empty when ``folds`` was 0."""
+        self.counts: dict = dict(counts)
+        """Captures read, flows found, flows labelled and in a class."""
+        self.errors: list[str] = list(errors)
+        """Captures that were damaged (their good packets counted) or skipped."""
+
+    def save(self, path: PathLike) -> None:
+        """Write the model file (``wirespeed classify --model`` reads it)."""
+        with open(_path(path, "path"), "wb") as f:
+            f.write(self.bytes)
+
+    def __repr__(self) -> str:
+        return (
+            f"<wirespeed.Model: {len(self.classes)} classes, {self.counts.get('labelled', 0)} "
+            f"labelled flows, {len(self.bytes)} bytes>"
+        )
+
+
+def train(
+    source: Union[PathLike, Sequence[PathLike]],
+    labels: PathLike,
+    *,
+    algo: str = "nb",
+    size: str = "payload",
+    packets: int = 4,
+    bin_width: int = 32,
+    alpha: float = 0.0001,
+    sigma: float = 1.0,
+    port: bool = True,
+    reject: float = 0.0,
+    iat: bool = False,
+    min_class: int = 30,
+    folds: int = 5,
+    seed: int = 1,
+) -> Model:
+    """Train a statistical model from captures and labels, as ``wirespeed train`` does.
+
+    ``labels`` is a CSV shaped like nDPI's flows.csv (``pcap, l4, src_ip, src_port, dst_ip,
+    dst_port, master, confidence``; rows whose confidence starts with "DPI" are used), joined to
+    the flows of ``source`` (files, directories) by capture name and end-points. ``algo``:
+    ``"nb"`` (Naive Bayes over signed packet sizes and the server port, seed 000) or ``"c45"``
+    (a C4.5 tree over sizes and the AtoZ features). ``size``: ``"ip"``, ``"payload"`` or
+    ``"data"``; ``packets``: classify at this packet (1 to 5); ``bin_width``, ``alpha``,
+    ``sigma``, ``port``, ``reject``: Naive Bayes' parameters; ``iat``: C4.5 also uses
+    inter-arrival times; ``min_class``: classes need this many labelled flows; ``folds``:
+    cross-validation by capture file (0: none), with ``seed``.
+    """
+    paths = _sources(source)
+    if not isinstance(algo, str) or not isinstance(size, str):
+        raise TypeError("algo and size must be str")
+    for name, value in (("alpha", alpha), ("sigma", sigma), ("reject", reject)):
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise TypeError(f"{name} must be a number, not {type(value).__name__}")
+    data, report, classes, counts, errors = _wirespeed.train(
+        paths,
+        _path(labels, "labels"),
+        algo=algo,
+        size=size,
+        packets=_int(packets, "packets"),
+        bin_width=_int(bin_width, "bin_width"),
+        alpha=float(alpha),
+        sigma=float(sigma),
+        port=_bool(port, "port"),
+        reject=float(reject),
+        iat=_bool(iat, "iat"),
+        min_class=_int(min_class, "min_class"),
+        folds=_int(folds, "folds"),
+        seed=_int(seed, "seed"),
+    )
+    return Model(data, classes, report, dict(counts), errors)
+
+
+def inputs(source: Union[PathLike, Sequence[PathLike]]) -> list[str]:
+    """The capture files a run over ``source`` reads, in order: a directory's captures (in it
+    and its subdirectories, sorted by path, told by their first bytes; other files are left
+    out with a ``SkippedFileWarning``), a file as given."""
+    files, skipped = _wirespeed.inputs(_sources(source))
+    _warn([("skipped", s) for s in skipped], stacklevel=2)
+    return [os.fspath(f) for f in files]
