@@ -2,7 +2,8 @@
 # The Python package's tests (python/tests, pytest): build the wheel with maturin, install it
 # into a fresh virtualenv with pyarrow, pandas and pytest, and run the tests against the
 # command-line binary built here (the table must equal its JSON records). Needs python3 with
-# venv and pip, and PyPI (maturin, pyarrow, pandas, pytest). Extra arguments go to pytest.
+# venv and pip, PyPI (maturin, pyarrow, pandas, pytest, pyspark, nfstream) and Java 17+
+# (test_spark.py, Spark's local[2]; nfstream is the peer test_nfstream.py compares with). Extra arguments go to pytest.
 #
 # The corpus tests use ../shared/corpus or $WIRESPEED_CORPUS; without it they skip, saying so,
 # except under CI=true, where they fail (as the Rust tests).
@@ -17,7 +18,7 @@ cargo build --release --quiet -p wirespeed
 rm -rf "$venv"
 python3 -m venv "$venv"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-    'maturin>=1.9.4,<2' 'pyarrow>=14' pandas pytest
+    'maturin>=1.9.4,<2' 'pyarrow>=14' pandas pytest 'pyspark[sql]>=4' nfstream
 rm -f "$wheels"/wirespeed-*.whl
 "$venv/bin/maturin" build --release --manifest-path python/Cargo.toml --out "$wheels"
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check --no-deps \
