@@ -2,7 +2,10 @@
 //! registered inspector.
 
 use super::*;
+use crate::proto::sig::SigSet;
+use crate::schedule::{keep, Choice, Set, SET_WORDS};
 use proptest::prelude::*;
+use std::sync::Arc;
 
 /// Bytes of a hex vector file under `vectors/` (lines starting with `#` name the capture).
 pub(crate) fn parse_hex(text: &str) -> Vec<u8> {

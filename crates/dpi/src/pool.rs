@@ -1,0 +1,600 @@
+//! The context pool of one worker ([`Dpi`]): flow handles, the pooled per-flow contexts, the
+//! per-packet driver ([`Dpi::inspect`]: context, budget, reassembly, search patterns, field
+//! subscription), and the sizes and counters it runs with ([`DpiConfig`], [`DpiStats`]).
+
+use crate::schedule::{run, Set, MAX_INSPECTORS};
+use crate::{
+    events, matcher, proto, reasm, Dir, DpiRules, Expect, Field, Hints, LabelId, Meta, StateArea,
+    LONG_BUDGET, PENDING, TCP, UDP,
+};
+use reasm::{ReasmPool, Stream};
+use std::net::IpAddr;
+use std::sync::Arc;
+
+/// Sizes and budgets, all fixed at start.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DpiConfig {
+    /// Payload packets inspected per direction before inspection stops.
+    pub budget: u8,
+    /// Flows inspected (or holding metadata) at once.
+    pub contexts: usize,
+    /// TCP reassembly buffers shared by all flows.
+    pub reasm_buffers: usize,
+    /// Bytes per reassembly buffer (the most of one direction's stream a probe can see at once).
+    pub reasm_bytes: usize,
+    /// Out-of-order segments remembered per buffer.
+    pub reasm_segments: usize,
+}
+
+impl Default for DpiConfig {
+    fn default() -> Self {
+        DpiConfig {
+            budget: 8,
+            contexts: 1 << 16,
+            reasm_buffers: 1024,
+            reasm_bytes: 16 * 1024,
+            reasm_segments: 8,
+        }
+    }
+}
+
+/// DPI events, every cap hit included.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DpiStats {
+    /// Flows given a context.
+    pub flows: u64,
+    /// Flows identified.
+    pub identified: u64,
+    /// Flows whose budget ran out unidentified.
+    pub budget_spent: u64,
+    /// Flows every inspector ruled out.
+    pub ruled_out: u64,
+    /// Flows not inspected because the context pool was empty.
+    pub no_context: u64,
+    /// Packets shown to inspectors.
+    pub packets: u64,
+    /// Malformed fields seen by inspectors.
+    pub malformed: u64,
+    /// Metadata values truncated to their cap, or dropped because the area was full.
+    pub meta_truncated: u64,
+    /// Unsure candidates' evidence dropped because [`PENDING`] others already kept theirs.
+    pub evidence_dropped: u64,
+    /// Transaction events completed ([`Dpi::enable_events`]; 0 without).
+    pub events: u64,
+    /// Of those, completed before their answer because their flow, or the store, held too many
+    /// open ones ([`events::PER_FLOW`], [`events::MAX_OPEN`]).
+    pub events_early: u64,
+    /// Transaction events lost for want of a free slot (see [`events::Events::dropped`]).
+    pub events_dropped: u64,
+    /// Reassembly events.
+    pub reasm: reasm::ReasmStats,
+}
+
+impl DpiStats {
+    /// Add another worker's counters.
+    pub fn add(&mut self, o: &DpiStats) {
+        self.flows += o.flows;
+        self.identified += o.identified;
+        self.budget_spent += o.budget_spent;
+        self.ruled_out += o.ruled_out;
+        self.no_context += o.no_context;
+        self.packets += o.packets;
+        self.malformed += o.malformed;
+        self.meta_truncated += o.meta_truncated;
+        self.evidence_dropped += o.evidence_dropped;
+        self.events += o.events;
+        self.events_early += o.events_early;
+        self.events_dropped += o.events_dropped;
+        self.reasm.add(&o.reasm);
+    }
+}
+
+/// A packet as the engine hands it over.
+#[derive(Clone, Copy, Debug)]
+pub struct Packet<'a> {
+    /// IP protocol number (6 TCP, 17 UDP; others are not inspected).
+    pub ip_proto: u8,
+    /// The server's port.
+    pub server_port: u16,
+    /// The client's port.
+    pub client_port: u16,
+    /// Sent by the client?
+    pub from_client: bool,
+    /// TCP sequence number (ignored for UDP).
+    pub seq: u32,
+    /// Server address is multicast or broadcast.
+    pub multicast: bool,
+    /// The server's address.
+    pub server_ip: IpAddr,
+    /// The client's address.
+    pub client_ip: IpAddr,
+    /// Transport payload.
+    pub payload: &'a [u8],
+    /// Capture time, ns (read only by transaction events).
+    pub ts: u64,
+    /// The engine's number for the flow, carried by its transaction events (read only by them).
+    pub flow: u64,
+}
+
+/// A flow handle with no context yet.
+pub const NO_HANDLE: u32 = 0;
+/// A flow handle whose inspection is over with nothing kept.
+pub const DONE: u32 = u32::MAX;
+/// A flow handle whose inspection is over because every candidate inspector saw its payload and
+/// said [`Probe::NotForUs`], with nothing kept: see [`Dpi::ruled_out`].
+///
+/// [`Probe::NotForUs`]: crate::Probe::NotForUs
+pub const RULED_OUT: u32 = DONE_BIT;
+/// Set in a handle whose inspection is over but whose context still holds metadata: later
+/// packets are turned away without touching the pool.
+pub(crate) const DONE_BIT: u32 = 1 << 31;
+/// Set in a handle whose inspection is over for the record but goes on for transaction events
+/// ([`Cx::want_events`]).
+pub(crate) const EV_BIT: u32 = 1 << 30;
+
+/// Is inspection over for the flow with this handle (nothing more to do per packet)?
+#[inline]
+pub fn is_done(handle: u32) -> bool {
+    handle & DONE_BIT != 0
+}
+
+/// Is inspection over for the record of the flow with this handle: done ([`is_done`]), or going
+/// on only for transaction events ([`Cx::want_events`])? What inspection says of the flow no
+/// longer changes.
+///
+/// [`Cx::want_events`]: crate::Cx::want_events
+#[inline]
+pub fn inspection_over(handle: u32) -> bool {
+    handle & (DONE_BIT | EV_BIT) != 0
+}
+
+/// What a payload starts with, as nDPI's checks for unnamed flows read it (ndpi_main.c at the
+/// corpus's commit): `b'e'` a PE image (`MZ`, and at the little-endian offset in bytes
+/// 0x3c..0x40 the signature `PE\0\0`, within the payload) or an ELF header (at least 24 bytes,
+/// `\x7fELF`, version byte `e_ident[6]` at most 6), `b's'` a script (`#!/` or `#! `), 0 none.
+pub fn payload_signature(d: &[u8]) -> u8 {
+    if d.len() >= 0x40 && d.starts_with(b"MZ") {
+        let at = u32::from_le_bytes([d[0x3c], d[0x3d], d[0x3e], d[0x3f]]) as usize;
+        if at.checked_add(4).and_then(|e| d.get(at..e)) == Some(b"PE\0\0") {
+            return b'e';
+        }
+    }
+    if d.len() >= 24 && d.starts_with(b"\x7fELF") && d[6] <= 6 {
+        return b'e';
+    }
+    if d.starts_with(b"#!/") || d.starts_with(b"#! ") {
+        return b's';
+    }
+    0
+}
+
+/// The pool slot of a handle that has one.
+#[inline]
+pub(crate) fn slot(handle: u32) -> Option<usize> {
+    match handle {
+        NO_HANDLE | DONE | RULED_OUT => None,
+        h => Some((h & !(DONE_BIT | EV_BIT)) as usize - 1),
+    }
+}
+
+/// Per-flow inspection context (pooled).
+pub(crate) struct Ctx {
+    pub(crate) ruled_out: Set,
+    /// Every candidate said `NotForUs` (inspection ended by exclusion, not by the budget).
+    pub(crate) excluded: bool,
+    /// Index + 1 of the inspector that claimed the flow (0 = none yet).
+    pub(crate) chosen: u16,
+    pub(crate) label: Option<LabelId>,
+    pub(crate) counted: bool,
+    pub(crate) done: bool,
+    pub(crate) pkts: [u8; 2],
+    pub(crate) state: StateArea,
+    /// Evidence of candidates that answered Unsure with state: (registry index + 1, state),
+    /// 0 = a free slot.
+    pub(crate) pending: [(u16, StateArea); PENDING],
+    /// The chosen inspector follows the flow past the budget ([`Cx::want_long`]).
+    pub(crate) long: bool,
+    /// A connection the flow announced, not yet taken by the engine.
+    pub(crate) expect: Option<Expect>,
+    pub(crate) stream: [Stream; 2],
+    pub(crate) meta: Meta,
+    pub(crate) matches: matcher::Matches,
+    /// The chosen inspector's last answer asked for packets for transaction events.
+    pub(crate) ev_more: bool,
+    /// Inspection for the record is over; it goes on for transaction events only.
+    pub(crate) ev_only: bool,
+}
+
+impl Ctx {
+    pub(crate) fn new() -> Self {
+        Ctx {
+            ruled_out: Set::EMPTY,
+            excluded: false,
+            chosen: 0,
+            label: None,
+            counted: false,
+            done: false,
+            pkts: [0; 2],
+            state: StateArea::ZERO,
+            pending: [(0, StateArea::ZERO); PENDING],
+            long: false,
+            expect: None,
+            stream: [Stream::default(); 2],
+            meta: Meta::default(),
+            matches: matcher::Matches::default(),
+            ev_more: false,
+            ev_only: false,
+        }
+    }
+
+    pub(crate) fn reset(&mut self) {
+        self.ruled_out = Set::EMPTY;
+        self.excluded = false;
+        self.chosen = 0;
+        self.label = None;
+        self.counted = false;
+        self.done = false;
+        self.pkts = [0; 2];
+        self.state = StateArea::ZERO;
+        self.pending = [(0, StateArea::ZERO); PENDING];
+        self.long = false;
+        self.expect = None;
+        self.stream = [Stream::default(); 2];
+        self.meta.clear();
+        self.matches = matcher::Matches::default();
+        self.ev_more = false;
+        self.ev_only = false;
+    }
+}
+
+/// The DPI engine of one worker: a context pool, reassembly buffers and counters.
+pub struct Dpi {
+    cfg: DpiConfig,
+    rules: Arc<DpiRules>,
+    pub(crate) pool: Vec<Ctx>,
+    pub(crate) free: Vec<u32>,
+    pub(crate) reasm: ReasmPool,
+    stats: DpiStats,
+    subscriber: Option<Subscriber>,
+    /// The connection the last inspected packet announced ([`Dpi::take_expect`]).
+    announced: Option<Expect>,
+    /// Transaction events, when the run writes them ([`Dpi::enable_events`]).
+    events: Option<Box<EventsOn>>,
+}
+
+/// The transaction events of a [`Dpi`], and the metadata area an inspector writes to once the
+/// record needs nothing more of its flow (empty, discarded).
+struct EventsOn {
+    ev: events::Events,
+    scratch: Meta,
+}
+
+/// A field subscription: the fields wanted (a bit per [`Field`]) and the callback.
+struct Subscriber {
+    fields: u64,
+    call: Box<FieldCallback>,
+}
+
+/// A field subscriber's callback: the field and its value.
+type FieldCallback = dyn FnMut(Field, &str) + Send;
+
+impl Dpi {
+    /// A DPI engine with `cfg`'s sizes, inspecting with the run's `rules`. Contexts are
+    /// allocated as flows need them, up to `cfg.contexts`, and reused.
+    pub fn new(cfg: DpiConfig, rules: Arc<DpiRules>) -> Self {
+        // `Ctx::chosen` keeps index + 1 in a u16 (0 = none), and the bitmap holds every index.
+        const { assert!(proto::REGISTRY.len() < MAX_INSPECTORS && MAX_INSPECTORS.is_multiple_of(64)) };
+        Dpi {
+            cfg,
+            rules,
+            pool: Vec::new(),
+            free: Vec::new(),
+            reasm: ReasmPool::new(cfg.reasm_buffers, cfg.reasm_bytes, cfg.reasm_segments),
+            stats: DpiStats::default(),
+            subscriber: None,
+            announced: None,
+            events: None,
+        }
+    }
+
+    /// Write transaction events ([`events`]): the inspectors that know them (DNS, HTTP, TLS)
+    /// add them as they parse, and [`Dpi::events`] holds them until taken. Allocates the
+    /// store once; without this call nothing of it runs.
+    pub fn enable_events(&mut self) {
+        self.events = Some(Box::new(EventsOn {
+            ev: events::Events::new(),
+            scratch: Meta::default(),
+        }));
+    }
+
+    /// The store of transaction events, when enabled: take its complete transactions
+    /// ([`events::Events::ready`], then [`events::Events::clear_ready`]) after each packet and
+    /// after each [`Dpi::release`].
+    #[inline]
+    pub fn events(&mut self) -> Option<&mut events::Events> {
+        self.events.as_deref_mut().map(|e| &mut e.ev)
+    }
+
+    /// Call `call` with the value of one of `fields` when an inspector first sets it on a flow
+    /// (once per field and flow; a later replacement, as of a DNS name taken from a response
+    /// before the query showed, is not reported again). One subscriber per engine;
+    /// a second call replaces the first. Without a subscriber this costs one branch a packet.
+    pub fn subscribe(&mut self, fields: &[Field], call: impl FnMut(Field, &str) + Send + 'static) {
+        const { assert!(Field::COUNT <= 64) };
+        let fields = fields.iter().fold(0u64, |m, f| m | 1 << (*f as u8));
+        self.subscriber = Some(Subscriber {
+            fields,
+            call: Box::new(call),
+        });
+    }
+
+    /// Counters so far.
+    pub fn stats(&self) -> DpiStats {
+        let mut s = self.stats;
+        s.reasm = self.reasm.stats;
+        if let Some(e) = &self.events {
+            (s.events, s.events_early, s.events_dropped) =
+                (e.ev.completed, e.ev.early, e.ev.dropped);
+        }
+        s
+    }
+
+    /// The metadata of the flow with `handle`, if it holds any.
+    pub fn meta(&self, handle: u32) -> Option<&Meta> {
+        self.pool.get(slot(handle)?).map(|c| &c.meta)
+    }
+
+    /// The connection the packet just inspected announced, if any ([`Expect`]), with its
+    /// label's id in the run's registry: taken once.
+    pub fn take_expect(&mut self) -> Option<(Expect, LabelId)> {
+        let e = self.announced.take()?;
+        Some((e, self.rules.id_by_name(e.label)))
+    }
+
+    /// Did inspection of the flow with this handle end because every inspector that could speak
+    /// for it saw its payload and ruled itself out? Then no protocol this engine knows by payload
+    /// is the flow's, and a guess from elsewhere (the statistical model) must not name one.
+    /// False while inspection goes on, when it identified the flow, when it stopped at the
+    /// per-flow budget with inspectors still unsure, and when it never started.
+    pub fn ruled_out(&self, handle: u32) -> bool {
+        handle == RULED_OUT
+            || slot(handle)
+                .and_then(|i| self.pool.get(i))
+                .is_some_and(|c| c.excluded && c.chosen == 0)
+    }
+
+    /// The flow ended: return its context (and buffers) to the pools.
+    pub fn release(&mut self, handle: &mut u32) {
+        let h = *handle;
+        *handle = DONE;
+        let Some(i) = slot(h) else {
+            return;
+        };
+        if let Some(e) = self.events.as_deref_mut() {
+            e.ev.flush(i as u32 + 1);
+        }
+        if let Some(c) = self.pool.get_mut(i) {
+            for s in c.stream.iter_mut() {
+                self.reasm.free(s);
+            }
+            c.reset();
+            self.free.push(i as u32 + 1);
+        }
+    }
+
+    /// Inspect one packet of the flow with `handle`. Returns the label on the packet that
+    /// identified the flow, and again if the chosen inspector later names it more finely (STUN,
+    /// then DTLS on the same flow): the newer label replaces the older.
+    pub fn inspect(&mut self, handle: &mut u32, p: &Packet<'_>) -> Option<LabelId> {
+        if is_done(*handle) || p.payload.is_empty() {
+            return None;
+        }
+        let transport = match p.ip_proto {
+            6 => TCP,
+            17 => UDP,
+            _ => {
+                *handle = DONE;
+                return None;
+            }
+        };
+        if *handle == NO_HANDLE {
+            *handle = match self.free.pop() {
+                Some(h) => h,
+                None if self.pool.len() < self.cfg.contexts.min(EV_BIT as usize - 1) => {
+                    self.pool.push(Ctx::new());
+                    self.pool.len() as u32
+                }
+                None => {
+                    self.stats.no_context += 1;
+                    *handle = DONE;
+                    return None;
+                }
+            };
+            self.stats.flows += 1;
+        }
+        let Some(ctx) = slot(*handle).and_then(|i| self.pool.get_mut(i)) else {
+            *handle = DONE;
+            return None;
+        };
+        if ctx.done {
+            return None;
+        }
+        let d = usize::from(!p.from_client);
+        let hints = Hints {
+            transport,
+            server_port: p.server_port,
+            client_port: p.client_port,
+            dir: if p.from_client {
+                Dir::ToServer
+            } else {
+                Dir::ToClient
+            },
+            nth: ctx.pkts[d],
+            multicast: p.multicast,
+            server_ip: p.server_ip,
+            client_ip: p.client_ip,
+        };
+        ctx.pkts[d] = ctx.pkts[d].saturating_add(1);
+        // Packets inspected for transaction events only are not the record's: not counted.
+        let ev_only = ctx.ev_only;
+        self.stats.packets += u64::from(!ev_only);
+        let (mut ev, mut scratch, flow) = match self.events.as_deref_mut() {
+            Some(e) => {
+                e.ev.now = p.ts;
+                e.ev.who = events::Who {
+                    flow: p.flow,
+                    client: (p.client_ip, p.client_port),
+                    server: (p.server_ip, p.server_port),
+                    ip_proto: p.ip_proto,
+                };
+                let flow = slot(*handle).map_or(0, |i| i as u32 + 1);
+                (Some(&mut e.ev), Some(&mut e.scratch), flow)
+            }
+            None => (None, None, 0),
+        };
+        let before = ctx.meta.truncated;
+        let had = match self.subscriber {
+            Some(_) => ctx.meta.present(),
+            None => 0,
+        };
+        let rules = &*self.rules;
+        let sel = rules
+            .choice
+            .select(transport, p.server_port, p.client_port, p.payload.len());
+        let found = if transport == TCP {
+            // In-order bytes only; a segment that completes buffered data shows the whole.
+            match self.reasm.accept(&mut ctx.stream[d], p.seq, p.payload) {
+                reasm::Deliver::Nothing => None,
+                reasm::Deliver::Direct => {
+                    let evs = (ev.take(), scratch.take(), flow);
+                    let (f, inc) = run(
+                        rules,
+                        ctx,
+                        sel,
+                        &hints,
+                        p.payload,
+                        &mut self.stats,
+                        None,
+                        evs,
+                    );
+                    if inc {
+                        self.reasm.start(&mut ctx.stream[d], p.seq, p.payload);
+                    }
+                    f
+                }
+                reasm::Deliver::Buffered => {
+                    let (f, inc) = {
+                        let data = self.reasm.data(&ctx.stream[d]);
+                        let evs = (ev.take(), scratch.take(), flow);
+                        run(rules, ctx, sel, &hints, data, &mut self.stats, None, evs)
+                    };
+                    if !inc {
+                        self.reasm.free(&mut ctx.stream[d]);
+                    }
+                    f
+                }
+            }
+        } else {
+            let pool = Some(&mut self.reasm);
+            let evs = (ev.take(), scratch.take(), flow);
+            run(
+                rules,
+                ctx,
+                sel,
+                &hints,
+                p.payload,
+                &mut self.stats,
+                pool,
+                evs,
+            )
+            .0
+        };
+        // nDPI's checks after its dissectors, on the first five payload packets of a flow
+        // still unnamed: a script or an executable sent as is.
+        if found.is_none()
+            && ctx.chosen == 0
+            && u16::from(ctx.pkts[0]) + u16::from(ctx.pkts[1]) <= 5
+        {
+            let letter = payload_signature(p.payload);
+            if letter != 0 {
+                ctx.meta.add_letter(Field::PayloadFlags, letter, b"es");
+            }
+        }
+        if let Some(sub) = &mut self.subscriber {
+            for (f, v) in ctx.meta.iter() {
+                let bit = 1 << (f as u8 & 63);
+                if sub.fields & bit != 0 && had & bit == 0 {
+                    (sub.call)(f, v);
+                }
+            }
+        }
+        if let Some(m) = rules.matcher().filter(|_| !ev_only) {
+            // The packet as received (not the reassembled stream), while inspection lasts.
+            let was = ctx.matches;
+            m.scan(p.payload, &mut ctx.matches);
+            if ctx.matches != was {
+                let mut buf = [0u8; 255];
+                let n = matcher::format(ctx.matches, &mut buf);
+                ctx.meta
+                    .replace(Field::Matches, buf.get(..n).unwrap_or_default());
+            }
+        }
+        self.stats.meta_truncated += u64::from(ctx.meta.truncated.saturating_sub(before));
+        if ctx.done && ctx.chosen == 0 {
+            self.stats.ruled_out += 1;
+        }
+        if found.is_some() && !ctx.counted {
+            ctx.counted = true;
+            self.stats.identified += 1;
+        }
+        let budget = if ctx.long {
+            self.cfg.budget.saturating_mul(LONG_BUDGET)
+        } else {
+            self.cfg.budget
+        };
+        if !ctx.done && ctx.pkts[0] >= budget && ctx.pkts[1] >= budget {
+            // The record's budget is spent; transaction events go on while the inspector asks
+            // (what it then writes is discarded, see `call`).
+            if ctx.ev_more {
+                ctx.ev_only = true;
+            } else {
+                ctx.done = true;
+                if ctx.chosen == 0 {
+                    self.stats.budget_spent += 1;
+                }
+            }
+        }
+        if !ctx.done
+            && ctx.chosen == 0
+            && (ctx.pkts[0] >= self.cfg.budget.saturating_mul(2)
+                || ctx.pkts[1] >= self.cfg.budget.saturating_mul(2))
+        {
+            // One-way flows: twice the budget in one direction ends it too.
+            ctx.done = true;
+            self.stats.budget_spent += 1;
+        }
+        if let Some(e) = ctx.expect.take().filter(|_| !ev_only) {
+            self.announced = Some(e);
+        }
+        if ctx.ev_only {
+            *handle |= EV_BIT;
+        }
+        if ctx.done {
+            if let Some(e) = self.events.as_deref_mut() {
+                // Inspection of the flow ends: its open transactions are complete as they are.
+                e.ev.flush(flow);
+            }
+            for s in ctx.stream.iter_mut() {
+                self.reasm.free(s);
+            }
+            if ctx.meta.is_empty() {
+                let excluded = ctx.excluded && ctx.chosen == 0;
+                self.release(handle);
+                *handle = if excluded { RULED_OUT } else { DONE };
+            } else {
+                *handle |= DONE_BIT;
+            }
+        }
+        found
+    }
+}
