@@ -2,14 +2,14 @@
 //! (`wirespeed_export::parquet`). Built only with the cargo feature `parquet`; without it the
 //! format is a clear error saying how to build it.
 
-use crate::Format;
+use crate::args::Format;
 use std::path::Path;
 use wirespeed_export::{Columns, RecordSink};
 
 /// What `--format parquet` needs: a file name (Parquet is not written to standard output).
 #[cfg(feature = "parquet")]
 fn target(output: Option<&Path>) -> Result<&Path, String> {
-    match crate::stdout_path(output) {
+    match crate::outputs::stdout_path(output) {
         Some(p) => Ok(p),
         None => Err(
             "--format parquet needs -o FILE: a Parquet file is not written to standard output"

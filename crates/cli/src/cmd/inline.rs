@@ -1,0 +1,243 @@
+//! `wirespeed inline`: act on the label inline, on packets from NFQUEUE, by a policy.
+
+use crate::args::{EngineArgs, TextFormat};
+use crate::config::{duration_arg, fits_in_memory, stop_flag};
+use crate::outputs::{self, serve_metrics, LiveOutputs};
+use clap::Args;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use wirespeed_engine::{EngineConfig, Summary};
+use wirespeed_export::Columns;
+use wirespeed_live::metrics::RunStats;
+
+#[derive(Args)]
+pub(crate) struct InlineArgs {
+    /// NFQUEUE queue number, or a range `A:B` (one worker per queue; the kernel's
+    /// `--queue-balance` spreads connections over them).
+    #[arg(long, required_unless_present = "check")]
+    queue: Option<String>,
+    /// The policy (TOML, docs/INLINE.md). Reloaded on SIGHUP; counters and flows are kept.
+    #[arg(long)]
+    policy: PathBuf,
+    /// Keep every packet in user space: do not hand flows whose action is final to the kernel
+    /// (by default a final forward, drop or mark is left in the connection's mark, and the
+    /// rules of `--print-rules` act on it).
+    #[arg(long)]
+    no_bypass: bool,
+    /// Print the firewall rules for this queue and policy (iptables-legacy and
+    /// ip6tables-legacy) and exit.
+    #[arg(long)]
+    print_rules: bool,
+    /// Chain the rules go into (`FORWARD` for a router or bridge, `INPUT`/`OUTPUT` for a host).
+    #[arg(long, default_value = "FORWARD")]
+    chain: String,
+    /// Read and compile the policy, print its rules, and exit.
+    #[arg(long)]
+    check: bool,
+    /// Packets the kernel holds per queue before it lets new ones through unseen (fail open).
+    #[arg(long, default_value_t = 4096)]
+    queue_len: u32,
+    /// Seconds between status lines on standard error (0: none).
+    #[arg(long, default_value_t = 1.0)]
+    status: f64,
+    /// Stop after this many seconds (default: at SIGINT or SIGTERM).
+    #[arg(long)]
+    duration: Option<f64>,
+    /// Record format (Parquet files are written by `classify` alone).
+    #[arg(long, value_enum, default_value = "json")]
+    format: TextFormat,
+    /// Write records here instead of standard output (`-`: standard output).
+    #[arg(short, long)]
+    output: Option<PathBuf>,
+    /// No run summary on standard error.
+    #[arg(short, long)]
+    quiet: bool,
+    /// Pin worker i to core i mod cores.
+    #[arg(long)]
+    pin: bool,
+    /// Serve the run's counters to Prometheus (OpenMetrics text) at http://ADDR:PORT/metrics,
+    /// e.g. 127.0.0.1:9477 (docs/METRICS.md).
+    #[arg(long, value_name = "ADDR:PORT")]
+    metrics: Option<std::net::SocketAddr>,
+    /// Also export the records as IPFIX, as `live --ipfix` does.
+    #[arg(long, value_name = "TARGET")]
+    ipfix: Option<String>,
+    /// Also send every record to a Kafka topic, as `live --kafka` does.
+    #[arg(long, value_name = "BROKERS/TOPIC")]
+    kafka: Option<String>,
+    #[command(flatten)]
+    engine: EngineArgs,
+}
+
+/// `N` or `A:B` (at most 64 queues).
+fn parse_queues(s: &str) -> Result<Vec<u16>, String> {
+    let bad = || format!("--queue {s:?}: a queue number (0-65535) or a range such as 0:3");
+    let (a, b) = s.split_once(':').unwrap_or((s, s));
+    let a: u16 = a.trim().parse().map_err(|_| bad())?;
+    let b: u16 = b.trim().parse().map_err(|_| bad())?;
+    if a > b || b - a >= 64 {
+        return Err(format!("{}: at most 64 queues, low to high", bad()));
+    }
+    Ok((a..=b).collect())
+}
+
+fn read_policy(
+    path: &Path,
+    labels: &wirespeed_classify::Labels,
+) -> Result<wirespeed_act::Policy, String> {
+    // Capped, and only a regular file: at start and at every SIGHUP (issue 33).
+    let text = wirespeed_act::read_policy_file(path)
+        .map_err(|e| format!("cannot read the policy {}: {e}", path.display()))?;
+    wirespeed_act::Policy::from_toml(&text, labels)
+        .map_err(|e| format!("policy {}: {e}", path.display()))
+}
+
+pub(crate) fn inline(a: InlineArgs) -> Result<ExitCode, String> {
+    let mut inputs = a.engine.inputs();
+    inputs.push(&a.policy);
+    outputs::check_apart(&a.engine, a.output.as_deref(), a.ipfix.as_deref(), &inputs)?;
+    // A live link's timeouts, as `live`.
+    let (cfg, events) = a.engine.live_config()?;
+    let r = run(&a, cfg);
+    // The run is over, its workers and their handles to the `--events` output gone: close it.
+    events.close().and(r)
+}
+
+/// The run (or `--check`, `--print-rules`), with the engine's configuration `cfg`.
+fn run(a: &InlineArgs, cfg: EngineConfig) -> Result<ExitCode, String> {
+    let policy = read_policy(&a.policy, cfg.rules.labels())?;
+    let bypass = !a.no_bypass;
+    if a.check {
+        println!("rule\taction");
+        for r in &policy.rules {
+            println!("{}\t{}", r.name, r.action);
+        }
+        println!("unclassified\t{}", policy.unclassified);
+        println!("default\t{}", policy.default);
+        return Ok(ExitCode::SUCCESS);
+    }
+    let queues = parse_queues(a.queue.as_deref().unwrap_or(""))?;
+    fits_in_memory(&cfg, queues.len(), a.engine.max_flows)?;
+    if a.print_rules {
+        println!(
+            "# wirespeed inline --queue {}: the firewall rules (filter table, then mangle)",
+            a.queue.as_deref().unwrap_or("")
+        );
+        for cmd in ["iptables-legacy", "ip6tables-legacy"] {
+            for line in wirespeed_live::inline::kernel_rules(
+                cmd,
+                &a.chain,
+                &queues,
+                &policy.dscps(),
+                bypass,
+            ) {
+                println!("{line}");
+            }
+        }
+        return Ok(ExitCode::SUCCESS);
+    }
+    if a.queue_len == 0 {
+        return Err("--queue-len must be at least 1".into());
+    }
+    let cell = wirespeed_act::PolicyCell::new(policy);
+    let labels = cfg.rules.clone();
+    let ic = wirespeed_live::inline::InlineConfig {
+        queues,
+        policy: cell.clone(),
+        bypass,
+        queue: wirespeed_live::nfqueue::QueueConfig {
+            max_len: a.queue_len,
+            ..Default::default()
+        },
+        pin: a.pin,
+        status_every: duration_arg(a.status, "status")?,
+        duration: a
+            .duration
+            .map(|d| duration_arg(d, "duration"))
+            .transpose()?,
+        metrics: a
+            .metrics
+            .map(|_| RunStats::inline(cfg.rules.clone(), cell.clone())),
+        engine: cfg,
+    };
+    let _metrics = serve_metrics(a.metrics, ic.metrics.as_ref(), a.quiet)?;
+    let stop = stop_flag()?;
+    let reload = Arc::new(AtomicBool::new(false));
+    signal_hook::flag::register(signal_hook::consts::SIGHUP, reload.clone())
+        .map_err(|e| format!("signals: {e}"))?;
+    let quiet = a.quiet;
+    let cols = Columns {
+        action: true,
+        ..a.engine.stats_columns()?
+    };
+    let outs = LiveOutputs::start(
+        a.output.as_deref(),
+        a.format.into(),
+        cols,
+        a.ipfix.as_deref(),
+        a.kafka.as_deref(),
+        &stop,
+        ic.metrics.as_ref(),
+    )?;
+    let mut opened = outs.opener();
+    let policy_path = a.policy.clone();
+    let status = |line: &str| {
+        if !quiet {
+            eprintln!("{line}");
+        }
+    };
+    let mut tick = || {
+        if reload.swap(false, Ordering::Relaxed) {
+            match read_policy(&policy_path, labels.labels()) {
+                Ok(p) => {
+                    let n = p.rules.len();
+                    cell.replace(p);
+                    status(&format!("inline: policy reloaded: {n} rules"));
+                }
+                Err(e) => status(&format!(
+                    "inline: policy not reloaded, the old one stays: {e}"
+                )),
+            }
+        }
+    };
+    let run = wirespeed_live::inline::run(
+        &ic,
+        outs.sink(),
+        stop,
+        &mut opened,
+        &mut |l| status(l),
+        &mut tick,
+    );
+    let end = outs.finish(&run, a.quiet)?;
+    let o = run.map_err(|e| e.to_string())?;
+    if !a.quiet {
+        let summary = Summary {
+            counters: o.counters,
+            categories: wirespeed_engine::app_categories(&o.apps, ic.engine.rules.labels()),
+            apps: o.apps,
+            files: Vec::new(),
+            elapsed_s: o.elapsed_s,
+            learn: None,
+        };
+        eprint!("{}", summary.render(false));
+        let q = o.queue;
+        eprintln!(
+            "queue: {} packets: {} accepted, {} dropped, {} marked here, {} handed to the kernel; \
+             {} given an id but not delivered (accepted unseen: fail open; a full queue's are not counted by the kernel), {} came back with a final action \
+             (firewall rules missing: --print-rules), {} malformed messages",
+            q.packets, q.accepted, q.dropped, q.marked, q.bound, q.unseen, q.rules_missing, q.malformed
+        );
+        eprintln!(
+            "rule\taction\tflows\tpackets\tbytes\tdropped_pkts\tdropped_bytes\tmarked\tbound"
+        );
+        for (name, action, c) in ic.policy.totals() {
+            eprintln!(
+                "{name}\t{action}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+                c.flows, c.packets, c.bytes, c.dropped_packets, c.dropped_bytes, c.marked, c.bound
+            );
+        }
+    }
+    end.exit()
+}
