@@ -280,7 +280,7 @@ const OPTION_PIPE_WAIT: std::time::Duration = std::time::Duration::from_secs(10)
 /// memory); errors name the file, what it is for, and the cap. A file that is not a regular one
 /// is read on a thread of its own and given up after [`OPTION_PIPE_WAIT`] with a message
 /// (the thread, blocked in the kernel, ends with the process).
-fn read_capped(p: &Path, cap: u64, what: &str) -> Result<Vec<u8>, String> {
+pub(crate) fn read_capped(p: &Path, cap: u64, what: &str) -> Result<Vec<u8>, String> {
     let meta =
         std::fs::metadata(p).map_err(|e| format!("cannot read {what} {}: {e}", p.display()))?;
     if meta.is_dir() {

@@ -35,6 +35,23 @@ fn an_endless_option_file_is_refused_with_its_cap() {
     }
 }
 
+/// `train --labels /dev/zero` read until memory ran out (issue 33's battery, run again): the
+/// labels file is capped as the other option files are.
+#[test]
+fn an_endless_labels_file_is_refused_with_its_cap() {
+    let pcap = demo("options-train.pcap");
+    let (code, err) =
+        run(bin()
+            .arg("train")
+            .arg(&pcap)
+            .args(["--labels", "/dev/zero", "--folds", "0"]));
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("/dev/zero") && err.contains("labels file") && err.contains("256 MiB"),
+        "{err}"
+    );
+}
+
 #[test]
 fn one_long_pattern_builds_and_runs() {
     let pcap = demo("options-long.pcap");

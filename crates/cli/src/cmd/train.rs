@@ -88,6 +88,9 @@ pub(crate) fn expand(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     wirespeed_capture::inputs::expand(inputs, &mut |s| eprintln!("wirespeed: {s}"))
 }
 
+/// Largest labels file read (nDPI's flows.csv of the whole corpus is under 3 MiB).
+const MAX_LABELS_FILE: u64 = 256 << 20;
+
 pub(crate) fn train_cmd(a: TrainArgs) -> Result<ExitCode, String> {
     let params = TrainParams {
         nb: a.algo == AlgoArg::Nb,
@@ -117,8 +120,14 @@ pub(crate) fn train_cmd(a: TrainArgs) -> Result<ExitCode, String> {
     let mut inputs: Vec<&Path> = files.iter().map(PathBuf::as_path).collect();
     inputs.push(&a.labels);
     crate::guard::outputs_apart(&outputs, &inputs)?;
-    let text = std::fs::read_to_string(&a.labels)
-        .map_err(|e| format!("cannot read {}: {e}", a.labels.display()))?;
+    // Capped as every option file is (issue 33's battery: `--labels /dev/zero` grew until
+    // killed).
+    let text = String::from_utf8(crate::config::read_capped(
+        &a.labels,
+        MAX_LABELS_FILE,
+        "labels file",
+    )?)
+    .map_err(|_| format!("{}: the labels file is not UTF-8 text", a.labels.display()))?;
     let labels = read_labels(&text)?;
     let (samples, errors) = extract(&files, EngineConfig::default()).map_err(|e| e.to_string())?;
     let lab = label(&samples, &labels, o.min_class);
