@@ -19,6 +19,7 @@ pub mod expect;
 mod flowstats;
 pub mod gen;
 pub mod learn;
+mod observe;
 pub mod ordered;
 mod risks;
 pub mod rss;

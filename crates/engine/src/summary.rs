@@ -1,6 +1,7 @@
 //! Counters, per-application totals, and where records go.
 
 use crate::classify::{FlowExt, Stage};
+use crate::observe::Observers;
 use crate::rules::Rules;
 use std::collections::HashMap;
 use std::fmt;
@@ -261,23 +262,24 @@ impl<S: RecordSink> Output<S> {
         f: &mut Flow<FlowExt>,
         why: EndReason,
         stage: &mut Stage,
+        obs: &mut Observers,
         arbiter: &Arbiter,
         rules: &Rules,
     ) {
         let last = why != EndReason::Active;
-        let acted = stage.act.as_mut().and_then(|a| a.ended(f, last));
+        let acted = obs.act.as_mut().and_then(|a| a.ended(f, last));
         let stats = Stats {
-            dist: stage.dist.as_mut().and_then(|d| d.ended(f, last)),
-            tcp: stage.tcp.as_mut().and_then(|t| t.ended(f, last)),
+            dist: obs.dist.as_mut().and_then(|d| d.ended(f, last)),
+            tcp: obs.tcp.as_mut().and_then(|t| t.ended(f, last)),
             tunnel_parent: self.parents.as_mut().and_then(|p| p.ended(f, last)),
         };
         if !last {
             let mut now = f.clone();
             stage.end(arbiter, &mut now);
-            self.emit(&now, why, stage, rules, acted, stats);
+            self.emit(&now, why, stage, obs, rules, acted, stats);
         } else {
             stage.end(arbiter, f);
-            self.emit(f, why, stage, rules, acted, stats);
+            self.emit(f, why, stage, obs, rules, acted, stats);
             stage.release(&mut f.ext);
             // Transactions still open at the flow's end are complete as they are.
             self.events(&mut stage.dpi.dpi);
@@ -286,23 +288,25 @@ impl<S: RecordSink> Output<S> {
 
     /// Write the record of `f`.
     #[inline]
+    #[allow(clippy::too_many_arguments)]
     fn emit(
         &mut self,
         f: &Flow<FlowExt>,
         why: EndReason,
         stage: &Stage,
+        obs: &Observers,
         rules: &Rules,
         acted: Option<wirespeed_act::Ended>,
         stats: Stats,
     ) {
-        let mut rec = record(f, why, stage, rules);
+        let mut rec = record(f, why, stage, obs, rules);
         let (id, method) = (rec.label, rec.method);
         if self.with_source {
             rec.source = Some(self.source.as_str());
             rec.pcap = Some(self.base.as_str());
         }
         rec.flow_id = f.serial;
-        rec.act = match (&stage.act, acted) {
+        rec.act = match (&obs.act, acted) {
             (Some(a), Some(e)) => Some(a.fields(&e)),
             _ => None,
         };
@@ -578,6 +582,7 @@ pub(crate) fn record<'a>(
     f: &Flow<FlowExt>,
     why: EndReason,
     stage: &'a Stage,
+    obs: &Observers,
     rules: &'a Rules,
 ) -> FlowRecord<'a> {
     let c = f.client;
@@ -629,7 +634,7 @@ pub(crate) fn record<'a>(
         encrypted: rules.encrypted(id),
     };
     stage.fill(&f.ext, &mut rec);
-    let entropy = stage
+    let entropy = obs
         .entropy
         .as_ref()
         .map_or_else(Default::default, |e| e.of(f));

@@ -1,6 +1,7 @@
 //! One shared-nothing pipeline: batches in, flow records out.
 
 use crate::classify::{FlowExt, PacketView, Stage};
+use crate::observe::Observers;
 use crate::rules::Rules;
 use crate::summary::{Counters, Output};
 use std::io;
@@ -187,6 +188,7 @@ pub struct Worker<S: RecordSink> {
     frag: FragTable,
     arbiter: Arbiter,
     stage: Stage,
+    obs: Observers,
     pending: Vec<Pending>,
     out: Output<S>,
     counters: Counters,
@@ -214,22 +216,13 @@ impl<S: RecordSink> Worker<S> {
     pub fn new(cfg: EngineConfig, sink: S, with_source: bool) -> Self {
         let batch = cfg.batch_size.max(1);
         let table = FlowTable::new(cfg.flow);
-        let mut stage = Stage::new(&cfg);
-        if cfg.dist {
-            let mut d = crate::flowstats::Dist::new(table.config().capacity);
-            d.locator = Some(table.locator());
-            stage.dist = Some(d);
-        }
-        if cfg.entropy {
-            let mut e = crate::entropy::Entropy::new(table.config().capacity);
-            e.locator = Some(table.locator());
-            stage.entropy = Some(e);
-        }
-        if cfg.tcp {
-            let mut t = crate::tcpstats::Tcp::new(table.config().capacity);
-            t.locator = Some(table.locator());
-            stage.tcp = Some(t);
-        }
+        let mut stage = Stage::new(&crate::classify::Env {
+            rules: &cfg.rules,
+            classifiers: cfg.classifiers,
+            dpi: &cfg.dpi,
+            learn: &cfg.learn,
+        });
+        let obs = Observers::new(&cfg, &table);
         let mut out = Output::new(sink, with_source);
         if cfg.outer_flows && cfg.decode.decode_tunnels {
             let mut p = crate::tunnels::Parents::new(table.config().capacity);
@@ -248,6 +241,7 @@ impl<S: RecordSink> Worker<S> {
             },
             arbiter: Arbiter::new(cfg.classifiers),
             stage,
+            obs,
             pending: Vec::with_capacity(batch),
             out,
             cfg,
@@ -289,7 +283,7 @@ impl<S: RecordSink> Worker<S> {
     /// flow to the kernel once its action is final.
     pub fn act(&mut self, cell: std::sync::Arc<wirespeed_act::PolicyCell>, bypass: bool) {
         let slots = self.table.config().capacity;
-        self.stage.act = Some(crate::act::Inline::new(
+        self.obs.act = Some(crate::act::Inline::new(
             cell,
             self.table.locator(),
             slots,
@@ -300,7 +294,7 @@ impl<S: RecordSink> Worker<S> {
 
     /// Fold this worker's per-rule counters into its policy cell's totals (the end of a run).
     pub fn fold_act(&mut self) {
-        if let Some(a) = self.stage.act.as_mut() {
+        if let Some(a) = self.obs.act.as_mut() {
             a.actor.fold();
         }
     }
@@ -403,7 +397,7 @@ impl<S: RecordSink> Worker<S> {
         batch: &[RawPacket<'_>],
         acts: &mut [wirespeed_act::PacketAct],
     ) -> io::Result<()> {
-        if let Some(a) = self.stage.act.as_mut() {
+        if let Some(a) = self.obs.act.as_mut() {
             a.actor.begin_batch();
         }
         self.run_batch(batch, None, acts)
@@ -433,6 +427,7 @@ impl<S: RecordSink> Worker<S> {
             frag,
             arbiter,
             stage,
+            obs,
             pending,
             out,
             counters: c,
@@ -534,7 +529,7 @@ impl<S: RecordSink> Worker<S> {
         for q in pending.iter() {
             stage.learned.tick(q.clk);
             let mut on_end =
-                |f: &mut Flow<FlowExt>, why: EndReason| out.end(f, why, stage, arbiter, rules);
+                |f: &mut Flow<FlowExt>, why: EndReason| out.end(f, why, stage, obs, arbiter, rules);
             let r = table.lookup_or_insert(
                 &q.key,
                 q.hash,
@@ -608,9 +603,9 @@ impl<S: RecordSink> Worker<S> {
                 payload,
             };
             // `--stats entropy` only.
-            let had_dpi = stage.entropy.as_mut().and_then(|e| e.before(r.slot(), f));
+            let had_dpi = obs.entropy.as_mut().and_then(|e| e.before(r.slot(), f));
             stage.packet(arbiter, f, &p);
-            if let (Some(e), Some(had)) = (stage.entropy.as_mut(), had_dpi) {
+            if let (Some(e), Some(had)) = (obs.entropy.as_mut(), had_dpi) {
                 let first = matches!(r, Lookup::New(_));
                 e.after(r.slot(), f, had, rules, payload, first);
             }
@@ -619,7 +614,7 @@ impl<S: RecordSink> Worker<S> {
             if let Lookup::New(_) = r {
                 f.ext.class.mark_first();
             }
-            if let Some(d) = stage.dist.as_mut() {
+            if let Some(d) = obs.dist.as_mut() {
                 d.packet(
                     r.slot(),
                     f.serial,
@@ -629,7 +624,7 @@ impl<S: RecordSink> Worker<S> {
                     q.tcp.map(|t| t.flags),
                 );
             }
-            if let (Some(t), Some(tcp)) = (stage.tcp.as_mut(), q.tcp) {
+            if let (Some(t), Some(tcp)) = (obs.tcp.as_mut(), q.tcp) {
                 // The options lie between the fixed header and the payload (a SYN's only are
                 // read); an empty payload's offset may point anywhere, so `get`.
                 let options = off
@@ -649,19 +644,21 @@ impl<S: RecordSink> Worker<S> {
                 );
             }
             // An inline run: what this packet gets, by its flow's label now.
-            // (Taken out of the stage for the call: the flow's risks, asked for when it is
-            // decided, read the other classifiers' state.)
-            if let Some(mut inl) = stage.act.take() {
+            // (Taken out for the call: the flow's risks, asked for when it is decided, read
+            // the classifiers' state and the entropy analyser's.)
+            if let Some(mut inl) = obs.act.take() {
                 if let Some(a) = acts.get_mut(q.idx as usize) {
                     *a = inl.packet(r.slot(), f, q.len, q.ts, q.payload_len > 0, || {
-                        crate::summary::record(f, EndReason::Active, stage, rules).risks
+                        crate::summary::record(f, EndReason::Active, stage, obs, rules).risks
                     });
                 }
-                stage.act = Some(inl);
+                obs.act = Some(inl);
             }
         }
         // One small sweep step per batch (ΔT/M): no packet ever waits on a full scan.
-        table.gc_step(*now, &mut |f, why| out.end(f, why, stage, arbiter, rules));
+        table.gc_step(*now, &mut |f, why| {
+            out.end(f, why, stage, obs, arbiter, rules)
+        });
         out.take_error()
     }
 
@@ -675,10 +672,10 @@ impl<S: RecordSink> Worker<S> {
 
     /// End every open flow (end of an input file, or shutdown) and write their records.
     pub fn flush(&mut self) -> io::Result<()> {
-        let (out, stage) = (&mut self.out, &mut self.stage);
+        let (out, stage, obs) = (&mut self.out, &mut self.stage, &mut self.obs);
         let (rules, arbiter) = (&*self.cfg.rules, &self.arbiter);
         let mut end =
-            |f: &mut Flow<FlowExt>, why: EndReason| out.end(f, why, stage, arbiter, rules);
+            |f: &mut Flow<FlowExt>, why: EndReason| out.end(f, why, stage, obs, arbiter, rules);
         // Flows already idle at the input's last time end as such, wherever the sweep was.
         self.table.expire_all(self.now, &mut end);
         self.table.flush(&mut end);

@@ -7,7 +7,6 @@
 use super::{Classifier, Decide, FlowView, PacketView};
 use crate::expect::Expectations;
 use crate::rules::Rules;
-use crate::worker::EngineConfig;
 use std::sync::Arc;
 use wirespeed_classify::{Facts, Method, Verdict};
 use wirespeed_dpi::{Dpi, Packet};
@@ -51,9 +50,9 @@ impl Classifier for DpiClassifier {
     /// The flow's handle into the pools (0 none yet; see [`wirespeed_dpi::is_done`]).
     type State = u32;
 
-    fn new(cfg: &EngineConfig) -> Self {
+    fn new(cfg: &super::Env<'_>) -> Self {
         DpiClassifier {
-            dpi: Dpi::new(cfg.dpi, cfg.rules.dpi().clone()),
+            dpi: Dpi::new(*cfg.dpi, cfg.rules.dpi().clone()),
             rules: cfg.rules.clone(),
             enabled: cfg.classifiers.has(Method::Dpi),
             expect: Arc::new(Expectations::new()),

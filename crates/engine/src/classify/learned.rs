@@ -15,7 +15,6 @@
 use super::{Classifier, Decide, FlowView, PacketView};
 use crate::learn::{Learner, Obs};
 use crate::rules::Rules;
-use crate::worker::EngineConfig;
 use std::net::IpAddr;
 use std::sync::Arc;
 use wirespeed_classify::hostcache::Endpoint;
@@ -79,13 +78,13 @@ impl AnswerSink for Answers<'_> {
 impl Classifier for LearnedClassifier {
     type State = ();
 
-    fn new(cfg: &EngineConfig) -> Self {
+    fn new(cfg: &super::Env<'_>) -> Self {
         let dns = cfg.classifiers.has(Method::DnsCache);
         let hosts = cfg.classifiers.has(Method::HostCache);
         let dpt = cfg.classifiers.has(Method::Dpt);
         LearnedClassifier {
             learner: Learner::new(
-                crate::learn::Hub::new(cfg.learn, cfg.classifiers, 1),
+                crate::learn::Hub::new(*cfg.learn, cfg.classifiers, 1),
                 0,
                 !(dns || hosts || dpt),
             ),

@@ -6,8 +6,9 @@
 //!
 //! 1. Write `src/classify/<name>.rs` with a type implementing [`Classifier`]: its per-flow
 //!    `State` (small and `Copy`: it sits in every flow-table slot, and the slot's size is held by
-//!    a test), how it is built from the run's [`EngineConfig`] (its rules are in
-//!    [`EngineConfig::rules`]), and whichever hooks it needs.
+//!    a test), how it is built from the run's [`Env`] (its rules, the enabled classifiers,
+//!    the payload inspection and learning settings: not the runtime's configuration), and
+//!    whichever hooks it needs.
 //! 2. Add `name: name::Type` to the `classifiers!` list below. The list's order is the order
 //!    the hooks run in, for every flow and packet.
 //!
@@ -21,6 +22,10 @@
 //! - Its own fields of the flow's record ([`Classifier::fill`]).
 //!
 //! Hooks run on the hot path: no allocation, no logging, no clock (time is the capture's).
+//!
+//! Per-flow analysers that label nothing (distributions, TCP analysis, entropy, the inline
+//! actor) are not classifiers: they observe the flow beside this stage
+//! ([`crate::observe::Observers`]).
 
 pub mod dpi;
 pub mod learned;
@@ -30,10 +35,25 @@ pub mod stats;
 
 pub use dpi::DPI_CONFIDENCE;
 
-use crate::worker::EngineConfig;
-use wirespeed_classify::{Arbiter, Facts, FlowClass, Verdict};
+use crate::rules::Rules;
+use std::sync::Arc;
+use wirespeed_classify::{Arbiter, ClassifierSet, Facts, FlowClass, Verdict};
 use wirespeed_export::FlowRecord;
 use wirespeed_flow::{Flow, FlowKey, Side};
+
+/// What a classifier is built from: the run's knowledge and the few settings classifiers read
+/// (a worker makes it from its configuration, [`crate::EngineConfig`]).
+#[derive(Clone, Copy, Debug)]
+pub struct Env<'a> {
+    /// What the run knows: labels, tables, signatures, the model.
+    pub rules: &'a Arc<Rules>,
+    /// Which classifiers run.
+    pub classifiers: ClassifierSet,
+    /// Payload inspection: budget, context pool, reassembly buffers.
+    pub dpi: &'a wirespeed_dpi::DpiConfig,
+    /// What the run learns as it goes: bounds, epochs.
+    pub learn: &'a crate::learn::LearnConfig,
+}
 
 /// A flow as classifiers see it: its key and counters, read-only.
 #[derive(Clone, Copy, Debug)]
@@ -153,8 +173,8 @@ pub trait Classifier: Sized {
     /// What it keeps per flow, in the flow-table slot.
     type State: Copy + Default + std::fmt::Debug;
 
-    /// The classifier of one worker, for a run configured by `cfg`.
-    fn new(cfg: &EngineConfig) -> Self;
+    /// The classifier of one worker, for a run in `env`.
+    fn new(env: &Env<'_>) -> Self;
 
     /// The flow's first packet, before the flow's counters include it.
     #[inline]
@@ -224,24 +244,12 @@ macro_rules! classifiers {
         /// The classifiers of one worker.
         pub(crate) struct Stage {
             $(pub(crate) $field: $ty,)*
-            /// The acting side, after every classifier (`wirespeed inline`); None elsewhere.
-            pub(crate) act: Option<crate::act::Inline>,
-            /// Whole-flow distributions (`--stats dist`); None when not asked for.
-            pub(crate) dist: Option<crate::flowstats::Dist>,
-            /// The TCP analysis (`--stats tcp`); None when not asked for.
-            pub(crate) tcp: Option<crate::tcpstats::Tcp>,
-            /// Payload entropy for Susp Entropy (`--stats entropy`); None when not asked for.
-            pub(crate) entropy: Option<crate::entropy::Entropy>,
         }
 
         impl Stage {
-            pub(crate) fn new(cfg: &EngineConfig) -> Self {
+            pub(crate) fn new(env: &Env<'_>) -> Self {
                 Stage {
-                    $($field: <$ty as Classifier>::new(cfg),)*
-                    act: None,
-                    dist: None,
-                    tcp: None,
-                    entropy: None,
+                    $($field: <$ty as Classifier>::new(env),)*
                 }
             }
 

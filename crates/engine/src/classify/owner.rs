@@ -8,7 +8,6 @@
 
 use super::{Classifier, Decide, FlowView};
 use crate::rules::Rules;
-use crate::worker::EngineConfig;
 use std::sync::Arc;
 use wirespeed_classify::{Method, Verdict};
 
@@ -24,7 +23,7 @@ pub struct OwnerClassifier {
 impl Classifier for OwnerClassifier {
     type State = ();
 
-    fn new(cfg: &EngineConfig) -> Self {
+    fn new(cfg: &super::Env<'_>) -> Self {
         OwnerClassifier {
             rules: cfg.rules.clone(),
             enabled: cfg.classifiers.has(Method::Ip),

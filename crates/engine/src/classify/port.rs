@@ -3,7 +3,6 @@
 
 use super::{Classifier, Decide, FlowView};
 use crate::rules::Rules;
-use crate::worker::EngineConfig;
 use std::sync::Arc;
 use wirespeed_classify::{Method, Verdict, PORT_CONFIDENCE};
 
@@ -35,7 +34,7 @@ impl PortClassifier {
 impl Classifier for PortClassifier {
     type State = ();
 
-    fn new(cfg: &EngineConfig) -> Self {
+    fn new(cfg: &super::Env<'_>) -> Self {
         PortClassifier {
             rules: cfg.rules.clone(),
             enabled: cfg.classifiers.has(Method::Port),

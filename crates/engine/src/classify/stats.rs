@@ -5,7 +5,6 @@
 
 use super::{Classifier, Decide, FlowView, PacketView};
 use crate::rules::Rules;
-use crate::worker::EngineConfig;
 use std::sync::Arc;
 use wirespeed_classify::{Method, Verdict};
 use wirespeed_export::FlowRecord;
@@ -66,7 +65,7 @@ impl StatsClassifier {
 impl Classifier for StatsClassifier {
     type State = StatsState;
 
-    fn new(cfg: &EngineConfig) -> Self {
+    fn new(cfg: &super::Env<'_>) -> Self {
         StatsClassifier {
             rules: cfg.rules.clone(),
             enabled: cfg.classifiers.has(Method::Stats),
