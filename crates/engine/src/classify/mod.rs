@@ -24,8 +24,7 @@
 //! Hooks run on the hot path: no allocation, no logging, no clock (time is the capture's).
 //!
 //! Per-flow analysers that label nothing (distributions, TCP analysis, entropy, the inline
-//! actor) are not classifiers: they observe the flow beside this stage
-//! ([`crate::observe::Observers`]).
+//! actor) are not classifiers: they observe the flow beside this stage (`observe.rs`).
 
 pub mod dpi;
 pub mod learned;
