@@ -59,6 +59,7 @@
 //! (`a-a-…`, each label start a trie step) about 1.2 µs.
 
 use crate::category;
+use crate::csvrows;
 use crate::labels::Breed;
 use std::collections::HashMap;
 use std::fmt;
@@ -160,6 +161,8 @@ pub enum HostRulesErrorKind {
     TooManyRules,
     /// More than 65,535 distinct (application, category, breed).
     TooManyApps,
+    /// A quoted field not closed on its line.
+    Quote,
 }
 
 impl fmt::Display for HostRulesError {
@@ -178,7 +181,8 @@ impl fmt::Display for HostRulesError {
             ),
             HostRulesErrorKind::Fields { found } => write!(
                 f,
-                "{found} fields, expected 4 (pattern,app,category,breed; quoting is not supported)"
+                "{found} fields, expected 4 (pattern,app,category,breed; \
+                 quote a field that holds a comma)"
             ),
             HostRulesErrorKind::Pattern { pattern, why } => {
                 write!(f, "pattern {pattern:?}: {why}")
@@ -197,6 +201,7 @@ impl fmt::Display for HostRulesError {
             HostRulesErrorKind::TooManyApps => {
                 write!(f, "more than 65535 distinct (application, category, breed)")
             }
+            HostRulesErrorKind::Quote => f.write_str(csvrows::UNTERMINATED),
         }
     }
 }
@@ -240,8 +245,8 @@ pub fn check_pattern(pattern: &str) -> Result<(), &'static str> {
     Ok(())
 }
 
-/// Check an application name: 1 to [`MAX_APP_LEN`] bytes, no control character, comma or
-/// quote, no white space at either end.
+/// Check an application name: 1 to [`MAX_APP_LEN`] bytes, no control character or double
+/// quote, no white space at either end. A comma is allowed (a rules file quotes such a field).
 pub(crate) fn check_app(app: &str) -> Result<(), &'static str> {
     if app.is_empty() {
         return Err("empty");
@@ -249,8 +254,8 @@ pub(crate) fn check_app(app: &str) -> Result<(), &'static str> {
     if app.len() > MAX_APP_LEN {
         return Err("longer than 64 bytes");
     }
-    if app.chars().any(|c| c.is_control() || c == ',' || c == '"') {
-        return Err("has a control character, a comma or a quote");
+    if app.chars().any(|c| c.is_control() || c == '"') {
+        return Err("has a control character or a double quote");
     }
     if app.trim() != app {
         return Err("starts or ends with white space");
@@ -362,28 +367,27 @@ impl HostRules {
     /// Add the rules of a rules file, all or none; returns how many rows it had.
     ///
     /// The format is `data/app_hosts.csv`'s: the header `pattern,app,category,breed`, then one
-    /// rule a line, four fields separated by commas, without quoting; white space around a field
-    /// is ignored, as are blank lines, lines starting with `#` and a byte-order mark; CRLF or
-    /// LF. The category is nDPI's, as data files or as nDPI prints it (see
-    /// [`crate::category::parse`]); the breed as [`Breed::parse`] reads it. At most
-    /// [`MAX_TEXT_LEN`] bytes and [`MAX_RULES`] rules in all. A pattern already loaded is
-    /// replaced (see the module documentation).
+    /// rule a line, four fields separated by commas; a field may be quoted (`"My App, Inc."`,
+    /// RFC 4180: the quote right after the comma, `""` for a quote inside) and must be closed
+    /// on its line; white space around a field is ignored, as are blank lines, lines starting
+    /// with `#` and a byte-order mark; CRLF or LF. The category is nDPI's, as data files or as
+    /// nDPI prints it (see [`crate::category::parse`]); the breed as [`Breed::parse`] reads it.
+    /// At most [`MAX_TEXT_LEN`] bytes and [`MAX_RULES`] rules in all. A pattern already loaded
+    /// is replaced (see the module documentation).
     pub fn load_csv(&mut self, text: &str) -> Result<usize, HostRulesError> {
         let err = |line: usize, kind| HostRulesError { line, kind };
         if text.len() > MAX_TEXT_LEN {
             return Err(err(0, HostRulesErrorKind::TooLarge { bytes: text.len() }));
         }
-        // A byte-order mark, as some editors write one.
-        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut header = false;
-        let mut rows: Vec<(usize, &str, &str, &'static str, Breed)> = Vec::new();
-        for (i, raw) in text.lines().enumerate() {
-            let line = i + 1;
-            let l = raw.trim();
-            if l.is_empty() || l.starts_with('#') {
-                continue;
-            }
-            let fields: Vec<&str> = l.split(',').map(str::trim).collect();
+        let mut rows: Vec<(usize, String, String, &'static str, Breed)> = Vec::new();
+        let mut csv = csvrows::rows(text);
+        loop {
+            let (line, fields) = match csv.next_row() {
+                Ok(Some(row)) => row,
+                Ok(None) => break,
+                Err(e) => return Err(err(e.line, HostRulesErrorKind::Quote)),
+            };
             if !header {
                 if fields.len() != 4
                     || !fields
@@ -391,7 +395,8 @@ impl HostRules {
                         .zip(CSV_HEADER)
                         .all(|(f, h)| f.eq_ignore_ascii_case(h))
                 {
-                    return Err(err(line, HostRulesErrorKind::Header { found: quoted(l) }));
+                    let found = quoted(csvrows::line_text(text, line));
+                    return Err(err(line, HostRulesErrorKind::Header { found }));
                 }
                 header = true;
                 continue;
@@ -404,7 +409,7 @@ impl HostRules {
                     },
                 ));
             }
-            let (pattern, app) = (fields[0], fields[1]);
+            let (pattern, app) = (&fields[0], &fields[1]);
             check_pattern(pattern).map_err(|why| {
                 err(
                     line,
@@ -423,14 +428,14 @@ impl HostRules {
                     },
                 )
             })?;
-            let category = category::parse(fields[2])
-                .ok_or_else(|| err(line, HostRulesErrorKind::Category(quoted(fields[2]))))?;
-            let breed = Breed::parse(fields[3])
-                .ok_or_else(|| err(line, HostRulesErrorKind::Breed(quoted(fields[3]))))?;
+            let category = category::parse(&fields[2])
+                .ok_or_else(|| err(line, HostRulesErrorKind::Category(quoted(&fields[2]))))?;
+            let breed = Breed::parse(&fields[3])
+                .ok_or_else(|| err(line, HostRulesErrorKind::Breed(quoted(&fields[3]))))?;
             if self.rules.len() + rows.len() >= MAX_RULES {
                 return Err(err(line, HostRulesErrorKind::TooManyRules));
             }
-            rows.push((line, pattern, app, category, breed));
+            rows.push((line, pattern.to_string(), app.to_string(), category, breed));
         }
         if !header {
             return Err(err(
@@ -443,14 +448,19 @@ impl HostRules {
         // Applications first, so that too many is refused before anything changes.
         let new_apps: std::collections::HashSet<(&str, &str, Breed)> = rows
             .iter()
-            .filter(|r| !self.app_ids.contains_key(&(Box::from(r.2), r.3, r.4)))
-            .map(|r| (r.2, r.3, r.4))
+            .filter(|r| {
+                !self
+                    .app_ids
+                    .contains_key(&(Box::from(r.2.as_str()), r.3, r.4))
+            })
+            .map(|r| (r.2.as_str(), r.3, r.4))
             .collect();
         if self.apps.len() + new_apps.len() > usize::from(u16::MAX) {
             let line = rows.last().map_or(0, |r| r.0);
             return Err(err(line, HostRulesErrorKind::TooManyApps));
         }
-        for &(_, pattern, app, category, breed) in &rows {
+        for (_, pattern, app, category, breed) in &rows {
+            let (category, breed) = (*category, *breed);
             let id = self.intern(app, category, breed).expect("counted above");
             self.insert(pattern, id);
         }
@@ -953,7 +963,16 @@ mod tests {
             ("a.com,A,web,safe\n", 1, "expected the header"),
             ("x.com,A,web\n", 2, "3 fields"),
             ("x.com,A,web,safe,extra\n", 2, "5 fields"),
-            ("\"x.com\",A,web,safe\n", 2, "character other than"),
+            ("x\"y.com,A,web,safe\n", 2, "character other than"),
+            ("\"x.com,A,web,safe\n", 2, "unterminated quote"),
+            (
+                "x.com,\"A,web,safe\nz.com,B,web,safe\n",
+                2,
+                "unterminated quote",
+            ),
+            ("x.com,A,web,\"safe", 2, "unterminated quote"),
+            ("x.com,A \"B\",web,safe\n", 2, "double quote"),
+            ("x.com,My App, Inc.,web,safe\n", 2, "5 fields"),
             ("x y.com,A,web,safe\n", 2, "character other than"),
             ("...,A,web,safe\n", 2, "no letter or digit"),
             (",A,web,safe\n", 2, "empty"),
@@ -988,6 +1007,28 @@ mod tests {
             e.to_string().len() < 200,
             "the pattern is cut in the message: {e}"
         );
+    }
+
+    #[test]
+    fn quoted_fields_load() {
+        // An operator's file: quoted fields, a comma inside quotes, CRLF, a byte-order mark.
+        let text = "\u{feff}pattern,app,category,breed\r\n\
+                    \"*.example.com\",\"My App, Inc.\",Web,Fun\r\n\
+                    plain.example,\"Say \"\"Hi\"\"\",web,safe\r\n";
+        let e = HostRules::parse_csv(text).unwrap_err();
+        assert_eq!(e.line, 3, "a double quote stays refused in a name: {e}");
+        let text = text.replace("Say \"\"Hi\"\"", "Say, Hi");
+        let r = HostRules::parse_csv(&text).unwrap();
+        assert_eq!(r.len(), 2);
+        let hit = r.lookup("www.example.com").unwrap().app;
+        assert_eq!(
+            (hit.name, hit.category, hit.breed),
+            ("My App, Inc.", "Web", Breed::Fun)
+        );
+        assert_eq!(app(&r, "plain.example"), Some("Say, Hi"));
+        // The same rules unquoted, LF only: the same table.
+        let plain = "pattern,app,category,breed\n*.example.com,My App; Inc.,Web,Fun\n";
+        assert_eq!(HostRules::parse_csv(plain).unwrap().len(), 1);
     }
 
     #[test]

@@ -11,6 +11,7 @@
 #![deny(missing_docs)]
 
 pub mod category;
+mod csvrows;
 pub mod dnscache;
 pub mod dpt;
 pub mod hostcache;

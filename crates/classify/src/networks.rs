@@ -44,7 +44,9 @@
 //! IPv6) or a bare address (a `/32` or `/128`); `app` and `category` are kept as written (the
 //! shipped file's categories are snake_case: `cloud`, `vpn`, `chat`); `list` names the source
 //! list and is ignored. A first line `network,…` is a header; blank lines and lines starting
-//! with `#` are skipped; fields are trimmed and never quoted (names have no commas). A block with
+//! with `#` are skipped, as is a byte-order mark; CRLF or LF; fields are trimmed and may be
+//! quoted (`"Corp, Inc."`, RFC 4180: the quote right after the comma, `""` for a quote inside),
+//! closed on their line. A block with
 //! **host bits set** (`10.1.2.3/8`) is accepted and masked to its network (`10.0.0.0/8`), as
 //! nDPI's tree matches it, and counted in [`Loaded::masked`] so a loader can warn. Errors name
 //! the line ([`NetworksError`]); a file with an error adds nothing.
@@ -78,6 +80,7 @@
 //! module adds no dependency, defines the equal-block rule, and is property-tested against a
 //! naive scan and fuzzed.
 
+use crate::csvrows;
 use std::collections::HashMap;
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
@@ -247,6 +250,8 @@ pub enum NetworksErrorKind {
     TooManyOwners,
     /// [`NetworksBuilder::insert`] was given an owner id of another builder.
     UnknownOwner,
+    /// A quoted field not closed on its line.
+    Quote,
 }
 
 impl NetworksError {
@@ -277,6 +282,7 @@ impl fmt::Display for NetworksError {
                 write!(f, "too many distinct owners (at most {MAX_OWNERS})")
             }
             NetworksErrorKind::UnknownOwner => f.write_str("owner id of another builder"),
+            NetworksErrorKind::Quote => f.write_str(csvrows::UNTERMINATED),
         }
     }
 }
@@ -371,16 +377,16 @@ impl NetworksBuilder {
     }
 
     fn extend_csv_inner(&mut self, text: &str) -> Result<Loaded, NetworksError> {
-        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let mut loaded = Loaded::default();
         let mut first = true;
-        for (i, raw) in text.lines().enumerate() {
-            let line = i + 1;
-            let row = raw.trim();
-            if row.is_empty() || row.starts_with('#') {
-                continue;
-            }
-            let mut fields = row.split(',').map(str::trim);
+        let mut csv = csvrows::rows(text);
+        loop {
+            let (line, row) = match csv.next_row() {
+                Ok(Some(row)) => row,
+                Ok(None) => break,
+                Err(e) => return Err(NetworksError::at(e.line, NetworksErrorKind::Quote)),
+            };
+            let mut fields = row.iter();
             let network = fields.next().unwrap_or("");
             if std::mem::take(&mut first) && network.eq_ignore_ascii_case("network") {
                 continue;
@@ -976,6 +982,34 @@ mod tests {
         );
         // The header is only a first row.
         assert_eq!(err("1.2.3.4,A,b\nnetwork,app,category\n").line, 2);
+    }
+
+    #[test]
+    fn quoted_fields_embedded_commas_and_crlf() {
+        let mut b = NetworksBuilder::new();
+        let l = b
+            .extend_csv(
+                "network,app,category,list\r\n\
+                 \"10.0.0.0/8\",\"Corp, Inc.\",cloud,\"mine, and theirs\"\r\n\
+                 10.1.0.0/16,\"Lab \"\"B\"\"\",network\r\n",
+            )
+            .unwrap();
+        assert_eq!(l, Loaded { rows: 2, masked: 0 });
+        let n = b.build();
+        assert_eq!(who(&n, "10.2.0.0"), Some("Corp, Inc."));
+        assert_eq!(who(&n, "10.1.0.0"), Some("Lab \"B\""));
+        // An unterminated quote: an error naming its line, and nothing added.
+        for text in [
+            "10.0.0.0/8,A,b\n\"10.1.0.0/16,B,c\n10.2.0.0/16,C,d\n",
+            "10.0.0.0/8,A,b\n10.1.0.0/16,\"B,c",
+        ] {
+            let mut b = NetworksBuilder::new();
+            let e = b.extend_csv(text).unwrap_err();
+            assert_eq!((e.line, e.kind), (2, NetworksErrorKind::Quote), "{text:?}");
+            assert!(e.to_string().starts_with("line 2: "), "{e}");
+            assert!(e.to_string().contains("unterminated quote"), "{e}");
+            assert!(b.is_empty());
+        }
     }
 
     #[test]

@@ -4,6 +4,7 @@
 //! no host rule gave one, is its application's (else its master's) breed here; a flow is
 //! encrypted when its master protocol is.
 
+use crate::csvrows;
 use crate::labels::{Breed, LabelId, Labels};
 use std::collections::HashMap;
 
@@ -15,35 +16,37 @@ pub struct ProtoDefaults {
 
 impl ProtoDefaults {
     /// Parse the CSV: `#` comment lines, the header `name,breed,encrypted,category`, then one
-    /// row per protocol. Errors name the line.
+    /// row per protocol (fields trimmed, and quoted where they hold a comma, as in the crate's
+    /// other data files). Errors name the line.
     pub fn parse(text: &str) -> Result<ProtoDefaults, String> {
         let mut by_name = HashMap::new();
         let mut header = false;
-        for (i, line) in text.lines().enumerate() {
-            let line = line.trim();
-            if line.is_empty() || line.starts_with('#') {
-                continue;
-            }
-            let f: Vec<&str> = line.split(',').collect();
+        let mut csv = csvrows::rows(text);
+        loop {
+            let (line, row) = match csv.next_row() {
+                Ok(Some(row)) => row,
+                Ok(None) => break,
+                Err(e) => return Err(format!("line {}: {}", e.line, csvrows::UNTERMINATED)),
+            };
+            let f: Vec<&str> = row.iter().collect();
             if !header {
                 if f[..] != ["name", "breed", "encrypted", "category"] {
                     return Err(format!(
-                        "line {}: expected the header 'name,breed,encrypted,category'",
-                        i + 1
+                        "line {line}: expected the header 'name,breed,encrypted,category'"
                     ));
                 }
                 header = true;
                 continue;
             }
             let [name, breed, enc, _category] = f[..] else {
-                return Err(format!("line {}: {} fields, expected 4", i + 1, f.len()));
+                return Err(format!("line {line}: {} fields, expected 4", f.len()));
             };
             let breed =
-                Breed::parse(breed).ok_or_else(|| format!("line {}: breed {breed:?}", i + 1))?;
+                Breed::parse(breed).ok_or_else(|| format!("line {line}: breed {breed:?}"))?;
             let enc = match enc {
                 "0" => false,
                 "1" => true,
-                e => return Err(format!("line {}: encrypted {e:?} is not 0 or 1", i + 1)),
+                e => return Err(format!("line {line}: encrypted {e:?} is not 0 or 1")),
             };
             by_name.insert(name.into(), (breed, enc));
         }
@@ -122,5 +125,20 @@ mod tests {
         assert!(e.contains("header"), "{e}");
         let e = ProtoDefaults::parse("name,breed,encrypted,category\nX,safe,2,WEB\n").unwrap_err();
         assert!(e.contains("not 0 or 1"), "{e}");
+    }
+
+    #[test]
+    fn quoted_fields_crlf_and_an_unterminated_quote() {
+        let d = ProtoDefaults::parse(
+            "name,breed,encrypted,category\r\n\"TLS\",safe,\"1\",\"WEB, and more\"\r\n",
+        )
+        .unwrap();
+        assert_eq!(d.get("TLS"), Some((Breed::Safe, true)));
+        let e =
+            ProtoDefaults::parse("name,breed,encrypted,category\n\"TLS,safe,1,WEB\n").unwrap_err();
+        assert!(
+            e.starts_with("line 2: ") && e.contains("unterminated quote"),
+            "{e}"
+        );
     }
 }

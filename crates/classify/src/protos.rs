@@ -347,6 +347,11 @@ fn parse_name(raw: &str) -> Result<String, ProtosErrorKind> {
             c => c,
         })
         .collect();
+    // A rule's elements are comma-separated, so a name with a comma reads as a mistake here
+    // (a rules CSV may quote one).
+    if name.contains(',') {
+        return Err(bad("has a comma"));
+    }
     hosts::check_app(&name).map_err(bad)?;
     Ok(name)
 }

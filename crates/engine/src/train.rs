@@ -133,7 +133,7 @@ pub struct LabelRow {
 
 /// DPI labels of a flows.csv-shaped file, by flow identity.
 pub fn read_labels(text: &str) -> Result<HashMap<FlowId, LabelRow>, String> {
-    let t = wirespeed_stats::csv::Table::parse(text);
+    let t = wirespeed_stats::csv::Table::parse(text).map_err(|e| format!("label file: {e}"))?;
     let col = |n: &str| {
         t.col(n)
             .ok_or_else(|| format!("label file has no '{n}' column"))
@@ -582,4 +582,36 @@ pub fn size_mode(s: &str) -> Option<SizeMode> {
     [SizeMode::Ip, SizeMode::Payload, SizeMode::Data]
         .into_iter()
         .find(|m| m.name() == s)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HEAD: &str =
+        "pcap,l4,src_ip,src_port,dst_ip,dst_port,master,app,confidence,category,ua\n";
+
+    #[test]
+    fn labels_read_quoted_fields_with_commas_and_crlf() {
+        let text = format!(
+            "{HEAD}a.pcap,TCP,10.0.0.1,40000,10.0.0.2,80,HTTP.Foo,HTTP,DPI,Web,\"Mozilla/5.0 (KHTML, like Gecko)\"\r\n\
+             \"a.pcap\",UDP,10.0.0.1,5000,10.0.0.3,53,\"DNS\",\"DNS\",\"DPI (partial, cache)\",\"Network, and more\",\r\n"
+        );
+        let m = read_labels(&text).unwrap();
+        assert_eq!(m.len(), 2);
+        let id = flow_id("a.pcap", "TCP", ("10.0.0.2", "80"), ("10.0.0.1", "40000"));
+        assert_eq!(m[&id].master, "HTTP");
+        assert_eq!(m[&id].category, "Web");
+        let id = flow_id("a.pcap", "UDP", ("10.0.0.1", "5000"), ("10.0.0.3", "53"));
+        assert_eq!(m[&id].category, "Network, and more");
+        assert!(m[&id].plain);
+    }
+
+    #[test]
+    fn an_unterminated_quote_in_a_label_file_names_its_line() {
+        let text = format!("{HEAD}a.pcap,TCP,10.0.0.1,1,10.0.0.2,2,TLS,TLS,DPI,Web,\"open\n");
+        let e = read_labels(&text).unwrap_err();
+        assert!(e.starts_with("label file: line 2: "), "{e}");
+        assert!(e.contains("unterminated quote"), "{e}");
+    }
 }

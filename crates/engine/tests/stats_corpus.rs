@@ -51,7 +51,8 @@ fn corpus_cross_validation_by_capture() {
     // (STUN.AdultContent -> AdultContent, which the model once wrote on every STUN verdict).
     let csv = wirespeed_stats::csv::Table::parse(
         &std::fs::read_to_string(dir.join("flows.csv")).unwrap(),
-    );
+    )
+    .unwrap();
     let (app, cat) = (csv.col("app").unwrap(), csv.col("category").unwrap());
     for c in &lab.classes {
         let own: std::collections::BTreeSet<&str> = csv

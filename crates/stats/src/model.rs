@@ -51,20 +51,14 @@ fn err<T>(s: impl Into<String>) -> Result<T, ModelError> {
     Err(ModelError(s.into()))
 }
 
-/// CRC-32 (IEEE 802.3, reflected, as zlib's `crc32`).
+/// The model file's checksum: CRC-32/ISO-HDLC (IEEE 802.3, as zlib's `crc32`): width 32,
+/// polynomial 0x04C11DB7, initial value and final XOR 0xFFFFFFFF, input and output reflected;
+/// check value 0xCBF43926.
+const CRC32: crc::Crc<u32> = crc::Crc::<u32>::new(&crc::CRC_32_ISO_HDLC);
+
+/// CRC-32 (IEEE 802.3, reflected, as zlib's `crc32`): the model file's checksum.
 pub fn crc32(data: &[u8]) -> u32 {
-    let mut c = !0u32;
-    for &b in data {
-        c ^= b as u32;
-        for _ in 0..8 {
-            c = if c & 1 != 0 {
-                (c >> 1) ^ 0xEDB8_8320
-            } else {
-                c >> 1
-            };
-        }
-    }
-    !c
+    CRC32.checksum(data)
 }
 
 /// One class of a model.
@@ -504,8 +498,35 @@ mod tests {
 
     #[test]
     fn crc32_check_value() {
-        // The standard check value of CRC-32/ISO-HDLC.
+        // The standard check value of CRC-32/ISO-HDLC, and zlib's crc32 of other inputs.
         assert_eq!(crc32(b"123456789"), 0xCBF4_3926);
+        assert_eq!(crc32(b""), 0);
+        assert_eq!(crc32(b"a"), 0xE8B7_BE43);
+        assert_eq!(
+            crc32(b"The quick brown fox jumps over the lazy dog"),
+            0x414F_A339
+        );
+    }
+
+    #[test]
+    fn the_shipped_models_load_and_a_flipped_byte_is_refused() {
+        let shipped: [(&str, &[u8]); 2] = [
+            ("default.wsm", crate::DEFAULT_MODEL_BYTES),
+            ("c45.wsm", include_bytes!("../../../models/c45.wsm")),
+        ];
+        for (name, b) in shipped {
+            let m = Model::from_bytes(b).unwrap_or_else(|e| panic!("{name}: {e}"));
+            assert!(!m.classes.is_empty(), "{name}");
+            assert_eq!(m.to_bytes(), b, "{name}: written back the same");
+            // The stored checksum is the payload's CRC-32.
+            assert_eq!(crc32(&b[20..]).to_le_bytes(), b[16..20], "{name}");
+            for i in [20, b.len() / 2, b.len() - 1] {
+                let mut c = b.to_vec();
+                c[i] ^= 0x10;
+                let e = Model::from_bytes(&c).unwrap_err();
+                assert!(e.0.contains("checksum"), "{name}, byte {i}: {e}");
+            }
+        }
     }
 
     #[test]
