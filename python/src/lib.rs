@@ -63,7 +63,7 @@ const MAX_SIGNATURE_FILE: u64 = 4 << 20;
 const MAX_PATTERN_FILE: u64 = 16 << 20;
 const MAX_LIST_FILE: u64 = 64 << 20;
 const MAX_MODEL_FILE: u64 = 64 << 20;
-const MAX_LABELS_FILE: u64 = 256 << 20;
+const MAX_LABELS_FILE: u64 = 64 << 20;
 
 /// Why a run did not give a table.
 enum Failure {

@@ -7,21 +7,31 @@
 //! the comma); LF or CRLF line ends; a leading byte-order mark is skipped; blank lines and lines
 //! whose first non-blank byte is `#` are skipped; white space around each field is trimmed. A
 //! field stays on its line: a quote still open at the end of its line is an error
-//! ([`Unterminated`]) naming the line its row starts on.
+//! ([`RowError`]) naming the line its row starts on. A line longer than [`MAX_LINE`] is an
+//! error before any row is read: no field of these files comes near it, and the CSV reader
+//! would hold the whole line (a 64 MiB one took the process to 456 MiB).
 
 use csv::{ReaderBuilder, StringRecord};
 use std::io::{Chain, Read};
 
-/// A quoted field not closed on its line: the 1-based line the row starts on.
+/// A row that cannot be read: the 1-based line it starts on, and why.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct Unterminated {
+pub(crate) struct RowError {
     /// The row's first line.
     pub line: usize,
+    /// [`UNTERMINATED`] or [`TOO_LONG`].
+    pub why: &'static str,
 }
 
-/// [`Unterminated`]'s text, for the error types of the files' readers.
+/// A quoted field not closed on its line.
 pub(crate) const UNTERMINATED: &str =
     "a quoted field is not closed on its line (an unterminated quote)";
+
+/// Longest line read, bytes.
+pub(crate) const MAX_LINE: usize = 64 << 10;
+
+/// A line longer than [`MAX_LINE`].
+pub(crate) const TOO_LONG: &str = "the line is longer than 64 KiB";
 
 /// The rows of a text, one at a time ([`Rows::next_row`]).
 pub(crate) struct Rows<'a> {
@@ -30,6 +40,8 @@ pub(crate) struct Rows<'a> {
     text: &'a [u8],
     /// A byte of `text` and its line: where the line count stands.
     at: (usize, usize),
+    /// The line lengths were checked ([`MAX_LINE`]).
+    checked: bool,
 }
 
 /// Read `text` (see the module docs for the rules).
@@ -48,13 +60,27 @@ pub(crate) fn rows(text: &str) -> Rows<'_> {
         rec: StringRecord::new(),
         text: text.as_bytes(),
         at: (0, 1),
+        checked: false,
     }
 }
 
 impl Rows<'_> {
     /// The next row that is neither blank nor a comment: its first line (1-based) and its
     /// trimmed fields; `None` at the end of the text.
-    pub(crate) fn next_row(&mut self) -> Result<Option<(usize, &StringRecord)>, Unterminated> {
+    pub(crate) fn next_row(&mut self) -> Result<Option<(usize, &StringRecord)>, RowError> {
+        if !self.checked {
+            self.checked = true;
+            if let Some(i) = self
+                .text
+                .split(|&b| b == b'\n')
+                .position(|l| l.len() > MAX_LINE)
+            {
+                return Err(RowError {
+                    line: i + 1,
+                    why: TOO_LONG,
+                });
+            }
+        }
         loop {
             let more = self.rdr.read_record(&mut self.rec);
             // The reader's position of a row is where the reading started: before the line
@@ -73,11 +99,19 @@ impl Rows<'_> {
                 Ok(true) => {}
                 // Text in memory is valid UTF-8 and rows may have any length, so the reader
                 // has no error to give; should it, the row is not readable CSV all the same.
-                Err(_) => return Err(Unterminated { line }),
+                Err(_) => {
+                    return Err(RowError {
+                        line,
+                        why: UNTERMINATED,
+                    })
+                }
             }
             // A field never holds a line break unless a quote left it open.
             if self.rec.iter().any(|f| f.contains(['\n', '\r'])) {
-                return Err(Unterminated { line });
+                return Err(RowError {
+                    line,
+                    why: UNTERMINATED,
+                });
             }
             // Trimming rebuilds the record: only when a field needs it (the shipped files'
             // fields have no white space around them; 17,400 rows are read at every start).
@@ -128,13 +162,35 @@ pub(crate) fn line_text(text: &str, line: usize) -> &str {
 mod tests {
     use super::*;
 
-    fn all(text: &str) -> Result<Vec<(usize, Vec<String>)>, Unterminated> {
+    fn all(text: &str) -> Result<Vec<(usize, Vec<String>)>, RowError> {
         let mut r = rows(text);
         let mut out = Vec::new();
         while let Some((line, rec)) = r.next_row()? {
             out.push((line, rec.iter().map(str::to_string).collect()));
         }
         Ok(out)
+    }
+
+    fn un(line: usize) -> RowError {
+        RowError {
+            line,
+            why: UNTERMINATED,
+        }
+    }
+
+    /// A line past [`MAX_LINE`] is refused before anything is read, naming it.
+    #[test]
+    fn a_line_too_long_is_refused_naming_it() {
+        let text = format!("a,b\nc,d\n{},x\n", "y".repeat(MAX_LINE + 1));
+        assert_eq!(
+            all(&text),
+            Err(RowError {
+                line: 3,
+                why: TOO_LONG
+            })
+        );
+        let ok = format!("a,b\n{},x\n", "y".repeat(MAX_LINE - 2));
+        assert_eq!(all(&ok).unwrap().len(), 2);
     }
 
     fn row(line: usize, fields: &[&str]) -> (usize, Vec<String>) {
@@ -168,15 +224,12 @@ mod tests {
 
     #[test]
     fn unterminated_quote_names_its_line() {
-        assert_eq!(
-            all("h\nok\n\"open,x\nnext,y\n"),
-            Err(Unterminated { line: 3 })
-        );
+        assert_eq!(all("h\nok\n\"open,x\nnext,y\n"), Err(un(3)));
         // On the last line, with and without a line break.
-        assert_eq!(all("h\n\"open"), Err(Unterminated { line: 2 }));
-        assert_eq!(all("h\n\"open\r\n"), Err(Unterminated { line: 2 }));
+        assert_eq!(all("h\n\"open"), Err(un(2)));
+        assert_eq!(all("h\n\"open\r\n"), Err(un(2)));
         // A quoted field across two lines is refused too: fields stay on their line.
-        assert_eq!(all("a\n\"b\nc\",d\n"), Err(Unterminated { line: 2 }));
+        assert_eq!(all("a\n\"b\nc\",d\n"), Err(un(2)));
     }
 
     #[test]

@@ -161,8 +161,9 @@ pub enum HostRulesErrorKind {
     TooManyRules,
     /// More than 65,535 distinct (application, category, breed).
     TooManyApps,
-    /// A quoted field not closed on its line.
-    Quote,
+    /// A row the CSV reader cannot read: a quoted field not closed on its line, or a line
+    /// longer than 64 KiB (the text says which).
+    Row(&'static str),
 }
 
 impl fmt::Display for HostRulesError {
@@ -201,7 +202,7 @@ impl fmt::Display for HostRulesError {
             HostRulesErrorKind::TooManyApps => {
                 write!(f, "more than 65535 distinct (application, category, breed)")
             }
-            HostRulesErrorKind::Quote => f.write_str(csvrows::UNTERMINATED),
+            HostRulesErrorKind::Row(why) => f.write_str(why),
         }
     }
 }
@@ -386,7 +387,7 @@ impl HostRules {
             let (line, fields) = match csv.next_row() {
                 Ok(Some(row)) => row,
                 Ok(None) => break,
-                Err(e) => return Err(err(e.line, HostRulesErrorKind::Quote)),
+                Err(e) => return Err(err(e.line, HostRulesErrorKind::Row(e.why))),
             };
             if !header {
                 if fields.len() != 4

@@ -250,8 +250,9 @@ pub enum NetworksErrorKind {
     TooManyOwners,
     /// [`NetworksBuilder::insert`] was given an owner id of another builder.
     UnknownOwner,
-    /// A quoted field not closed on its line.
-    Quote,
+    /// A row the CSV reader cannot read: a quoted field not closed on its line, or a line
+    /// longer than 64 KiB (the text says which).
+    Row(&'static str),
 }
 
 impl NetworksError {
@@ -282,7 +283,7 @@ impl fmt::Display for NetworksError {
                 write!(f, "too many distinct owners (at most {MAX_OWNERS})")
             }
             NetworksErrorKind::UnknownOwner => f.write_str("owner id of another builder"),
-            NetworksErrorKind::Quote => f.write_str(csvrows::UNTERMINATED),
+            NetworksErrorKind::Row(why) => f.write_str(why),
         }
     }
 }
@@ -384,7 +385,7 @@ impl NetworksBuilder {
             let (line, row) = match csv.next_row() {
                 Ok(Some(row)) => row,
                 Ok(None) => break,
-                Err(e) => return Err(NetworksError::at(e.line, NetworksErrorKind::Quote)),
+                Err(e) => return Err(NetworksError::at(e.line, NetworksErrorKind::Row(e.why))),
             };
             let mut fields = row.iter();
             let network = fields.next().unwrap_or("");
@@ -1005,7 +1006,11 @@ mod tests {
         ] {
             let mut b = NetworksBuilder::new();
             let e = b.extend_csv(text).unwrap_err();
-            assert_eq!((e.line, e.kind), (2, NetworksErrorKind::Quote), "{text:?}");
+            assert_eq!(
+                (e.line, e.kind),
+                (2, NetworksErrorKind::Row(csvrows::UNTERMINATED)),
+                "{text:?}"
+            );
             assert!(e.to_string().starts_with("line 2: "), "{e}");
             assert!(e.to_string().contains("unterminated quote"), "{e}");
             assert!(b.is_empty());

@@ -26,7 +26,7 @@ impl ProtoDefaults {
             let (line, row) = match csv.next_row() {
                 Ok(Some(row)) => row,
                 Ok(None) => break,
-                Err(e) => return Err(format!("line {}: {}", e.line, csvrows::UNTERMINATED)),
+                Err(e) => return Err(format!("line {}: {}", e.line, e.why)),
             };
             let f: Vec<&str> = row.iter().collect();
             if !header {

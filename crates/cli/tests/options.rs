@@ -47,7 +47,7 @@ fn an_endless_labels_file_is_refused_with_its_cap() {
             .args(["--labels", "/dev/zero", "--folds", "0"]));
     assert_eq!(code, 2, "{err}");
     assert!(
-        err.contains("/dev/zero") && err.contains("labels file") && err.contains("256 MiB"),
+        err.contains("/dev/zero") && err.contains("labels file") && err.contains("64 MiB"),
         "{err}"
     );
 }

@@ -3,12 +3,25 @@
 
 use ::csv::{ReaderBuilder, StringRecord};
 
+/// Longest line read, bytes.
+pub const MAX_LINE: usize = 64 << 10;
+
 /// Split CSV text into rows of fields. Quoted fields may hold commas, doubled quotes and line
 /// breaks; LF or CRLF line ends; a final row without a newline counts; empty lines are
 /// skipped; fields are kept as written (not trimmed), and rows may differ in length. A quote
 /// opens a quoted field only as the field's first byte (elsewhere it is a plain character). A
-/// quoted field still open at the end of the text is an error naming the line it opened on.
+/// quoted field still open at the end of the text is an error naming the line it opened on; a
+/// line longer than [`MAX_LINE`] is an error naming it, before anything is read.
 pub fn parse(text: &str) -> Result<Vec<Vec<String>>, String> {
+    // No row of a labels file comes near it; the reader would hold a whole line, then its
+    // copy (a 64 MiB line took training to 324 MiB).
+    if let Some(i) = text
+        .as_bytes()
+        .split(|&b| b == b'\n')
+        .position(|l| l.len() > MAX_LINE)
+    {
+        return Err(format!("line {}: the line is longer than 64 KiB", i + 1));
+    }
     let mut rdr = ReaderBuilder::new()
         .has_headers(false)
         .flexible(true)
@@ -114,6 +127,15 @@ impl Table {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_line_too_long_is_refused_naming_it() {
+        let text = format!("a,b\n{},x\n", "y".repeat(MAX_LINE + 1));
+        let e = parse(&text).unwrap_err();
+        assert!(e.starts_with("line 2: ") && e.contains("64 KiB"), "{e}");
+        let ok = format!("a,b\n{},x\n", "y".repeat(MAX_LINE - 2));
+        assert_eq!(parse(&ok).unwrap().len(), 2);
+    }
 
     #[test]
     fn quoted_fields() {

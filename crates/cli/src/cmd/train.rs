@@ -88,8 +88,9 @@ pub(crate) fn expand(inputs: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
     wirespeed_capture::inputs::expand(inputs, &mut |s| eprintln!("wirespeed: {s}"))
 }
 
-/// Largest labels file read (nDPI's flows.csv of the whole corpus is under 3 MiB).
-const MAX_LABELS_FILE: u64 = 256 << 20;
+/// Largest labels file read, as the other list files (nDPI's flows.csv of the whole corpus is
+/// under 3 MiB; every row is held in memory while training, about 3 times the file).
+const MAX_LABELS_FILE: u64 = 64 << 20;
 
 pub(crate) fn train_cmd(a: TrainArgs) -> Result<ExitCode, String> {
     let params = TrainParams {
