@@ -4,12 +4,12 @@
 //! capture ([`wirespeed_live::run`], the command line's `live`) on a thread of its own, its
 //! workers' records going into Arrow record batches ([`wirespeed_export::arrow::BatchSink`]:
 //! the Parquet output's columns and types) that cross a bounded channel to the Python thread
-//! ([`ChannelSink`]). The Python thread waits on that channel without the GIL, looking at
-//! Python's signal flag every [`SIGNAL_POLL`]: Ctrl-C stops the run (a file stops being read
+//! (`ChannelSink`). The Python thread waits on that channel without the GIL, looking at
+//! Python's signal flag every `SIGNAL_POLL` (100 ms): Ctrl-C stops the run (a file stops being read
 //! at its next batch, [`EngineConfig::stop`]) and raises `KeyboardInterrupt`.
 //!
 //! `classify` gathers every batch and hands them to pyarrow through the Arrow C stream
-//! interface (a PyCapsule named `arrow_array_stream`: no copy of the columns); a [`Stream`]
+//! interface (a PyCapsule named `arrow_array_stream`: no copy of the columns); a `Stream`
 //! hands them over one at a time as workers cut them, so memory stays a few batches' whatever
 //! the input (files: the engine waits for the reader; a live link: what the reader has no room
 //! for is dropped and counted, capture never waits on Python).
