@@ -223,21 +223,11 @@ fn secs(s: f64, option: &str) -> Result<u64, Failure> {
 
 /// `stats` families: (distributions, TCP analysis, payload entropy).
 fn stats_families(stats: &[String]) -> Result<(bool, bool, bool), Failure> {
-    let (mut dist, mut tcp, mut entropy) = (false, false, false);
-    for f in stats {
-        match f.trim() {
-            "dist" => dist = true,
-            "tcp" => tcp = true,
-            "entropy" => entropy = true,
-            "" | "none" => {}
-            other => {
-                return Err(Failure::Value(format!(
-                    "stats: {other:?} is not a family; the families are: dist, tcp, entropy"
-                )))
-            }
-        }
-    }
-    Ok((dist, tcp, entropy))
+    wirespeed_engine::stats_families(stats.iter().map(String::as_str)).map_err(|other| {
+        Failure::Value(format!(
+            "stats: {other:?} is not a family; the families are: dist, tcp, entropy"
+        ))
+    })
 }
 
 /// The engine's configuration and the columns of its records; `live`: for a live link (the

@@ -245,21 +245,8 @@ impl EngineArgs {
 
     /// `--stats` families: (distributions, TCP analysis, payload entropy for Susp Entropy).
     pub(crate) fn stats_families(&self) -> Result<(bool, bool, bool), String> {
-        let (mut dist, mut tcp, mut entropy) = (false, false, false);
-        for f in &self.stats {
-            match f.trim() {
-                "dist" => dist = true,
-                "tcp" => tcp = true,
-                "entropy" => entropy = true,
-                "" | "none" => {}
-                other => {
-                    return Err(format!(
-                        "--stats {other:?}: the families are: dist, tcp, entropy"
-                    ))
-                }
-            }
-        }
-        Ok((dist, tcp, entropy))
+        wirespeed_engine::stats_families(self.stats.iter().map(String::as_str))
+            .map_err(|other| format!("--stats {other:?}: the families are: dist, tcp, entropy"))
     }
 }
 

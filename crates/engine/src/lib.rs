@@ -39,5 +39,6 @@ pub use summary::{
     Summary, METHOD_SLOTS,
 };
 pub use worker::{
-    memory_available, reserved_bytes, run_file, EngineConfig, FileOutcome, Stamp, Worker,
+    memory_available, reserved_bytes, run_file, stats_families, EngineConfig, FileOutcome, Stamp,
+    Worker,
 };

@@ -67,6 +67,25 @@ pub struct EngineConfig {
     pub stop: Option<Arc<std::sync::atomic::AtomicBool>>,
 }
 
+/// The statistics families `names` ask for, as (distributions, TCP analysis, payload
+/// entropy): `dist`, `tcp`, `entropy`; empty names and `none` ask for nothing. `Err` holds the
+/// first name that is no family, for the front end to say so in its own words.
+pub fn stats_families<'a>(
+    names: impl IntoIterator<Item = &'a str>,
+) -> Result<(bool, bool, bool), &'a str> {
+    let (mut dist, mut tcp, mut entropy) = (false, false, false);
+    for f in names {
+        match f.trim() {
+            "dist" => dist = true,
+            "tcp" => tcp = true,
+            "entropy" => entropy = true,
+            "" | "none" => {}
+            other => return Err(other),
+        }
+    }
+    Ok((dist, tcp, entropy))
+}
+
 impl Default for EngineConfig {
     fn default() -> Self {
         EngineConfig::with_rules(Arc::new(Rules::builtin()))
