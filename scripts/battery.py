@@ -16,7 +16,7 @@ Sections (each prints its figures; the script exits 1 if any finding):
   disk      classify -o (and --events) onto a 64 KiB tmpfs (root): exit 2 naming the error.
   flood     `gen worst-case` floods of 1 M and 4 M two-packet flows: peak memory of classify
             must not follow the flows (ratio under 1.25).
-Link faults and `kill -9` of inline are tests of their own (crates/cli/tests/veth.rs, inline.rs).
+Link faults and `kill -9` of inline are tests of their own (crates/cli/tests/it/veth.rs, inline.rs).
 """
 
 from __future__ import annotations

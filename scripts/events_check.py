@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Check `--events` (docs/EVENTS.md) against tshark, capture by capture, as
-crates/cli/tests/events.rs does on a few:
+crates/cli/tests/it/events.rs does on a few:
 
     scripts/events_check.py [--wirespeed target/release/wirespeed] CAPTURE|DIR ...
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Write the expected values of the corpus subscriber test (crates/engine/tests/dpi_subscribe.rs)
+"""Write the expected values of the corpus subscriber test (crates/engine/tests/it/dpi_subscribe.rs)
 from tshark's dissection of a few captures: per TCP/UDP stream, the first HTTP request's URL
 (`http.host` + `http.request.uri`, the URI alone when absolute), the first DNS query name
 (`dns.qry.name`, queries only) and the first SMTP recipient (`smtp.req.parameter` of the first

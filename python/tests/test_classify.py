@@ -19,6 +19,7 @@ import pytest
 import wirespeed
 
 import pcapread
+from conftest import _missing
 
 # Diverse captures for the option tests: tunnels (GTP, VXLAN, Teredo, GRE, 4in6), VLAN, IPv6,
 # DNS, QUIC, TLS, HTTP, SSH, BitTorrent, a port scan, broken and fuzzed packets, pcapng.
@@ -240,6 +241,35 @@ def test_to_pandas(corpus):
     assert df["c2s_pkts"].dtype == "uint64"
     assert (df["last_ts"] >= df["first_ts"]).all()
     assert isinstance(df["splt_ip"].iloc[0], (list, type(df["splt_ip"].iloc[0])))
+
+
+def test_pandas_and_polars_share_the_tables_buffers(corpus):
+    """No copy of the number and time columns: pandas with split_blocks=True and polars read the
+    very buffers the engine filled (their addresses are the table's)."""
+    try:
+        import polars as pl
+    except ImportError:
+        _missing("polars is not installed (pip install polars)")
+    t = classify(corpus / "1kxun.pcap")
+    assert t.num_rows > 100
+    numbers = ("flow_id", "c2s_pkts", "c2s_bytes", "s2c_bytes", "first_ts", "last_ts", "duration")
+
+    def data_address(chunked: pa.ChunkedArray) -> int:
+        assert chunked.num_chunks == 1
+        return chunked.chunk(0).buffers()[1].address
+
+    df = t.to_pandas(split_blocks=True)
+    for name in numbers:
+        assert df[name].values.__array_interface__["data"][0] == data_address(t.column(name)), name
+    pf = pl.from_arrow(t, rechunk=False)
+    assert pf.columns == t.column_names and pf.height == t.num_rows
+    for name in numbers:
+        assert pf[name].to_arrow().buffers()[1].address == data_address(t.column(name)), name
+    # The values (polars converts the dictionaries and text to its own types, a copy of those).
+    assert pf["app"].cast(pl.String).to_list() == t.column("app").to_pylist()
+    assert pf["sni"].to_list() == t.column("sni").to_pylist()
+    want_us = t.column("first_ts").cast(pa.int64()).to_pylist()
+    assert pf["first_ts"].dt.epoch("us").to_list() == want_us
 
 
 # --- sources ------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A one-node Apache Kafka on 127.0.0.1 in KRaft mode (broker and controller in one process,
 # no ZooKeeper), for trying `wirespeed classify --kafka` and for its benchmark (BENCHMARKS.md).
-# crates/cli/tests/kafka.rs starts its own brokers the same way.
+# crates/cli/tests/it/kafka.rs starts its own brokers the same way.
 #
 #   scripts/kafka/broker.sh fetch              the jars only (prints their folder)
 #   scripts/kafka/broker.sh run [PORT [DIR [CPORT]]]

@@ -3,7 +3,7 @@
 //! IP protocol, a zero byte and, for TCP, UDP and SCTP, the two ports — the end-points ordered
 //! so that the smaller address (then the smaller port) comes first. Specification:
 //! github.com/corelight/community-id-spec; checked against its reference implementation (PyPI
-//! `communityid`) in this module's tests and in `cli/tests/community.rs`.
+//! `communityid`) in this module's tests and in `cli/tests/it/community.rs`.
 
 use base64::Engine as _;
 use sha1::{Digest, Sha1};

@@ -5,8 +5,7 @@
 
 use std::process::Command;
 
-mod common;
-use common::{bin, demo, ok};
+use crate::common::{bin, demo, ok};
 
 /// The reference IDs of these (proto, src, sport, dst, dport) tuples, in order.
 fn reference(tuples: &[(u8, String, u16, String, u16)]) -> Option<Vec<String>> {

@@ -3,8 +3,7 @@
 //! in `kafka.rs`.
 #![cfg(not(feature = "kafka"))]
 
-mod common;
-use common::{bin, demo};
+use crate::common::{bin, demo};
 
 #[test]
 fn kafka_without_the_feature_is_an_error_saying_how_to_build_it() {

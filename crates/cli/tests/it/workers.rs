@@ -2,8 +2,7 @@
 
 use std::path::PathBuf;
 
-mod common;
-use common::{bin, temp, worst_case};
+use crate::common::{bin, temp, worst_case};
 
 /// The lines of standard output, and standard error.
 fn classify(args: &[&str], file: &PathBuf) -> (Vec<String>, String) {

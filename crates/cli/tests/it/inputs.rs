@@ -4,8 +4,7 @@
 
 use std::io::Write;
 
-mod common;
-use common::{bin, demo, ok, temp};
+use crate::common::{bin, demo, ok, temp};
 
 /// The records of a run, each without `source` and `pcap`, sorted.
 /// The records without the fields that name the input and the flow's id in the run (each input's

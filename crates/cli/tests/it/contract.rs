@@ -5,8 +5,7 @@
 use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 
-mod common;
-use common::{bin, demo, ok, temp};
+use crate::common::{bin, demo, ok, temp};
 
 fn run(cmd: &mut Command) -> (i32, String) {
     let out = cmd.output().unwrap();

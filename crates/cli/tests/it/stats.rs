@@ -3,8 +3,7 @@
 
 use std::path::PathBuf;
 
-mod common;
-use common::{bin, demo, temp as tmp};
+use crate::common::{bin, demo, temp as tmp};
 
 #[test]
 fn corrupt_or_foreign_model_is_a_clear_error() {

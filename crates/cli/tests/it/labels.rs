@@ -2,8 +2,7 @@
 //! (`../shared/corpus/flows.csv`): the same label and server name (SNI or HTTP Host) on every
 //! flow.
 
-mod common;
-use common::{bin, ok};
+use crate::common::{bin, ok};
 use std::collections::HashMap;
 
 /// A flow's label and server name.

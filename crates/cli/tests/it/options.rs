@@ -4,8 +4,7 @@
 
 use std::process::Command;
 
-mod common;
-use common::{bin, demo, ok, temp};
+use crate::common::{bin, demo, ok, temp};
 
 fn run(cmd: &mut Command) -> (i32, String) {
     let out = cmd.output().unwrap();

@@ -24,7 +24,7 @@ fn subscribers_hear_what_tshark_dissects() {
         return;
     };
     let mut want: Values = BTreeMap::new();
-    for line in include_str!("data/subscriber_expect.tsv").lines() {
+    for line in include_str!("../data/subscriber_expect.tsv").lines() {
         if line.starts_with('#') {
             continue;
         }

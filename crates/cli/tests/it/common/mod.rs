@@ -1,5 +1,5 @@
-//! Helpers shared by the command-line tests: the binary, a per-process scratch folder, and a
-//! freshly generated demo capture. Each test binary uses only some of them.
+//! Helpers shared by the command-line tests: the binary, a scratch folder per module, and a
+//! freshly generated demo capture. Each module uses only some of them.
 #![allow(dead_code)]
 
 use std::path::PathBuf;
@@ -10,16 +10,21 @@ pub fn bin() -> Command {
     Command::new(env!("CARGO_BIN_EXE_wirespeed"))
 }
 
-/// A path in this process's own scratch folder (tests of one binary share it; tests of different
-/// binaries, run in parallel by cargo, do not).
+/// A path in the calling module's own scratch folder in this process: the modules' tests run in
+/// parallel threads of one process, and two modules may name their files alike.
+#[track_caller]
 pub fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("wirespeed-test-{}", std::process::id()));
+    let module = std::path::Path::new(std::panic::Location::caller().file())
+        .file_stem()
+        .map_or_else(String::new, |s| s.to_string_lossy().into_owned());
+    let dir = std::env::temp_dir().join(format!("wirespeed-test-{}-{module}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     dir.join(name)
 }
 
 /// A fresh demo capture under a name of the caller's: tests run in parallel threads of one
 /// process, and a shared file would be rewritten (truncated) under another test's feet.
+#[track_caller]
 pub fn demo(name: &str) -> PathBuf {
     let p = temp(name);
     ok(bin().args(["gen", "demo", "-o"]).arg(&p));
@@ -38,6 +43,7 @@ pub fn ok(cmd: &mut Command) -> std::process::Output {
 }
 
 /// A fresh worst-case capture (`gen worst-case`) of `flows` flows, `window` interleaved.
+#[track_caller]
 pub fn worst_case(name: &str, flows: u32, window: u32) -> PathBuf {
     let p = temp(name);
     let (flows, window) = (flows.to_string(), window.to_string());

@@ -11,8 +11,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-mod common;
-use common::{bin, ok, temp, tools};
+use crate::common::{bin, ok, temp, tools};
 
 /// The JSON records of a run.
 fn records(path: &Path) -> Vec<serde_json::Value> {

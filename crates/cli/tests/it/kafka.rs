@@ -6,7 +6,7 @@
 //! the same log folder loses nothing (at least once: every record is in the topic).
 //!
 //! Built only with the cargo feature `kafka`:
-//! `cargo test -p wirespeed --release --features kafka --test kafka`. Without java or mvn the
+//! `cargo test -p wirespeed --release --features kafka --test it -- kafka::`. Without java or mvn the
 //! tests say SKIPPED and pass, except under CI=true, where they fail.
 #![cfg(feature = "kafka")]
 
@@ -21,8 +21,7 @@ use wirespeed_export::kafka::rdkafka;
 use rdkafka::consumer::{BaseConsumer, Consumer};
 use rdkafka::{ClientConfig, Message, Offset, TopicPartitionList};
 
-mod common;
-use common::{bin, ok, temp, tools};
+use crate::common::{bin, ok, temp, tools};
 
 /// One broker at a time: each is a JVM of up to 1 GiB, and CI has two cores.
 static ONE_BROKER: Mutex<()> = Mutex::new(());
@@ -481,7 +480,7 @@ fn topic_bytes(b: &Broker, topic: &str) -> u64 {
 
 /// The benchmark of BENCHMARKS.md ("issue 23: Kafka"), not a test: one million worst-case
 /// records through one local broker, against the same run writing JSON to a file. Run it with
-/// `cargo test -p wirespeed --release --features kafka --test kafka -- --ignored --nocapture`.
+/// `cargo test -p wirespeed --release --features kafka --test it -- kafka:: --ignored --nocapture`.
 #[test]
 #[ignore]
 fn one_million_records_through_one_broker() {

@@ -9,8 +9,7 @@ use serde_json::Value;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
-mod common;
-use common::{bin, ok, tools};
+use crate::common::{bin, ok, tools};
 
 /// The records of `classify FILE ARGS` (JSON lines, one worker).
 fn records(file: &Path, args: &[&str]) -> Vec<Value> {

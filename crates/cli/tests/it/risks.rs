@@ -5,8 +5,7 @@
 use std::path::Path;
 use std::process::Command;
 
-mod common;
-use common::{bin, ok, temp, tools};
+use crate::common::{bin, ok, temp, tools};
 
 /// The kinds decided from what a record holds (docs/SCHEMA.md lists the others). Not here:
 /// Unsafe Protocol, right wherever the label is nDPI's (recall 0.97) but raised on 308 UDP flows

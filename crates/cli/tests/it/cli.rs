@@ -5,8 +5,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::process::{Command, Output};
 
-mod common;
-use common::{bin, demo, temp, worst_case};
+use crate::common::{bin, demo, temp, worst_case};
 
 fn run(cmd: &mut Command) -> Output {
     let out = cmd.output().expect("run wirespeed");

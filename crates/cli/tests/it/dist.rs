@@ -5,8 +5,7 @@
 
 use std::process::Command;
 
-mod common;
-use common::{bin, demo};
+use crate::common::{bin, demo};
 
 #[test]
 fn distributions_in_both_formats_and_consistent() {

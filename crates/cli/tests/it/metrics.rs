@@ -171,7 +171,7 @@ fn scrape(ns: &str, addr: &str, path: &str) -> (u16, String) {
         .args(["netns", "exec", ns])
         .arg(std::env::current_exe().unwrap())
         .args([
-            "scrape_from_inside",
+            "metrics::scrape_from_inside",
             "--exact",
             "--nocapture",
             "--test-threads=1",

@@ -175,7 +175,7 @@ fn check_same(files: &[PathBuf], cfg: EngineConfig, what: &str) {
 /// in one worker (dispatched by the outermost addresses), so the records, `tunnel_parent`
 /// included, are the same with 1, 2 and 3 workers on the corpus captures that hold tunnels
 /// (GRE, VXLAN, GTP-U, CAPWAP, IP-in-IP); not teredo.pcap nor 6in6tunnel.pcap, where one inner
-/// 5-tuple rides tunnels between different end-points (crates/cli/tests/tunnels.rs).
+/// 5-tuple rides tunnels between different end-points (crates/cli/tests/it/tunnels.rs).
 #[test]
 fn tunnel_captures_both_modes_records_do_not_depend_on_workers() {
     let Some(corpus) = wirespeed_testkit::corpus("tunnel_both_records_do_not_depend_on_workers")

@@ -6,8 +6,7 @@
 use std::path::Path;
 use std::process::Command;
 
-mod common;
-use common::{bin, demo, ok, temp, tools};
+use crate::common::{bin, demo, ok, temp, tools};
 
 #[test]
 fn tcp_analysis_in_both_formats_and_consistent() {

@@ -8,8 +8,7 @@ use std::collections::HashMap;
 use std::path::Path;
 use std::process::{Command, Output};
 
-mod common;
-use common::{bin, demo, python_module, temp};
+use crate::common::{bin, demo, python_module, temp};
 
 type Record = serde_json::Map<String, serde_json::Value>;
 

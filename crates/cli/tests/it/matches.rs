@@ -5,8 +5,7 @@
 use std::collections::{BTreeSet, HashMap};
 use std::process::Command;
 
-mod common;
-use common::{bin, demo, temp as tmp};
+use crate::common::{bin, demo, temp as tmp};
 
 #[test]
 fn bad_escape_is_an_error_with_its_line() {

@@ -24,8 +24,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
 use std::process::Command;
 
-mod common;
-use common::{bin, demo, ok, temp, tools};
+use crate::common::{bin, demo, ok, temp, tools};
 
 /// Captures with several DNS transactions on a flow, several HTTP requests per connection
 /// (1kxun's 28 persistent connections, http_ua_splitted_in_two_pkts' 37 requests in one),
