@@ -414,32 +414,22 @@ impl Rules {
             .unwrap_or(LabelId::UNKNOWN)
     }
 
-    /// Do a learned label and payload inspection's label agree, and on what? The same label;
-    /// an application alone named by the payload with its master (`YouTube`, `TLS.YouTube`:
-    /// the latter); or a payload verdict that is a master alone (`TLS`) under a learned label that names an
-    /// application (`YouTube` from DNS: `TLS.YouTube`) or that has that master (`TLS.YouTube`
-    /// from the host cache). None: the payload contradicts what was learned.
+    /// Do a learned label and payload inspection's label agree, and on what? The arbiter's
+    /// rule ([`wirespeed_classify::arbiter::join`]), with this run's labels and its names of a
+    /// host rule's application under each naming master ([`Rules::master_app`]).
+    #[inline]
     pub fn join(&self, learned: LabelId, dpi: LabelId) -> Option<LabelId> {
-        if learned == dpi {
-            return Some(learned);
-        }
-        let (l, d) = (self.labels.get(learned), self.labels.get(dpi));
-        // An application alone (`YouTube`, from DNS), named by the payload with its master.
-        if l.master() == l.app() && l.app() == d.app() {
-            return Some(dpi);
-        }
-        if d.master() != d.app() {
-            return None;
-        }
-        if l.master() == d.master() {
-            return Some(learned);
-        }
-        // An application alone under a naming master: that master's name for it.
-        let m = usize::from(*self.naming.get(dpi.index())?).checked_sub(1)?;
-        let app = usize::from(*self.label_app.get(learned.index())?).checked_sub(1)?;
-        if l.master() != l.app() {
-            return None;
-        }
+        wirespeed_classify::arbiter::join(&self.labels, learned, dpi, || {
+            self.master_app(dpi, learned)
+        })
+    }
+
+    /// A naming master alone's (`TLS`) name for the host rule application `app` names
+    /// (`YouTube`): `TLS.YouTube`. None when `master` is no naming master or `app` names no
+    /// host rule's application.
+    pub fn master_app(&self, master: LabelId, app: LabelId) -> Option<LabelId> {
+        let m = usize::from(*self.naming.get(master.index())?).checked_sub(1)?;
+        let app = usize::from(*self.label_app.get(app.index())?).checked_sub(1)?;
         self.host_labels.get(app * NAMING.len() + m).copied()
     }
 

@@ -8,12 +8,10 @@ use super::{Classifier, Decide, FlowView, PacketView};
 use crate::expect::Expectations;
 use crate::rules::Rules;
 use std::sync::Arc;
+use wirespeed_classify::arbiter::{name_payload, DPI_CONFIDENCE};
 use wirespeed_classify::{Facts, Method, Verdict};
 use wirespeed_dpi::{Dpi, Packet};
 use wirespeed_export::{FlowRecord, META_COUNT};
-
-/// Confidence of a payload verdict.
-pub const DPI_CONFIDENCE: f32 = 0.9;
 
 /// Payload inspection of one worker.
 pub struct DpiClassifier {
@@ -28,15 +26,13 @@ pub struct DpiClassifier {
 impl DpiClassifier {
     /// A payload verdict that is a protocol alone (`TLS`) becomes the service its host name
     /// belongs to (`TLS.YouTube`, [`Rules::name_by_host`]), keeping its time to bind: at most
-    /// once per flow, a verdict so named is no longer a protocol alone.
+    /// once per flow, a verdict so named is no longer a protocol alone. Only the flow's verdict
+    /// if it is payload inspection's own ([`wirespeed_classify::FlowClass::own`]).
     #[inline]
     fn name_by_host(&self, handle: u32, d: &mut Decide<'_>) {
-        let Some(v) = d.class().verdict() else {
+        let Some(v) = d.class().own(Method::Dpi) else {
             return;
         };
-        if v.method != Method::Dpi {
-            return;
-        }
         let Some(meta) = self.dpi.meta(handle) else {
             return;
         };
@@ -85,7 +81,8 @@ impl Classifier for DpiClassifier {
                     ttb_pkts: flow.total_pkts().min(u32::MAX as u64) as u32,
                     ttb_ns: p.ts.saturating_sub(flow.first_ts),
                 };
-                d.check_learned(v, None);
+                // Named by the announcement: it joins nothing learned.
+                d.check_learned(v, false, |_, _| None);
                 *handle = wirespeed_dpi::DONE;
                 return;
             }
@@ -110,20 +107,16 @@ impl Classifier for DpiClassifier {
         };
         if let Some(label) = self.dpi.inspect(handle, &pkt) {
             // The packet that names the protocol usually carries the name (ClientHello, request,
-            // query): the service, at the same packet.
+            // query): the service, at the same packet; or STUN (and the DTLS after it) to a
+            // calling application's relay: its call (the arbiter's order, [`name_payload`]).
             let meta = self.dpi.meta(*handle);
-            let named = meta.and_then(|m| self.rules.name_by_host(label, m));
-            // A name of its own that no rule knows: what was learned about the end-point does
-            // not name this flow (a resolver's queries, a CDN's many hosts).
-            let own_unknown =
-                named.is_none() && meta.is_some_and(|m| self.rules.carries_name(label, m));
-            // STUN (and the DTLS after it) to a calling application's relay: its call.
-            let label = named
-                .or_else(|| {
-                    self.rules
-                        .call_by_owner(label, server_ip, flow.server_port())
-                })
-                .unwrap_or(label);
+            let rules = &*self.rules;
+            let (label, own_unknown) = name_payload(
+                label,
+                || meta.and_then(|m| rules.name_by_host(label, m)),
+                || meta.is_some_and(|m| rules.carries_name(label, m)),
+                || rules.call_by_owner(label, server_ip, flow.server_port()),
+            );
             let v = Verdict {
                 label,
                 method: Method::Dpi,
@@ -133,12 +126,9 @@ impl Classifier for DpiClassifier {
             };
             // Over a learned verdict: confirmed (and completed: `TLS` and `YouTube` make
             // `TLS.YouTube`) or corrected.
-            let joined = d
-                .class()
-                .verdict()
-                .filter(|c| c.method.is_learned() && (c.label == label || !own_unknown))
-                .and_then(|c| self.rules.join(c.label, label));
-            d.check_learned(v, joined);
+            d.check_learned(v, own_unknown, |learned, payload| {
+                rules.join(learned, payload)
+            });
         }
         if let Some((e, label)) = self.dpi.take_expect() {
             self.expect.add(e, label, p.ts);

@@ -1,7 +1,10 @@
 //! What earlier flows taught, as a classifier: at a flow's first packet, the Host Cache's rule
-//! for its server end-point (`method: "host-cache"`, seed 002) or else the service a DNS answer
-//! named its server's address for (`method: "dns-cache"`). Payload inspection, where enabled,
-//! still runs and confirms or corrects the verdict ([`super::Decide::check_learned`]).
+//! for its server end-point (`method: "host-cache"`, seed 002), the service a DNS answer named
+//! its server's address for (`method: "dns-cache"`) and the Dedicated Port Table's hint
+//! (`method: "dpt"`), each looked up only while the arbiter would take its verdict
+//! ([`super::Decide::would_take`]: ranks and confidences are the arbiter's,
+//! [`wirespeed_classify::arbiter::RANKING`]). Payload inspection, where enabled, still runs and
+//! confirms or corrects the verdict ([`super::Decide::check_learned`]).
 //!
 //! It also takes the lessons: every UDP response from port 53 is read for its answers (the
 //! question's name or a CNAME target that a host rule knows names each A/AAAA address, for the
@@ -17,25 +20,20 @@ use crate::learn::{Learner, Obs};
 use crate::rules::Rules;
 use std::net::IpAddr;
 use std::sync::Arc;
+use wirespeed_classify::arbiter::{DNS_CACHE_CONFIDENCE, DPT_CONFIDENCE, HOST_CACHE_CONFIDENCE};
 use wirespeed_classify::hostcache::Endpoint;
 use wirespeed_classify::hosts::AppId;
 use wirespeed_classify::{Facts, Method, Verdict};
 use wirespeed_dpi::proto::dns::{answers, AnswerSink, MAX_ANSWERS};
 
-/// Confidence of a host-cache verdict: learned from payload verdicts on this very end-point.
-pub const HOST_CACHE_CONFIDENCE: f32 = 0.8;
-/// Confidence of a Dedicated Port Table verdict: what earlier flows on either end-point were.
-pub const DPT_CONFIDENCE: f32 = 0.4;
-/// Confidence of a DNS-learned verdict: the name the client resolved, not what it carries.
-pub const DNS_CACHE_CONFIDENCE: f32 = 0.6;
-
 /// The learned classifiers of one worker.
 pub struct LearnedClassifier {
     pub(crate) learner: Learner,
     rules: Arc<Rules>,
+    /// The DNS cache learns from answers.
     dns: bool,
-    hosts: bool,
-    dpt: bool,
+    /// Any learned method is enabled.
+    any: bool,
     /// The Host Cache and the Dedicated Port Table learn from payload verdicts: only when
     /// inspection runs.
     learn_flows: bool,
@@ -90,8 +88,7 @@ impl Classifier for LearnedClassifier {
             ),
             rules: cfg.rules.clone(),
             dns,
-            hosts,
-            dpt,
+            any: dns || hosts || dpt,
             learn_flows: (hosts || dpt) && cfg.classifiers.has(Method::Dpi),
             clk: 0,
         }
@@ -99,7 +96,7 @@ impl Classifier for LearnedClassifier {
 
     #[inline]
     fn start(&mut self, flow: &FlowView<'_>, _: &mut (), d: &mut Decide<'_>) {
-        if !(self.dns || self.hosts || self.dpt) {
+        if !self.any {
             return;
         }
         let server = flow.server();
@@ -110,7 +107,7 @@ impl Classifier for LearnedClassifier {
             proto: flow.key.proto,
         };
         let l = self.learner.hub.read();
-        if self.hosts && !l.hosts.is_empty() {
+        if d.would_take(Method::HostCache) && !l.hosts.is_empty() {
             if let Some(label) = l.hosts.get(&ep, self.clk) {
                 d.offer(Verdict {
                     label,
@@ -119,10 +116,9 @@ impl Classifier for LearnedClassifier {
                     ttb_pkts: 1,
                     ttb_ns: 0,
                 });
-                return;
             }
         }
-        if self.dns && !l.dns.is_empty() {
+        if d.would_take(Method::DnsCache) && !l.dns.is_empty() {
             if let Some(app) = l.dns.get(ip, self.clk) {
                 d.offer(Verdict {
                     label: self.rules.app_label(app),
@@ -131,11 +127,9 @@ impl Classifier for LearnedClassifier {
                     ttb_pkts: 1,
                     ttb_ns: 0,
                 });
-                return;
             }
         }
-        // The weakest hint: the end-points' history, where nothing above spoke.
-        if self.dpt && !l.dpt.is_empty() {
+        if d.would_take(Method::Dpt) && !l.dpt.is_empty() {
             let client = Endpoint {
                 ip: flow.key.ip(flow.client),
                 port: flow.client_port(),
@@ -156,16 +150,12 @@ impl Classifier for LearnedClassifier {
     #[inline]
     fn packet(&mut self, flow: &FlowView<'_>, p: &PacketView<'_>, _: &mut (), d: &mut Decide<'_>) {
         // Once per flow, at the packet its payload verdict (or confirmation) is reached.
-        let c = d.class();
-        if self.learn_flows
-            && c.method().is_some_and(|m| {
-                m == Method::Dpi || (m.is_learned() && c.facts().has(Facts::LEARNED_CONFIRMED))
-            })
-            && !c.facts().has(Facts::TAUGHT)
-        {
-            let label = c
-                .verdict()
-                .map_or(wirespeed_classify::LabelId::UNKNOWN, |v| v.label);
+        let lesson = if self.learn_flows {
+            d.class().lesson()
+        } else {
+            None
+        };
+        if let Some(label) = lesson {
             d.publish(Facts::TAUGHT);
             let at = |side: wirespeed_flow::Side| Endpoint {
                 ip: flow.key.ip(side),

@@ -10,15 +10,18 @@
 //!    the payload inspection and learning settings: not the runtime's configuration), and
 //!    whichever hooks it needs.
 //! 2. Add `name: name::Type` to the `classifiers!` list below. The list's order is the order
-//!    the hooks run in, for every flow and packet.
+//!    the hooks run in, for every flow and packet; it decides no winner (the arbiter's ranking
+//!    table does: [`wirespeed_classify::arbiter`]), only what a hook sees of the same packet.
 //!
 //! # What a classifier may touch
 //!
 //! - Its own per-flow state, mutably; the flow's key and counters ([`FlowView`]) and the packet
 //!   ([`PacketView`]), read-only.
 //! - The flow's classification only through [`Decide`]: it offers verdicts and publishes facts
-//!   ([`Facts`]); the [`Arbiter`] alone decides which verdict the flow keeps (ranks, confidence
-//!   thresholds, take-backs). No classifier sees another's state.
+//!   ([`Facts`]); the [`Arbiter`] alone decides which verdict the flow keeps. Every rule of
+//!   precedence (ranks, confidences, thresholds, take-backs, learned labels, how a host or owner
+//!   name joins a protocol) is in [`wirespeed_classify::arbiter`]; the list's order decides no
+//!   winner. No classifier sees another's state.
 //! - Its own fields of the flow's record ([`Classifier::fill`]).
 //!
 //! Hooks run on the hot path: no allocation, no logging, no clock (time is the capture's).
@@ -32,11 +35,11 @@ pub mod owner;
 pub mod port;
 pub mod stats;
 
-pub use dpi::DPI_CONFIDENCE;
+pub use wirespeed_classify::arbiter::DPI_CONFIDENCE;
 
 use crate::rules::Rules;
 use std::sync::Arc;
-use wirespeed_classify::{Arbiter, ClassifierSet, Facts, FlowClass, Verdict};
+use wirespeed_classify::{Arbiter, ClassifierSet, Facts, FlowClass, LabelId, Method, Verdict};
 use wirespeed_export::FlowRecord;
 use wirespeed_flow::{Flow, FlowKey, Side};
 
@@ -137,14 +140,29 @@ impl Decide<'_> {
     }
 
     /// Payload inspection's verdict, over a learned one if the flow has one
-    /// ([`Arbiter::check_learned`]: `joined` is what the two agree on, None if they do not).
+    /// ([`Arbiter::check_learned`]: `own_unknown`, the payload carries a name of its own no rule
+    /// knows; `join(learned, payload)`, what the two labels agree on, None if they do not).
     #[inline]
     pub fn check_learned(
         &mut self,
         v: Verdict,
-        joined: Option<wirespeed_classify::LabelId>,
+        own_unknown: bool,
+        join: impl FnOnce(LabelId, LabelId) -> Option<LabelId>,
     ) -> bool {
-        self.arbiter.check_learned(self.class, v, joined)
+        self.arbiter.check_learned(self.class, v, own_unknown, join)
+    }
+
+    /// Would a verdict of `m` be taken now ([`Arbiter::would_take`])? Asked before a lookup
+    /// whose answer may no longer win.
+    #[inline]
+    pub fn would_take(&self, m: Method) -> bool {
+        self.arbiter.would_take(self.class, m)
+    }
+
+    /// At the flow's end, is `m` asked for its verdict again ([`Arbiter::asks_again_at_end`])?
+    #[inline]
+    pub fn asks_again_at_end(&self, m: Method) -> bool {
+        self.arbiter.asks_again_at_end(self.class, m)
     }
 
     /// Publish a fact about the flow, for the arbiter's rules.
@@ -161,7 +179,7 @@ impl Decide<'_> {
 
     /// Is `m`'s classifier enabled in this run?
     #[inline]
-    pub fn enabled(&self, m: wirespeed_classify::Method) -> bool {
+    pub fn enabled(&self, m: Method) -> bool {
         self.arbiter.classifiers().has(m)
     }
 }
@@ -299,8 +317,9 @@ classifiers! {
     owner: owner::OwnerClassifier,
     /// Payload inspection (`method: "dpi"`): the flow's handle into the worker's DPI pools.
     dpi: dpi::DpiClassifier,
-    /// What earlier flows taught: the Host Cache and DNS-learned addresses (`method:
-    /// "host-cache"`, `"dns-cache"`); after payload inspection, whose verdicts it learns from.
+    /// What earlier flows taught: the Host Cache, DNS-learned addresses and the Dedicated Port
+    /// Table (`method: "host-cache"`, `"dns-cache"`, `"dpt"`); after payload inspection, to
+    /// learn from a payload verdict at the packet that reaches it.
     learned: learned::LearnedClassifier,
     /// The statistical model over the first packets (`method: "stats"`).
     stats: stats::StatsClassifier,

@@ -1,18 +1,15 @@
 //! Address owners as a classifier (`method: "ip"`, nDPI's "match by IP"): at a flow's first
 //! packet, the owner of the server's address block, else of the client's (nDPI's order), names
-//! the flow where nothing else is known: a port guess, payload inspection and the statistical
-//! model's confident verdicts override it (nDPI's order: it keeps a port's `TLS` over an
-//! owner's name). One lookup in
+//! the flow where nothing else is known (its rank and confidence are the arbiter's:
+//! [`wirespeed_classify::arbiter::RANKING`]). One lookup in
 //! [`wirespeed_classify::networks::Networks`] per end-point of a new flow (a few nanoseconds),
 //! none per packet; no per-flow state.
 
 use super::{Classifier, Decide, FlowView};
 use crate::rules::Rules;
 use std::sync::Arc;
+use wirespeed_classify::arbiter::OWNER_CONFIDENCE;
 use wirespeed_classify::{Method, Verdict};
-
-/// Confidence of an address owner's verdict: who runs the server, not what the flow carries.
-pub const OWNER_CONFIDENCE: f32 = 0.5;
 
 /// The address-owner classifier: the run's owner table, read-only.
 pub struct OwnerClassifier {

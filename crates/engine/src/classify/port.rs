@@ -1,10 +1,12 @@
 //! The port table as a classifier: a guess from the flow's ports (or IP protocol number) at its
-//! first packet, the least trusted verdict ([`wirespeed_classify::PortTable`]).
+//! first packet ([`wirespeed_classify::PortTable`]); its rank and confidence are the arbiter's
+//! ([`wirespeed_classify::arbiter::RANKING`]).
 
 use super::{Classifier, Decide, FlowView};
 use crate::rules::Rules;
 use std::sync::Arc;
-use wirespeed_classify::{Method, Verdict, PORT_CONFIDENCE};
+use wirespeed_classify::arbiter::PORT_CONFIDENCE;
+use wirespeed_classify::{Method, Verdict};
 
 /// The port table's classifier: no per-flow state (the table answers the same at any time).
 pub struct PortClassifier {
@@ -46,11 +48,11 @@ impl Classifier for PortClassifier {
         self.offer(flow, d);
     }
 
-    /// A flow left without a verdict at its end (a statistical guess taken back) keeps the
-    /// port table's, if it has one.
+    /// Asked again at the flow's end where the arbiter says so (a flow left without a verdict:
+    /// a statistical guess taken back).
     #[inline]
     fn end(&mut self, flow: &FlowView<'_>, _: &mut (), d: &mut Decide<'_>) {
-        if d.class().verdict().is_none() {
+        if d.asks_again_at_end(Method::Port) {
             self.offer(flow, d);
         }
     }
