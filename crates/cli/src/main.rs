@@ -6,7 +6,7 @@
 //! [`guard`], [`kafka_out`] and [`parquet_out`]), and each command in a file of [`cmd`].
 
 use clap::{Parser, Subcommand};
-use cmd::{bench, classify, gen, inline, list, live, replay, train};
+use cmd::{bench, classify, gen, inline, list, live, replay, report, train};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 
@@ -59,6 +59,9 @@ struct Cli {
 enum Cmd {
     /// Classify the flows of pcap/pcapng files and write one record per flow.
     Classify(classify::ClassifyArgs),
+    /// One self-contained HTML page (no network request, SVG charts) of records (JSON lines,
+    /// CSV) or captures: applications, hosts, time, risks, TLS, a filterable flow table.
+    Report(report::ReportArgs),
     /// Write a synthetic capture: the worst case of seed 000, or a small realistic demo.
     Gen(gen::GenArgs),
     /// Measure packets per second and peak memory on the worst-case trace (or given files).
@@ -83,6 +86,7 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let r = match cli.cmd {
         Cmd::Classify(a) => classify::classify(a),
+        Cmd::Report(a) => report::report(a),
         Cmd::Gen(a) => gen::gen_cmd(a),
         Cmd::Bench(a) => bench::bench(a),
         Cmd::Train(a) => train::train_cmd(a),

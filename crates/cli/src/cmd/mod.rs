@@ -7,4 +7,5 @@ pub(crate) mod inline;
 pub(crate) mod list;
 pub(crate) mod live;
 pub(crate) mod replay;
+pub(crate) mod report;
 pub(crate) mod train;

@@ -21,6 +21,7 @@ mod matches;
 mod metrics;
 mod options;
 mod parquet;
+mod report;
 mod risks;
 mod stats;
 mod tcp;
