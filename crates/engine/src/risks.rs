@@ -1,13 +1,19 @@
-//! nDPI's flow risks of a record (issue 22, item 3): what the record holds, judged by
-//! [`wirespeed_classify::risk::assess`] once per record, so packets pay nothing for them.
+//! nDPI's flow risks of a flow (issue 22, item 3): the flow's own facts ([`FlowFacts`]: its
+//! key and counters, the verdict the arbiter kept, the payload metadata inspection holds for it,
+//! what the flow table and the entropy analyser tracked), judged by
+//! [`wirespeed_classify::risk::assess`] once per record, so packets pay nothing for them. The
+//! record takes the result (and the metadata) from here; nothing is read back from a record.
 
+use crate::classify::{FlowExt, Stage};
+use crate::observe::Observers;
 use crate::rules::Rules;
+use std::net::IpAddr;
 use wirespeed_classify::risk::{
     assess, Risk, RiskFacts, RiskSet, TCP_FIN_ONLY_C2S, TCP_FIN_ONLY_S2C, TCP_NULL_SEEN,
     TCP_XMAS_SEEN,
 };
-use wirespeed_classify::Method;
-use wirespeed_export::{FlowRecord, META_COUNT, META_FIELDS};
+use wirespeed_classify::{LabelId, Method};
+use wirespeed_export::{META_COUNT, META_FIELDS};
 use wirespeed_flow::{noted, Flow};
 
 /// Index of a metadata field by name, at compile time (a wrong name fails the build).
@@ -83,8 +89,75 @@ pub(crate) fn icmp_malformed(proto: u8, m: &[u8]) -> bool {
     sum != 0xffff
 }
 
-/// What the flow table noted of a TCP flow beyond the record, oriented client → server.
-pub(crate) struct Tracked {
+/// What a flow's risks are judged from, gathered from the flow itself (its verdict, key and
+/// counters, what the table and the entropy analyser tracked) and the payload metadata
+/// inspection holds for it; oriented client → server.
+pub(crate) struct FlowFacts<'a> {
+    /// The verdict's label ([`LabelId::UNKNOWN`] without one).
+    label: LabelId,
+    /// The method that named the flow, if one did.
+    method: Option<Method>,
+    /// The IP protocol.
+    l4: u8,
+    client_port: u16,
+    server_port: u16,
+    server_ip: IpAddr,
+    /// Packets and bytes, client → server then server → client.
+    pkts: [u64; 2],
+    bytes: [u64; 2],
+    /// The flow's payload metadata, by [`wirespeed_export::META_FIELDS`] index ("": not seen;
+    /// [`metadata`]).
+    meta: &'a [&'a str; META_COUNT],
+    tracked: Tracked,
+}
+
+impl<'a> FlowFacts<'a> {
+    /// The facts of `f` as it stands, with its payload metadata `meta` ([`metadata`]) and what
+    /// `obs`' entropy analyser tracked of it.
+    #[inline]
+    pub(crate) fn of(f: &Flow<FlowExt>, meta: &'a [&'a str; META_COUNT], obs: &Observers) -> Self {
+        let (c, s) = (f.client, f.server());
+        let (label, method) = match f.ext.class.verdict() {
+            Some(v) => (v.label, Some(v.method)),
+            None => (LabelId::UNKNOWN, None),
+        };
+        let entropy = obs
+            .entropy
+            .as_ref()
+            .map_or_else(Default::default, |e| e.of(f));
+        FlowFacts {
+            label,
+            method,
+            l4: f.key.proto,
+            client_port: f.key.port[c.index()],
+            server_port: f.key.port[s.index()],
+            server_ip: f.key.ip(s),
+            pkts: [f.pkts[c.index()], f.pkts[s.index()]],
+            bytes: [f.bytes[c.index()], f.bytes[s.index()]],
+            meta,
+            tracked: Tracked::of(f, entropy),
+        }
+    }
+}
+
+/// The payload metadata `stage`'s inspection holds for `f`, by
+/// [`wirespeed_export::META_FIELDS`] index ("": not seen): a fact of the flow, which its risks
+/// are judged from and its record carries.
+#[inline]
+pub(crate) fn metadata<'s>(f: &Flow<FlowExt>, stage: &'s Stage) -> [&'s str; META_COUNT] {
+    stage.dpi.meta(&f.ext.dpi)
+}
+
+/// The risks of the flow `f` as it stands: its facts ([`FlowFacts`]), judged by `rules`. What
+/// the inline actor asks for when a flow is decided; a record judges the facts it gathered.
+#[inline]
+pub(crate) fn of_flow(f: &Flow<FlowExt>, stage: &Stage, obs: &Observers, rules: &Rules) -> RiskSet {
+    let meta = metadata(f, stage);
+    of(&FlowFacts::of(f, &meta, obs), rules)
+}
+
+/// What the flow table noted of a TCP flow beyond its counters, oriented client → server.
+struct Tracked {
     tcp_flags: [u8; 2],
     payload: [bool; 2],
     odd: u8,
@@ -93,10 +166,8 @@ pub(crate) struct Tracked {
 }
 
 impl Tracked {
-    pub(crate) fn of(
-        f: &Flow<crate::classify::FlowExt>,
-        entropy: crate::entropy::Track,
-    ) -> Tracked {
+    #[inline]
+    fn of(f: &Flow<FlowExt>, entropy: crate::entropy::Track) -> Tracked {
         let (c, s) = (f.client.index(), f.server().index());
         let bit = |a: u8, i: usize| f.noted & (a << i) != 0;
         let mut odd = 0;
@@ -120,23 +191,24 @@ impl Tracked {
     }
 }
 
-/// The risks of the flow `rec` describes, with what the table tracked of it.
-pub(crate) fn of(rec: &FlowRecord<'_>, rules: &Rules, t: &Tracked) -> RiskSet {
-    let l = rec.label_names();
-    let m = |i: usize| Some(rec.meta[i]).filter(|v| !v.is_empty());
+/// The risks of the flow whose facts are `f`, by `rules`' knowledge of its label.
+pub(crate) fn of(f: &FlowFacts<'_>, rules: &Rules) -> RiskSet {
+    let t = &f.tracked;
+    let l = rules.labels().get(f.label);
+    let m = |i: usize| Some(f.meta[i]).filter(|v| !v.is_empty());
     let num = |i: usize| m(i).and_then(|v| v.parse::<u16>().ok());
     // `http_flags` letters (absent: none of them seen; most flows have none).
-    let flags = rec.meta[HTTP_FLAGS].as_bytes();
+    let flags = f.meta[HTTP_FLAGS].as_bytes();
     let flag = |c: u8| Some(!flags.is_empty() && flags.contains(&c));
-    let has = |i: usize, c: u8| rec.meta[i].as_bytes().contains(&c);
-    let dpi = rec.method == Some(Method::Dpi);
-    let learned = rec.method.is_some_and(|m| m.is_learned());
+    let has = |i: usize, c: u8| f.meta[i].as_bytes().contains(&c);
+    let dpi = f.method == Some(Method::Dpi);
+    let learned = f.method.is_some_and(|m| m.is_learned());
     let mut set = assess(&RiskFacts {
-        kind: rules.risk_kind(rec.label),
-        l4: rec.l4,
-        client_port: rec.src_port,
-        server_port: rec.dst_port,
-        server_addr: Some(rec.dst_ip),
+        kind: rules.risk_kind(f.label),
+        l4: f.l4,
+        client_port: f.client_port,
+        server_port: f.server_port,
+        server_addr: Some(f.server_ip),
         master: l.master(),
         app: l.app(),
         category: l.category(),
@@ -144,12 +216,12 @@ pub(crate) fn of(rec: &FlowRecord<'_>, rules: &Rules, t: &Tracked) -> RiskSet {
         dpi,
         // Read only for a payload-decided protocol: looked up only then.
         std_port: dpi
-            .then(|| rules.std_port(rec.label, rec.l4, rec.dst_port, rec.src_port))
+            .then(|| rules.std_port(f.label, f.l4, f.server_port, f.client_port))
             .flatten(),
-        c2s_packets: rec.c2s_pkts,
-        c2s_bytes: rec.c2s_bytes,
-        s2c_packets: rec.s2c_pkts,
-        s2c_bytes: rec.s2c_bytes,
+        c2s_packets: f.pkts[0],
+        c2s_bytes: f.bytes[0],
+        s2c_packets: f.pkts[1],
+        s2c_bytes: f.bytes[1],
         sni: m(SNI),
         alpn: m(ALPN),
         tls_version: m(TLS_VERSION),
@@ -203,7 +275,7 @@ pub(crate) fn of(rec: &FlowRecord<'_>, rules: &Rules, t: &Tracked) -> RiskSet {
         ..RiskFacts::default()
     });
     // A protocol's breed is a fact about the protocol, not about a model's guess at it.
-    if rec.method == Some(Method::Stats) {
+    if f.method == Some(Method::Stats) {
         set.unset(Risk::UnsafeProtocol);
     }
     set

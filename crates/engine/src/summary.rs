@@ -2,6 +2,7 @@
 
 use crate::classify::{FlowExt, Stage};
 use crate::observe::Observers;
+use crate::risks::FlowFacts;
 use crate::rules::Rules;
 use std::collections::HashMap;
 use std::fmt;
@@ -10,7 +11,7 @@ use std::io;
 use wirespeed_classify::risk::Risk;
 use wirespeed_classify::{Arbiter, Facts, LabelId, Labels, Method, AVAILABLE};
 use wirespeed_dpi::DpiStats;
-use wirespeed_export::{FlowRecord, RecordSink, META_COUNT};
+use wirespeed_export::{FlowRecord, RecordSink};
 use wirespeed_flow::{EndReason, Flow, FragStats, TableStats};
 use wirespeed_wire::DropReason;
 
@@ -300,6 +301,7 @@ impl<S: RecordSink> Output<S> {
         stats: Stats,
     ) {
         let mut rec = record(f, why, stage, obs, rules);
+        stage.fill(&f.ext, &mut rec);
         let (id, method) = (rec.label, rec.method);
         if self.with_source {
             rec.source = Some(self.source.as_str());
@@ -576,8 +578,13 @@ impl fmt::Display for Summary {
     }
 }
 
-/// The record of `f` as it stands (its verdict, counters, classifiers' fields, risks), without
-/// what only the output knows (source, id) or the optional families.
+/// The record of `f` as it stands (its verdict, counters, metadata, risks), without the
+/// classifiers' own fields ([`Stage::fill`]), what only the output knows (source, id) or the
+/// optional families. Its risks are judged from the flow's facts
+/// ([`crate::risks::FlowFacts`]) before the record is made; the record takes them, and the
+/// metadata they were judged from. (Returned as it is made, not from a variable: it is written
+/// in place, not copied.)
+#[inline]
 pub(crate) fn record<'a>(
     f: &Flow<FlowExt>,
     why: EndReason,
@@ -585,13 +592,15 @@ pub(crate) fn record<'a>(
     obs: &Observers,
     rules: &'a Rules,
 ) -> FlowRecord<'a> {
+    let meta = crate::risks::metadata(f, stage);
+    let risks = crate::risks::of(&FlowFacts::of(f, &meta, obs), rules);
     let c = f.client;
     let s = f.server();
     let (id, method, confidence, ttb_pkts, ttb_ns) = match f.ext.class.verdict() {
         Some(v) => (v.label, Some(v.method), v.confidence, v.ttb_pkts, v.ttb_ns),
         None => (LabelId::UNKNOWN, None, 0.0, 0, 0),
     };
-    let mut rec = FlowRecord {
+    FlowRecord {
         source: None,
         pcap: None,
         flow_id: 0,
@@ -626,18 +635,11 @@ pub(crate) fn record<'a>(
         stats_app: "",
         stats_class: "",
         stats_score: 0.0,
-        meta: [""; META_COUNT],
+        meta,
         act: None,
         dist: None,
         tcp: None,
-        risks: Default::default(),
+        risks,
         encrypted: rules.encrypted(id),
-    };
-    stage.fill(&f.ext, &mut rec);
-    let entropy = obs
-        .entropy
-        .as_ref()
-        .map_or_else(Default::default, |e| e.of(f));
-    rec.risks = crate::risks::of(&rec, rules, &crate::risks::Tracked::of(f, entropy));
-    rec
+    }
 }

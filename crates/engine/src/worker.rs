@@ -663,12 +663,13 @@ impl<S: RecordSink> Worker<S> {
                 );
             }
             // An inline run: what this packet gets, by its flow's label now.
-            // (Taken out for the call: the flow's risks, asked for when it is decided, read
-            // the classifiers' state and the entropy analyser's.)
+            // (Taken out for the call: the flow's risks, asked for when it is decided, are
+            // judged from its facts, which read the classifiers' state and the entropy
+            // analyser's.)
             if let Some(mut inl) = obs.act.take() {
                 if let Some(a) = acts.get_mut(q.idx as usize) {
                     *a = inl.packet(r.slot(), f, q.len, q.ts, q.payload_len > 0, || {
-                        crate::summary::record(f, EndReason::Active, stage, obs, rules).risks
+                        crate::risks::of_flow(f, stage, obs, rules)
                     });
                 }
                 obs.act = Some(inl);

@@ -11,7 +11,7 @@ use std::sync::Arc;
 use wirespeed_classify::arbiter::{name_payload, DPI_CONFIDENCE};
 use wirespeed_classify::{Facts, Method, Verdict};
 use wirespeed_dpi::{Dpi, Packet};
-use wirespeed_export::{FlowRecord, META_COUNT};
+use wirespeed_export::META_COUNT;
 
 /// Payload inspection of one worker.
 pub struct DpiClassifier {
@@ -39,6 +39,23 @@ impl DpiClassifier {
         if let Some(label) = self.rules.name_by_host(v.label, meta) {
             d.refine(Verdict { label, ..v });
         }
+    }
+
+    /// The metadata the flow with `handle` holds, by [`wirespeed_export::META_FIELDS`] index
+    /// ("": not seen). A fact of the flow rather than a field this classifier fills: its risks
+    /// are judged from it, and its record takes it from there
+    /// ([`crate::risks::FlowFacts`]).
+    #[inline(always)]
+    pub(crate) fn meta(&self, handle: &u32) -> [&str; META_COUNT] {
+        let mut out = [""; META_COUNT];
+        if let Some(m) = self.dpi.meta(*handle) {
+            for (f, v) in m.iter() {
+                if let Some(slot) = out.get_mut(f as usize) {
+                    *slot = v;
+                }
+            }
+        }
+        out
     }
 }
 
@@ -145,17 +162,6 @@ impl Classifier for DpiClassifier {
     fn end(&mut self, _: &FlowView<'_>, handle: &mut u32, d: &mut Decide<'_>) {
         if self.enabled {
             self.name_by_host(*handle, d);
-        }
-    }
-
-    /// The flow's metadata, in [`wirespeed_export::META_FIELDS`] order.
-    fn fill<'r>(&'r self, handle: &u32, rec: &mut FlowRecord<'r>) {
-        if let Some(m) = self.dpi.meta(*handle) {
-            for (f, v) in m.iter() {
-                if let Some(slot) = rec.meta.get_mut(f as usize) {
-                    *slot = v;
-                }
-            }
         }
     }
 
