@@ -269,11 +269,19 @@ impl<S: RecordSink> Output<S> {
     ) {
         let last = why != EndReason::Active;
         let acted = obs.act.as_mut().and_then(|a| a.ended(f, last));
-        let stats = Stats {
-            dist: obs.dist.as_mut().and_then(|d| d.ended(f, last)),
-            tcp: obs.tcp.as_mut().and_then(|t| t.ended(f, last)),
+        // Taken from the flow in the table (its slot finds their state), before an interim
+        // record's copy. The families are large: set only where a run asks for them.
+        let mut stats = Stats {
+            dist: None,
+            tcp: None,
             tunnel_parent: self.parents.as_mut().and_then(|p| p.ended(f, last)),
         };
+        if let Some(d) = obs.dist.as_mut() {
+            stats.dist = d.ended(f, last);
+        }
+        if let Some(t) = obs.tcp.as_mut() {
+            stats.tcp = t.ended(f, last);
+        }
         if !last {
             let mut now = f.clone();
             stage.end(arbiter, &mut now);
@@ -312,8 +320,13 @@ impl<S: RecordSink> Output<S> {
             (Some(a), Some(e)) => Some(a.fields(&e)),
             _ => None,
         };
-        rec.dist = stats.dist;
-        rec.tcp = stats.tcp;
+        // Copied only when there (most runs ask for neither family, and each is large).
+        if stats.dist.is_some() {
+            rec.dist = stats.dist;
+        }
+        if stats.tcp.is_some() {
+            rec.tcp = stats.tcp;
+        }
         rec.tunnel_parent = stats.tunnel_parent;
         self.written += 1;
         if why == EndReason::Active {
