@@ -21,6 +21,7 @@ pub mod gen;
 pub mod learn;
 mod observe;
 pub mod ordered;
+mod record;
 mod risks;
 pub mod rss;
 mod rules;

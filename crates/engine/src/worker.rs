@@ -2,8 +2,9 @@
 
 use crate::classify::{FlowExt, PacketView, Stage};
 use crate::observe::Observers;
+use crate::record::Output;
 use crate::rules::Rules;
-use crate::summary::{Counters, Output};
+use crate::summary::Counters;
 use std::io;
 use std::path::Path;
 use std::sync::Arc;
