@@ -11,6 +11,7 @@
 #![deny(missing_docs)]
 
 pub mod arbiter;
+pub mod builtin;
 pub mod category;
 mod csvrows;
 pub mod dnscache;

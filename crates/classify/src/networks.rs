@@ -562,7 +562,7 @@ fn close(open: &mut Vec<(u128, u16)>, pos: Option<u128>, out: &mut Ranges, bits:
 
 /// Which service owns an address: the immutable longest-prefix-match table a
 /// [`NetworksBuilder`] builds (see the [module docs](self)).
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Networks {
     owners: Vec<Owner>,
     /// Range starts, ascending, the first 0 (when not empty); `v4_owners[i]` owns from
@@ -645,6 +645,57 @@ impl Networks {
     /// Disjoint ranges the lookups search (IPv4, IPv6), ranges no block covers included.
     pub fn range_count(&self) -> (usize, usize) {
         (self.v4_starts.len(), self.v6_starts.len())
+    }
+
+    /// The table from its parts as [`write_source`](Self::write_source) wrote them (the
+    /// built-in list, compiled in by `build.rs`): copies, no parsing, no sorting.
+    #[allow(dead_code)] // not in build.rs, which includes this file
+    pub(crate) fn from_parts(
+        owners: &[(&str, &str)],
+        v4: (&[u32], &[u16], &[u32]),
+        v6: (&[u128], &[u16], &[u32]),
+    ) -> Networks {
+        Networks {
+            owners: owners.iter().map(|&(a, c)| (a.into(), c.into())).collect(),
+            v4_starts: v4.0.to_vec(),
+            v4_owners: v4.1.to_vec(),
+            v4_index: v4.2.to_vec(),
+            v6_starts: v6.0.to_vec(),
+            v6_owners: v6.1.to_vec(),
+            v6_index: v6.2.to_vec(),
+        }
+    }
+
+    /// Rust source of statics holding the table (`OWNERS`, `V4` and `V6`: starts, owners,
+    /// index), for `build.rs` to compile the shipped list in and
+    /// [`from_parts`](Self::from_parts) to load it.
+    #[allow(dead_code)] // only build.rs, which includes this file, writes the source
+    pub(crate) fn write_source(&self, out: &mut String) {
+        use std::fmt::Write;
+        fn list<T: fmt::Display>(out: &mut String, name: &str, ty: &str, v: &[T]) {
+            let _ = write!(out, "static {name}: [{ty}; {}] = [", v.len());
+            for (i, x) in v.iter().enumerate() {
+                out.push_str(if i % 16 == 0 { "\n" } else { " " });
+                let _ = write!(out, "{x},");
+            }
+            out.push_str("\n];\n");
+        }
+        let _ = writeln!(
+            out,
+            "static OWNERS: [(&str, &str); {}] = [",
+            self.owners.len()
+        );
+        for (a, c) in &self.owners {
+            let _ = writeln!(out, "({a:?}, {c:?}),");
+        }
+        out.push_str("];\n");
+        list(out, "V4_STARTS", "u32", &self.v4_starts);
+        list(out, "V4_OWNERS", "u16", &self.v4_owners);
+        list(out, "V4_INDEX", "u32", &self.v4_index);
+        let v6: Vec<String> = self.v6_starts.iter().map(|s| format!("{s:#x}")).collect();
+        list(out, "V6_STARTS", "u128", &v6);
+        list(out, "V6_OWNERS", "u16", &self.v6_owners);
+        list(out, "V6_INDEX", "u32", &self.v6_index);
     }
 
     /// Heap bytes the table holds: the ranges and the owners' names.

@@ -84,7 +84,7 @@ pub const BUILTIN_PROTOCOLS: &str = include_str!("../../../data/ndpi_protocols.c
 
 /// The address owners shipped with the project (`data/app_networks.csv`; provenance in
 /// `data/README.md`).
-pub const BUILTIN_NETWORKS: &str = include_str!("../../../data/app_networks.csv");
+pub const BUILTIN_NETWORKS: &str = wirespeed_classify::builtin::NETWORKS_CSV;
 
 /// Why a run's rules could not be built.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -250,21 +250,28 @@ impl Rules {
                 Loaded::from_bytes(b, &mut labels).map_err(|e| RulesError::Model(e.to_string()))?,
             ),
         };
-        let mut nets = NetworksBuilder::new();
-        nets.extend_csv(BUILTIN_NETWORKS)
-            .map_err(|e| RulesError::Networks(format!("built-in address owners: {e}")))?;
-        if let Some(t) = &src.networks {
-            nets.extend_csv(t)
-                .map_err(|e| RulesError::Networks(e.to_string()))?;
-        }
-        for r in &protos.ips {
-            let at =
-                |e: &dyn std::fmt::Display| RulesError::Protos(format!("line {}: {e}", r.line));
-            let block = Cidr::new(r.network, r.prefix_len).map_err(|e| at(&e))?;
-            let owner = nets.owner_id(&r.name, "unspecified").map_err(|e| at(&e))?;
-            nets.insert(block, owner).map_err(|e| at(&e))?;
-        }
-        let networks = nets.build();
+        let networks = if src.networks.is_none() && protos.ips.is_empty() {
+            // The shipped list alone: the table build.rs compiled in, no parsing.
+            wirespeed_classify::builtin::networks()
+        } else {
+            // An operator's blocks go after the shipped ones (an equal block: the later wins),
+            // so the shipped list is parsed too, as it always was.
+            let mut nets = NetworksBuilder::new();
+            nets.extend_csv(BUILTIN_NETWORKS)
+                .map_err(|e| RulesError::Networks(format!("built-in address owners: {e}")))?;
+            if let Some(t) = &src.networks {
+                nets.extend_csv(t)
+                    .map_err(|e| RulesError::Networks(e.to_string()))?;
+            }
+            for r in &protos.ips {
+                let at =
+                    |e: &dyn std::fmt::Display| RulesError::Protos(format!("line {}: {e}", r.line));
+                let block = Cidr::new(r.network, r.prefix_len).map_err(|e| at(&e))?;
+                let owner = nets.owner_id(&r.name, "unspecified").map_err(|e| at(&e))?;
+                nets.insert(block, owner).map_err(|e| at(&e))?;
+            }
+            nets.build()
+        };
         let owner_labels = owner_labels(&networks, &mut labels)?;
         let mut hosts = HostRules::parse_csv(BUILTIN_HOSTS)
             .map_err(|e| RulesError::Hosts(format!("built-in host names: {e}")))?;
