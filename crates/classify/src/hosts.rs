@@ -326,7 +326,7 @@ impl TrieNode {
 #[derive(Clone, Debug)]
 pub struct HostRules {
     apps: Vec<App>,
-    app_ids: HashMap<(Box<str>, &'static str, Breed), AppId>,
+    app_ids: HashMap<(Box<str>, &'static str, Breed), AppId, foldhash::fast::RandomState>,
     rules: Vec<Rule>,
     /// Open addressing, linear probing, for suffix rules. A power of two long, at most half
     /// full.
@@ -349,7 +349,7 @@ impl HostRules {
     pub fn new() -> Self {
         HostRules {
             apps: Vec::new(),
-            app_ids: HashMap::new(),
+            app_ids: HashMap::default(),
             rules: Vec::new(),
             table: vec![Slot::default(); 16],
             table_used: 0,
