@@ -22,4 +22,4 @@ mod server;
 
 pub use encode::{escape, Exposition, Type, CONTENT_TYPE};
 pub use render::{OutputCounters, RunStats};
-pub use server::{Limits, MetricsServer};
+pub use server::{Limits, MetricsServer, Page};

@@ -1,5 +1,7 @@
 //! The HTTP/1.1 endpoint ([`MetricsServer`]): one request per connection, read within
 //! [`Limits`], answered and closed; the accepting thread turns connections past the limit away.
+//! What it serves is a function of the path ([`Page`]): `/metrics` alone
+//! ([`MetricsServer::start`]), or any fixed set of read-only paths ([`MetricsServer::serve`]).
 
 use super::CONTENT_TYPE;
 use std::io::{self, Read, Write};
@@ -39,7 +41,20 @@ const ACCEPT_POLL: Duration = Duration::from_millis(50);
 const LINGER: Duration = Duration::from_millis(500);
 const LINGER_BYTES: usize = 64 << 10;
 
-type Render = dyn Fn() -> String + Send + Sync;
+/// One answer of the server: what `GET` of a path gets.
+#[derive(Clone, Debug)]
+pub struct Page {
+    /// Its `Content-Type`.
+    pub content_type: &'static str,
+    /// More header lines, each ending in CRLF (a `Content-Security-Policy`, say); fixed text of
+    /// the server's own, never anything a client sent.
+    pub headers: &'static str,
+    /// The body.
+    pub body: Vec<u8>,
+}
+
+/// What the server answers for a path (its query removed): None for 404.
+type Route = dyn Fn(&str) -> Option<Page> + Send + Sync;
 
 /// The metrics endpoint: a thread accepting connections on its address, each served on a
 /// thread of its own (at most [`Limits::max_connections`] at once). Stops when dropped.
@@ -57,11 +72,28 @@ impl MetricsServer {
         limits: Limits,
         render: impl Fn() -> String + Send + Sync + 'static,
     ) -> io::Result<MetricsServer> {
+        MetricsServer::serve(addr, limits, move |path| {
+            (path == "/metrics").then(|| Page {
+                content_type: CONTENT_TYPE,
+                headers: "",
+                body: render().into_bytes(),
+            })
+        })
+    }
+
+    /// Listen on `addr` (port 0: one the system picks) and answer `GET` of a path with what
+    /// `route` gives for it (called on the connection's thread; None: 404). Read-only: no
+    /// method but `GET` and `HEAD` is ever served.
+    pub fn serve(
+        addr: SocketAddr,
+        limits: Limits,
+        route: impl Fn(&str) -> Option<Page> + Send + Sync + 'static,
+    ) -> io::Result<MetricsServer> {
         let l = TcpListener::bind(addr)?;
         l.set_nonblocking(true)?;
         let addr = l.local_addr()?;
         let stop = Arc::new(AtomicBool::new(false));
-        let render: Arc<Render> = Arc::new(render);
+        let render: Arc<Route> = Arc::new(route);
         let s = stop.clone();
         let thread = std::thread::Builder::new()
             .name("metrics".into())
@@ -97,7 +129,7 @@ impl Drop for Slot {
     }
 }
 
-fn accept_loop(l: TcpListener, limits: Limits, render: Arc<Render>, stop: &AtomicBool) {
+fn accept_loop(l: TcpListener, limits: Limits, render: Arc<Route>, stop: &AtomicBool) {
     let active = Arc::new(AtomicUsize::new(0));
     while !stop.load(Ordering::Relaxed) {
         let s = match l.accept() {
@@ -147,7 +179,7 @@ enum NoRequest {
 }
 
 /// One connection: read the request's head, answer, close.
-fn serve(mut s: TcpStream, limits: &Limits, render: &Render) {
+fn serve(mut s: TcpStream, limits: &Limits, render: &Route) {
     let _ = s.set_nonblocking(false);
     let _ = s.set_nodelay(true);
     let (answer, linger) = match read_head(&mut s, limits) {
@@ -250,10 +282,10 @@ fn head_end(b: &[u8]) -> Option<usize> {
     }
 }
 
-/// The answer to a request whose head is `head`: the metrics for `GET /metrics` (a query is
-/// ignored), their headers alone for `HEAD`; 405 for another method, 404 for another path, 400
-/// for what is not an HTTP/1 request line.
-fn answer(head: &[u8], render: &Render) -> Vec<u8> {
+/// The answer to a request whose head is `head`: the route's page for `GET` of its path (a
+/// query is ignored), its headers alone for `HEAD`; 405 for another method, 404 for a path the
+/// route does not serve, 400 for what is not an HTTP/1 request line.
+fn answer(head: &[u8], render: &Route) -> Vec<u8> {
     let line = head.split(|&b| b == b'\n').next().unwrap_or_default();
     let line = line.strip_suffix(b"\r").unwrap_or(line);
     let Ok(line) = std::str::from_utf8(line) else {
@@ -280,11 +312,10 @@ fn answer(head: &[u8], render: &Render) -> Vec<u8> {
         );
     }
     let path = target.split('?').next().unwrap_or(target);
-    if path != "/metrics" {
-        return error(404, "Not Found", "not found: the metrics are at /metrics\n");
+    match render(path) {
+        Some(p) => response(200, "OK", p.content_type, p.headers, &p.body, head_only),
+        None => error(404, "Not Found", "not found: the metrics are at /metrics\n"),
     }
-    let body = render();
-    response(200, "OK", CONTENT_TYPE, "", body.as_bytes(), head_only)
 }
 
 fn error(status: u16, reason: &str, body: &str) -> Vec<u8> {
@@ -310,7 +341,8 @@ fn response(
 ) -> Vec<u8> {
     let mut out = format!(
         "HTTP/1.1 {status} {reason}\r\nContent-Type: {content_type}\r\nContent-Length: {}\r\n\
-         Cache-Control: no-store\r\nConnection: close\r\n{extra}\r\n",
+         Cache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\
+         {extra}\r\n",
         body.len()
     )
     .into_bytes();
@@ -336,9 +368,17 @@ mod tests {
             .unwrap_or(0)
     }
 
+    fn ok_route(path: &str) -> Option<Page> {
+        (path == "/metrics").then(|| Page {
+            content_type: CONTENT_TYPE,
+            headers: "",
+            body: ok_render().into_bytes(),
+        })
+    }
+
     #[test]
     fn requests_are_answered_by_method_and_path() {
-        let r = &ok_render;
+        let r = &ok_route;
         let a = answer(
             b"GET /metrics HTTP/1.1\r\nHost: x\r\nAccept: */*\r\n\r\n",
             r,
@@ -391,6 +431,50 @@ mod tests {
                 String::from_utf8_lossy(bad)
             );
         }
+    }
+
+    /// A server of several paths: each its own type and headers (fixed text of the server's),
+    /// `HEAD` the same headers; a path it does not serve 404, any other method 405.
+    #[test]
+    fn a_route_serves_its_paths_alone() {
+        let route = |p: &str| match p {
+            "/" => Some(Page {
+                content_type: "text/html; charset=utf-8",
+                headers: "Content-Security-Policy: default-src 'none'\r\n",
+                body: b"<p>hi</p>".to_vec(),
+            }),
+            "/live.json" => Some(Page {
+                content_type: "application/json",
+                headers: "",
+                body: b"{}".to_vec(),
+            }),
+            _ => None,
+        };
+        let t = String::from_utf8(answer(b"GET /?x HTTP/1.1\r\n\r\n", &route)).unwrap();
+        assert!(t.starts_with("HTTP/1.1 200 OK\r\n"), "{t}");
+        assert!(
+            t.contains("\r\nContent-Type: text/html; charset=utf-8\r\n"),
+            "{t}"
+        );
+        assert!(
+            t.contains("\r\nContent-Security-Policy: default-src 'none'\r\n"),
+            "{t}"
+        );
+        assert!(t.contains("\r\nX-Content-Type-Options: nosniff\r\n"), "{t}");
+        assert!(t.ends_with("\r\n\r\n<p>hi</p>"), "{t}");
+        let h = String::from_utf8(answer(b"HEAD /live.json HTTP/1.1\r\n\r\n", &route)).unwrap();
+        assert!(
+            h.contains("Content-Length: 2\r\n") && h.ends_with("\r\n\r\n"),
+            "{h}"
+        );
+        assert_eq!(
+            status(&answer(b"GET /metrics HTTP/1.1\r\n\r\n", &route)),
+            404
+        );
+        assert_eq!(
+            status(&answer(b"POST /live.json HTTP/1.1\r\n\r\n", &route)),
+            405
+        );
     }
 
     /// Limits for a test server: requests of 8 KiB, a request time of `request_timeout`, at
