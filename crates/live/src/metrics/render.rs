@@ -2,6 +2,7 @@
 //! metric families: the workers' published totals, per label and per rule, the kernel's or the
 //! queues' counters, and the output's losses.
 
+use super::page::PageState;
 use super::{Exposition, Type};
 use crate::inline::QueueCounters;
 use crate::sys::KernelStats;
@@ -15,13 +16,15 @@ use wirespeed_wire::DropReason;
 
 /// What a live or inline run shares with its metrics endpoint while it runs.
 pub struct RunStats {
-    rules: Arc<Rules>,
-    workers: Arc<Published>,
-    kind: Kind,
-    output: OnceLock<OutputCounters>,
+    pub(super) rules: Arc<Rules>,
+    pub(super) workers: Arc<Published>,
+    pub(super) kind: Kind,
+    pub(super) output: OnceLock<OutputCounters>,
+    /// What the live page adds: the newest risky flows, the rates' history.
+    pub(super) page: PageState,
 }
 
-enum Kind {
+pub(super) enum Kind {
     Live(KernelCounters),
     Inline {
         queue: Arc<QueueCounters>,
@@ -31,10 +34,10 @@ enum Kind {
 
 /// The kernel's ring counters, all sockets together (copied from the run's own as it goes).
 #[derive(Default)]
-struct KernelCounters {
-    packets: AtomicU64,
-    drops: AtomicU64,
-    freezes: AtomicU64,
+pub(super) struct KernelCounters {
+    pub(super) packets: AtomicU64,
+    pub(super) drops: AtomicU64,
+    pub(super) freezes: AtomicU64,
 }
 
 /// The counters of a live output ([`LossyWriter`]): what it dropped, and its backlog.
@@ -79,6 +82,7 @@ impl RunStats {
             workers: Arc::default(),
             kind: Kind::Live(KernelCounters::default()),
             output: OnceLock::new(),
+            page: PageState::default(),
         })
     }
 
@@ -92,6 +96,7 @@ impl RunStats {
                 policy,
             },
             output: OnceLock::new(),
+            page: PageState::default(),
         })
     }
 
