@@ -279,8 +279,8 @@ fn lossy_out(
     Ok(LossyWriter::new(out, stop, LIVE_GRACE))
 }
 
-/// Serve `stats` at `http://ADDR/metrics` (`--metrics`) until the server is dropped; says where
-/// on standard error unless `quiet`.
+/// Serve `stats` at `http://ADDR/metrics` and its live page at `http://ADDR/` (`--metrics`, or
+/// `--http`, the same) until the server is dropped; says where on standard error unless `quiet`.
 pub(crate) fn serve_metrics(
     addr: Option<std::net::SocketAddr>,
     stats: Option<&Arc<RunStats>>,
@@ -290,10 +290,11 @@ pub(crate) fn serve_metrics(
         return Ok(None);
     };
     let stats = stats.clone();
-    let server = MetricsServer::start(addr, Default::default(), move || stats.render())
+    let server = MetricsServer::serve(addr, Default::default(), move |p| stats.route(p))
         .map_err(|e| format!("--metrics {addr}: {e}"))?;
     if !quiet {
         eprintln!("metrics: serving http://{}/metrics", server.local_addr());
+        eprintln!("live page: serving http://{}/", server.local_addr());
     }
     Ok(Some(server))
 }
@@ -375,11 +376,16 @@ impl LiveOutputs {
                 .as_ref()
                 .map(|o| o.0.clone())
                 .filter(|_| self.text_too);
-            with_exports(
+            let sink = with_exports(
                 live_text(w, self.format, self.cols),
                 &self.ipfix,
                 &self.kafka,
-            )
+            );
+            // The live page's newest risky flows, from the same records.
+            match &self.stats {
+                Some(s) => Box::new(Tee(sink, s.risk_tap())),
+                None => sink,
+            }
         }
     }
 

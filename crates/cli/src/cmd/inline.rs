@@ -58,8 +58,11 @@ pub(crate) struct InlineArgs {
     #[arg(long)]
     pin: bool,
     /// Serve the run's counters to Prometheus (OpenMetrics text) at http://ADDR:PORT/metrics,
-    /// e.g. 127.0.0.1:9477 (docs/METRICS.md).
-    #[arg(long, value_name = "ADDR:PORT")]
+    /// e.g. 127.0.0.1:9477, and its live page at http://ADDR:PORT/ (throughput by application,
+    /// active flows, drops, the newest risky flows, inline rules' counters; redrawn every
+    /// second from /live.json). Read-only, on that address alone; `--http` is the same option
+    /// (docs/METRICS.md).
+    #[arg(long, visible_alias = "http", value_name = "ADDR:PORT")]
     metrics: Option<std::net::SocketAddr>,
     /// Also export the records as IPFIX, as `live --ipfix` does.
     #[arg(long, value_name = "TARGET")]
