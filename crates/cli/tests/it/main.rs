@@ -17,6 +17,7 @@ mod ipfix;
 mod kafka;
 mod kafka_absent;
 mod labels;
+mod live_page;
 mod matches;
 mod metrics;
 mod options;
