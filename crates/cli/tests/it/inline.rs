@@ -464,7 +464,14 @@ fn a_dropped_application_never_reaches_the_server_and_reload_keeps_counters() {
     t.rules(&policy);
     let _srv = t.http_server(&[]);
     let out = temp("drop.json");
-    let mut w = Inline::start(&t, &policy, &out, &[]);
+    // With the live page: its rules' counters follow the policy's.
+    let mut w = Inline::start(&t, &policy, &out, &["--http", "127.0.0.1:0"]);
+    let page = w
+        .lines
+        .iter()
+        .find_map(|l| l.strip_prefix("live page: serving http://"))
+        .map(|a| a.trim_end_matches('/').to_string())
+        .unwrap_or_else(|| panic!("no live page in {:#?}", w.lines));
     assert_eq!(
         http_get(&t, "http://198.51.100.1:8080/"),
         Some(200),
@@ -482,6 +489,20 @@ fn a_dropped_application_never_reaches_the_server_and_reload_keeps_counters() {
     let dump = Tcpdump::start(&t, 's', &t.dev("s0"), &pcap, "tcp port 8080");
     assert_eq!(http_get(&t, "http://198.51.100.1:8080/"), None, "dropped");
     let seen = dump.read(&pcap);
+    // The live page's rule counters: both flows decided by the rule, the second one dropped
+    // (published by the workers about twice a second: waited for).
+    let t0 = Instant::now();
+    let rule = loop {
+        let j = crate::live_page::live_json(&t.ns('r'), &page);
+        assert_eq!(j["mode"], "inline", "{j}");
+        let r = j["rules"][0].clone();
+        if r["flows"].as_u64() >= Some(2) && r["dropped_packets"].as_u64() >= Some(1) {
+            break r;
+        }
+        assert!(t0.elapsed() < FAILSAFE, "the live page's rules: {j}");
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert_eq!(rule["rule"], "web", "{rule}");
     // The policy's path replaced by /dev/zero (issue 33: it grew the process to 7 GB, deaf to
     // SIGTERM): refused at once, the old policy stays, and SIGTERM below still stops the run.
     std::fs::remove_file(&policy).unwrap();

@@ -178,8 +178,8 @@ fn fetch(ns: &str, addr: &str, path: &str) -> (u16, String, String) {
     (code, head.to_string(), body.to_string())
 }
 
-/// `/live.json` now, parsed.
-fn live_json(ns: &str, addr: &str) -> serde_json::Value {
+/// `/live.json` now, parsed (from inside namespace `ns`; inline.rs asks it too).
+pub(crate) fn live_json(ns: &str, addr: &str) -> serde_json::Value {
     let (code, head, body) = fetch(ns, addr, "/live.json");
     assert_eq!(code, 200, "{head}\n{body}");
     assert!(
