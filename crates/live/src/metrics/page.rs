@@ -584,6 +584,61 @@ mod tests {
         assert!(v["rules"].is_null());
     }
 
+    /// The rates are over the newest sample at least a second old (the oldest before there is
+    /// one), and the history keeps no more than it needs. The instants are the test's own.
+    #[test]
+    fn rates_are_over_about_a_second() {
+        let s = RunStats::live(Arc::new(Rules::builtin()));
+        let t0 = Instant::now();
+        let at = |ms: u64| t0 + Duration::from_millis(ms);
+        assert_eq!(s.rates(at(0), &[[1, 10, 100]]), (0, vec![]));
+        assert_eq!(s.rates(at(500), &[[2, 20, 300]]), (500, vec![[1, 10, 200]]));
+        // Too soon after the last sample to keep another.
+        assert_eq!(s.rates(at(600), &[[2, 20, 300]]), (600, vec![[1, 10, 200]]));
+        // The sample of 500 ms is a second old now: the one of 0 goes.
+        assert_eq!(
+            s.rates(at(1500), &[[3, 30, 600], [1, 1, 60]]),
+            (1000, vec![[1, 10, 300], [1, 1, 60]])
+        );
+        assert_eq!(s.page.samples.lock().unwrap().len(), 2);
+        for k in 0..50 {
+            s.rates(at(2000 + k * 300), &[[3, 30, 600]]);
+        }
+        assert!(s.page.samples.lock().unwrap().len() <= 6);
+    }
+
+    /// The [`TOP_APPS`] with the most bytes now (then in total) one by one, the rest added up in
+    /// `others`: the totals stay exact.
+    #[test]
+    fn the_top_applications_and_the_others_add_up() {
+        let rules = Arc::new(Rules::builtin());
+        let s = RunStats::live(rules.clone());
+        let n = TOP_APPS + 7;
+        assert!(rules.labels().len() > n);
+        // Label i: i flows, 10 i packets, 100 i bytes; in the window, label 1 alone.
+        let by_label: Vec<[u64; 3]> = (0..n as u64).map(|i| [i, 10 * i, 100 * i]).collect();
+        let mut rates = vec![[0; 3]; n];
+        rates[1] = [1, 10, 100];
+        let mut out = String::from("{\"apps\":");
+        s.apps_json(&mut out, &by_label, &rates, 500);
+        out.push('}');
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let apps = v["apps"].as_array().unwrap();
+        assert_eq!(apps.len(), TOP_APPS);
+        // Label 0 has no flow: not listed. Label 1 first (bytes now), then by bytes.
+        assert_eq!(apps[0]["bytes"], 100);
+        assert_eq!(apps[0]["bytes_per_s"], 200);
+        assert_eq!(apps[0]["packets_per_s"], 20);
+        assert_eq!(apps[1]["bytes"], 100 * (n as u64 - 1));
+        let sum = |k: &str| apps.iter().map(|a| a[k].as_u64().unwrap()).sum::<u64>();
+        let o = &v["others"];
+        assert_eq!(o["apps"], (n - 1 - TOP_APPS) as u64);
+        let total: u64 = by_label.iter().map(|x| x[2]).sum();
+        assert_eq!(sum("bytes") + o["bytes"].as_u64().unwrap(), total);
+        let flows: u64 = by_label.iter().map(|x| x[0]).sum();
+        assert_eq!(sum("flows") + o["flows"].as_u64().unwrap(), flows);
+    }
+
     /// A hostile host name and rule name come out of the JSON as they went in, and nowhere as
     /// markup; the ring keeps the newest [`RISKY_KEPT`], newest first.
     #[test]
