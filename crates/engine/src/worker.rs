@@ -349,10 +349,28 @@ impl<S: RecordSink> Worker<S> {
 
     /// Copy this worker's counters, per-label totals and open flows into `s` (reusing its
     /// memory: the per-label vector grows to the run's label count at most).
+    /// Asked to ([`crate::runtime::Published::count_open`]) and holding at most
+    /// [`crate::runtime::feed::OPEN_SCAN_MAX`] flows, also its open flows by the label each has
+    /// so far (a walk of the table, off the packet path).
     pub(crate) fn snapshot_into(&self, s: &mut crate::runtime::feed::WorkerSnapshot) {
         s.counters = self.counters();
         s.by_label.clone_from(&self.out.by_label);
         s.active = self.table.len() as u64;
+        s.open_by_label.iter_mut().for_each(|n| *n = [0; 3]);
+        s.open_counted = s.want_open && self.table.len() <= crate::runtime::feed::OPEN_SCAN_MAX;
+        if s.open_counted {
+            for f in self.table.iter() {
+                let i = f.ext.class.verdict().map_or(0, |v| v.label.index());
+                if s.open_by_label.len() <= i {
+                    // Grows to the run's label count at most.
+                    s.open_by_label.resize(i + 1, [0; 3]);
+                }
+                let n = &mut s.open_by_label[i];
+                n[0] += 1;
+                n[1] += f.pkts[0] + f.pkts[1];
+                n[2] += f.bytes[0] + f.bytes[1];
+            }
+        }
     }
 
     /// Records written so far, interim ones included.

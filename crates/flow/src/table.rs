@@ -463,6 +463,13 @@ impl<V: Default> FlowTable<V> {
         self.live == 0
     }
 
+    /// Every flow held now, in slot order: a walk of the slots ever used (free ones skipped),
+    /// for a reader that wants them all at once (a live page's per-application totals), never
+    /// the packet path.
+    pub fn iter(&self) -> impl Iterator<Item = &Flow<V>> {
+        self.slots.iter().filter(|f| f.key.ip_version != 0)
+    }
+
     /// Event counters.
     pub fn stats(&self) -> TableStats {
         self.stats

@@ -72,21 +72,40 @@ pub struct WorkerSnapshot {
     pub by_label: Vec<[u64; 3]>,
     /// Flows the worker holds now.
     pub active: u64,
+    /// Flows, packets and bytes of the flows held now, by the label each has so far (the
+    /// index): counted only by a worker publishing for a live page ([`Published::count_open`])
+    /// and holding at most [`OPEN_SCAN_MAX`] flows; empty otherwise.
+    pub open_by_label: Vec<[u64; 3]>,
+    /// Whether every worker added up counted its open flows (false when one held more than
+    /// [`OPEN_SCAN_MAX`], or none was asked to).
+    pub open_counted: bool,
+    /// Whether this worker is to count its open flows ([`Published::count_open`], set in its
+    /// slot before the run).
+    pub(crate) want_open: bool,
 }
+
+/// Most flows a worker walks to count its open flows by label when it publishes (about twice a
+/// second): a bounded cost off the packet path; above it, only ended flows are counted.
+pub const OPEN_SCAN_MAX: usize = 1 << 16;
 
 impl WorkerSnapshot {
     /// Add another worker's snapshot to this one.
     pub fn add(&mut self, o: &WorkerSnapshot) {
         self.counters.add(&o.counters);
-        if self.by_label.len() < o.by_label.len() {
-            self.by_label.resize(o.by_label.len(), [0; 3]);
-        }
-        for (a, b) in self.by_label.iter_mut().zip(&o.by_label) {
-            for (x, y) in a.iter_mut().zip(b) {
-                *x += y;
-            }
-        }
+        add_by_label(&mut self.by_label, &o.by_label);
+        add_by_label(&mut self.open_by_label, &o.open_by_label);
         self.active += o.active;
+    }
+}
+
+fn add_by_label(to: &mut Vec<[u64; 3]>, from: &[[u64; 3]]) {
+    if to.len() < from.len() {
+        to.resize(from.len(), [0; 3]);
+    }
+    for (a, b) in to.iter_mut().zip(from) {
+        for (x, y) in a.iter_mut().zip(b) {
+            *x += y;
+        }
     }
 }
 
@@ -98,13 +117,24 @@ impl WorkerSnapshot {
 #[derive(Debug, Default)]
 pub struct Published {
     slots: OnceLock<Box<[Mutex<WorkerSnapshot>]>>,
+    count_open: std::sync::atomic::AtomicBool,
 }
 
 impl Published {
-    /// Make one slot per worker (the first run's count; later calls change nothing).
+    /// Make one slot per worker (the first run's count; later calls change nothing), each
+    /// asking for the open flows if [`Published::count_open`] was called before.
     pub(crate) fn init(&self, workers: usize) {
-        self.slots
-            .get_or_init(|| (0..workers).map(|_| Mutex::default()).collect());
+        let want_open = self.counts_open();
+        self.slots.get_or_init(|| {
+            (0..workers)
+                .map(|_| {
+                    Mutex::new(WorkerSnapshot {
+                        want_open,
+                        ..Default::default()
+                    })
+                })
+                .collect()
+        });
     }
 
     /// Worker `i`'s slot.
@@ -112,16 +142,30 @@ impl Published {
         self.slots.get()?.get(i)
     }
 
+    /// Ask the workers to count their open flows by label too when they publish (a live page's
+    /// throughput now); each walks its flows then, if it holds at most [`OPEN_SCAN_MAX`].
+    pub fn count_open(&self) {
+        self.count_open.store(true, Ordering::Relaxed);
+    }
+
+    /// Whether the workers count their open flows ([`Published::count_open`]).
+    pub(crate) fn counts_open(&self) -> bool {
+        self.count_open.load(Ordering::Relaxed)
+    }
+
     /// Every worker's last snapshot added up (all zero before the run starts).
     pub fn total(&self) -> WorkerSnapshot {
         let mut t = WorkerSnapshot::default();
+        let mut open = self.slots.get().is_some_and(|s| !s.is_empty());
         for s in self.slots.get().into_iter().flatten() {
             let s = match s.lock() {
                 Ok(s) => s,
                 Err(p) => p.into_inner(),
             };
+            open &= s.open_counted;
             t.add(&s);
         }
+        t.open_counted = open;
         t
     }
 }
@@ -365,5 +409,60 @@ mod tests {
         let packets: u64 = t.by_label.iter().map(|n| n[1]).sum();
         assert_eq!((flows, packets), (3, 3));
         assert!(p.slot(1).is_none());
+    }
+
+    /// Asked to, a worker counts its open flows by label when it publishes: the three flows
+    /// held before the stop, none after (every flow ended, and counted as ended).
+    #[test]
+    fn open_flows_are_counted_when_asked() {
+        let mut w = Worker::new(EngineConfig::default(), NullSink::default(), false);
+        let p = Published::default();
+        p.count_open();
+        p.init(1);
+        let fb = frames();
+        let b: Vec<RawPacket<'_>> = fb
+            .iter()
+            .map(|f| RawPacket {
+                ts_ns: 1_700_000_000_000_000_000,
+                wire_len: f.len() as u32,
+                link: 1,
+                iface: 0,
+                data: f,
+            })
+            .collect();
+        w.process_batch(&b).unwrap();
+        w.snapshot_into(&mut p.slot(0).unwrap().lock().unwrap());
+        let t = p.total();
+        assert!(t.open_counted);
+        let open = t
+            .open_by_label
+            .iter()
+            .fold([0; 3], |a, n| [a[0] + n[0], a[1] + n[1], a[2] + n[2]]);
+        let bytes: u64 = fb.iter().map(|f| f.len() as u64).sum();
+        assert_eq!(open, [3, 3, bytes]);
+        assert_eq!(t.by_label.iter().map(|n| n[0]).sum::<u64>(), 0);
+        let mut feed = Late {
+            frames: Vec::new(),
+            ready: true,
+            settles: false,
+            given: false,
+        };
+        let stop = AtomicBool::new(true);
+        run_worker(
+            &mut w,
+            &mut feed,
+            &stop,
+            &FeedCounters::default(),
+            p.slot(0),
+        )
+        .unwrap();
+        let t = p.total();
+        assert_eq!(t.open_by_label.iter().map(|n| n[0]).sum::<u64>(), 0);
+        assert_eq!(t.by_label.iter().map(|n| n[0]).sum::<u64>(), 3);
+        // Not asked: not counted.
+        let q = Published::default();
+        q.init(1);
+        w.snapshot_into(&mut q.slot(0).unwrap().lock().unwrap());
+        assert!(!q.total().open_counted);
     }
 }
