@@ -62,9 +62,13 @@
       tr.setAttribute("data-bytes", String(a.bytes));
       tr.setAttribute("data-flows", String(a.flows));
       tr.setAttribute("data-packets", String(a.packets));
+      tr.setAttribute("data-open-bytes", String(a.open_bytes));
+      tr.setAttribute("data-now", String(a.bytes_per_s));
       cell(tr, a.app);
       cell(tr, a.category);
       cell(tr, human(a.bytes_per_s * 8, "bit/s"), "n");
+      cell(tr, num(a.open_flows), "n");
+      cell(tr, num(a.open_bytes), "n");
       cell(tr, num(a.flows), "n");
       cell(tr, num(a.packets), "n");
       cell(tr, num(a.bytes), "n");
@@ -75,6 +79,8 @@
       cell(tr, "(" + d.others.apps + " others)");
       cell(tr, "");
       cell(tr, human(d.others.bytes_per_s * 8, "bit/s"), "n");
+      cell(tr, num(d.others.open_flows), "n");
+      cell(tr, num(d.others.open_bytes), "n");
       cell(tr, num(d.others.flows), "n");
       cell(tr, num(d.others.packets), "n");
       cell(tr, num(d.others.bytes), "n");
@@ -129,6 +135,7 @@
     text("kdrops", num(d.drops.kernel));
     text("odrops", num(d.drops.output_records));
     text("window", (d.window_ms / 1000).toFixed(1));
+    text("counted", d.open_counted ? "open and ended" : "ended (too many open to count)");
     apps(d);
     risky(d);
     rules(d);

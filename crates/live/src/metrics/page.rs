@@ -47,8 +47,8 @@ struct RiskyFlow {
     bytes: u64,
 }
 
-/// Per-label totals at an instant.
-type Sample = (Instant, Vec<[u64; 3]>);
+/// Per-label totals at an instant (open flows included or not).
+type Sample = (Instant, bool, Vec<[u64; 3]>);
 
 /// What the live page keeps between requests.
 #[derive(Debug)]
@@ -237,7 +237,22 @@ impl RunStats {
         let t = self.workers.total();
         let c = &t.counters;
         let now = Instant::now();
-        let (window_ms, rates) = self.rates(now, &t.by_label);
+        // The rates are of the flows open and ended when the workers counted their open ones.
+        let open: &[[u64; 3]] = if t.open_counted {
+            &t.open_by_label
+        } else {
+            &[]
+        };
+        let all: Vec<[u64; 3]> = (0..t.by_label.len().max(open.len()))
+            .map(|i| {
+                let (a, b) = (
+                    t.by_label.get(i).copied().unwrap_or_default(),
+                    open.get(i).copied().unwrap_or_default(),
+                );
+                [a[0] + b[0], a[1] + b[1], a[2] + b[2]]
+            })
+            .collect();
+        let (window_ms, rates) = self.rates(now, t.open_counted, &all);
         let mut out = String::with_capacity(4096);
         let mut o = Obj::new(&mut out);
         let mode = match self.kind {
@@ -283,7 +298,9 @@ impl RunStats {
             d.num("output_records", out_dropped);
             d.end();
         }
-        self.apps_json(o.key("apps"), &t.by_label, &rates, window_ms);
+        let k = o.key("open_counted");
+        k.push_str(if t.open_counted { "true" } else { "false" });
+        self.apps_json(o.key("apps"), &t.by_label, open, &rates, window_ms);
         o.num("risky_seen", self.page.risky_seen.load(Ordering::Relaxed));
         self.risky_json(o.key("risky"));
         let rules = o.key("rules");
@@ -316,17 +333,19 @@ impl RunStats {
     /// Keep a sample of `now`'s totals (at most every [`SAMPLE_EVERY`]) and give the window and
     /// the per-label bytes and packets over it: against the newest sample at least
     /// [`RATE_WINDOW`] old, else the oldest one (the window is 0, the rates 0, at the first).
-    fn rates(&self, now: Instant, by_label: &[[u64; 3]]) -> (u64, Vec<[u64; 3]>) {
+    /// `open`: whether the totals include the open flows; the samples of the other kind go.
+    fn rates(&self, now: Instant, open: bool, by_label: &[[u64; 3]]) -> (u64, Vec<[u64; 3]>) {
         let mut h = match self.page.samples.lock() {
             Ok(h) => h,
             Err(p) => p.into_inner(),
         };
+        h.retain(|s| s.1 == open);
         // Only the newest sample of those old enough is ever used: the older ones go.
         while h.len() > 1 && now.duration_since(h[1].0) >= RATE_WINDOW {
             h.pop_front();
         }
         let (window, rates) = match h.front() {
-            Some((then, old)) => {
+            Some((then, _, old)) => {
                 let rates = by_label
                     .iter()
                     .enumerate()
@@ -342,34 +361,46 @@ impl RunStats {
         if h.back()
             .is_none_or(|b| now.duration_since(b.0) >= SAMPLE_EVERY)
         {
-            h.push_back((now, by_label.to_vec()));
+            h.push_back((now, open, by_label.to_vec()));
         }
         (window, rates)
     }
 
     /// The applications: the [`TOP_APPS`] with the most bytes in the window, then the most bytes
-    /// (of the flows ended so far), one object each; `others` adds up the rest.
-    fn apps_json(&self, out: &mut String, by_label: &[[u64; 3]], rates: &[[u64; 3]], window: u64) {
+    /// (of the flows ended so far and those open), one object each; `others` adds up the rest.
+    fn apps_json(
+        &self,
+        out: &mut String,
+        by_label: &[[u64; 3]],
+        open: &[[u64; 3]],
+        rates: &[[u64; 3]],
+        window: u64,
+    ) {
         let labels = self.rules.labels();
         let mut apps: Vec<_> = labels
             .iter()
             .filter_map(|(id, l)| {
-                let n = *by_label.get(id.index())?;
-                let r = rates.get(id.index()).copied().unwrap_or_default();
-                (n[0] > 0).then_some((id.index(), l, n, r))
+                let i = id.index();
+                let n = by_label.get(i).copied().unwrap_or_default();
+                let o = open.get(i).copied().unwrap_or_default();
+                let r = rates.get(i).copied().unwrap_or_default();
+                (n[0] + o[0] > 0).then_some((i, l, n, o, r))
             })
             .collect();
-        apps.sort_unstable_by(|a, b| (b.3[2], b.2[2], a.0).cmp(&(a.3[2], a.2[2], b.0)));
+        apps.sort_unstable_by(|a, b| {
+            (b.4[2], b.2[2] + b.3[2], a.0).cmp(&(a.4[2], a.2[2] + a.3[2], b.0))
+        });
         let per_s = |n: u64| n.saturating_mul(1000).checked_div(window).unwrap_or(0);
         out.push('[');
-        let mut others = ([0u64; 3], [0u64; 3], 0u64);
-        for (k, (_, l, n, r)) in apps.iter().enumerate() {
+        let mut others = ([0u64; 3], [0u64; 3], [0u64; 3], 0u64);
+        for (k, (_, l, n, o, r)) in apps.iter().enumerate() {
             if k >= TOP_APPS {
                 for j in 0..3 {
                     others.0[j] += n[j];
-                    others.1[j] += r[j];
+                    others.1[j] += o[j];
+                    others.2[j] += r[j];
                 }
-                others.2 += 1;
+                others.3 += 1;
                 continue;
             }
             if k > 0 {
@@ -382,18 +413,22 @@ impl RunStats {
                 .num("flows", n[0])
                 .num("packets", n[1])
                 .num("bytes", n[2])
+                .num("open_flows", o[0])
+                .num("open_bytes", o[2])
                 .num("packets_per_s", per_s(r[1]))
                 .num("bytes_per_s", per_s(r[2]));
             x.end();
         }
         out.push_str("],\"others\":");
         let mut x = Obj::new(out);
-        x.num("apps", others.2)
+        x.num("apps", others.3)
             .num("flows", others.0[0])
             .num("packets", others.0[1])
             .num("bytes", others.0[2])
-            .num("packets_per_s", per_s(others.1[1]))
-            .num("bytes_per_s", per_s(others.1[2]));
+            .num("open_flows", others.1[0])
+            .num("open_bytes", others.1[2])
+            .num("packets_per_s", per_s(others.2[1]))
+            .num("bytes_per_s", per_s(others.2[2]));
         x.end();
     }
 
@@ -471,7 +506,7 @@ static PAGE: LazyLock<(String, String)> = LazyLock::new(|| {
 const BODY: &str = "<header><h1>wirespeed <span id=\"mode\">live</span></h1>\
 <span id=\"state\" class=\"state\">connecting</span></header>\n<main>\n\
 <section class=\"tiles\">\
-<div class=\"tile\"><b id=\"rate\">-</b><span>bits/s now (flows ended)</span></div>\
+<div class=\"tile\"><b id=\"rate\">-</b><span>bits/s now</span></div>\
 <div class=\"tile\"><b id=\"active\">-</b><span>active flows</span></div>\
 <div class=\"tile\"><b id=\"ended\">-</b><span>flows ended</span></div>\
 <div class=\"tile\"><b id=\"packets\">-</b><span>packets</span></div>\
@@ -479,12 +514,14 @@ const BODY: &str = "<header><h1>wirespeed <span id=\"mode\">live</span></h1>\
 <div class=\"tile\"><b id=\"kdrops\">-</b><span>kernel drops</span></div>\
 <div class=\"tile\"><b id=\"odrops\">-</b><span>records dropped (output)</span></div>\
 </section>\n\
-<section><h2>Applications now <small>bytes per second of the flows ended in the last \
-<span id=\"window\">-</span> s; totals since the start</small></h2>\
+<section><h2>Applications now <small>per second over the last <span id=\"window\">-\
+</span> s, of the flows <span id=\"counted\">-</span>; flows, packets and bytes of the flows \
+ended since the start</small></h2>\
 <svg id=\"chart\" xmlns=\"http://www.w3.org/2000/svg\" width=\"900\" height=\"30\" \
 role=\"img\" aria-label=\"bytes per second by application\"></svg>\
-<table id=\"apps\"><thead><tr><th>application</th><th>category</th><th>bytes/s</th>\
-<th>flows</th><th>packets</th><th>bytes</th></tr></thead><tbody></tbody></table></section>\n\
+<table id=\"apps\"><thead><tr><th>application</th><th>category</th><th>now</th>\
+<th>open flows</th><th>their bytes</th><th>flows</th><th>packets</th><th>bytes</th></tr>\
+</thead><tbody></tbody></table></section>\n\
 <section><h2>Newest risky flows <small id=\"riskyseen\"></small></h2>\
 <table id=\"risky\"><thead><tr><th>last packet (UTC)</th><th>client</th><th>server</th>\
 <th>l4</th><th>application</th><th>host</th><th>risks</th><th>bytes</th></tr></thead>\
@@ -579,6 +616,8 @@ mod tests {
         assert_eq!(v["active_flows"], 0);
         assert_eq!(v["drops"]["kernel"], 0);
         assert_eq!(v["apps"], serde_json::json!([]));
+        // Not counted before the workers published.
+        assert_eq!(v["open_counted"], false);
         assert_eq!(v["others"]["apps"], 0);
         assert_eq!(v["risky"], serde_json::json!([]));
         assert!(v["rules"].is_null());
@@ -591,20 +630,29 @@ mod tests {
         let s = RunStats::live(Arc::new(Rules::builtin()));
         let t0 = Instant::now();
         let at = |ms: u64| t0 + Duration::from_millis(ms);
-        assert_eq!(s.rates(at(0), &[[1, 10, 100]]), (0, vec![]));
-        assert_eq!(s.rates(at(500), &[[2, 20, 300]]), (500, vec![[1, 10, 200]]));
+        assert_eq!(s.rates(at(0), true, &[[1, 10, 100]]), (0, vec![]));
+        assert_eq!(
+            s.rates(at(500), true, &[[2, 20, 300]]),
+            (500, vec![[1, 10, 200]])
+        );
         // Too soon after the last sample to keep another.
-        assert_eq!(s.rates(at(600), &[[2, 20, 300]]), (600, vec![[1, 10, 200]]));
+        assert_eq!(
+            s.rates(at(600), true, &[[2, 20, 300]]),
+            (600, vec![[1, 10, 200]])
+        );
         // The sample of 500 ms is a second old now: the one of 0 goes.
         assert_eq!(
-            s.rates(at(1500), &[[3, 30, 600], [1, 1, 60]]),
+            s.rates(at(1500), true, &[[3, 30, 600], [1, 1, 60]]),
             (1000, vec![[1, 10, 300], [1, 1, 60]])
         );
         assert_eq!(s.page.samples.lock().unwrap().len(), 2);
         for k in 0..50 {
-            s.rates(at(2000 + k * 300), &[[3, 30, 600]]);
+            s.rates(at(2000 + k * 300), true, &[[3, 30, 600]]);
         }
         assert!(s.page.samples.lock().unwrap().len() <= 6);
+        // Totals of the other kind (the open flows no longer counted): a fresh start.
+        assert_eq!(s.rates(at(20_000), false, &[[3, 30, 600]]), (0, vec![]));
+        assert_eq!(s.page.samples.lock().unwrap().len(), 1);
     }
 
     /// The [`TOP_APPS`] with the most bytes now (then in total) one by one, the rest added up in
@@ -620,7 +668,10 @@ mod tests {
         let mut rates = vec![[0; 3]; n];
         rates[1] = [1, 10, 100];
         let mut out = String::from("{\"apps\":");
-        s.apps_json(&mut out, &by_label, &rates, 500);
+        // One flow of the last label still open: its bytes in its row.
+        let mut open = vec![[0; 3]; n];
+        open[n - 1] = [1, 2, 30];
+        s.apps_json(&mut out, &by_label, &open, &rates, 500);
         out.push('}');
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
         let apps = v["apps"].as_array().unwrap();
@@ -630,6 +681,13 @@ mod tests {
         assert_eq!(apps[0]["bytes_per_s"], 200);
         assert_eq!(apps[0]["packets_per_s"], 20);
         assert_eq!(apps[1]["bytes"], 100 * (n as u64 - 1));
+        assert_eq!(
+            (
+                apps[1]["open_flows"].as_u64(),
+                apps[1]["open_bytes"].as_u64()
+            ),
+            (Some(1), Some(30))
+        );
         let sum = |k: &str| apps.iter().map(|a| a[k].as_u64().unwrap()).sum::<u64>();
         let o = &v["others"];
         assert_eq!(o["apps"], (n - 1 - TOP_APPS) as u64);

@@ -74,12 +74,19 @@ impl std::fmt::Debug for RunStats {
     }
 }
 
+/// The workers' snapshots, asked to count open flows too (the live page's throughput now).
+fn open_counting() -> Arc<Published> {
+    let p = Arc::<Published>::default();
+    p.count_open();
+    p
+}
+
 impl RunStats {
     /// For a live capture with these rules (their labels name the applications).
     pub fn live(rules: Arc<Rules>) -> Arc<RunStats> {
         Arc::new(RunStats {
             rules,
-            workers: Arc::default(),
+            workers: open_counting(),
             kind: Kind::Live(KernelCounters::default()),
             output: OnceLock::new(),
             page: PageState::default(),
@@ -90,7 +97,7 @@ impl RunStats {
     pub fn inline(rules: Arc<Rules>, policy: Arc<PolicyCell>) -> Arc<RunStats> {
         Arc::new(RunStats {
             rules,
-            workers: Arc::default(),
+            workers: open_counting(),
             kind: Kind::Inline {
                 queue: Arc::default(),
                 policy,
