@@ -7,8 +7,8 @@ Drives Debian's chromium over the DevTools protocol on a pipe (--remote-debuggin
 port, standard library only), attached to the page's own target, as scripts/report_browser.py
 does. Once the page has drawn from its first /live.json it prints READY on a line of its own,
 then reads one line "GO BYTES" on standard input (the caller sends its traffic first) and
-waits until the page's row of application APP shows at least BYTES bytes (its `data-bytes`),
-looking every 50 ms. Then it prints one JSON object:
+waits until the page's row of application APP shows at least BYTES bytes (its flows' ended
+and open, `data-bytes` and `data-open-bytes`), looking every 50 ms. Then it prints one JSON object:
   seen      whether the row showed the bytes within the deadline
   ms        milliseconds from GO to the page showing them
   requests  every URL the page asked for (Network.requestWillBeSent)
@@ -138,7 +138,8 @@ def main():
                "return rows[i];}return null;})()") % json.dumps(app)
         seen = True
         try:
-            until("(function(){var r=%s;return !!r&&Number(r.getAttribute('data-bytes'))>=%d;})()"
+            until("(function(){var r=%s;return !!r&&Number(r.getAttribute('data-bytes'))"
+                  "+Number(r.getAttribute('data-open-bytes'))>=%d;})()"
                   % (row, want), "the application's bytes never showed")
         except TimeoutError:
             seen = False
@@ -146,7 +147,7 @@ def main():
         dom = json.loads(evaluate(
             "(function(){var r=%s;var t=function(i){return document.getElementById(i).textContent;};"
             "return JSON.stringify({row:r?Array.prototype.map.call(r.cells,function(c){return c.textContent;}):null,"
-            "bytes:r&&r.getAttribute('data-bytes'),packets:t('packets'),active:t('active'),"
+            "bytes:r&&r.getAttribute('data-bytes'),open_bytes:r&&r.getAttribute('data-open-bytes'),packets:t('packets'),active:t('active'),"
             "ended:t('ended'),kdrops:t('kdrops'),state:t('state')});})()" % row))
         png = call("Page.captureScreenshot", {"format": "png"}, session=sid)["data"]
         with open(shot, "wb") as f:

@@ -9,10 +9,11 @@
 //! file; its newest risky flows must be the file's risky flows. The page must carry its
 //! Content-Security-Policy and no URL of anywhere else.
 //!
-//! With Debian's chromium, the page is also opened headless inside the namespace
-//! (scripts/live_browser.py, DevTools over a pipe): a capture replayed while it is open must
-//! show its application in the page, the page must ask for nothing but its own server, and log
-//! no error; a screenshot is kept.
+//! A second run with idle timeouts of 10 minutes shows that flows count while still open: a
+//! capture replayed into it is all in `/live.json`'s open flows, none ended. With Debian's
+//! chromium, that page is opened headless inside the namespace (scripts/live_browser.py,
+//! DevTools over a pipe) before the replay: it must show the capture's main application with
+//! all its bytes, ask for nothing but its own server, and log no error; a screenshot is kept.
 //!
 //! Needs root and iproute2 (and chromium for the browser part); skipped, loudly, without them,
 //! and failed under `CI=true`.
@@ -90,10 +91,15 @@ struct Veth {
 
 impl Veth {
     fn new() -> Veth {
+        Veth::new_tagged("")
+    }
+
+    /// A pair of its own for each test of the process (`tag`: a letter).
+    fn new_tagged(tag: &str) -> Veth {
         let id = std::process::id() % 100_000;
         let v = Veth {
-            ns: [format!("wslA{id}"), format!("wslB{id}")],
-            dev: [format!("wsla{id}"), format!("wslb{id}")],
+            ns: [format!("wslA{id}{tag}"), format!("wslB{id}{tag}")],
+            dev: [format!("wsla{id}{tag}"), format!("wslb{id}{tag}")],
         };
         let (a, b) = (&v.ns[0], &v.ns[1]);
         let (da, db) = (&v.dev[0], &v.dev[1]);
@@ -230,7 +236,8 @@ fn offline(file: &Path) -> (ByApp, Vec<(String, Vec<String>)>) {
     (apps, risky)
 }
 
-/// The applications of a `/live.json` (its top ones; the test's files have fewer).
+/// The applications of a `/live.json` (its top ones; the test's files have fewer): of the flows
+/// ended.
 fn live_apps(j: &serde_json::Value) -> ByApp {
     assert_eq!(j["others"]["apps"], 0, "{j}");
     j["apps"]
@@ -283,22 +290,20 @@ fn settled(v: &Veth, addr: &str, frames: u64, flows: u64) -> serde_json::Value {
 }
 
 /// `wirespeed live` capturing in the second namespace with `--http 127.0.0.1:0` and idle
-/// timeouts of a second; the process, its standard error's collector, and the page's address.
-fn start_live(v: &Veth, out: &Path) -> (Child, std::thread::JoinHandle<String>, String) {
+/// timeouts of `timeout` seconds; the process, its standard error's collector, and the page's
+/// address.
+fn start_live(
+    v: &Veth,
+    out: &Path,
+    timeout: &str,
+) -> (Child, std::thread::JoinHandle<String>, String) {
     let mut live = Command::new("ip")
         .args(["netns", "exec", &v.ns[1], bin(), "live", "-i", &v.dev[1]])
         // Stopped by SIGTERM at the end; its own end is a failsafe.
         .args(["--workers", "2", "--status", "0", "--duration", "600"])
         .args(["--http", "127.0.0.1:0"])
-        .args([
-            "--tcp-timeout",
-            "1",
-            "--udp-timeout",
-            "1",
-            "--other-timeout",
-            "1",
-        ])
-        .args(["--closed-timeout", "1"])
+        .args(["--tcp-timeout", timeout, "--udp-timeout", timeout])
+        .args(["--other-timeout", timeout, "--closed-timeout", timeout])
         .arg("-o")
         .arg(out)
         .stderr(Stdio::piped())
@@ -354,7 +359,7 @@ fn live_serves_its_page_and_json() {
     let corpus = corpus.pcap_dir();
     let v = Veth::new();
     let out = crate::common::temp("live.json");
-    let (live, reader, addr) = start_live(&v, &out);
+    let (live, reader, addr) = start_live(&v, &out, "1");
     // The page: HTML with its policy; the JSON before any traffic.
     let (code, head, html) = fetch(&v.ns[1], &addr, "/");
     assert_eq!(code, 200, "{head}");
@@ -398,6 +403,15 @@ fn live_serves_its_page_and_json() {
         frames += replay(&v, &file);
         j = settled(&v, &addr, frames, flows);
         assert_eq!(live_apps(&j), want, "{name}: {j}");
+        // Every flow ended: none open in any row.
+        assert_eq!(j["open_counted"], true, "{j}");
+        for a in j["apps"].as_array().unwrap() {
+            assert_eq!(
+                (&a["open_flows"], &a["open_bytes"]),
+                (&0.into(), &0.into()),
+                "{j}"
+            );
+        }
     }
     assert_eq!(j["drops"]["kernel"], 0, "{j}");
     assert_eq!(j["drops"]["output_records"], 0, "{j}");
@@ -428,8 +442,6 @@ fn live_serves_its_page_and_json() {
             "{g:?} not among the files' risky flows {all:?}"
         );
     }
-    // The browser: a page left open sees a capture replayed while it is open.
-    browser(&v, &addr, &corpus.join("chrome.pcap"));
     let log = stop(live, reader);
     let _ = std::fs::remove_file(&out);
     eprintln!(
@@ -439,21 +451,75 @@ fn live_serves_its_page_and_json() {
     );
 }
 
+/// Flows still open count now: with idle timeouts of 10 minutes, a capture replayed shows in
+/// `/live.json` as open flows, every byte of it; a browser on the page sees its application.
+#[test]
+fn open_flows_show_before_they_end() {
+    if !can_run("open_flows_show_before_they_end") {
+        return;
+    }
+    let Some(corpus) = wirespeed_testkit::corpus("live_page open") else {
+        return;
+    };
+    let file = corpus.pcap_dir().join("chrome.pcap");
+    let (apps, _) = offline(&file);
+    let (flows, bytes) = apps.values().fold((0, 0), |(f, b), n| (f + n[0], b + n[2]));
+    let v = Veth::new_tagged("o");
+    let out = crate::common::temp("open.json");
+    let (live, reader, addr) = start_live(&v, &out, "600");
+    // With chromium: the page open before the traffic sees the application's bytes.
+    let browsed = browser(&v, &addr, &file, &apps);
+    let frames = match browsed {
+        Some(frames) => frames,
+        None => replay(&v, &file),
+    };
+    let t = Instant::now();
+    let j = loop {
+        let j = live_json(&v.ns[1], &addr);
+        let open: u64 = j["apps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| a["open_bytes"].as_u64().unwrap())
+            .sum();
+        if j["packets"].as_u64() == Some(frames) && open == bytes {
+            break j;
+        }
+        assert!(
+            t.elapsed() < FAILSAFE,
+            "the open flows did not show within {FAILSAFE:?}: {j}"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    };
+    assert_eq!(j["open_counted"], true, "{j}");
+    assert_eq!(j["active_flows"].as_u64(), Some(flows), "{j}");
+    assert_eq!(j["flows_ended"], 0, "{j}");
+    let open_flows: u64 = j["apps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["open_flows"].as_u64().unwrap())
+        .sum();
+    assert_eq!(open_flows, flows, "{j}");
+    let log = stop(live, reader);
+    let _ = std::fs::remove_file(&out);
+    eprintln!("live_page open: {frames} frames, {flows} open flows, {bytes} bytes\n{log}");
+}
+
 /// Debian's chromium, or `SKIPPED` (a failure under `CI=true`).
 fn chromium(test: &str) -> bool {
     crate::common::tools(test, &["chromium", "python3"])
 }
 
 /// Chromium headless in the capture's namespace on the page (scripts/live_browser.py): once it
-/// has drawn the page, `file` is replayed; the page must show its application with the bytes of
-/// its flows, ask for nothing but its own server, and log no error. Its screenshot is kept in
-/// the test's folder.
-fn browser(v: &Veth, addr: &str, file: &Path) {
+/// has drawn the page, `file` (whose applications are `apps`) is replayed; the page must show
+/// its application with the most bytes, every byte of it (open or ended), ask for nothing but
+/// its own server, and log no error. Its screenshot is kept in the test's folder. The frames
+/// replayed; None without chromium (nothing replayed).
+fn browser(v: &Veth, addr: &str, file: &Path, apps: &ByApp) -> Option<u64> {
     if !chromium("live_page browser") {
-        return;
+        return None;
     }
-    let (apps, _) = offline(file);
-    // The application with the most bytes in the file, new to the page.
     let (app, n) = apps
         .iter()
         .max_by_key(|(_, n)| n[2])
@@ -475,12 +541,10 @@ fn browser(v: &Veth, addr: &str, file: &Path) {
     let mut lines = BufReader::new(b.stdout.take().unwrap()).lines();
     let first = lines.next().and_then(Result::ok).unwrap_or_default();
     assert_eq!(first, "READY", "the browser did not draw the page");
-    let before = live_json(&v.ns[1], addr);
-    let had = live_apps(&before).get(&app).copied().unwrap_or_default();
     let frames = replay(v, file);
     // Told once the traffic is sent: it waits for the page to show the application's bytes.
     let mut stdin = b.stdin.take().unwrap();
-    writeln!(stdin, "GO {}", had[2] + n[2]).unwrap();
+    writeln!(stdin, "GO {}", n[2]).unwrap();
     drop(stdin);
     let rest: String = lines.map_while(Result::ok).collect();
     let st = b.wait().unwrap();
@@ -501,10 +565,11 @@ fn browser(v: &Veth, addr: &str, file: &Path) {
     assert!(r["requests"].as_array().unwrap().len() >= 2, "{r}");
     assert_eq!(r["errors"], serde_json::json!([]), "{r}");
     eprintln!(
-        "live_page browser: {frames} frames of {}; {app} shown {} ms after the replay ended \
-         (its flows end a second after their last packet); screenshot {}",
+        "live_page browser: {frames} frames of {}; {app} shown {} ms after the replay ended; \
+         screenshot {}",
         file.display(),
         r["ms"],
         shot.display()
     );
+    Some(frames)
 }
