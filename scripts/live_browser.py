@@ -131,6 +131,10 @@ def main():
         until("Number(document.body.getAttribute('data-ticks')||0)>=1", "the page never drew")
         print("READY", flush=True)
         go = sys.stdin.readline().split()
+        if len(go) != 2 or go[0] != "GO":
+            # The caller gave up (its standard input closed): close the browser at once.
+            call("Browser.close")
+            return
         want = int(go[1])
         t0 = time.monotonic()
         row = ("(function(){var rows=document.querySelectorAll('#apps tbody tr');"
