@@ -367,3 +367,126 @@ fn corpus_page_in_a_real_browser() {
     assert_eq!(dom["sorted_other_way"], true);
     assert!(std::fs::metadata(&shot).unwrap().len() > 10_000);
 }
+
+/// (bytes, packets, flows) of one name.
+type Tally3 = (u64, u64, u64);
+
+/// Every row of the table `id`: its name and its exact (bytes, packets, flows).
+fn table_rows(page: &str, id: &str) -> Vec<(String, Tally3)> {
+    let start = page
+        .find(&format!("<table id=\"{id}\""))
+        .unwrap_or_else(|| panic!("no table {id}"));
+    let table = &page[start..start + page[start..].find("</table>").unwrap()];
+    let attr = |row: &str, name: &str| -> String {
+        let at = format!("{name}=\"");
+        let v = &row[row.find(&at).unwrap() + at.len()..];
+        v[..v.find('"').unwrap()].to_string()
+    };
+    table
+        .split("<tr data-name=")
+        .skip(1)
+        .map(|row| {
+            let row = format!("data-name={row}");
+            let n = |a: &str| attr(&row, a).parse::<u64>().unwrap();
+            let name = attr(&row, "data-name");
+            (name, (n("data-bytes"), n("data-pkts"), n("data-flows")))
+        })
+        .collect()
+}
+
+/// The corpus's records, summed here by application, category and method from the JSON
+/// records, against every row of the page's three tables (a row shown is exact, and no name
+/// left out is larger than one shown), and the page's totals, client/server split, Unknown and
+/// risky figures.
+#[test]
+fn every_row_of_the_name_tables_equals_the_records() {
+    const TEST: &str = "every_row_of_the_name_tables_equals_the_records";
+    let Some(corpus) = wirespeed_testkit::corpus(TEST) else {
+        return;
+    };
+    let json = temp("rows.json");
+    let out = bin()
+        .args(["classify", "-q"])
+        .arg(corpus.dir().join("pcap"))
+        .arg("-o")
+        .arg(&json)
+        .output()
+        .unwrap();
+    assert!(matches!(out.status.code(), Some(0 | 1)));
+    let page = report(&[&json], &temp("rows.html"));
+
+    let mut by: [HashMap<String, Tally3>; 3] = Default::default();
+    let (mut pkts, mut c2s, mut s2c) = (0, 0, 0);
+    let (mut unknown, mut risky) = ((0, 0), 0);
+    let text = std::fs::read_to_string(&json).unwrap();
+    for line in text.lines() {
+        let v: Value = serde_json::from_str(line).unwrap();
+        if v["end_reason"] == "active" {
+            continue;
+        }
+        let u = |k: &str| v[k].as_u64().unwrap();
+        let (b, p) = (
+            u("c2s_bytes") + u("s2c_bytes"),
+            u("c2s_pkts") + u("s2c_pkts"),
+        );
+        pkts += p;
+        c2s += u("c2s_bytes");
+        s2c += u("s2c_bytes");
+        let app = v["app"].as_str().unwrap();
+        if app == "Unknown" {
+            unknown.0 += 1;
+            unknown.1 += b;
+        }
+        if v["risks"].as_str().is_some_and(|r| !r.is_empty()) {
+            risky += 1;
+        }
+        let names = [
+            app,
+            v["category"].as_str().unwrap_or("Unspecified"),
+            v["method"].as_str().unwrap_or("(none)"),
+        ];
+        for (m, name) in by.iter_mut().zip(names) {
+            let e = m.entry(name.to_string()).or_default();
+            *e = (e.0 + b, e.1 + p, e.2 + 1);
+        }
+    }
+    assert!(by[0].len() > 100, "the corpus names many applications");
+    for (m, id) in by.iter().zip(["apps", "categories", "methods"]) {
+        let rows = table_rows(&page, id);
+        assert!(!rows.is_empty(), "{id}");
+        let mut shown = Vec::new();
+        for (name, t) in &rows {
+            let name = name
+                .replace("&lt;", "<")
+                .replace("&gt;", ">")
+                .replace("&quot;", "\"")
+                .replace("&#39;", "'")
+                .replace("&amp;", "&");
+            assert_eq!(m.get(&name), Some(t), "{id}: {name}");
+            shown.push(name);
+        }
+        let smallest = rows.iter().map(|r| r.1 .0).min().unwrap();
+        for (name, t) in m {
+            assert!(
+                shown.contains(name) || t.0 <= smallest,
+                "{id}: {name} ({} bytes) left out, larger than a row shown",
+                t.0
+            );
+        }
+        if m.len() <= rows.len() {
+            assert_eq!(rows.len(), m.len(), "{id}: every name shown");
+        }
+    }
+    assert_eq!(kpi(&page, "total-pkts"), pkts);
+    let attr = |id: &str, name: &str| -> u64 {
+        let tag = &page[page.find(&format!("id=\"{id}\"")).unwrap()..];
+        let at = format!("{name}=\"");
+        let v = &tag[tag.find(&at).unwrap() + at.len()..];
+        v[..v.find('"').unwrap()].parse().unwrap()
+    };
+    assert_eq!(attr("split", "data-c2s-bytes"), c2s);
+    assert_eq!(attr("split", "data-s2c-bytes"), s2c);
+    assert_eq!(attr("unknown", "data-flows"), unknown.0);
+    assert_eq!(attr("unknown", "data-bytes"), unknown.1);
+    assert_eq!(attr("risky", "data-flows"), risky);
+}
