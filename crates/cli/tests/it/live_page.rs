@@ -18,6 +18,7 @@
 //! Needs root and iproute2 (and chromium for the browser part); skipped, loudly, without them,
 //! and failed under `CI=true`.
 
+use crate::common::netns::Veth;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -70,71 +71,6 @@ fn can_run(test: &str) -> bool {
     );
     eprintln!("SKIPPED {test}: {why}");
     false
-}
-
-/// Runs `ip ARGS`; false when it fails.
-fn ip(args: &[&str]) -> bool {
-    Command::new("ip")
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-/// Two namespaces joined by a veth pair with no addresses, loopback up in the second (where the
-/// page is served); removed on drop.
-struct Veth {
-    ns: [String; 2],
-    dev: [String; 2],
-}
-
-impl Veth {
-    fn new() -> Veth {
-        Veth::new_tagged("")
-    }
-
-    /// A pair of its own for each test of the process (`tag`: a letter).
-    fn new_tagged(tag: &str) -> Veth {
-        let id = std::process::id() % 100_000;
-        let v = Veth {
-            ns: [format!("wslA{id}{tag}"), format!("wslB{id}{tag}")],
-            dev: [format!("wsla{id}{tag}"), format!("wslb{id}{tag}")],
-        };
-        let (a, b) = (&v.ns[0], &v.ns[1]);
-        let (da, db) = (&v.dev[0], &v.dev[1]);
-        let sysctl = |ns: &str| {
-            Command::new("ip")
-                .args(["netns", "exec", ns, "sysctl", "-qw"])
-                .args([
-                    "net.ipv6.conf.all.disable_ipv6=1",
-                    "net.ipv6.conf.default.disable_ipv6=1",
-                ])
-                .status()
-                .is_ok_and(|s| s.success())
-        };
-        let ok = ip(&["netns", "add", a])
-            && ip(&["netns", "add", b])
-            && sysctl(a)
-            && sysctl(b)
-            && ip(&["link", "add", da, "type", "veth", "peer", "name", db])
-            && ip(&["link", "set", da, "netns", a])
-            && ip(&["link", "set", db, "netns", b])
-            && ip(&["-n", a, "link", "set", da, "up"])
-            && ip(&["-n", b, "link", "set", db, "up"])
-            && ip(&["-n", b, "link", "set", "lo", "up"]);
-        assert!(ok, "could not create the namespaces and the veth pair");
-        v
-    }
-}
-
-impl Drop for Veth {
-    fn drop(&mut self) {
-        for ns in &self.ns {
-            ip(&["netns", "del", ns]);
-        }
-        ip(&["link", "del", &self.dev[0]]);
-    }
 }
 
 /// Not a test of its own: run by the test below inside the capture's namespace (its loopback is
@@ -357,7 +293,7 @@ fn live_serves_its_page_and_json() {
         return;
     };
     let corpus = corpus.pcap_dir();
-    let v = Veth::new();
+    let v = Veth::new("wsl", "", None).unwrap_or_else(|e| panic!("{e}"));
     let out = crate::common::temp("live.json");
     let (live, reader, addr) = start_live(&v, &out, "1");
     // The page: HTML with its policy; the JSON before any traffic.
@@ -464,7 +400,7 @@ fn open_flows_show_before_they_end() {
     let file = corpus.pcap_dir().join("chrome.pcap");
     let (apps, _) = offline(&file);
     let (flows, bytes) = apps.values().fold((0, 0), |(f, b), n| (f + n[0], b + n[2]));
-    let v = Veth::new_tagged("o");
+    let v = Veth::new("wsl", "o", None).unwrap_or_else(|e| panic!("{e}"));
     let out = crate::common::temp("open.json");
     let (live, reader, addr) = start_live(&v, &out, "600");
     // With chromium: the page open before the traffic sees the application's bytes.

@@ -10,6 +10,7 @@
 //!
 //! Needs root, iproute2 and ping; skipped, loudly, without them, and failed under `CI=true`.
 
+use crate::common::netns::Veth;
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
@@ -61,68 +62,6 @@ fn can_run(test: &str) -> bool {
     );
     eprintln!("SKIPPED {test}: {why}");
     false
-}
-
-/// Runs `ip ARGS`; false when it fails.
-fn ip(args: &[&str]) -> bool {
-    Command::new("ip")
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-/// Two namespaces joined by a veth pair, 192.0.2.1/24 in the first, 192.0.2.2/24 in the second
-/// (loopback up there too, for the metrics endpoint); removed on drop.
-struct Veth {
-    ns: [String; 2],
-    dev: [String; 2],
-}
-
-impl Veth {
-    fn new() -> Veth {
-        let id = std::process::id() % 100_000;
-        let v = Veth {
-            ns: [format!("wsmA{id}"), format!("wsmB{id}")],
-            dev: [format!("wsma{id}"), format!("wsmb{id}")],
-        };
-        let (a, b) = (&v.ns[0], &v.ns[1]);
-        let (da, db) = (&v.dev[0], &v.dev[1]);
-        let sysctl = |ns: &str| {
-            Command::new("ip")
-                .args(["netns", "exec", ns, "sysctl", "-qw"])
-                .args([
-                    "net.ipv6.conf.all.disable_ipv6=1",
-                    "net.ipv6.conf.default.disable_ipv6=1",
-                ])
-                .status()
-                .is_ok_and(|s| s.success())
-        };
-        let ok = ip(&["netns", "add", a])
-            && ip(&["netns", "add", b])
-            && sysctl(a)
-            && sysctl(b)
-            && ip(&["link", "add", da, "type", "veth", "peer", "name", db])
-            && ip(&["link", "set", da, "netns", a])
-            && ip(&["link", "set", db, "netns", b])
-            && ip(&["-n", a, "addr", "add", "192.0.2.1/24", "dev", da])
-            && ip(&["-n", b, "addr", "add", "192.0.2.2/24", "dev", db])
-            && ip(&["-n", a, "link", "set", da, "up"])
-            && ip(&["-n", b, "link", "set", db, "up"])
-            && ip(&["-n", b, "link", "set", "lo", "up"]);
-        assert!(ok, "could not create the namespaces and the veth pair");
-        v
-    }
-}
-
-impl Drop for Veth {
-    fn drop(&mut self) {
-        for ns in &self.ns {
-            ip(&["netns", "del", ns]);
-        }
-        ip(&["link", "del", &self.dev[0]]);
-    }
 }
 
 /// `GET path` on `addr` with a plain TcpStream: the status code and the body.
@@ -301,7 +240,8 @@ fn live_serves_its_counters_to_prometheus() {
     if !can_run("live_serves_its_counters_to_prometheus") {
         return;
     }
-    let v = Veth::new();
+    let v = Veth::new("wsm", "", Some(["192.0.2.1/24", "192.0.2.2/24"]))
+        .unwrap_or_else(|e| panic!("{e}"));
     let out = std::env::temp_dir().join(format!("wirespeed-metrics-{}.json", std::process::id()));
     let mut live = Command::new("ip")
         .args(["netns", "exec", &v.ns[1], bin(), "live", "-i", &v.dev[1]])

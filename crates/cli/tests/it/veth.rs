@@ -6,6 +6,7 @@
 //!
 //! Needs root (CAP_NET_ADMIN, CAP_NET_RAW) and iproute2; skipped, loudly, without them.
 
+use crate::common::netns::{ip, Veth};
 use std::collections::BTreeSet;
 use std::io::{BufRead, BufReader};
 use std::path::{Path, PathBuf};
@@ -83,73 +84,6 @@ fn whole_lines(path: &Path) -> Vec<serde_json::Value> {
 
 fn bin() -> &'static str {
     env!("CARGO_BIN_EXE_wirespeed")
-}
-
-/// Runs `ip ARGS`; false when it fails.
-fn ip(args: &[&str]) -> bool {
-    Command::new("ip")
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-/// Two namespaces joined by a veth pair; removed on drop.
-struct Veth {
-    ns: [String; 2],
-    dev: [String; 2],
-}
-
-impl Veth {
-    fn new() -> Result<Veth, String> {
-        Veth::named("")
-    }
-
-    /// A pair of its own for each test of the process (`tag`: a letter or two).
-    fn named(tag: &str) -> Result<Veth, String> {
-        let id = std::process::id() % 100_000;
-        let v = Veth {
-            ns: [format!("wsvA{id}{tag}"), format!("wsvB{id}{tag}")],
-            dev: [format!("wsva{id}{tag}"), format!("wsvb{id}{tag}")],
-        };
-        let (a, b) = (&v.ns[0], &v.ns[1]);
-        let (da, db) = (&v.dev[0], &v.dev[1]);
-        let sysctl = |ns: &str| {
-            Command::new("ip")
-                .args(["netns", "exec", ns, "sysctl", "-qw"])
-                .args([
-                    "net.ipv6.conf.all.disable_ipv6=1",
-                    "net.ipv6.conf.default.disable_ipv6=1",
-                ])
-                .status()
-                .is_ok_and(|s| s.success())
-        };
-        let ok = ip(&["netns", "add", a])
-            && ip(&["netns", "add", b])
-            && sysctl(a)
-            && sysctl(b)
-            && ip(&["link", "add", da, "type", "veth", "peer", "name", db])
-            && ip(&["link", "set", da, "netns", a])
-            && ip(&["link", "set", db, "netns", b])
-            && ip(&["-n", a, "link", "set", da, "up"])
-            && ip(&["-n", b, "link", "set", db, "up"]);
-        if ok {
-            Ok(v)
-        } else {
-            Err("could not create namespaces and a veth pair (not root, or no iproute2?)".into())
-        }
-    }
-}
-
-impl Drop for Veth {
-    fn drop(&mut self) {
-        // Deleting a namespace deletes the veth end inside it, and so the pair.
-        for ns in &self.ns {
-            ip(&["netns", "del", ns]);
-        }
-        ip(&["link", "del", &self.dev[0]]);
-    }
 }
 
 /// The fields that must match: end-points, transport, counts per direction, labels.
@@ -299,7 +233,7 @@ fn replayed_captures_give_the_offline_flows_and_labels() {
         return;
     };
     let corpus = corpus.pcap_dir();
-    let v = match Veth::new() {
+    let v = match Veth::new("wsv", "", None) {
         Ok(v) => v,
         Err(e) => {
             wirespeed_testkit::skip("replayed_captures", &e);
@@ -691,7 +625,7 @@ fn link_down_and_up_are_said_when_they_happen() {
         wirespeed_testkit::skip(TEST, "live capture is Linux only");
         return;
     }
-    let v = match Veth::named("L") {
+    let v = match Veth::new("wsv", "L", None) {
         Ok(v) => v,
         Err(e) => {
             wirespeed_testkit::skip(TEST, &e);

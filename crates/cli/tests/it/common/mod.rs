@@ -98,3 +98,4 @@ pub fn python_module(test: &str, module: &str) -> bool {
     eprintln!("SKIPPED: {why}");
     false
 }
+pub mod netns;
