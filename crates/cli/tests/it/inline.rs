@@ -42,46 +42,20 @@ fn topo_script() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../scripts/inline/topo.sh")
 }
 
-fn have(cmd: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {cmd}")])
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-/// Whether the test can run here; under CI it must.
+/// Whether the test can run here (root and its tools); under CI it must.
 fn can_run(test: &str) -> bool {
-    let root = Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
-    let missing: Vec<&str> = [
-        "ip",
-        "iptables-legacy",
-        "tcpdump",
-        "iperf3",
-        "ping",
-        "python3",
-        "openssl",
-    ]
-    .into_iter()
-    .filter(|c| !have(c))
-    .collect();
-    if root && missing.is_empty() {
-        return true;
-    }
-    let why = if root {
-        format!("missing {}", missing.join(", "))
-    } else {
-        "not root".to_string()
-    };
-    assert!(
-        std::env::var("CI").map_or(true, |v| v != "true"),
-        "{test}: cannot run under CI: {why}"
-    );
-    eprintln!("SKIPPED {test}: {why}");
-    false
+    crate::common::netns::can_run(
+        test,
+        &[
+            "ip",
+            "iptables-legacy",
+            "tcpdump",
+            "iperf3",
+            "ping",
+            "python3",
+            "openssl",
+        ],
+    )
 }
 
 /// The three namespaces; removed (with every process in them) on drop.

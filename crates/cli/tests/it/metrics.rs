@@ -29,39 +29,9 @@ fn bin() -> &'static str {
 /// The variable that makes `scrape_from_inside` scrape (`ADDR PATH`) instead of returning.
 const SCRAPE: &str = "WIRESPEED_TEST_SCRAPE";
 
-fn have(cmd: &str) -> bool {
-    Command::new("sh")
-        .args(["-c", &format!("command -v {cmd}")])
-        .stdout(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success())
-}
-
-/// Whether the test can run here; under CI it must.
+/// Whether the test can run here (root and its tools); under CI it must.
 fn can_run(test: &str) -> bool {
-    if !cfg!(target_os = "linux") {
-        eprintln!("SKIPPED {test}: live capture is Linux only");
-        return false;
-    }
-    let root = Command::new("id")
-        .arg("-u")
-        .output()
-        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
-    let missing: Vec<&str> = ["ip", "ping"].into_iter().filter(|c| !have(c)).collect();
-    if root && missing.is_empty() {
-        return true;
-    }
-    let why = if root {
-        format!("missing {}", missing.join(", "))
-    } else {
-        "not root".to_string()
-    };
-    assert!(
-        std::env::var("CI").map_or(true, |v| v != "true"),
-        "{test}: cannot run under CI: {why}"
-    );
-    eprintln!("SKIPPED {test}: {why}");
-    false
+    crate::common::netns::can_run(test, &["ip", "ping"])
 }
 
 /// `GET path` on `addr` with a plain TcpStream: the status code and the body.

@@ -77,3 +77,39 @@ impl Drop for Veth {
         ip(&["link", "del", &self.dev[0]]);
     }
 }
+
+/// Whether a test that makes namespaces can run here: Linux, root, and every one of `tools`
+/// on PATH. When not: under `CI=true` a panic saying why (.ci/run runs as root and installs
+/// them; CI must not pass by skipping), elsewhere `SKIPPED` on standard error and false.
+pub fn can_run(test: &str, tools: &[&str]) -> bool {
+    if !cfg!(target_os = "linux") {
+        eprintln!("SKIPPED {test}: live capture is Linux only");
+        return false;
+    }
+    let root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    let have = |cmd: &&str| {
+        Command::new("sh")
+            .args(["-c", &format!("command -v {cmd}")])
+            .stdout(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success())
+    };
+    let missing: Vec<&str> = tools.iter().filter(|c| !have(c)).copied().collect();
+    if root && missing.is_empty() {
+        return true;
+    }
+    let why = if root {
+        format!("missing {}", missing.join(", "))
+    } else {
+        "not root".to_string()
+    };
+    assert!(
+        std::env::var("CI").map_or(true, |v| v != "true"),
+        "{test}: cannot run under CI: {why}"
+    );
+    eprintln!("SKIPPED {test}: {why}");
+    false
+}
