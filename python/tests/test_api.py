@@ -151,6 +151,41 @@ def test_ctrl_c_interrupts_a_run_waiting_on_its_input(corpus, tmp_path):
     assert out.strip() == "interrupted"
 
 
+# --- the GIL -------------------------------------------------------------------------------
+
+GIL_CHILD = """
+import os, sys, threading, wirespeed
+fifo, capture = sys.argv[1], sys.argv[2]
+got = []
+t = threading.Thread(target=lambda: got.append(wirespeed.classify(fifo, workers=1).num_rows))
+t.start()
+# Python on this thread feeds the engine, a chunk at a time, while classify runs on the other:
+# if classify held the GIL, this thread could not run and the run would never end.
+data = open(capture, "rb").read()
+with open(fifo, "wb") as w:
+    for i in range(0, len(data), 4096):
+        w.write(data[i:i + 4096])
+        w.flush()
+t.join()
+print(got[0], flush=True)
+"""
+
+
+def test_the_engine_runs_without_the_gil(corpus, tmp_path):
+    """No clock: a run that only this process's Python code can feed ends only if the engine
+    lets go of the GIL while it waits and works (a deadlock otherwise, bounded by FAILSAFE)."""
+    fifo = tmp_path / "in.pcap"
+    os.mkfifo(fifo)
+    capture = corpus / "1kxun.pcap"
+    try:
+        r = subprocess.run([sys.executable, "-c", GIL_CHILD, str(fifo), str(capture)],
+                           capture_output=True, text=True, timeout=FAILSAFE)
+    except subprocess.TimeoutExpired:
+        pytest.fail("classify held the GIL: the thread feeding its input never ran")
+    assert r.returncode == 0, r.stderr
+    assert int(r.stdout) == wirespeed.classify(capture, workers=1).num_rows > 0
+
+
 # --- events ---------------------------------------------------------------------------------
 
 

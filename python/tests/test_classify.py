@@ -6,8 +6,6 @@ from __future__ import annotations
 import gzip
 import math
 import shutil
-import threading
-import time
 import warnings
 from collections import defaultdict
 from decimal import Decimal
@@ -446,30 +444,6 @@ def test_classifiers_none_names_nothing(corpus):
 def test_a_short_udp_timeout_splits_flows(corpus):
     p = corpus / "quic.pcap"
     assert classify(p, udp_timeout=0.001).num_rows > classify(p).num_rows
-
-
-# --- the run ------------------------------------------------------------------------------
-
-
-def test_the_engine_runs_without_the_gil(corpus):
-    """While classify runs on another thread, this thread keeps running Python."""
-    done = threading.Event()
-
-    def work():
-        for _ in range(3):
-            classify(corpus, workers=1)
-        done.set()
-
-    t = threading.Thread(target=work)
-    t.start()
-    spins, start = 0, time.monotonic()
-    while not done.is_set():
-        spins += 1
-        time.sleep(0.001)
-    t.join()
-    elapsed = time.monotonic() - start
-    # With the GIL held for the run, this loop would stall for its whole length.
-    assert elapsed > 0.3 and spins > 50, (spins, elapsed)
 
 
 def test_help_explains_classify():
