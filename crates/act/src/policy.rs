@@ -1,4 +1,4 @@
-//! The policy file: ordered rules, first match wins (`docs/POLICY.md`).
+//! The policy file: ordered rules, first match wins (`docs/INLINE.md`).
 //!
 //! ```toml
 //! unclassified = "forward"        # flows no method has named yet (the default)

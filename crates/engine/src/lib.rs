@@ -5,8 +5,8 @@
 //! ([`wirespeed_flow`]) → classification ([`wirespeed_classify`]) → records to a sink
 //! ([`wirespeed_export`]) when flows end. [`run_file`] feeds a capture file through a worker.
 //! [`gen`] writes synthetic captures. [`Pool`] runs several workers that share one input (taking
-//! turns scanning it, or fed by a reader thread), flows spread by the symmetric Toeplitz hash
-//! ([`rss`]). [`Session`] is the facade over both, [`Rules`] what a run knows, [`classify`] the
+//! turns scanning it, or fed by a reader thread), flows spread by a symmetric hash keyed per run
+//! ([`rss::DispatchKey`]). [`Session`] is the facade over both, [`Rules`] what a run knows, [`classify`] the
 //! classifiers' contract.
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]

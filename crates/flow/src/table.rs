@@ -174,8 +174,9 @@ pub struct Flow<V> {
     syn_seq: u32,
     /// Interim records written so far (active timeout).
     interims: u32,
-    /// Which flow this is: the table's count of flows started before it (0 for the first), so
-    /// unique within the table's life, whatever slot it is in.
+    /// Which flow this is: set by the table to its count of flows started before it (0 for the
+    /// first), unique within the table's life whatever slot it is in; an engine worker then
+    /// overwrites it with the run's flow id (the flow's first packet's number in the input).
     pub serial: u64,
     /// Capture time of the first packet (ns).
     pub first_ts: u64,
