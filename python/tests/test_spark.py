@@ -9,8 +9,8 @@ they fail (conftest.py). One local[2] session for the module.
 from __future__ import annotations
 
 import os
+import runpy
 import shutil
-import subprocess
 import sys
 import time
 import warnings
@@ -314,23 +314,26 @@ def test_an_empty_directory_is_an_empty_dataframe(ws, spark, tmp_path):
 # --- the example: Parquet -------------------------------------------------------------------
 
 
-def test_the_example_writes_parquet_of_one_runs_rows(ws, corpus, tmp_path):
-    if not _java():
-        _missing("no Java for Spark (java on PATH, or JAVA_HOME)")
+def test_the_example_writes_parquet_of_one_runs_rows(ws, spark, corpus, tmp_path, capsys,
+                                                     monkeypatch):
+    """The example script as spark-submit runs it (its file, its arguments, its exit), inside
+    the tests' Spark session: a session of its own is one more JVM start (25 s on a busy
+    machine), and `main` uses a running application's session and leaves it running."""
     d = tmp_path / "in"
     d.mkdir()
     for n in ("1kxun.pcap", "http.pcapng", "quic.pcap"):
         shutil.copy(corpus / n, d / n)
     out = tmp_path / "flows.parquet"
-    env = dict(os.environ, PYSPARK_PYTHON=sys.executable)
-    p = subprocess.run(
-        [sys.executable, str(EXAMPLE), str(d), "-o", str(out), "--master", "local[2]",
-         "--community-id"],
-        capture_output=True, text=True, env=env, timeout=600,
-    )
-    assert p.returncode == 0, p.stderr[-3000:]
+    monkeypatch.setattr(sys, "argv", [str(EXAMPLE), str(d), "-o", str(out), "--master",
+                                      "local[2]", "--community-id"])
+    with pytest.raises(SystemExit) as done:
+        runpy.run_path(str(EXAMPLE), run_name="__main__")
+    assert done.value.code == 0
+    stdout = capsys.readouterr().out
+    # The session is still the tests' own, and running.
+    assert spark.range(3).count() == 3
     want = one_run(d, community_id=True)
-    assert f"{want.num_rows} flow records written to {out}" in p.stdout
+    assert f"{want.num_rows} flow records written to {out}" in stdout
     parts = sorted(out.glob("part-*.parquet"))
     assert len(parts) == 3, "one part a capture"
     got = pq.read_table(out)

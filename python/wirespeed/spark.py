@@ -395,7 +395,10 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         # The workers of a local run: this Python, whose wirespeed this is (Spark's default is
         # the `python3` on PATH).
         os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
-    spark = builder.getOrCreate()
+    # Called inside a running Spark application (a notebook's `%run`, a test), use its session
+    # and leave it running; otherwise make one and stop it at the end.
+    active = SparkSession.getActiveSession()
+    spark = active or builder.getOrCreate()
     try:
         write_parquet(
             spark, a.source, a.output, partitions=a.partitions, mode=a.mode, **options
@@ -403,7 +406,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         n = spark.read.parquet(a.output).count()
         print(f"{n} flow records written to {a.output}")
     finally:
-        spark.stop()
+        if active is None:
+            spark.stop()
     return 0
 
 
