@@ -2,48 +2,46 @@
 //! packet's flow is decided by the policy ([`wirespeed_act::Actor`]) and the packet gets its
 //! [`PacketAct`]; a flow's record says what was done to it.
 
-use crate::classify::FlowExt;
+use crate::classify::{FlowExt, Stage};
+use crate::observe::{Cx, Observed, Observer, Packet};
+use crate::rules::Rules;
 use std::sync::Arc;
 use wirespeed_act::{Actor, Ended, FlowFacts, FlowRef, PacketAct, PolicyCell};
-use wirespeed_classify::risk::RiskSet;
-use wirespeed_export::ActFields;
-use wirespeed_flow::{Flow, SlotLocator};
+use wirespeed_export::{ActFields, FlowRecord};
+use wirespeed_flow::Flow;
 
-/// A worker's actor and where its table's flows lie.
+/// A worker's actor.
 pub(crate) struct Inline {
     pub(crate) actor: Actor,
-    locator: SlotLocator,
     /// Payload inspection runs: a flow's classification is settled when it is done with the
     /// flow (else at once).
     dpi: bool,
 }
 
 impl Inline {
-    pub(crate) fn new(
-        cell: Arc<PolicyCell>,
-        locator: SlotLocator,
-        slots: usize,
-        bypass: bool,
-        dpi: bool,
-    ) -> Self {
+    pub(crate) fn new(cell: Arc<PolicyCell>, slots: usize, bypass: bool, dpi: bool) -> Self {
         Inline {
             actor: Actor::new(cell, slots, bypass),
-            locator,
             dpi,
         }
     }
 
-    /// Decide a packet of `f` (in `slot`), `len` bytes at `ts`; `payload`: it carried one;
-    /// `risks`: the flow's risks as known now, asked for only when the flow is (re)decided.
-    #[inline]
-    pub(crate) fn packet(
+    /// Decide a packet of `f` (in `slot`), `len` bytes at `ts`; `payload`: it carried one. The
+    /// flow's risks (its facts `seen`, payload metadata from `stage`, judged by `rules`) are
+    /// asked for only when the flow is (re)decided. Out of line: the packet loop of runs
+    /// without the actor stays small.
+    #[inline(never)]
+    #[allow(clippy::too_many_arguments)]
+    fn decide(
         &mut self,
         slot: u32,
         f: &Flow<FlowExt>,
         len: u32,
         ts: u64,
         payload: bool,
-        risks: impl FnOnce() -> RiskSet,
+        stage: &Stage,
+        seen: Observed,
+        rules: &Rules,
     ) -> PacketAct {
         let verdict = f
             .ext
@@ -67,7 +65,7 @@ impl Inline {
             let (c, s) = (f.client, f.server());
             FlowFacts {
                 verdict,
-                risks: risks(),
+                risks: crate::risks::of_flow(f, stage, seen, rules),
                 proto: f.key.proto,
                 src: (f.key.ip(c), f.key.port[c.index()]),
                 dst: (f.key.ip(s), f.key.port[s.index()]),
@@ -75,19 +73,8 @@ impl Inline {
         })
     }
 
-    /// What was done to `f`, freeing its state when `last` (the flow ends; else an interim
-    /// record).
-    pub(crate) fn ended(&mut self, f: &Flow<FlowExt>, last: bool) -> Option<Ended> {
-        let slot = self.locator.slot(f)?;
-        if last {
-            self.actor.end(slot, f.serial)
-        } else {
-            self.actor.peek(slot, f.serial)
-        }
-    }
-
     /// The record's fields for `e`.
-    pub(crate) fn fields(&self, e: &Ended) -> ActFields<'_> {
+    fn fields(&self, e: &Ended) -> ActFields<'_> {
         let o = self.actor.describe(e);
         ActFields {
             rule: o.rule,
@@ -95,6 +82,42 @@ impl Inline {
             dropped_pkts: o.dropped_packets,
             dropped_bytes: o.dropped_bytes,
             bound: o.bound,
+        }
+    }
+}
+
+impl Observer for Inline {
+    /// The flow's risks, judged when it is (re)decided, read the other observers' facts.
+    const READS_FACTS: bool = true;
+
+    /// What the packet gets, by its flow's label and risks now (in an acting batch only).
+    #[inline]
+    fn packet(&mut self, p: &Packet<'_>, f: &Flow<FlowExt>, cx: &mut Cx<'_>) {
+        if let Some(a) = cx.act.as_deref_mut() {
+            *a = self.decide(
+                p.slot,
+                f,
+                p.len,
+                p.ts,
+                p.payload_len > 0,
+                cx.stage,
+                cx.seen,
+                cx.rules,
+            );
+        }
+    }
+
+    /// What was done to the flow, freeing its state when `last` (else an interim record).
+    #[inline]
+    fn ended<'r>(&'r mut self, slot: u32, f: &Flow<FlowExt>, last: bool, rec: &mut FlowRecord<'r>) {
+        let e = if last {
+            self.actor.end(slot, f.serial)
+        } else {
+            self.actor.peek(slot, f.serial)
+        };
+        if let Some(e) = e {
+            let this: &'r Self = self;
+            rec.act = Some(this.fields(&e));
         }
     }
 }

@@ -22,10 +22,11 @@
 //! [`wirespeed_classify::risk::assess`], which applies `ndpi_entropy2risk`'s rule.
 
 use crate::classify::FlowExt;
+use crate::observe::{Cx, Observed, Observer, Packet};
 use crate::rules::Rules;
 use wirespeed_classify::risk::entropy_high;
 use wirespeed_classify::{Method, Verdict};
-use wirespeed_flow::{Flow, SlotLocator};
+use wirespeed_flow::Flow;
 
 /// Bytes [`Entropy`] reserves a flow slot.
 pub(crate) const SLOT_BYTES: usize = std::mem::size_of::<(u64, Track)>();
@@ -34,36 +35,24 @@ pub(crate) const SLOT_BYTES: usize = std::mem::size_of::<(u64, Track)>();
 /// starts afresh when a new flow (another serial) takes it.
 pub(crate) struct Entropy {
     slots: Vec<(u64, Track)>,
-    pub(crate) locator: Option<SlotLocator>,
+    /// From [`Observer::before`] to [`Observer::packet`] of one packet: whether the flow had
+    /// its payload verdict before it, when its track still measures (None: nothing to measure).
+    had_dpi: Option<bool>,
 }
 
 impl Entropy {
     pub(crate) fn new(slots: usize) -> Self {
         Entropy {
             slots: vec![(u64::MAX, Track::default()); slots],
-            locator: None,
+            had_dpi: None,
         }
     }
 
-    /// The track of the flow `serial` in `slot` when it still measures: the caller then says
-    /// whether the flow had its payload verdict before this packet.
-    #[inline]
-    pub(crate) fn before(&mut self, slot: u32, f: &Flow<FlowExt>) -> Option<bool> {
-        let s = self.slots.get_mut(slot as usize)?;
-        if s.0 != f.serial {
-            *s = (f.serial, Track::default());
-        }
-        (!s.1.done()).then(|| {
-            f.ext
-                .class
-                .verdict()
-                .is_some_and(|v| v.method == Method::Dpi)
-        })
-    }
-
-    /// [`Track::packet`] for the packet the classifiers just saw.
+    /// [`Track::packet`] for the packet the classifiers just saw. (Out of line, with the
+    /// packet's facts by value: a [`Packet`] whose address escaped would be built in memory
+    /// for every packet.)
     #[inline(never)]
-    pub(crate) fn after(
+    fn measure(
         &mut self,
         slot: u32,
         f: &Flow<FlowExt>,
@@ -77,14 +66,42 @@ impl Entropy {
             s.1.packet(f.key.proto, had_dpi, now, rules, payload, first);
         }
     }
+}
 
-    /// The track of the flow `f` (default: nothing measured).
-    pub(crate) fn of(&self, f: &Flow<FlowExt>) -> Track {
-        self.locator
-            .and_then(|l| l.slot(f))
-            .and_then(|i| self.slots.get(i as usize))
-            .filter(|s| s.0 == f.serial)
-            .map_or_else(Track::default, |s| s.1)
+impl Observer for Entropy {
+    /// The track: Susp Entropy is judged from it.
+    const HAS_FACTS: bool = true;
+
+    /// The track of the flow in its slot (afresh for a new flow); when it still measures,
+    /// whether the flow had its payload verdict before this packet.
+    #[inline]
+    fn before(&mut self, p: &Packet<'_>, f: &Flow<FlowExt>) {
+        self.had_dpi = self.slots.get_mut(p.slot as usize).and_then(|s| {
+            if s.0 != f.serial {
+                *s = (f.serial, Track::default());
+            }
+            (!s.1.done()).then(|| {
+                f.ext
+                    .class
+                    .verdict()
+                    .is_some_and(|v| v.method == Method::Dpi)
+            })
+        });
+    }
+
+    #[inline]
+    fn packet(&mut self, p: &Packet<'_>, f: &Flow<FlowExt>, cx: &mut Cx<'_>) {
+        if let Some(had) = self.had_dpi.take() {
+            self.measure(p.slot, f, had, cx.rules, p.payload, p.first);
+        }
+    }
+
+    /// The flow's track (default: nothing measured).
+    #[inline]
+    fn facts(&self, slot: u32, serial: u64, into: &mut Observed) {
+        if let Some(s) = self.slots.get(slot as usize).filter(|s| s.0 == serial) {
+            into.entropy = s.1;
+        }
     }
 }
 

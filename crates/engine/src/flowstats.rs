@@ -7,8 +7,10 @@
 //! table's slots and allocated only when asked for, so runs without it keep the 192-byte slot
 //! and pay one predicted branch a packet.
 
-use wirespeed_export::{DirDist, DistFields};
-use wirespeed_flow::SlotLocator;
+use crate::classify::FlowExt;
+use crate::observe::{Cx, Observer, Packet};
+use wirespeed_export::{DirDist, DistFields, FlowRecord};
+use wirespeed_flow::Flow;
 
 /// One direction's running figures.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -119,7 +121,6 @@ const FREE: Slot = Slot {
 /// The distributions of every flow of one worker's table.
 pub(crate) struct Dist {
     slots: Vec<Slot>,
-    pub(crate) locator: Option<SlotLocator>,
 }
 
 /// Bytes [`Dist`] reserves a flow slot.
@@ -129,49 +130,42 @@ impl Dist {
     pub(crate) fn new(slots: usize) -> Self {
         Dist {
             slots: vec![FREE; slots],
-            locator: None,
         }
     }
+}
 
-    /// A packet of the flow in `slot` (serial `serial`), from the client when `c2s`.
+impl Observer for Dist {
+    /// Each packet's IP length, time and TCP flags, in its direction.
     #[inline]
-    pub(crate) fn packet(
-        &mut self,
-        slot: u32,
-        serial: u64,
-        c2s: bool,
-        ts: u64,
-        size: u32,
-        flags: Option<u8>,
-    ) {
+    fn packet(&mut self, p: &Packet<'_>, f: &Flow<FlowExt>, _cx: &mut Cx<'_>) {
+        let Some(s) = self.slots.get_mut(p.slot as usize) else {
+            return;
+        };
+        if s.serial != f.serial {
+            *s = Slot {
+                serial: f.serial,
+                ..FREE
+            };
+        }
+        s.dir[usize::from(!p.c2s)].add(p.ts, u32::from(p.ip_len), p.tcp.map(|t| t.flags));
+    }
+
+    /// The record's distributions.
+    #[inline]
+    fn ended<'r>(&'r mut self, slot: u32, f: &Flow<FlowExt>, last: bool, rec: &mut FlowRecord<'r>) {
         let Some(s) = self.slots.get_mut(slot as usize) else {
             return;
         };
-        if s.serial != serial {
-            *s = Slot { serial, ..FREE };
-        }
-        s.dir[usize::from(!c2s)].add(ts, size, flags);
-    }
-
-    /// The fields of the flow `f` (in its slot), its state freed when `last`.
-    pub(crate) fn ended<V>(
-        &mut self,
-        f: &wirespeed_flow::Flow<V>,
-        last: bool,
-    ) -> Option<DistFields> {
-        let slot = self.locator?.slot(f)?;
-        let s = self.slots.get_mut(slot as usize)?;
         if s.serial != f.serial {
-            return None;
+            return;
         }
-        let out = DistFields {
+        rec.dist = Some(DistFields {
             c2s: s.dir[0].fields(),
             s2c: s.dir[1].fields(),
-        };
+        });
         if last {
             *s = FREE;
         }
-        Some(out)
     }
 }
 

@@ -1,11 +1,11 @@
 //! The record path: where a worker's ended flows go. A flow ends (idle, FIN/RST, evicted, the
 //! input's end) or reaches its active timeout; [`Output::end`] lets the classifiers conclude,
 //! makes its record ([`record`]: the flow's verdict, counters, metadata and risks, then each
-//! classifier's fields and the optional families), writes it to the worker's sink, counts it
+//! classifier's fields and the observers' columns), writes it to the worker's sink, counts it
 //! for the run's report ([`crate::summary`]) and gives back what the flow held.
 
 use crate::classify::{FlowExt, Stage};
-use crate::observe::Observers;
+use crate::observe::{Observed, Observers};
 use crate::risks::FlowFacts;
 use crate::rules::Rules;
 use crate::summary::{method_slot, AppStats, LearnedOutcome, RiskCounts, METHOD_SLOTS};
@@ -21,14 +21,6 @@ fn learned_slot(m: Method) -> Option<usize> {
         Method::HostCache => Some(1),
         _ => None,
     }
-}
-
-/// A flow's optional statistics families, taken from their tables at its end.
-struct Stats {
-    dist: Option<wirespeed_export::DistFields>,
-    tcp: Option<wirespeed_export::TcpFields>,
-    /// The outer flow of a flow that began in a tunnel (`--tunnels both`).
-    tunnel_parent: Option<u64>,
 }
 
 /// Where a worker's ended flows go.
@@ -115,47 +107,40 @@ impl<S: RecordSink> Output<S> {
         rules: &Rules,
     ) {
         let last = why != EndReason::Active;
-        let acted = obs.act.as_mut().and_then(|a| a.ended(f, last));
-        // Taken from the flow in the table (its slot finds their state), before an interim
-        // record's copy. The families are large: set only where a run asks for them.
-        let mut stats = Stats {
-            dist: None,
-            tcp: None,
-            tunnel_parent: self.parents.as_mut().and_then(|p| p.ended(f, last)),
-        };
-        if let Some(d) = obs.dist.as_mut() {
-            stats.dist = d.ended(f, last);
-        }
-        if let Some(t) = obs.tcp.as_mut() {
-            stats.tcp = t.ended(f, last);
-        }
+        // Found in the table before an interim record's copy: the observers' state is the
+        // slot's, and so is the outer flow.
+        let slot = obs.slot(f);
+        let tunnel_parent = self.parents.as_mut().and_then(|p| p.ended(f, last));
         if !last {
             let mut now = f.clone();
             stage.end(arbiter, &mut now);
-            self.emit(&now, why, stage, obs, rules, acted, stats);
+            self.emit(&now, slot, why, stage, obs, rules, tunnel_parent);
         } else {
             stage.end(arbiter, f);
-            self.emit(f, why, stage, obs, rules, acted, stats);
+            self.emit(f, slot, why, stage, obs, rules, tunnel_parent);
             stage.release(&mut f.ext);
             // Transactions still open at the flow's end are complete as they are.
             self.events(&mut stage.dpi.dpi);
         }
     }
 
-    /// Write the record of `f`.
+    /// Write the record of `f` (in `slot` of the table; `f` is a copy for an interim record).
     #[inline]
     #[allow(clippy::too_many_arguments)]
     fn emit(
         &mut self,
         f: &Flow<FlowExt>,
+        slot: Option<u32>,
         why: EndReason,
         stage: &Stage,
-        obs: &Observers,
+        obs: &mut Observers,
         rules: &Rules,
-        acted: Option<wirespeed_act::Ended>,
-        stats: Stats,
+        tunnel_parent: Option<u64>,
     ) {
-        let mut rec = record(f, why, stage, obs, rules);
+        // The risks take the observers' facts of `f`. An interim record's copy is not in the
+        // table and gets none: its Susp Entropy is judged without the entropy analyser's track
+        // (a known gap, left so that records stay as they are).
+        let mut rec = record(f, why, stage, obs.facts(f), rules);
         stage.fill(&f.ext, &mut rec);
         let (id, method) = (rec.label, rec.method);
         if self.with_source {
@@ -163,18 +148,9 @@ impl<S: RecordSink> Output<S> {
             rec.pcap = Some(self.base.as_str());
         }
         rec.flow_id = f.serial;
-        rec.act = match (&obs.act, acted) {
-            (Some(a), Some(e)) => Some(a.fields(&e)),
-            _ => None,
-        };
-        // Copied only when there (most runs ask for neither family, and each is large).
-        if stats.dist.is_some() {
-            rec.dist = stats.dist;
-        }
-        if stats.tcp.is_some() {
-            rec.tcp = stats.tcp;
-        }
-        rec.tunnel_parent = stats.tunnel_parent;
+        // The observers' columns (each family is large: set only where a run asks for it).
+        obs.ended(slot, f, why != EndReason::Active, &mut rec);
+        rec.tunnel_parent = tunnel_parent;
         self.written += 1;
         if why == EndReason::Active {
             // Interim records are not flows: the flow is counted once, at its end.
@@ -229,20 +205,20 @@ impl<S: RecordSink> Output<S> {
 
 /// The record of `f` as it stands (its verdict, counters, metadata, risks), without the
 /// classifiers' own fields ([`Stage::fill`]), what only the output knows (source, id) or the
-/// optional families. Its risks are judged from the flow's facts
-/// ([`crate::risks::FlowFacts`]) before the record is made; the record takes them, and the
-/// metadata they were judged from. (Returned as it is made, not from a variable: it is written
-/// in place, not copied.)
+/// observers' columns ([`Observers::ended`]). Its risks are judged from the flow's facts
+/// ([`crate::risks::FlowFacts`], the observers' `seen` among them) before the record is made;
+/// the record takes them, and the metadata they were judged from. (Returned as it is made, not
+/// from a variable: it is written in place, not copied.)
 #[inline]
 pub(crate) fn record<'a>(
     f: &Flow<FlowExt>,
     why: EndReason,
     stage: &'a Stage,
-    obs: &Observers,
+    seen: Observed,
     rules: &'a Rules,
 ) -> FlowRecord<'a> {
     let meta = crate::risks::metadata(f, stage);
-    let risks = crate::risks::of(&FlowFacts::of(f, &meta, obs), rules);
+    let risks = crate::risks::of(&FlowFacts::of(f, &meta, seen), rules);
     let c = f.client;
     let s = f.server();
     let (id, method, confidence, ttb_pkts, ttb_ns) = match f.ext.class.verdict() {

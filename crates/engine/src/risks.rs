@@ -5,7 +5,7 @@
 //! record takes the result (and the metadata) from here; nothing is read back from a record.
 
 use crate::classify::{FlowExt, Stage};
-use crate::observe::Observers;
+use crate::observe::Observed;
 use crate::rules::Rules;
 use std::net::IpAddr;
 use wirespeed_classify::risk::{
@@ -113,18 +113,14 @@ pub(crate) struct FlowFacts<'a> {
 
 impl<'a> FlowFacts<'a> {
     /// The facts of `f` as it stands, with its payload metadata `meta` ([`metadata`]) and what
-    /// `obs`' entropy analyser tracked of it.
+    /// the observers know of it (`seen`: the entropy analyser's track).
     #[inline]
-    pub(crate) fn of(f: &Flow<FlowExt>, meta: &'a [&'a str; META_COUNT], obs: &Observers) -> Self {
+    pub(crate) fn of(f: &Flow<FlowExt>, meta: &'a [&'a str; META_COUNT], seen: Observed) -> Self {
         let (c, s) = (f.client, f.server());
         let (label, method) = match f.ext.class.verdict() {
             Some(v) => (v.label, Some(v.method)),
             None => (LabelId::UNKNOWN, None),
         };
-        let entropy = obs
-            .entropy
-            .as_ref()
-            .map_or_else(Default::default, |e| e.of(f));
         FlowFacts {
             label,
             method,
@@ -135,7 +131,7 @@ impl<'a> FlowFacts<'a> {
             pkts: [f.pkts[c.index()], f.pkts[s.index()]],
             bytes: [f.bytes[c.index()], f.bytes[s.index()]],
             meta,
-            tracked: Tracked::of(f, entropy),
+            tracked: Tracked::of(f, seen.entropy),
         }
     }
 }
@@ -151,9 +147,9 @@ pub(crate) fn metadata<'s>(f: &Flow<FlowExt>, stage: &'s Stage) -> [&'s str; MET
 /// The risks of the flow `f` as it stands: its facts ([`FlowFacts`]), judged by `rules`. What
 /// the inline actor asks for when a flow is decided; a record judges the facts it gathered.
 #[inline]
-pub(crate) fn of_flow(f: &Flow<FlowExt>, stage: &Stage, obs: &Observers, rules: &Rules) -> RiskSet {
+pub(crate) fn of_flow(f: &Flow<FlowExt>, stage: &Stage, seen: Observed, rules: &Rules) -> RiskSet {
     let meta = metadata(f, stage);
-    of(&FlowFacts::of(f, &meta, obs), rules)
+    of(&FlowFacts::of(f, &meta, seen), rules)
 }
 
 /// What the flow table noted of a TCP flow beyond its counters, oriented client → server.

@@ -38,9 +38,11 @@
 //! only when asked for, so runs without it keep the 192-byte slot and pay one predicted branch
 //! a packet.
 
+use crate::classify::FlowExt;
+use crate::observe::{Cx, Observer, Packet};
 use bytemuck::Zeroable;
-use wirespeed_export::{DirTcp, TcpFields};
-use wirespeed_flow::SlotLocator;
+use wirespeed_export::{DirTcp, FlowRecord, TcpFields};
+use wirespeed_flow::Flow;
 use wirespeed_wire::TcpInfo;
 
 const FIN: u8 = 0x01;
@@ -229,13 +231,12 @@ struct Slot {
     dir: [Dir; 2],
 }
 
-/// The TCP analysis of every flow of one worker's table.
 /// Bytes [`Tcp`] reserves a flow slot.
 pub(crate) const SLOT_BYTES: usize = std::mem::size_of::<Slot>();
 
+/// The TCP analysis of every flow of one worker's table.
 pub(crate) struct Tcp {
     slots: Vec<Slot>,
-    pub(crate) locator: Option<SlotLocator>,
 }
 
 /// One packet as the analysis needs it.
@@ -254,40 +255,54 @@ impl Tcp {
     pub(crate) fn new(slots: usize) -> Self {
         Tcp {
             slots: bytemuck::zeroed_vec(slots),
-            locator: None,
         }
     }
+}
 
-    /// A segment of the flow in `slot` (serial `serial`).
+impl Observer for Tcp {
+    /// Each TCP segment (other transports: nothing).
     #[inline]
-    pub(crate) fn packet(&mut self, slot: u32, serial: u64, s: &Seg<'_>) {
-        let Some(x) = self.slots.get_mut(slot as usize) else {
+    fn packet(&mut self, p: &Packet<'_>, f: &Flow<FlowExt>, _cx: &mut Cx<'_>) {
+        let Some(tcp) = p.tcp else {
             return;
         };
-        if x.serial1 != serial + 1 {
+        let Some(x) = self.slots.get_mut(p.slot as usize) else {
+            return;
+        };
+        if x.serial1 != f.serial + 1 {
             *x = Slot::zeroed();
-            x.serial1 = serial + 1;
-            x.base = s.ts;
+            x.serial1 = f.serial + 1;
+            x.base = p.ts;
         }
-        x.segment(s);
+        // The options lie between the fixed header and the payload (a SYN's only are read);
+        // an empty payload's offset may point anywhere, so `get`.
+        let off = p.payload_off;
+        let options = off
+            .checked_sub(usize::from(tcp.hdr_len))
+            .and_then(|start| p.frame.get(start + 20..off))
+            .unwrap_or(&[]);
+        x.segment(&Seg {
+            ts: p.ts,
+            c2s: p.c2s,
+            tcp,
+            ttl: p.ttl,
+            options,
+        });
     }
 
-    /// The fields of the flow `f` (in its slot), its state freed when `last`.
-    pub(crate) fn ended<V>(
-        &mut self,
-        f: &wirespeed_flow::Flow<V>,
-        last: bool,
-    ) -> Option<TcpFields> {
-        let slot = self.locator?.slot(f)?;
-        let s = self.slots.get_mut(slot as usize)?;
+    /// The record's TCP analysis.
+    #[inline]
+    fn ended<'r>(&'r mut self, slot: u32, f: &Flow<FlowExt>, last: bool, rec: &mut FlowRecord<'r>) {
+        let Some(s) = self.slots.get_mut(slot as usize) else {
+            return;
+        };
         if s.serial1 != f.serial + 1 {
-            return None;
+            return;
         }
-        let out = s.fields();
+        rec.tcp = Some(s.fields());
         if last {
             *s = Slot::zeroed();
         }
-        Some(out)
     }
 }
 

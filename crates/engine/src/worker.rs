@@ -1,7 +1,7 @@
 //! One shared-nothing pipeline: batches in, flow records out.
 
 use crate::classify::{FlowExt, PacketView, Stage};
-use crate::observe::Observers;
+use crate::observe::{self, Observers};
 use crate::record::Output;
 use crate::rules::Rules;
 use crate::summary::Counters;
@@ -305,7 +305,6 @@ impl<S: RecordSink> Worker<S> {
         let slots = self.table.config().capacity;
         self.obs.act = Some(crate::act::Inline::new(
             cell,
-            self.table.locator(),
             slots,
             bypass,
             self.cfg.classifiers.has(wirespeed_classify::Method::Dpi),
@@ -564,6 +563,8 @@ impl<S: RecordSink> Worker<S> {
         let rules = &*cfg.rules;
         // `--tunnels both`: the packet and id of the last outer flow's packet.
         let mut outer_of: Option<(u32, u64)> = None;
+        // Observers are set between batches, never in one.
+        let observing = obs.any();
         for q in pending.iter() {
             stage.learned.tick(q.clk);
             let mut on_end =
@@ -640,58 +641,28 @@ impl<S: RecordSink> Worker<S> {
                 ip_len: q.ip_len,
                 payload,
             };
-            // `--stats entropy` only.
-            let had_dpi = obs.entropy.as_mut().and_then(|e| e.before(r.slot(), f));
-            stage.packet(arbiter, f, &p);
-            if let (Some(e), Some(had)) = (obs.entropy.as_mut(), had_dpi) {
-                let first = matches!(r, Lookup::New(_));
-                e.after(r.slot(), f, had, rules, payload, first);
+            // The observers (`--stats`, `wirespeed inline`; observe.rs) see the same packet,
+            // built for each hook from `q` and `p` (kept across the classifiers' call, its
+            // fields would be spilled for every packet).
+            let first = matches!(r, Lookup::New(_));
+            if observing {
+                obs.before(&observed(q, batch, &p, r.slot(), first, f.client), f);
             }
+            stage.packet(arbiter, f, &p);
             // The transactions payload inspection completed at this packet (`--events`).
             out.events(&mut stage.dpi.dpi);
-            if let Lookup::New(_) = r {
+            if first {
                 f.ext.class.mark_first();
             }
-            if let Some(d) = obs.dist.as_mut() {
-                d.packet(
-                    r.slot(),
-                    f.serial,
-                    q.side == f.client,
-                    q.ts,
-                    u32::from(q.ip_len),
-                    q.tcp.map(|t| t.flags),
-                );
-            }
-            if let (Some(t), Some(tcp)) = (obs.tcp.as_mut(), q.tcp) {
-                // The options lie between the fixed header and the payload (a SYN's only are
-                // read); an empty payload's offset may point anywhere, so `get`.
-                let options = off
-                    .checked_sub(usize::from(tcp.hdr_len))
-                    .and_then(|start| batch[q.idx as usize].data.get(start + 20..off))
-                    .unwrap_or(&[]);
-                t.packet(
-                    r.slot(),
-                    f.serial,
-                    &crate::tcpstats::Seg {
-                        ts: q.ts,
-                        c2s: q.side == f.client,
-                        tcp,
-                        ttl: q.ttl,
-                        options,
-                    },
-                );
-            }
-            // An inline run: what this packet gets, by its flow's label now.
-            // (Taken out for the call: the flow's risks, asked for when it is decided, are
-            // judged from its facts, which read the classifiers' state and the entropy
-            // analyser's.)
-            if let Some(mut inl) = obs.act.take() {
-                if let Some(a) = acts.get_mut(q.idx as usize) {
-                    *a = inl.packet(r.slot(), f, q.len, q.ts, q.payload_len > 0, || {
-                        crate::risks::of_flow(f, stage, obs, rules)
-                    });
-                }
-                obs.act = Some(inl);
+            if observing {
+                let mut cx = observe::Cx {
+                    rules,
+                    stage,
+                    seen: Default::default(),
+                    act: acts.get_mut(q.idx as usize),
+                };
+                let o = observed(q, batch, &p, r.slot(), first, f.client);
+                obs.packet(&o, f, &mut cx);
             }
         }
         // One small sweep step per batch (ΔT/M): no packet ever waits on a full scan.
@@ -744,6 +715,33 @@ fn flow_id(stamps: Option<&[Stamp]>, i: usize, counted: u64, stride: u64, base: 
     match stamps.and_then(|k| k.get(i)) {
         Some(s) => s.ordinal,
         None => (counted + i as u64) * stride + base,
+    }
+}
+
+/// The packet `q` of `batch` as the observers see it ([`observe::Packet`]): the classifiers'
+/// view of it `p`, the flow's `slot` and `client`, `first` when it begins the flow.
+#[inline(always)]
+fn observed<'a>(
+    q: &Pending,
+    batch: &'a [RawPacket<'_>],
+    p: &PacketView<'a>,
+    slot: u32,
+    first: bool,
+    client: Side,
+) -> observe::Packet<'a> {
+    observe::Packet {
+        slot,
+        first,
+        c2s: q.side == client,
+        ts: q.ts,
+        len: q.len,
+        ip_len: q.ip_len,
+        ttl: q.ttl,
+        tcp: q.tcp,
+        frame: batch.get(q.idx as usize).map_or(&[], |b| b.data),
+        payload_off: q.payload_off as usize,
+        payload_len: q.payload_len,
+        payload: p.payload,
     }
 }
 
