@@ -269,3 +269,108 @@ impl Observers {
     }
 }
 
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::classify::Env;
+    use std::sync::Arc;
+    use wirespeed_flow::{EndReason, FlowKey, Lookup, Side};
+
+    fn key(port: u16) -> FlowKey {
+        let mut a = [0u8; 16];
+        a[..4].copy_from_slice(&[10, 0, 0, 1]);
+        let mut b = a;
+        b[3] = 2;
+        FlowKey::new(4, 17, 0, (a, port), (b, 4000)).0
+    }
+
+    /// One packet of the flow in `slot` through both packet hooks, as a worker calls them.
+    fn feed(obs: &mut Observers, stage: &Stage, rules: &Rules, slot: u32, f: &Flow<FlowExt>) {
+        let payload: Vec<u8> = (0..=255u8).collect();
+        let p = Packet {
+            slot,
+            first: f.pkts[0] + f.pkts[1] == 1,
+            c2s: true,
+            ts: f.last_ts,
+            len: 300,
+            ip_len: 284,
+            ttl: 64,
+            tcp: None,
+            frame: &payload,
+            payload_off: 0,
+            payload_len: 256,
+            payload: &payload,
+        };
+        obs.before(&p, f);
+        let mut cx = Cx {
+            rules,
+            stage,
+            seen: Observed::default(),
+            act: None,
+        };
+        obs.packet(&p, f, &mut cx);
+    }
+
+    /// The contract as `Observers` runs it: hooks reach the present observers only; a flow's
+    /// facts and columns are its slot's while the serial is its own; an interim record's copy
+    /// gets no facts (the gap `record.rs` names); the flow's end frees its state.
+    #[test]
+    fn hooks_reach_the_slot_of_the_flow_they_name() {
+        let rules = Arc::new(Rules::builtin());
+        let mut cfg = EngineConfig::with_rules(rules.clone());
+        cfg.flow.capacity = 4;
+        let stage = Stage::new(&Env {
+            rules: &rules,
+            classifiers: cfg.classifiers,
+            dpi: &cfg.dpi,
+            learn: &cfg.learn,
+        });
+        let mut table: FlowTable<FlowExt> = FlowTable::new(cfg.flow);
+        let none = Observers::new(&cfg, &table);
+        assert!(!none.any());
+        cfg.dist = true;
+        cfg.entropy = true;
+        let mut obs = Observers::new(&cfg, &table);
+        assert!(obs.any() && obs.tcp.is_none() && obs.act.is_none());
+
+        let k = key(1000);
+        let h = table.hash(&k);
+        let Lookup::New(slot) = table.lookup_or_insert(&k, h, Side::A, 1, 1, None, &mut |_, _| {})
+        else {
+            panic!("a new flow")
+        };
+        let f = table.get_mut(slot);
+        f.serial = 7;
+        f.update(Side::A, 1, 300, None);
+        feed(&mut obs, &stage, &rules, slot, f);
+        f.update(Side::A, 2, 300, None);
+        feed(&mut obs, &stage, &rules, slot, f);
+
+        let f = table.get_mut(slot);
+        assert_eq!(obs.slot(f), Some(slot));
+        assert!(obs.facts(f).entropy.high(), "every byte value once");
+        assert!(!none.facts(f).entropy.high(), "no entropy analyser");
+        let copy = f.clone();
+        assert_eq!(obs.slot(&copy), None);
+        assert!(!obs.facts(&copy).entropy.high());
+
+        let columns = |obs: &mut Observers, f: &Flow<FlowExt>, last: bool| {
+            let mut rec = crate::record::record(f, EndReason::Idle, &stage, obs.facts(f), &rules);
+            obs.ended(Some(slot), f, last, &mut rec);
+            (
+                rec.dist.map(|d| d.c2s.packets),
+                rec.tcp.is_some(),
+                rec.act.is_some(),
+            )
+        };
+        // An interim record reads the state; the end frees it.
+        assert_eq!(columns(&mut obs, &copy, false), (Some(2), false, false));
+        assert_eq!(columns(&mut obs, f, true), (Some(2), false, false));
+        assert_eq!(columns(&mut obs, f, true), (None, false, false));
+
+        // Another flow in the slot starts afresh.
+        f.serial = 9;
+        feed(&mut obs, &stage, &rules, slot, f);
+        assert_eq!(columns(&mut obs, f, true), (Some(1), false, false));
+    }
+}
