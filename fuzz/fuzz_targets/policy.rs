@@ -6,7 +6,7 @@
 use libfuzzer_sys::fuzz_target;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use wirespeed_act::{Decided, FlowFacts, Policy};
-use wirespeed_classify::risk::RiskSet;
+use wirespeed_risk::RiskSet;
 use wirespeed_classify::{Breed, Labels, Method};
 
 fuzz_target!(|data: &[u8]| {

@@ -1,4 +1,4 @@
-//! Fuzz the flow-risk checks (`wirespeed_classify::risk`): hostile metadata (URLs, user
+//! Fuzz the flow-risk checks (`wirespeed_risk`): hostile metadata (URLs, user
 //! agents, host and DNS names, TLS versions, JA4 strings) is judged without a panic, and every
 //! risk set written as text reads back as the same set. Also nDPI's protocol-defaults reader
 //! (`protodefs::ProtoDefaults::parse`) on arbitrary text.
@@ -6,7 +6,7 @@
 
 use libfuzzer_sys::fuzz_target;
 use wirespeed_classify::protodefs::ProtoDefaults;
-use wirespeed_classify::risk::{self, assess, RiskFacts, RiskSet};
+use wirespeed_risk::{self as risk, assess, RiskFacts, RiskSet};
 use wirespeed_classify::Breed;
 
 fuzz_target!(|data: &[u8]| {

@@ -31,8 +31,8 @@ use serde::Deserialize;
 use std::fmt;
 use std::net::IpAddr;
 use std::path::Path;
-use wirespeed_classify::risk::{Risk, RiskSet};
 use wirespeed_classify::{Breed, LabelId, Labels, Method};
+use wirespeed_risk::{Risk, RiskSet};
 
 /// What to do with a flow's packets.
 #[derive(Clone, Copy, Debug, PartialEq)]

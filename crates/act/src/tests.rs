@@ -1,8 +1,8 @@
 use super::*;
 use std::net::{IpAddr, Ipv4Addr};
 use std::path::Path;
-use wirespeed_classify::risk::RiskSet;
 use wirespeed_classify::{Breed, Labels};
+use wirespeed_risk::RiskSet;
 
 fn labels() -> (Labels, LabelId, LabelId, LabelId) {
     let mut l = Labels::new();

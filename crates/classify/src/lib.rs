@@ -1,4 +1,8 @@
-//! Flow classifiers and the arbiter that orders them.
+//! What decides a flow's label: the vocabulary (the run's [`Labels`], [`Method`]), the knowledge
+//! tables classifiers consult (ports, host names, address owners, nDPI's protocol rules and
+//! defaults), the learned tables (DNS answers, Host Cache, Dedicated Port Table) and the arbiter
+//! that orders verdicts. The classifiers themselves run in the engine
+//! (`wirespeed_engine::classify`); flow risks are the `wirespeed-risk` crate.
 //!
 //! Every classifier produces a [`Verdict`]: a [`LabelId`] into the run's [`Labels`] (nDPI's
 //! master-protocol and application names, so results compare directly with nDPI), the
@@ -24,7 +28,6 @@ pub mod networks;
 pub mod port;
 pub mod protodefs;
 pub mod protos;
-pub mod risk;
 
 pub use arbiter::{Arbiter, Facts, FlowClass, Verdict, PORT_CONFIDENCE, STATS_ALONE};
 pub use labels::{Breed, LabelEntry, LabelError, LabelId, Labels};

@@ -19,14 +19,14 @@
 //! waits for and wirespeed reassembles) is measured on fewer packets here.
 //!
 //! What the record then needs ([`Track::high`], [`Track::before_dpi`]) goes to
-//! [`wirespeed_classify::risk::assess`], which applies `ndpi_entropy2risk`'s rule.
+//! [`wirespeed_risk::assess`], which applies `ndpi_entropy2risk`'s rule.
 
 use crate::classify::FlowExt;
 use crate::observe::{Cx, Observed, Observer, Packet};
 use crate::rules::Rules;
-use wirespeed_classify::risk::entropy_high;
 use wirespeed_classify::{Method, Verdict};
 use wirespeed_flow::Flow;
+use wirespeed_risk::entropy_high;
 
 /// Bytes [`Entropy`] reserves a flow slot.
 pub(crate) const SLOT_BYTES: usize = std::mem::size_of::<(u64, Track)>();

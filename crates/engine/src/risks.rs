@@ -1,20 +1,20 @@
 //! nDPI's flow risks of a flow (issue 22, item 3): the flow's own facts ([`FlowFacts`]: its
 //! key and counters, the verdict the arbiter kept, the payload metadata inspection holds for it,
 //! what the flow table and the entropy analyser tracked), judged by
-//! [`wirespeed_classify::risk::assess`] once per record, so packets pay nothing for them. The
+//! [`wirespeed_risk::assess`] once per record, so packets pay nothing for them. The
 //! record takes the result (and the metadata) from here; nothing is read back from a record.
 
 use crate::classify::{FlowExt, Stage};
 use crate::observe::Observed;
 use crate::rules::Rules;
 use std::net::IpAddr;
-use wirespeed_classify::risk::{
-    assess, Risk, RiskFacts, RiskSet, TCP_FIN_ONLY_C2S, TCP_FIN_ONLY_S2C, TCP_NULL_SEEN,
-    TCP_XMAS_SEEN,
-};
 use wirespeed_classify::{LabelId, Method};
 use wirespeed_export::{META_COUNT, META_FIELDS};
 use wirespeed_flow::{noted, Flow};
+use wirespeed_risk::{
+    assess, Risk, RiskFacts, RiskSet, TCP_FIN_ONLY_C2S, TCP_FIN_ONLY_S2C, TCP_NULL_SEEN,
+    TCP_XMAS_SEEN,
+};
 
 /// Index of a metadata field by name, at compile time (a wrong name fails the build).
 const fn at(name: &str) -> usize {
@@ -262,7 +262,7 @@ pub(crate) fn of(f: &FlowFacts<'_>, rules: &Rules) -> RiskSet {
         payload_entropy: t
             .entropy
             .high()
-            .then_some(wirespeed_classify::risk::ENTROPY_PLAINTEXT_BELOW),
+            .then_some(wirespeed_risk::ENTROPY_PLAINTEXT_BELOW),
         // A verdict learned from earlier flows' payload (host cache, DNS, dedicated port
         // table) is known from the first packet, and stands for the payload verdict nDPI
         // reaches on the same servers.

@@ -11,10 +11,10 @@ use wirespeed_classify::hosts::HostRules;
 use wirespeed_classify::networks::{Cidr, Networks, NetworksBuilder};
 use wirespeed_classify::protodefs::ProtoDefaults;
 use wirespeed_classify::protos::{self, ProtoRules, Transport};
-use wirespeed_classify::risk::LabelKind;
 use wirespeed_classify::{Breed, LabelId, Labels, PortTable};
 use wirespeed_dpi::DpiRules;
 use wirespeed_dpi::{Field, Meta};
+use wirespeed_risk::LabelKind;
 use wirespeed_stats::Loaded;
 
 /// Where a run's statistical model comes from.

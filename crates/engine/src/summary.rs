@@ -5,10 +5,10 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
-use wirespeed_classify::risk::Risk;
 use wirespeed_classify::{LabelId, Labels, Method, AVAILABLE};
 use wirespeed_dpi::DpiStats;
 use wirespeed_flow::{FragStats, TableStats};
+use wirespeed_risk::Risk;
 use wirespeed_wire::DropReason;
 
 /// Every packet is counted somewhere: decoded into a flow, or dropped under a named reason.

@@ -29,9 +29,9 @@ pub use json::JsonLinesWriter;
 
 use std::io;
 use std::net::IpAddr;
-use wirespeed_classify::risk::RiskSet;
 use wirespeed_classify::{LabelEntry, LabelId, Labels, Method};
 use wirespeed_flow::EndReason;
+use wirespeed_risk::RiskSet;
 
 /// One finished flow, typed: the verdict is a label id with the run's registry to name it, the
 /// method and end reason are enums, metadata is indexed by field id. Sinks format it (names for

@@ -325,8 +325,8 @@ mod tests {
     use arrow_array::Array;
     use arrow_schema::{DataType, TimeUnit};
     use serde_json::Value;
-    use wirespeed_classify::risk::RiskSet;
     use wirespeed_classify::Labels;
+    use wirespeed_risk::RiskSet;
 
     const ALL: Columns = Columns {
         with_source: true,

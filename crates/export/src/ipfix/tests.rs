@@ -7,8 +7,8 @@ use crate::tests::{labels, rec};
 use crate::{FlowRecord, RecordSink};
 use proptest::prelude::*;
 use std::collections::HashMap;
-use wirespeed_classify::risk::{Risk, RiskSet};
 use wirespeed_flow::EndReason;
+use wirespeed_risk::{Risk, RiskSet};
 
 /// A template as read from the wire: (element id, length, enterprise) per field, and how many
 /// are scope fields.

@@ -545,9 +545,9 @@ fn sha256(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use wirespeed_classify::risk::RiskSet;
     use wirespeed_classify::{LabelId, Labels};
     use wirespeed_engine::Rules;
+    use wirespeed_risk::RiskSet;
 
     fn record(labels: &Labels) -> FlowRecord<'_> {
         FlowRecord {

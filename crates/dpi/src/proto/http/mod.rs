@@ -41,7 +41,7 @@
 //! (`ndpi_http_check_content`), and the first body bytes in the response's head segment —
 //! nDPI's `initial_binary_bytes` (`ndpi_analyze_content_signature`) and its text test
 //! (`ndpi_http_check_human_redeable_content`). The risk rules themselves are in
-//! `wirespeed_classify::risk`.
+//! `wirespeed_risk`.
 
 use crate::events::{TxField, TxKind};
 use crate::meta::Field;

@@ -1,8 +1,8 @@
 use super::assess::{DOWNLOAD_MIMES, EXE_MIMES};
 use super::url::{find_ci, rce_needle, PWSH, SHELL_SNIPPETS};
 use super::*;
-use crate::Breed;
 use proptest::prelude::*;
+use wirespeed_classify::Breed;
 
 #[test]
 fn ids_follow_ndpi_enum() {

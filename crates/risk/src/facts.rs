@@ -1,7 +1,7 @@
 //! What a flow record knows ([`RiskFacts`]) and what a label says of it ([`LabelKind`]).
 
-use crate::Breed;
 use std::net::IpAddr;
+use wirespeed_classify::Breed;
 
 // ----------------------------------------------------------------------------------- facts
 

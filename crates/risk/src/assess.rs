@@ -2,8 +2,8 @@
 
 use super::tls::ja4_hello;
 use super::*;
-use crate::Breed;
 use std::net::{IpAddr, Ipv4Addr};
+use wirespeed_classify::Breed;
 
 const TH_SYN: u8 = 0x02;
 const TH_RST: u8 = 0x04;
