@@ -8,11 +8,21 @@
 //!   [`DemoFlow`] list is the expected result, written down by construction, independent of the
 //!   decoder.
 //!
+//! * [`heavy_tail`]: a realistic trace beside the worst case — flow sizes from a bounded Pareto
+//!   distribution, the applications' real first packets (TLS and QUIC hellos with SNI, HTTP with
+//!   Host, DNS, SSH, SMTP, NTP), TCP with handshakes and closes, MTU-sized bulk data; seeded and
+//!   written as it goes (module `heavy`).
+//!
 //! Frames are built by [`FrameBuilder`], a small owned builder with its own checksum code, kept
 //! apart from the decoder so that tests of one are not tests of itself.
 
 use std::io::{self, Write};
 use wirespeed_capture::PcapWriter;
+
+mod heavy;
+mod hello;
+
+pub use heavy::{heavy_tail, HeavyFlow, HeavySummary, HeavyTail};
 
 /// Ethernet II frame builder for IPv4/IPv6 with TCP, UDP or ICMP.
 #[derive(Clone, Debug)]
@@ -411,6 +421,12 @@ fn ip4(a: [u8; 4]) -> String {
 
 /// A DNS query (or response when `answer` is given) for `name`, type A.
 fn dns(id: u16, name: &str, answer: Option<[u8; 4]>) -> Vec<u8> {
+    dns_msg(id, name, 1, answer.as_ref().map(|a| &a[..]))
+}
+
+/// A DNS query of type `qtype` (1 A, 28 AAAA) for `name`, or its response with one answer of
+/// the address `answer` (TTL an hour).
+fn dns_msg(id: u16, name: &str, qtype: u16, answer: Option<&[u8]>) -> Vec<u8> {
     let mut m = Vec::new();
     m.extend_from_slice(&id.to_be_bytes());
     m.extend_from_slice(if answer.is_some() {
@@ -423,12 +439,53 @@ fn dns(id: u16, name: &str, answer: Option<[u8; 4]>) -> Vec<u8> {
         m.push(label.len() as u8);
         m.extend_from_slice(label.as_bytes());
     }
-    m.extend_from_slice(&[0, 0, 1, 0, 1]);
+    m.push(0);
+    m.extend_from_slice(&qtype.to_be_bytes());
+    m.extend_from_slice(&[0, 1]);
     if let Some(a) = answer {
-        m.extend_from_slice(&[0xc0, 0x0c, 0, 1, 0, 1, 0, 0, 0x0e, 0x10, 0, 4]);
-        m.extend_from_slice(&a);
+        m.extend_from_slice(&[0xc0, 0x0c]);
+        m.extend_from_slice(&qtype.to_be_bytes());
+        m.extend_from_slice(&[0, 1, 0, 0, 0x0e, 0x10]);
+        m.extend_from_slice(&(a.len() as u16).to_be_bytes());
+        m.extend_from_slice(a);
     }
     m
+}
+
+/// Fill in the TCP or UDP checksum (RFC 793, RFC 768, RFC 8200 §8.1) of an untagged Ethernet
+/// frame as [`FrameBuilder`] makes it (IPv4 without options, or IPv6 without extension
+/// headers), whose checksum field is zero; other frames are left as they are.
+pub fn fill_l4_checksum(f: &mut [u8]) {
+    let (l4, proto, pseudo) = match f.get(12..14) {
+        Some([0x08, 0x00]) if f.len() >= 34 => {
+            let len = u16::from_be_bytes([f[16], f[17]]).saturating_sub(20);
+            (34, f[23], (&f[26..34], len))
+        }
+        Some([0x86, 0xdd]) if f.len() >= 54 => {
+            let len = u16::from_be_bytes([f[18], f[19]]);
+            (54, f[20], (&f[22..54], len))
+        }
+        _ => return,
+    };
+    let at = match proto {
+        6 => l4 + 16,
+        17 => l4 + 6,
+        _ => return,
+    };
+    let (addrs, len) = pseudo;
+    if at + 2 > f.len() || l4 + len as usize > f.len() {
+        return;
+    }
+    let mut sum = proto as u32 + len as u32;
+    for w in addrs.chunks_exact(2) {
+        sum += u16::from_be_bytes([w[0], w[1]]) as u32;
+    }
+    let mut c = csum(&f[l4..l4 + len as usize], sum);
+    if proto == 17 && c == 0 {
+        // UDP sends a computed zero as all ones: zero means "no checksum" (RFC 768).
+        c = 0xffff;
+    }
+    f[at..at + 2].copy_from_slice(&c.to_be_bytes());
 }
 
 /// Write the demo trace (microsecond pcap) to `out`; returns the flows it holds and the extras.
