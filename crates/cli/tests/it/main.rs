@@ -11,6 +11,7 @@ mod community;
 mod contract;
 mod dist;
 mod events;
+mod heavy;
 mod inline;
 mod inputs;
 mod ipfix;
