@@ -62,7 +62,8 @@ enum Cmd {
     /// One self-contained HTML page (no network request, SVG charts) of records (JSON lines,
     /// CSV) or captures: applications, hosts, time, risks, TLS, a filterable flow table.
     Report(report::ReportArgs),
-    /// Write a synthetic capture: the worst case of seed 000, or a small realistic demo.
+    /// Write a synthetic capture: the worst case of seed 000, a small realistic demo, or a
+    /// realistic link with heavy-tailed flow sizes.
     Gen(gen::GenArgs),
     /// Measure packets per second and peak memory on the worst-case trace (or given files).
     Bench(bench::BenchArgs),
