@@ -11,35 +11,31 @@
 #![forbid(unsafe_code)]
 #![deny(missing_docs)]
 
-mod act;
 pub mod classify;
-mod entropy;
+mod config;
 pub mod events;
 pub mod expect;
-mod flowstats;
 pub mod gen;
+mod input;
 pub mod learn;
 mod observe;
 pub mod ordered;
 mod record;
-mod risks;
 pub mod rss;
 mod rules;
 pub mod runtime;
 mod summary;
-mod tcpstats;
 pub mod train;
 mod tunnels;
 mod worker;
 
 pub use classify::{FlowExt, DPI_CONFIDENCE};
 pub use rules::{ModelSource, RuleSources, Rules, RulesError};
-pub use runtime::{DispatchStats, ParallelConfig, Pool, Session};
+pub use runtime::{reserved_bytes, DispatchStats, ParallelConfig, Pool, Session};
 pub use summary::{
     app_categories, method_slot, AppStats, Counters, LabelHasher, LearnedOutcome, RiskCounts,
     Summary, METHOD_SLOTS,
 };
 pub use worker::{
-    memory_available, reserved_bytes, run_file, stats_families, EngineConfig, FileOutcome, Stamp,
-    Worker,
+    memory_available, run_file, stats_families, EngineConfig, FileOutcome, Stamp, Worker,
 };

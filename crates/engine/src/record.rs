@@ -5,8 +5,8 @@
 //! for the run's report ([`crate::summary`]) and gives back what the flow held.
 
 use crate::classify::{FlowExt, Stage};
+use crate::observe::risks::FlowFacts;
 use crate::observe::{Observed, Observers};
-use crate::risks::FlowFacts;
 use crate::rules::Rules;
 use crate::summary::{method_slot, AppStats, LearnedOutcome, RiskCounts, METHOD_SLOTS};
 use std::io;
@@ -206,7 +206,7 @@ impl<S: RecordSink> Output<S> {
 /// The record of `f` as it stands (its verdict, counters, metadata, risks), without the
 /// classifiers' own fields ([`Stage::fill`]), what only the output knows (source, id) or the
 /// observers' columns ([`Observers::ended`]). Its risks are judged from the flow's facts
-/// ([`crate::risks::FlowFacts`], the observers' `seen` among them) before the record is made;
+/// ([`crate::observe::risks::FlowFacts`], the observers' `seen` among them) before the record is made;
 /// the record takes them, and the metadata they were judged from. (Returned as it is made, not
 /// from a variable: it is written in place, not copied.)
 #[inline]
@@ -217,8 +217,8 @@ pub(crate) fn record<'a>(
     seen: Observed,
     rules: &'a Rules,
 ) -> FlowRecord<'a> {
-    let meta = crate::risks::metadata(f, stage);
-    let risks = crate::risks::of(&FlowFacts::of(f, &meta, seen), rules);
+    let meta = crate::observe::risks::metadata(f, stage);
+    let risks = crate::observe::risks::of(&FlowFacts::of(f, &meta, seen), rules);
     let c = f.client;
     let s = f.server();
     let (id, method, confidence, ttb_pkts, ttb_ns) = match f.ext.class.verdict() {

@@ -1,122 +1,18 @@
 //! One shared-nothing pipeline: batches in, flow records out.
 
 use crate::classify::{FlowExt, PacketView, Stage};
+pub use crate::config::{stats_families, EngineConfig};
+pub use crate::input::FileOutcome;
 use crate::observe::{self, Observers};
 use crate::record::Output;
-use crate::rules::Rules;
 use crate::summary::Counters;
 use std::io;
 use std::path::Path;
-use std::sync::Arc;
-use wirespeed_capture::{CaptureError, CaptureFile, RawPacket};
-use wirespeed_classify::{Arbiter, ClassifierSet};
-use wirespeed_dpi::DpiConfig;
+use wirespeed_capture::{CaptureFile, RawPacket};
+use wirespeed_classify::Arbiter;
 use wirespeed_export::RecordSink;
-use wirespeed_flow::{EndReason, Flow, FlowConfig, FlowKey, FlowTable, FragTable, Lookup, Side};
+use wirespeed_flow::{EndReason, Flow, FlowKey, FlowTable, FragTable, Lookup, Side};
 use wirespeed_wire::{decode, DecodeConfig, DropReason, LinkType, TcpInfo, Tunnel};
-
-/// Engine configuration.
-#[derive(Clone, Debug)]
-pub struct EngineConfig {
-    /// Flow table: capacity, timeouts, sweep pacing.
-    pub flow: FlowConfig,
-    /// Decoder options (tunnels).
-    pub decode: DecodeConfig,
-    /// Which classifiers run.
-    pub classifiers: ClassifierSet,
-    /// Packets per batch (seed 000 uses 128).
-    pub batch_size: usize,
-    /// Datagrams remembered for fragment mapping.
-    pub frag_capacity: usize,
-    /// How long a first fragment's ports are remembered, ns.
-    pub frag_timeout_ns: u64,
-    /// What the run knows: labels, port table, signatures, patterns, the statistical model
-    /// (the built-in ones by default). Shared read-only by the run's workers.
-    pub rules: Arc<Rules>,
-    /// Payload inspection: budget, context pool, reassembly buffers.
-    pub dpi: DpiConfig,
-    /// What the run learns as it goes (DNS-learned addresses, the Host Cache): bounds, epochs.
-    pub learn: crate::learn::LearnConfig,
-    /// Whole-flow distributions per direction in every record (`--stats dist`: packet size,
-    /// inter-arrival time, TCP flag counts; [`wirespeed_export::DIST_FIELDS`]).
-    pub dist: bool,
-    /// The TCP analysis in every record (`--stats tcp`: retransmissions, RTT, options, Zeek's
-    /// history and state; [`wirespeed_export::TCP_FIELDS`]).
-    pub tcp: bool,
-    /// Measure payload entropy as nDPI does, for its Susp Entropy risk (`--stats entropy`:
-    /// up to four payloads a flow, `crates/engine/src/entropy.rs`); off, no flow gets that
-    /// risk.
-    pub entropy: bool,
-    /// Where transaction events go (`--events`: DNS, HTTP, TLS, [`crate::events`]); None: no
-    /// events, and nothing of them runs.
-    pub events: Option<crate::events::EventsConfig>,
-    /// Seed of the run's secret hash keys: which worker takes a flow ([`crate::rss::DispatchKey`])
-    /// and the fragment tables' sets. None (the default) draws them per run, so nobody can aim
-    /// packets at one worker or one set; a seed (`--dispatch-seed`) makes the dispatch
-    /// reproducible, for tests. Records never depend on it.
-    pub dispatch_seed: Option<u64>,
-    /// `--tunnels both` (`crates/engine/src/tunnels.rs`): with `decode.decode_tunnels`, a
-    /// tunnelled packet counts in its inner flow and also in its outer flow (its outermost
-    /// headers, keyed as with tunnels off), and each inner flow's record names that outer flow
-    /// (`tunnel_parent`); the dispatcher then hashes the outermost addresses alone. Off (the
-    /// default), nothing of it runs.
-    pub outer_flows: bool,
-    /// Once set, every input stops being read at its next batch, as if it ended there with
-    /// [`wirespeed_capture::CaptureErrorKind::Interrupted`]: the flows of what was read are
-    /// ended and written, and the input's outcome carries that error (Ctrl-C in the Python
-    /// module). None (the default): inputs are read to their end.
-    pub stop: Option<Arc<std::sync::atomic::AtomicBool>>,
-}
-
-/// The statistics families `names` ask for, as (distributions, TCP analysis, payload
-/// entropy): `dist`, `tcp`, `entropy`; empty names and `none` ask for nothing. `Err` holds the
-/// first name that is no family, for the front end to say so in its own words.
-pub fn stats_families<'a>(
-    names: impl IntoIterator<Item = &'a str>,
-) -> Result<(bool, bool, bool), &'a str> {
-    let (mut dist, mut tcp, mut entropy) = (false, false, false);
-    for f in names {
-        match f.trim() {
-            "dist" => dist = true,
-            "tcp" => tcp = true,
-            "entropy" => entropy = true,
-            "" | "none" => {}
-            other => return Err(other),
-        }
-    }
-    Ok((dist, tcp, entropy))
-}
-
-impl Default for EngineConfig {
-    fn default() -> Self {
-        EngineConfig::with_rules(Arc::new(Rules::builtin()))
-    }
-}
-
-impl EngineConfig {
-    /// The default configuration with these rules (loading the built-in ones costs as much as
-    /// a few thousand packets: the model's tables are built from its counts).
-    pub fn with_rules(rules: Arc<Rules>) -> Self {
-        EngineConfig {
-            flow: FlowConfig::default(),
-            decode: DecodeConfig::default(),
-            classifiers: ClassifierSet::all(),
-            batch_size: 128,
-            frag_capacity: 4096,
-            frag_timeout_ns: 30_000_000_000,
-            rules,
-            dpi: DpiConfig::default(),
-            learn: crate::learn::LearnConfig::default(),
-            dist: false,
-            tcp: false,
-            entropy: false,
-            events: None,
-            stop: None,
-            dispatch_seed: None,
-            outer_flows: false,
-        }
-    }
-}
 
 /// A packet decoded and keyed, waiting for its flow lookup (the batch's middle stage).
 #[derive(Clone, Copy)]
@@ -145,38 +41,10 @@ struct Pending {
     outer: bool,
 }
 
-/// Bytes of memory a run of `workers` workers reserves at start for its flows: each worker's
-/// table (slots, index, free list) and the per-flow side tables its statistics families keep.
-/// What a `--max-flows` asks for before any of it is allocated, so a size the machine cannot
-/// hold is refused with the figure rather than aborting in the allocator.
-pub fn reserved_bytes(cfg: &EngineConfig, workers: usize) -> u64 {
-    let n = workers.max(1);
-    let c = crate::runtime::worker_config(cfg, n)
-        .flow
-        .capacity
-        .clamp(1, u32::MAX as usize - 1) as u64;
-    let index = c.saturating_mul(2).next_power_of_two().saturating_mul(8);
-    let mut per_flow = std::mem::size_of::<wirespeed_flow::Flow<FlowExt>>() as u64 + 4;
-    if cfg.dist {
-        per_flow += crate::flowstats::SLOT_BYTES as u64;
-    }
-    if cfg.tcp {
-        per_flow += crate::tcpstats::SLOT_BYTES as u64;
-    }
-    if cfg.entropy {
-        per_flow += crate::entropy::SLOT_BYTES as u64;
-    }
-    if cfg.outer_flows {
-        per_flow += crate::tunnels::SLOT_BYTES as u64;
-    }
-    c.saturating_mul(per_flow)
-        .saturating_add(index)
-        .saturating_mul(n as u64)
-}
-
 /// Bytes of memory available to this process: the kernel's MemAvailable, or less where a
-/// cgroup (v2) limit leaves less. None where neither can be read. What [`reserved_bytes`] is
-/// compared with before a run starts (the CLI and the Python module).
+/// cgroup (v2) limit leaves less. None where neither can be read. What
+/// [`reserved_bytes`](crate::runtime::reserved_bytes) is compared with before a run starts (the
+/// CLI and the Python module).
 pub fn memory_available() -> Option<u64> {
     let meminfo = std::fs::read_to_string("/proc/meminfo").ok()?;
     let kib: u64 = meminfo
@@ -303,7 +171,7 @@ impl<S: RecordSink> Worker<S> {
     /// flow to the kernel once its action is final.
     pub fn act(&mut self, cell: std::sync::Arc<wirespeed_act::PolicyCell>, bypass: bool) {
         let slots = self.table.config().capacity;
-        self.obs.act = Some(crate::act::Inline::new(
+        self.obs.act = Some(crate::observe::act::Inline::new(
             cell,
             slots,
             bypass,
@@ -349,14 +217,14 @@ impl<S: RecordSink> Worker<S> {
     /// Copy this worker's counters, per-label totals and open flows into `s` (reusing its
     /// memory: the per-label vector grows to the run's label count at most).
     /// Asked to ([`crate::runtime::Published::count_open`]) and holding at most
-    /// [`crate::runtime::feed::OPEN_SCAN_MAX`] flows, also its open flows by the label each has
+    /// [`OPEN_SCAN_MAX`] flows, also its open flows by the label each has
     /// so far (a walk of the table, off the packet path).
-    pub(crate) fn snapshot_into(&self, s: &mut crate::runtime::feed::WorkerSnapshot) {
+    pub(crate) fn snapshot_into(&self, s: &mut WorkerSnapshot) {
         s.counters = self.counters();
         s.by_label.clone_from(&self.out.by_label);
         s.active = self.table.len() as u64;
         s.open_by_label.iter_mut().for_each(|n| *n = [0; 3]);
-        s.open_counted = s.want_open && self.table.len() <= crate::runtime::feed::OPEN_SCAN_MAX;
+        s.open_counted = s.want_open && self.table.len() <= OPEN_SCAN_MAX;
         if s.open_counted {
             for f in self.table.iter() {
                 let i = f.ext.class.verdict().map_or(0, |v| v.label.index());
@@ -597,7 +465,7 @@ impl<S: RecordSink> Worker<S> {
                         .checked_sub(8)
                         .filter(|_| len > 0 || off == data.len())
                         .and_then(|s| data.get(s..off + len));
-                    if msg.is_some_and(|m| crate::risks::icmp_malformed(f.key.proto, m)) {
+                    if msg.is_some_and(|m| crate::observe::risks::icmp_malformed(f.key.proto, m)) {
                         f.noted |= wirespeed_flow::noted::ICMP_MALFORMED;
                     }
                 }
@@ -641,7 +509,7 @@ impl<S: RecordSink> Worker<S> {
                 ip_len: q.ip_len,
                 payload,
             };
-            // The observers (`--stats`, `wirespeed inline`; observe.rs) see the same packet,
+            // The observers (`--stats`, `wirespeed inline`; observe/) see the same packet,
             // built for each hook from `q` and `p` (kept across the classifiers' call, its
             // fields would be spilled for every packet).
             let first = matches!(r, Lookup::New(_));
@@ -799,15 +667,6 @@ fn push_outer(
     true
 }
 
-/// How reading one input file went.
-#[derive(Debug)]
-pub struct FileOutcome {
-    /// Packets read from the file.
-    pub packets: u64,
-    /// The error that stopped reading early, if any (every packet before it was processed).
-    pub error: Option<CaptureError>,
-}
-
 /// Feed the capture file at `path` through `worker` in batches, then end its flows (each input
 /// file is its own capture). `progress(consumed, total)` is called after each batch with byte
 /// offsets, for progress bars. A damaged file processes every packet before the damage and
@@ -822,7 +681,7 @@ pub fn run_file<S: RecordSink>(
     worker.stage.dpi.expect.clear();
     let outcome = if wirespeed_capture::stream::is_stream(path) {
         let stop = worker.cfg.stop.clone();
-        crate::runtime::input::stream(path, stop.as_ref(), progress, &mut |file, p| {
+        crate::input::stream(path, stop.as_ref(), progress, &mut |file, p| {
             run_packets(worker, file, p)
         })?
     } else {
@@ -884,6 +743,54 @@ fn run_packets<S: RecordSink>(
     }
 }
 
+/// What one worker of a feed run last published ([`crate::runtime::Published`]).
+#[derive(Clone, Debug, Default)]
+pub struct WorkerSnapshot {
+    /// The worker's counters ([`Worker::counters`]).
+    pub counters: Counters,
+    /// Flows, packets and bytes of the flows ended so far, by label id (the index).
+    pub by_label: Vec<[u64; 3]>,
+    /// Flows the worker holds now.
+    pub active: u64,
+    /// Flows, packets and bytes of the flows held now, by the label each has so far (the
+    /// index): counted only by a worker publishing for a live page ([`crate::runtime::Published::count_open`])
+    /// and holding at most [`OPEN_SCAN_MAX`] flows; empty otherwise.
+    pub open_by_label: Vec<[u64; 3]>,
+    /// Whether every worker added up counted its open flows (false when one held more than
+    /// [`OPEN_SCAN_MAX`], or none was asked to).
+    pub open_counted: bool,
+    /// Whether this worker is to count its open flows ([`crate::runtime::Published::count_open`], set in its
+    /// slot before the run).
+    pub(crate) want_open: bool,
+}
+
+/// Most flows a worker walks to count its open flows by label when it publishes (about twice a
+/// second): a bounded cost off the packet path (65,536 flows took 0.35 ms a walk on the
+/// development machine, so this is about 1.5 ms, 0.3 % of a worker's time); above it, only
+/// ended flows are counted.
+pub const OPEN_SCAN_MAX: usize = 1 << 18;
+
+impl WorkerSnapshot {
+    /// Add another worker's snapshot to this one.
+    pub fn add(&mut self, o: &WorkerSnapshot) {
+        self.counters.add(&o.counters);
+        add_by_label(&mut self.by_label, &o.by_label);
+        add_by_label(&mut self.open_by_label, &o.open_by_label);
+        self.active += o.active;
+    }
+}
+
+fn add_by_label(to: &mut Vec<[u64; 3]>, from: &[[u64; 3]]) {
+    if to.len() < from.len() {
+        to.resize(from.len(), [0; 3]);
+    }
+    for (a, b) in to.iter_mut().zip(from) {
+        for (x, y) in a.iter_mut().zip(b) {
+            *x += y;
+        }
+    }
+}
+
 #[cfg(test)]
 mod size_tests {
     /// What a run reserves follows the table size, the workers and the statistics families.
@@ -891,25 +798,25 @@ mod size_tests {
     fn reserved_bytes_follow_capacity_workers_and_families() {
         let mut cfg = super::EngineConfig::default();
         cfg.flow.capacity = 1 << 20;
-        let one = super::reserved_bytes(&cfg, 1);
+        let one = crate::reserved_bytes(&cfg, 1);
         // Slots of at most 192 bytes, a 4-byte free-list entry and 16 bytes of index a flow.
         assert!(
             ((1 << 20) * (192 + 4)..=(1 << 20) * (200 + 4 + 16)).contains(&one),
             "{one}"
         );
         // Two workers share the capacity, with at most 1/8 headroom each.
-        let two = super::reserved_bytes(&cfg, 2);
+        let two = crate::reserved_bytes(&cfg, 2);
         assert!(two >= one && two <= one * 9 / 8 + 64, "{two} vs {one}");
         cfg.dist = true;
         cfg.tcp = true;
-        assert!(super::reserved_bytes(&cfg, 1) > one);
+        assert!(crate::reserved_bytes(&cfg, 1) > one);
         // `--tunnels both`: 16 bytes a flow for the parents (crates/engine/src/tunnels.rs).
-        let before = super::reserved_bytes(&cfg, 1);
+        let before = crate::reserved_bytes(&cfg, 1);
         cfg.outer_flows = true;
-        assert_eq!(super::reserved_bytes(&cfg, 1), before + (1 << 20) * 16);
+        assert_eq!(crate::reserved_bytes(&cfg, 1), before + (1 << 20) * 16);
         // The largest table asked for (2^28 flows) is tens of GiB, never an overflow.
         cfg.flow.capacity = 1 << 28;
-        assert!(super::reserved_bytes(&cfg, 1) > 50 << 30);
+        assert!(crate::reserved_bytes(&cfg, 1) > 50 << 30);
     }
 
     /// Memory per flow is the table's budget (capacity × slot): a field added to every slot must

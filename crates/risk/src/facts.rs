@@ -86,7 +86,7 @@ pub struct RiskFacts<'a> {
     /// Payload entropy as nDPI measures it (the last payload it would measure; for ICMP, the
     /// first message's data after the 8-byte header; [`shannon_entropy`](super::shannon_entropy)
     /// computes it). The engine measures it only with `--stats entropy`
-    /// (`crates/engine/src/entropy.rs`), and
+    /// (`crates/engine/src/observe/entropy.rs`), and
     /// then passes the plain-text bound itself when the value reached it.
     pub payload_entropy: Option<f32>,
     /// Not yet provided: whether credentials were seen in clear (FTP/POP3/IMAP login, HTTP

@@ -22,20 +22,6 @@ const ALLOWED: &[(&str, &[&str])] = &[("wire", &["decode", "ip", "l4", "link", "
 /// cycle no longer exists (or has changed), so it is kept exact, and fails on any new one.
 const KNOWN: &[(&str, &[&str])] = &[
     ("dpi", &["pool", "schedule"]),
-    (
-        "engine",
-        &[
-            "act",
-            "entropy",
-            "flowstats",
-            "observe",
-            "record",
-            "risks",
-            "runtime",
-            "tcpstats",
-            "worker",
-        ],
-    ),
     ("live", &["inline", "metrics"]),
 ];
 

@@ -44,7 +44,7 @@ impl DpiClassifier {
     /// The metadata the flow with `handle` holds, by [`wirespeed_export::META_FIELDS`] index
     /// ("": not seen). A fact of the flow rather than a field this classifier fills: its risks
     /// are judged from it, and its record takes it from there
-    /// ([`crate::risks::FlowFacts`]).
+    /// ([`crate::observe::risks::FlowFacts`]).
     #[inline(always)]
     pub(crate) fn meta(&self, handle: &u32) -> [&str; META_COUNT] {
         let mut out = [""; META_COUNT];

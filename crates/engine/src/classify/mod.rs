@@ -27,7 +27,7 @@
 //! Hooks run on the hot path: no allocation, no logging, no clock (time is the capture's).
 //!
 //! Per-flow analysers that label nothing (distributions, TCP analysis, entropy, the inline
-//! actor) are not classifiers: they observe the flow beside this stage (`observe.rs`).
+//! actor) are not classifiers: they observe the flow beside this stage (`observe/`).
 
 pub mod dpi;
 pub mod learned;

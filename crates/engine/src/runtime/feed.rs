@@ -5,8 +5,8 @@
 //! spinning when nothing is, let idle flows expire by the wall clock on a quiet link, and at
 //! the stop process what the feed still holds before every flow is ended.
 
-use crate::summary::Counters;
 use crate::worker::Worker;
+pub use crate::worker::{WorkerSnapshot, OPEN_SCAN_MAX};
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
@@ -61,54 +61,6 @@ pub struct FeedCounters {
     pub bytes: AtomicU64,
     /// Flow records written.
     pub records: AtomicU64,
-}
-
-/// What one worker of a feed run last published ([`Published`]).
-#[derive(Clone, Debug, Default)]
-pub struct WorkerSnapshot {
-    /// The worker's counters ([`Worker::counters`]).
-    pub counters: Counters,
-    /// Flows, packets and bytes of the flows ended so far, by label id (the index).
-    pub by_label: Vec<[u64; 3]>,
-    /// Flows the worker holds now.
-    pub active: u64,
-    /// Flows, packets and bytes of the flows held now, by the label each has so far (the
-    /// index): counted only by a worker publishing for a live page ([`Published::count_open`])
-    /// and holding at most [`OPEN_SCAN_MAX`] flows; empty otherwise.
-    pub open_by_label: Vec<[u64; 3]>,
-    /// Whether every worker added up counted its open flows (false when one held more than
-    /// [`OPEN_SCAN_MAX`], or none was asked to).
-    pub open_counted: bool,
-    /// Whether this worker is to count its open flows ([`Published::count_open`], set in its
-    /// slot before the run).
-    pub(crate) want_open: bool,
-}
-
-/// Most flows a worker walks to count its open flows by label when it publishes (about twice a
-/// second): a bounded cost off the packet path (65,536 flows took 0.35 ms a walk on the
-/// development machine, so this is about 1.5 ms, 0.3 % of a worker's time); above it, only
-/// ended flows are counted.
-pub const OPEN_SCAN_MAX: usize = 1 << 18;
-
-impl WorkerSnapshot {
-    /// Add another worker's snapshot to this one.
-    pub fn add(&mut self, o: &WorkerSnapshot) {
-        self.counters.add(&o.counters);
-        add_by_label(&mut self.by_label, &o.by_label);
-        add_by_label(&mut self.open_by_label, &o.open_by_label);
-        self.active += o.active;
-    }
-}
-
-fn add_by_label(to: &mut Vec<[u64; 3]>, from: &[[u64; 3]]) {
-    if to.len() < from.len() {
-        to.resize(from.len(), [0; 3]);
-    }
-    for (a, b) in to.iter_mut().zip(from) {
-        for (x, y) in a.iter_mut().zip(b) {
-            *x += y;
-        }
-    }
 }
 
 /// What the workers of a feed run publish for readers on other threads (a metrics endpoint):

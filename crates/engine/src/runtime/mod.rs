@@ -5,7 +5,6 @@
 //! [`crate::Worker`]; pipes and standard input are read in windows (`input`).
 
 pub mod feed;
-pub(crate) mod input;
 pub mod pool;
 pub mod reader;
 pub mod scan;
@@ -13,7 +12,7 @@ pub mod session;
 pub mod steer;
 
 pub use feed::{Feed, FeedCounters, Published, WorkerSnapshot};
-pub use pool::{worker_config, DispatchStats, ParallelConfig, Pool};
+pub use pool::{reserved_bytes, worker_config, DispatchStats, ParallelConfig, Pool};
 pub use reader::fast_hash;
 pub use session::Session;
 

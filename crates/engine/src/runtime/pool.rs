@@ -174,6 +174,36 @@ pub fn worker_config(cfg: &EngineConfig, workers: usize) -> EngineConfig {
     c
 }
 
+/// Bytes of memory a run of `workers` workers reserves at start for its flows: each worker's
+/// table (slots, index, free list) and the per-flow side tables its statistics families keep.
+/// What a `--max-flows` asks for before any of it is allocated, so a size the machine cannot
+/// hold is refused with the figure rather than aborting in the allocator.
+pub fn reserved_bytes(cfg: &EngineConfig, workers: usize) -> u64 {
+    let n = workers.max(1);
+    let c = worker_config(cfg, n)
+        .flow
+        .capacity
+        .clamp(1, u32::MAX as usize - 1) as u64;
+    let index = c.saturating_mul(2).next_power_of_two().saturating_mul(8);
+    let mut per_flow =
+        std::mem::size_of::<wirespeed_flow::Flow<crate::classify::FlowExt>>() as u64 + 4;
+    if cfg.dist {
+        per_flow += crate::observe::flowstats::SLOT_BYTES as u64;
+    }
+    if cfg.tcp {
+        per_flow += crate::observe::tcpstats::SLOT_BYTES as u64;
+    }
+    if cfg.entropy {
+        per_flow += crate::observe::entropy::SLOT_BYTES as u64;
+    }
+    if cfg.outer_flows {
+        per_flow += crate::tunnels::SLOT_BYTES as u64;
+    }
+    c.saturating_mul(per_flow)
+        .saturating_add(index)
+        .saturating_mul(n as u64)
+}
+
 /// One of `n` workers' share of `total`, with 1/8 headroom (never more than `total`, at least 1
 /// when `total` is not 0).
 pub(crate) fn roomy(total: usize, n: usize) -> usize {
@@ -326,7 +356,7 @@ impl<S: RecordSink + Send> Pool<S> {
             // end of the stream.
             let mut clock = 0u64;
             let stop = self.workers.first().and_then(|w| w.config().stop.clone());
-            let o = super::input::stream(path, stop.as_ref(), progress, &mut |file, p| {
+            let o = crate::input::stream(path, stop.as_ref(), progress, &mut |file, p| {
                 // A pipe is planned window by window: a connection announced in a later
                 // window than its first packets is not covered.
                 self.steer.make_room();

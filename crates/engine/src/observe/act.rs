@@ -65,7 +65,7 @@ impl Inline {
             let (c, s) = (f.client, f.server());
             FlowFacts {
                 verdict,
-                risks: crate::risks::of_flow(f, stage, seen, rules),
+                risks: crate::observe::risks::of_flow(f, stage, seen, rules),
                 proto: f.key.proto,
                 src: (f.key.ip(c), f.key.port[c.index()]),
                 dst: (f.key.ip(s), f.key.port[s.index()]),

@@ -1,11 +1,11 @@
 //! Inputs that cannot be mapped (a pipe, standard input): the same processing as a file's,
 //! window after window ([`wirespeed_capture::stream`]), for one worker and for a pool alike.
 
-use crate::worker::FileOutcome;
 use std::io;
 use std::path::Path;
 use std::sync::atomic::AtomicBool;
 use std::sync::Arc;
+use wirespeed_capture::CaptureError;
 use wirespeed_capture::CaptureFile;
 
 /// Processes one window's packets, flows left open, reporting how far it has read.
@@ -60,4 +60,13 @@ pub(crate) fn stream(
         }
     }
     Ok(FileOutcome { packets, error })
+}
+
+/// How reading one input file went.
+#[derive(Debug)]
+pub struct FileOutcome {
+    /// Packets read from the file.
+    pub packets: u64,
+    /// The error that stopped reading early, if any (every packet before it was processed).
+    pub error: Option<CaptureError>,
 }

@@ -157,13 +157,13 @@ struct Tracked {
     tcp_flags: [u8; 2],
     payload: [bool; 2],
     odd: u8,
-    entropy: crate::entropy::Track,
+    entropy: crate::observe::entropy::Track,
     icmp_malformed: bool,
 }
 
 impl Tracked {
     #[inline]
-    fn of(f: &Flow<FlowExt>, entropy: crate::entropy::Track) -> Tracked {
+    fn of(f: &Flow<FlowExt>, entropy: crate::observe::entropy::Track) -> Tracked {
         let (c, s) = (f.client.index(), f.server().index());
         let bit = |a: u8, i: usize| f.noted & (a << i) != 0;
         let mut odd = 0;

@@ -20,7 +20,7 @@
 //!   observer for the flow's risks (gathered only for an observer that reads them,
 //!   [`Observer::READS_FACTS`]: the actor) and where the packet's action goes.
 //! - [`Observer::facts`]: what it knows of a flow that risk assessment needs
-//!   ([`crate::risks::FlowFacts`]): at the flow's record, and before a hook that reads them.
+//!   ([`crate::observe::risks::FlowFacts`]): at the flow's record, and before a hook that reads them.
 //! - [`Observer::ended`]: the flow ends (idle, FIN/RST, evicted, the input's end: one hook for
 //!   all) or gets an interim record: it adds its columns to the record and, when the flow ends,
 //!   frees its state. A slot reused without it (never, as the table ends every flow it drops)
@@ -40,16 +40,22 @@
 //!
 //! # The observers, in order
 //!
-//! - payload entropy for nDPI's Susp Entropy risk (`--stats entropy`, [`crate::entropy`]);
+//! - payload entropy for nDPI's Susp Entropy risk (`--stats entropy`, [`crate::observe::entropy`]);
 //!   it publishes facts, so it comes before the actor;
-//! - whole-flow distributions (`--stats dist`, [`crate::flowstats`]);
-//! - the TCP analysis (`--stats tcp`, [`crate::tcpstats`]);
-//! - the inline actor (`wirespeed inline`, [`crate::act`]): it decides each packet by the
+//! - whole-flow distributions (`--stats dist`, [`crate::observe::flowstats`]);
+//! - the TCP analysis (`--stats tcp`, [`crate::observe::tcpstats`]);
+//! - the inline actor (`wirespeed inline`, [`crate::observe::act`]): it decides each packet by the
 //!   flow's label and risks as they stand, so it comes after every classifier and observer.
 
+pub(crate) mod act;
+pub(crate) mod entropy;
+pub(crate) mod flowstats;
+pub(crate) mod risks;
+pub(crate) mod tcpstats;
+
 use crate::classify::{FlowExt, Stage};
+use crate::config::EngineConfig;
 use crate::rules::Rules;
-use crate::worker::EngineConfig;
 use wirespeed_export::FlowRecord;
 use wirespeed_flow::{Flow, FlowTable, SlotLocator};
 use wirespeed_wire::TcpInfo;
@@ -88,7 +94,7 @@ pub(crate) struct Packet<'a> {
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Observed {
     /// Payload entropy (`--stats entropy`; default: nothing measured).
-    pub(crate) entropy: crate::entropy::Track,
+    pub(crate) entropy: crate::observe::entropy::Track,
 }
 
 /// What a packet hook may read beside the packet and the flow, and where it writes the
@@ -244,14 +250,14 @@ macro_rules! observers {
 observers! {
     /// Payload entropy for Susp Entropy (`--stats entropy`): publishes facts, so before the
     /// actor.
-    entropy: crate::entropy::Entropy,
+    entropy: crate::observe::entropy::Entropy,
     /// Whole-flow distributions (`--stats dist`).
-    dist: crate::flowstats::Dist,
+    dist: crate::observe::flowstats::Dist,
     /// The TCP analysis (`--stats tcp`).
-    tcp: crate::tcpstats::Tcp,
+    tcp: crate::observe::tcpstats::Tcp,
     /// The acting side (`wirespeed inline`): reads the flow's risks, so after every observer
     /// with facts. None elsewhere; set by [`crate::Worker::act`].
-    act: crate::act::Inline,
+    act: crate::observe::act::Inline,
 }
 
 impl Observers {
@@ -261,9 +267,13 @@ impl Observers {
         let slots = table.config().capacity;
         Observers {
             locator: table.locator(),
-            entropy: cfg.entropy.then(|| crate::entropy::Entropy::new(slots)),
-            dist: cfg.dist.then(|| crate::flowstats::Dist::new(slots)),
-            tcp: cfg.tcp.then(|| crate::tcpstats::Tcp::new(slots)),
+            entropy: cfg
+                .entropy
+                .then(|| crate::observe::entropy::Entropy::new(slots)),
+            dist: cfg
+                .dist
+                .then(|| crate::observe::flowstats::Dist::new(slots)),
+            tcp: cfg.tcp.then(|| crate::observe::tcpstats::Tcp::new(slots)),
             act: None,
         }
     }
