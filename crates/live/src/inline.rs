@@ -9,9 +9,10 @@
 //! and a packet this process cannot parse is accepted.
 
 use crate::nfqueue::{self, Queue, QueueConfig, Queued, MARK_MASK, MARK_SHIFT};
+pub use crate::nfqueue::{QueueCounters, QueueSnapshot};
 use crate::sys;
 use std::io;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use wirespeed_act::{dscp, PacketAct, PolicyCell};
@@ -45,33 +46,6 @@ pub struct InlineConfig {
     pub metrics: Option<Arc<crate::metrics::RunStats>>,
 }
 
-/// Counters of the queues, all workers together.
-#[derive(Debug, Default)]
-pub struct QueueCounters {
-    /// Packets received.
-    pub packets: AtomicU64,
-    /// Packets accepted unchanged.
-    pub accepted: AtomicU64,
-    /// Packets dropped by the policy.
-    pub dropped: AtomicU64,
-    /// Packets accepted with their DSCP rewritten here.
-    pub marked: AtomicU64,
-    /// Packets answered with a hand-off to the kernel (a repeat verdict with the action in the
-    /// mark): a flow's first once it is settled, and any of a connection the kernel tracks apart.
-    pub bound: AtomicU64,
-    /// Packets the kernel gave an id but could not hand over (its socket buffer was full), and
-    /// so accepted unseen (fail open), from the gaps in its packet ids. Packets accepted because
-    /// the queue was full get no id and are counted by the kernel nowhere: the NFQUEUE rule's
-    /// packet counter (`iptables-legacy -L -v -x`) minus the packets received says how many.
-    /// Also any packet past a batch's room in one datagram, answered accept at once.
-    pub unseen: AtomicU64,
-    /// Packets that came back with a bound action in their mark: the firewall lacks the rules
-    /// that act on it (`--print-rules`); answered here.
-    pub rules_missing: AtomicU64,
-    /// Messages that could not be parsed.
-    pub malformed: AtomicU64,
-}
-
 /// How an inline run went.
 #[derive(Debug, Default)]
 pub struct InlineOutcome {
@@ -83,44 +57,6 @@ pub struct InlineOutcome {
     pub queue: QueueSnapshot,
     /// Seconds it ran.
     pub elapsed_s: f64,
-}
-
-/// The queue counters' values.
-#[derive(Clone, Copy, Debug, Default)]
-pub struct QueueSnapshot {
-    /// See [`QueueCounters`].
-    pub packets: u64,
-    /// See [`QueueCounters`].
-    pub accepted: u64,
-    /// See [`QueueCounters`].
-    pub dropped: u64,
-    /// See [`QueueCounters`].
-    pub marked: u64,
-    /// See [`QueueCounters`].
-    pub bound: u64,
-    /// See [`QueueCounters`].
-    pub unseen: u64,
-    /// See [`QueueCounters`].
-    pub rules_missing: u64,
-    /// See [`QueueCounters`].
-    pub malformed: u64,
-}
-
-impl QueueCounters {
-    /// The values now.
-    pub fn snapshot(&self) -> QueueSnapshot {
-        let l = |a: &AtomicU64| a.load(Ordering::Relaxed);
-        QueueSnapshot {
-            packets: l(&self.packets),
-            accepted: l(&self.accepted),
-            dropped: l(&self.dropped),
-            marked: l(&self.marked),
-            bound: l(&self.bound),
-            unseen: l(&self.unseen),
-            rules_missing: l(&self.rules_missing),
-            malformed: l(&self.malformed),
-        }
-    }
 }
 
 /// Run until `stop` (SIGINT/SIGTERM) or `cfg.duration`; every open flow is then ended and

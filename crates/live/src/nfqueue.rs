@@ -15,6 +15,7 @@
 
 use crate::sys::NetlinkSocket;
 use std::io;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 /// `NFNL_SUBSYS_QUEUE`.
 const SUBSYS_QUEUE: u16 = 3;
@@ -368,6 +369,71 @@ impl Queue {
             attr(b, NFQA_CFG_CMD, &[CMD_UNBIND, 0, 0, 0]);
             finish(b, s);
         })
+    }
+}
+
+/// Counters of the queues, all workers together.
+#[derive(Debug, Default)]
+pub struct QueueCounters {
+    /// Packets received.
+    pub packets: AtomicU64,
+    /// Packets accepted unchanged.
+    pub accepted: AtomicU64,
+    /// Packets dropped by the policy.
+    pub dropped: AtomicU64,
+    /// Packets accepted with their DSCP rewritten here.
+    pub marked: AtomicU64,
+    /// Packets answered with a hand-off to the kernel (a repeat verdict with the action in the
+    /// mark): a flow's first once it is settled, and any of a connection the kernel tracks apart.
+    pub bound: AtomicU64,
+    /// Packets the kernel gave an id but could not hand over (its socket buffer was full), and
+    /// so accepted unseen (fail open), from the gaps in its packet ids. Packets accepted because
+    /// the queue was full get no id and are counted by the kernel nowhere: the NFQUEUE rule's
+    /// packet counter (`iptables-legacy -L -v -x`) minus the packets received says how many.
+    /// Also any packet past a batch's room in one datagram, answered accept at once.
+    pub unseen: AtomicU64,
+    /// Packets that came back with a bound action in their mark: the firewall lacks the rules
+    /// that act on it (`--print-rules`); answered here.
+    pub rules_missing: AtomicU64,
+    /// Messages that could not be parsed.
+    pub malformed: AtomicU64,
+}
+
+/// The queue counters' values.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct QueueSnapshot {
+    /// See [`QueueCounters`].
+    pub packets: u64,
+    /// See [`QueueCounters`].
+    pub accepted: u64,
+    /// See [`QueueCounters`].
+    pub dropped: u64,
+    /// See [`QueueCounters`].
+    pub marked: u64,
+    /// See [`QueueCounters`].
+    pub bound: u64,
+    /// See [`QueueCounters`].
+    pub unseen: u64,
+    /// See [`QueueCounters`].
+    pub rules_missing: u64,
+    /// See [`QueueCounters`].
+    pub malformed: u64,
+}
+
+impl QueueCounters {
+    /// The values now.
+    pub fn snapshot(&self) -> QueueSnapshot {
+        let l = |a: &AtomicU64| a.load(Ordering::Relaxed);
+        QueueSnapshot {
+            packets: l(&self.packets),
+            accepted: l(&self.accepted),
+            dropped: l(&self.dropped),
+            marked: l(&self.marked),
+            bound: l(&self.bound),
+            unseen: l(&self.unseen),
+            rules_missing: l(&self.rules_missing),
+            malformed: l(&self.malformed),
+        }
     }
 }
 

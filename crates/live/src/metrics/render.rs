@@ -4,7 +4,7 @@
 
 use super::page::PageState;
 use super::{Exposition, Type};
-use crate::inline::QueueCounters;
+use crate::nfqueue::QueueCounters;
 use crate::sys::KernelStats;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
