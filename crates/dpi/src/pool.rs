@@ -2,12 +2,12 @@
 //! per-packet driver ([`Dpi::inspect`]: context, budget, reassembly, search patterns, field
 //! subscription), and the sizes and counters it runs with ([`DpiConfig`], [`DpiStats`]).
 
-use crate::schedule::{run, Set, MAX_INSPECTORS};
+use crate::schedule::{run, Ctx, MAX_INSPECTORS};
 use crate::{
-    events, matcher, proto, reasm, Dir, DpiRules, Expect, Field, Hints, LabelId, Meta, StateArea,
-    LONG_BUDGET, PENDING, TCP, UDP,
+    events, matcher, proto, reasm, Dir, DpiRules, Expect, Field, Hints, LabelId, Meta, LONG_BUDGET,
+    TCP, UDP,
 };
-use reasm::{ReasmPool, Stream};
+use reasm::ReasmPool;
 use std::net::IpAddr;
 use std::sync::Arc;
 
@@ -57,7 +57,8 @@ pub struct DpiStats {
     pub malformed: u64,
     /// Metadata values truncated to their cap, or dropped because the area was full.
     pub meta_truncated: u64,
-    /// Unsure candidates' evidence dropped because [`PENDING`] others already kept theirs.
+    /// Unsure candidates' evidence dropped because [`PENDING`](crate::PENDING) others already
+    /// kept theirs.
     pub evidence_dropped: u64,
     /// Transaction events completed ([`Dpi::enable_events`]; 0 without).
     pub events: u64,
@@ -174,76 +175,6 @@ pub(crate) fn slot(handle: u32) -> Option<usize> {
     match handle {
         NO_HANDLE | DONE | RULED_OUT => None,
         h => Some((h & !(DONE_BIT | EV_BIT)) as usize - 1),
-    }
-}
-
-/// Per-flow inspection context (pooled).
-pub(crate) struct Ctx {
-    pub(crate) ruled_out: Set,
-    /// Every candidate said `NotForUs` (inspection ended by exclusion, not by the budget).
-    pub(crate) excluded: bool,
-    /// Index + 1 of the inspector that claimed the flow (0 = none yet).
-    pub(crate) chosen: u16,
-    pub(crate) label: Option<LabelId>,
-    pub(crate) counted: bool,
-    pub(crate) done: bool,
-    pub(crate) pkts: [u8; 2],
-    pub(crate) state: StateArea,
-    /// Evidence of candidates that answered Unsure with state: (registry index + 1, state),
-    /// 0 = a free slot.
-    pub(crate) pending: [(u16, StateArea); PENDING],
-    /// The chosen inspector follows the flow past the budget ([`Cx::want_long`]).
-    pub(crate) long: bool,
-    /// A connection the flow announced, not yet taken by the engine.
-    pub(crate) expect: Option<Expect>,
-    pub(crate) stream: [Stream; 2],
-    pub(crate) meta: Meta,
-    pub(crate) matches: matcher::Matches,
-    /// The chosen inspector's last answer asked for packets for transaction events.
-    pub(crate) ev_more: bool,
-    /// Inspection for the record is over; it goes on for transaction events only.
-    pub(crate) ev_only: bool,
-}
-
-impl Ctx {
-    pub(crate) fn new() -> Self {
-        Ctx {
-            ruled_out: Set::EMPTY,
-            excluded: false,
-            chosen: 0,
-            label: None,
-            counted: false,
-            done: false,
-            pkts: [0; 2],
-            state: StateArea::ZERO,
-            pending: [(0, StateArea::ZERO); PENDING],
-            long: false,
-            expect: None,
-            stream: [Stream::default(); 2],
-            meta: Meta::default(),
-            matches: matcher::Matches::default(),
-            ev_more: false,
-            ev_only: false,
-        }
-    }
-
-    pub(crate) fn reset(&mut self) {
-        self.ruled_out = Set::EMPTY;
-        self.excluded = false;
-        self.chosen = 0;
-        self.label = None;
-        self.counted = false;
-        self.done = false;
-        self.pkts = [0; 2];
-        self.state = StateArea::ZERO;
-        self.pending = [(0, StateArea::ZERO); PENDING];
-        self.long = false;
-        self.expect = None;
-        self.stream = [Stream::default(); 2];
-        self.meta.clear();
-        self.matches = matcher::Matches::default();
-        self.ev_more = false;
-        self.ev_only = false;
     }
 }
 
