@@ -206,7 +206,7 @@ impl<S: RecordSink> Output<S> {
 /// The record of `f` as it stands (its verdict, counters, metadata, risks), without the
 /// classifiers' own fields ([`Stage::fill`]), what only the output knows (source, id) or the
 /// observers' columns ([`Observers::ended`]). Its risks are judged from the flow's facts
-/// ([`crate::observe::risks::FlowFacts`], the observers' `seen` among them) before the record is made;
+/// ([`FlowFacts`], the observers' `seen` among them) before the record is made;
 /// the record takes them, and the metadata they were judged from. (Returned as it is made, not
 /// from a variable: it is written in place, not copied.)
 #[inline]

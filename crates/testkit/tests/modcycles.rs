@@ -18,8 +18,9 @@ use std::path::{Path, PathBuf};
 /// one another by design.
 const ALLOWED: &[(&str, &[&str])] = &[("wire", &["decode", "ip", "l4", "link", "tunnel", "wifi"])];
 
-/// Cycles still there, to be broken (none now). This list may only shrink: the test fails when a listed
-/// cycle no longer exists (or has changed), so it is kept exact, and fails on any new one.
+/// Cycles still there, to be broken (none now). This list may only shrink: the test fails when
+/// a listed cycle no longer exists (or has changed), so it is kept exact, and fails on any new
+/// one.
 const KNOWN: &[(&str, &[&str])] = &[];
 
 /// The repository's root.
@@ -469,7 +470,8 @@ fn a_planted_cycle_is_found() {
     write(
         "a.rs",
         "// crate::d::D in a comment\n/* and crate::d /* nested */ crate::d */\n\
-         pub struct A(crate::b::B);\nconst S: &str = \"crate::d\";\nconst R: &str = r#\"crate::d\"#;\n\
+         pub struct A(crate::b::B);\nconst S: &str = \"crate::d\";\n\
+         const R: &str = r#\"crate::d\"#;\n\
          fn f<'a>(x: &'a str) -> char { 'x' }\nmacro_rules! m { () => { $crate::d::D } }\n\
          #[cfg(test)]\nmod tests {\n    use crate::d::D;\n    fn g() { let _ = { 1 }; }\n}\n",
     );

@@ -20,7 +20,7 @@
 //!   observer for the flow's risks (gathered only for an observer that reads them,
 //!   [`Observer::READS_FACTS`]: the actor) and where the packet's action goes.
 //! - [`Observer::facts`]: what it knows of a flow that risk assessment needs
-//!   ([`crate::observe::risks::FlowFacts`]): at the flow's record, and before a hook that reads them.
+//!   ([`risks::FlowFacts`]): at the flow's record, and before a hook that reads them.
 //! - [`Observer::ended`]: the flow ends (idle, FIN/RST, evicted, the input's end: one hook for
 //!   all) or gets an interim record: it adds its columns to the record and, when the flow ends,
 //!   frees its state. A slot reused without it (never, as the table ends every flow it drops)
