@@ -116,6 +116,10 @@ pub struct LabelEntry {
     app: Box<str>,
     category: Box<str>,
     breed: Breed,
+    /// nDPI's printed name ([`LabelEntry::proto`]), made once here rather than per record.
+    proto: Box<str>,
+    /// No name holds a quote, backslash or comma ([`LabelEntry::plain`]).
+    plain: bool,
 }
 
 impl LabelEntry {
@@ -141,6 +145,21 @@ impl LabelEntry {
     #[inline]
     pub fn breed(&self) -> Breed {
         self.breed
+    }
+
+    /// nDPI's "MASTER.APP" form of the label (just "APP" when the master is the same, empty or
+    /// Unknown): the `proto` of flow records.
+    #[inline]
+    pub fn proto(&self) -> &str {
+        &self.proto
+    }
+
+    /// Whether no name of the label (nor its [`LabelEntry::proto`]) holds a quote, backslash
+    /// or comma. Names hold no control character (see [`Labels::intern`]), so the record
+    /// writers write a plain label's names as they are, in JSON (no escape) and CSV (no quotes).
+    #[inline]
+    pub fn plain(&self) -> bool {
+        self.plain
     }
 }
 
@@ -230,11 +249,21 @@ impl Labels {
             return Err(LabelError::Full);
         }
         let id = LabelId(self.entries.len() as u16);
+        let proto = if master == app || master == "Unknown" {
+            app.into()
+        } else {
+            format!("{master}.{app}").into()
+        };
+        let plain = [master, app, category]
+            .iter()
+            .all(|n| !n.contains(['"', '\\', ',']));
         self.entries.push(LabelEntry {
             master: master.into(),
             app: app.into(),
             category: category.into(),
             breed,
+            proto,
+            plain,
         });
         self.by_name.insert(key.into_boxed_str(), id);
         Ok(id)
@@ -313,6 +342,25 @@ mod tests {
         assert_eq!(l.len(), 4);
         // An id from a larger registry reads as Unknown, not out of bounds.
         assert_eq!(l.get(LabelId(999)).app(), "Unknown");
+    }
+
+    /// nDPI's "MASTER.APP" (just "APP" when the master adds nothing), and whether a record
+    /// writer may write the names as they are.
+    #[test]
+    fn proto_names_and_plainness() {
+        let mut l = Labels::new();
+        let proto = |l: &Labels, id| (l.get(id).proto().to_string(), l.get(id).plain());
+        let dns = l.intern("DNS", "DNS", "Network", Breed::Safe).unwrap();
+        assert_eq!(proto(&l, dns), ("DNS".into(), true));
+        let g = l.intern("TLS", "Google", "Web", Breed::Safe).unwrap();
+        assert_eq!(proto(&l, g), ("TLS.Google".into(), true));
+        let u = l.intern("Unknown", "Zoom", "Video", Breed::Safe).unwrap();
+        assert_eq!(proto(&l, u), ("Zoom".into(), true));
+        assert_eq!(proto(&l, LabelId::UNKNOWN), ("Unknown".into(), true));
+        for (m, a, c) in [("A\\", "b", "c"), ("a", "b\"", "c"), ("a", "b", "c,d")] {
+            let id = l.intern(m, a, c, Breed::Safe).unwrap();
+            assert!(!l.get(id).plain(), "{m} {a} {c}");
+        }
     }
 
     #[test]

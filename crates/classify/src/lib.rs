@@ -59,7 +59,7 @@ pub enum Method {
 
 impl Method {
     /// Name written in flow records.
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             Method::Port => "port",
             Method::Ip => "ip",

@@ -118,7 +118,7 @@ pub enum EndReason {
 
 impl EndReason {
     /// Name written in flow records.
-    pub fn as_str(self) -> &'static str {
+    pub const fn as_str(self) -> &'static str {
         match self {
             EndReason::Idle => "idle",
             EndReason::Fin => "fin",

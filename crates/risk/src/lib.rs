@@ -119,7 +119,7 @@ pub enum Severity {
 
 impl Severity {
     /// nDPI's score for the severity (`ndpi_risk_score`: 10, 50, 100, 150, 200, 250).
-    pub fn score(self) -> u16 {
+    pub const fn score(self) -> u16 {
         match self {
             Severity::Low => 10,
             Severity::Medium => 50,
@@ -156,12 +156,12 @@ macro_rules! risks {
             pub const ALL: &'static [Risk] = &[$(Risk::$v,)*];
 
             /// The text nDPI prints for the kind (`ndpi_risk2str`, its spelling kept).
-            pub fn name(self) -> &'static str {
+            pub const fn name(self) -> &'static str {
                 match self { $(Risk::$v => $name,)* }
             }
 
             /// Severity in nDPI's risk table (`ndpi_known_risks`).
-            pub fn severity(self) -> Severity {
+            pub const fn severity(self) -> Severity {
                 match self { $(Risk::$v => Severity::$sev,)* }
             }
 
@@ -172,7 +172,7 @@ macro_rules! risks {
             }
 
             /// The kind with nDPI id `id` (1 to 56).
-            pub fn from_id(id: u8) -> Option<Risk> {
+            pub const fn from_id(id: u8) -> Option<Risk> {
                 match id { $($id => Some(Risk::$v),)* _ => None }
             }
         }
@@ -301,7 +301,7 @@ impl Risk {
     }
 
     /// nDPI's score for the kind: its severity's score.
-    pub fn score(self) -> u16 {
+    pub const fn score(self) -> u16 {
         self.severity().score()
     }
 
