@@ -8,7 +8,7 @@
 //! records: the Python module hands them to pyarrow, and the Parquet writer
 //! (`crate::parquet`) encodes the same builders' arrays as row groups.
 
-use crate::format::{proto_label, Columns, Fmt};
+use crate::format::{Columns, Fmt};
 use crate::{l4_name, FlowRecord, RecordSink, META_FIELDS, NUMERIC_META};
 use arrow_array::builder::{
     BooleanBuilder, Float64Builder, Int32Builder, ListBuilder, StringBuilder,
@@ -544,7 +544,7 @@ pub(crate) fn append(cols: &mut [Builder], r: &FlowRecord<'_>, c: &Columns, scra
     // Labels by their id in the run's registry.
     let labels = std::ptr::from_ref(r.labels) as usize;
     let (label, id) = (r.label_names(), r.label.index());
-    proto(&mut row, scratch, labels, Some((id, label)));
+    proto(&mut row, labels, Some((id, label)));
     row.text_id(labels, id, label.app());
     row.text_id(labels, id, label.master());
     row.text_id(labels, id, label.category());
@@ -554,7 +554,7 @@ pub(crate) fn append(cols: &mut [Builder], r: &FlowRecord<'_>, c: &Columns, scra
     row.int(Some(r.ttb_pkts.into()));
     row.int(Some(r.ttb_us));
     let fpc = r.fpc.map(|(l, _)| (l.index(), r.labels.get(l)));
-    proto(&mut row, scratch, labels, fpc);
+    proto(&mut row, labels, fpc);
     row.opt(r.fpc.map_or("", |f| f.1.as_str()));
     row.flag(Some(r.encrypted));
     scratch.clear();
@@ -612,23 +612,11 @@ pub(crate) fn append(cols: &mut [Builder], r: &FlowRecord<'_>, c: &Columns, scra
 }
 
 /// `MASTER.APP` (or `APP`) of a label (its id among `labels`' ids), or null.
-fn proto(
-    row: &mut Row<'_>,
-    scratch: &mut Vec<u8>,
-    labels: usize,
-    l: Option<(usize, &wirespeed_classify::LabelEntry)>,
-) {
+fn proto(row: &mut Row<'_>, labels: usize, l: Option<(usize, &wirespeed_classify::LabelEntry)>) {
     let Some((id, l)) = l else {
         return row.text(None);
     };
-    let (m, a) = proto_label(l);
-    scratch.clear();
-    scratch.extend_from_slice(m.as_bytes());
-    if let Some(a) = a {
-        scratch.push(b'.');
-        scratch.extend_from_slice(a.as_bytes());
-    }
-    row.text_id(labels, id, as_text(scratch));
+    row.text_id(labels, id, l.proto());
 }
 
 /// The id space of IP protocol numbers ([`Row::text_id`]; no registry's address).

@@ -13,15 +13,26 @@ use std::net::IpAddr;
 /// false when it is not defined here: ICMP and ICMPv6, whose IDs take the message's type and
 /// code, which a flow record does not keep, and end-points of mixed IP versions.
 pub fn community_id(out: &mut Vec<u8>, src: (IpAddr, u16), dst: (IpAddr, u16), proto: u8) -> bool {
+    match id_text(src, dst, proto) {
+        Some(id) => {
+            out.extend_from_slice(&id);
+            true
+        }
+        None => false,
+    }
+}
+
+/// The Community ID's text (`1:` and 28 bytes of base64), as [`community_id`] writes it.
+pub(crate) fn id_text(src: (IpAddr, u16), dst: (IpAddr, u16), proto: u8) -> Option<[u8; 30]> {
     if matches!(proto, 1 | 58) {
-        return false;
+        return None;
     }
     let ports = matches!(proto, 6 | 17 | 132);
     // Addresses as the bytes they are hashed as; the end-points ordered by address, then port.
     let (s, d): (&[u8], &[u8]) = match (&src.0, &dst.0) {
         (IpAddr::V4(s), IpAddr::V4(d)) => (&s.octets()[..], &d.octets()[..]),
         (IpAddr::V6(s), IpAddr::V6(d)) => (&s.octets()[..], &d.octets()[..]),
-        _ => return false,
+        _ => return None,
     };
     let ((sa, sp), (da, dp)) = if (s, src.1) <= (d, dst.1) {
         ((s, src.1), (d, dst.1))
@@ -37,13 +48,13 @@ pub fn community_id(out: &mut Vec<u8>, src: (IpAddr, u16), dst: (IpAddr, u16), p
         h.update(sp.to_be_bytes());
         h.update(dp.to_be_bytes());
     }
-    out.extend_from_slice(b"1:");
-    let mut enc = [0u8; 28];
-    let n = base64::engine::general_purpose::STANDARD
-        .encode_slice(h.finalize(), &mut enc)
-        .unwrap_or(0);
-    out.extend_from_slice(&enc[..n]);
-    true
+    let mut id = [0u8; 30];
+    id[..2].copy_from_slice(b"1:");
+    // 20 bytes are 28 of base64 (with one `=`): the slice is the size it needs.
+    base64::engine::general_purpose::STANDARD
+        .encode_slice(h.finalize(), &mut id[2..])
+        .ok()?;
+    Some(id)
 }
 
 #[cfg(test)]

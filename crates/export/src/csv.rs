@@ -1,24 +1,8 @@
 //! CSV (RFC 4180) with a header line: every column in [`crate::FIELDS`] order.
 
-use crate::format::{flush_at, record, Columns, Syntax, FLUSH_AT};
+use crate::format::{flush_at, record, record_buffer, Columns, Syntax, FLUSH_AT};
 use crate::{FlowRecord, RecordSink, FIELDS};
 use std::io::{self, Write};
-
-/// CSV field (RFC 4180): quoted when it holds a comma, quote, CR or LF; quotes doubled.
-pub(crate) fn csv_str(buf: &mut Vec<u8>, s: &str) {
-    if !s.bytes().any(|b| matches!(b, b',' | b'"' | b'\n' | b'\r')) {
-        buf.extend_from_slice(s.as_bytes());
-        return;
-    }
-    buf.push(b'"');
-    for b in s.bytes() {
-        if b == b'"' {
-            buf.push(b'"');
-        }
-        buf.push(b);
-    }
-    buf.push(b'"');
-}
 
 /// Writes CSV with a header line.
 pub struct CsvWriter<W: Write> {
@@ -33,7 +17,7 @@ impl<W: Write> CsvWriter<W> {
     pub fn new(out: W, with_source: bool) -> Self {
         let mut w = CsvWriter {
             out,
-            buf: Vec::with_capacity(FLUSH_AT + 4096),
+            buf: record_buffer(),
             cols: Columns {
                 with_source,
                 ..Columns::default()
@@ -135,43 +119,6 @@ impl Syntax for Csv {
     const JSON: bool = false;
     const OPEN: &'static [u8] = b"";
     const CLOSE: &'static [u8] = b"\n";
-
-    #[inline]
-    fn str(b: &mut Vec<u8>, s: &str) {
-        csv_str(b, s);
-    }
-
-    #[inline]
-    fn quoted(b: &mut Vec<u8>, write: impl FnOnce(&mut Vec<u8>)) {
-        write(b);
-    }
-
-    #[inline]
-    fn proto(b: &mut Vec<u8>, master: &str, app: Option<&str>) {
-        match app {
-            Some(a) => csv_pair(b, master, a),
-            None => csv_str(b, master),
-        }
-    }
-}
-
-/// `MASTER.APP` as one CSV field, quoted when either part needs it (no `String` per record).
-pub(crate) fn csv_pair(buf: &mut Vec<u8>, m: &str, a: &str) {
-    let special = |s: &str| s.bytes().any(|b| matches!(b, b',' | b'"' | b'\n' | b'\r'));
-    if !special(m) && !special(a) {
-        buf.extend_from_slice(m.as_bytes());
-        buf.push(b'.');
-        buf.extend_from_slice(a.as_bytes());
-        return;
-    }
-    buf.push(b'"');
-    for b in m.bytes().chain(std::iter::once(b'.')).chain(a.bytes()) {
-        if b == b'"' {
-            buf.push(b'"');
-        }
-        buf.push(b);
-    }
-    buf.push(b'"');
 }
 
 impl<W: Write> CsvWriter<W> {

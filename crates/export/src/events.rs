@@ -14,7 +14,6 @@
 //! without bound.
 
 use crate::format::{flush_at, Fmt, FLUSH_AT};
-use crate::json::json_str;
 use std::io::{self, Write};
 use std::net::IpAddr;
 
@@ -203,7 +202,7 @@ impl Obj<'_> {
     fn str(&mut self, k: &str, v: Option<&str>) {
         self.key(k);
         match v {
-            Some(v) => json_str(self.buf, capped(v)),
+            Some(v) => Fmt::json_str(self.buf, capped(v)),
             None => self.buf.extend_from_slice(b"null"),
         }
     }
@@ -277,7 +276,7 @@ pub fn line(buf: &mut Vec<u8>, head: &EventHead, ev: &Event<'_>) {
                 if i > 0 {
                     o.buf.push(b',');
                 }
-                json_str(o.buf, capped(a));
+                Fmt::json_str(o.buf, capped(a));
             }
             o.buf.push(b']');
             o.key("ttls");

@@ -1,128 +1,98 @@
-//! What JSON lines and CSV share: number and address formatting, the one walk over a record's
-//! fields in [`crate::FIELDS`] order ([`record`]), parameterised by the format's [`Syntax`].
+//! What JSON lines and CSV share: the one walk over a record's fields in [`crate::FIELDS`] order
+//! ([`record`]), parameterised by the format's [`Syntax`], and the room a record can take
+//! ([`bound`]), reserved once so that the walk appends without a check ([`Out`]).
+//!
+//! Issue 37: a record in ≤ 1,500 instructions. By design: one reservation per record; the
+//! constant text between values (keys, quotes) appended as whole runs; numbers by fixed-width
+//! word arithmetic ([`crate::out`]); metadata, mostly absent, as one constant run when none is
+//! set and as runs of it between the set ones otherwise.
 
-use crate::{l4_name, FlowRecord, META_COUNT, META_JSON_KEYS, META_JSON_NULLS, NUMERIC_META};
+#![allow(unsafe_code)]
+
+use crate::out::{
+    json_keys, json_room, Cursor, Out, Padded, Padded48, TsDigits, IP_ROOM, TS_ROOM, UINT_ROOM,
+};
+use crate::{
+    l4_name, FlowRecord, ACT_FIELDS, CORE_FIELDS, CORE_TAIL, DIST_FIELDS, META_COUNT, META_FIELDS,
+    META_JSON_NULLS, NUMERIC_META, SPLT_FIELDS, STATS_FIELDS, TCP_FIELDS,
+};
 use std::io::{self, Write};
 use std::net::IpAddr;
+use wirespeed_risk::Risk;
 use wirespeed_classify::{LabelEntry, Method};
+use wirespeed_flow::EndReason;
 
-/// "00" to "99", for writing two decimal digits at once.
-const DIGIT_PAIRS: [u8; 200] = {
-    let mut t = [0u8; 200];
-    let mut i = 0;
-    while i < 100 {
-        t[2 * i] = b'0' + (i / 10) as u8;
-        t[2 * i + 1] = b'0' + (i % 10) as u8;
-        i += 1;
-    }
-    t
-};
-
-/// Formatting helpers writing into a byte buffer.
+/// Formatting into a byte buffer, for the writers that build their text piece by piece
+/// (events, Arrow's text columns): the record walk's formatting behind a safe call each.
 pub(crate) struct Fmt;
 
 impl Fmt {
     #[inline]
-    pub(crate) fn int(buf: &mut Vec<u8>, v: impl itoa::Integer) {
-        let mut b = itoa::Buffer::new();
-        buf.extend_from_slice(b.format(v).as_bytes());
+    pub(crate) fn int(buf: &mut Vec<u8>, v: impl Into<u64>) {
+        let mut o = Out::new(buf, UINT_ROOM);
+        // SAFETY: UINT_ROOM reserved.
+        unsafe { o.uint(v.into()) }
     }
 
     #[inline]
     pub(crate) fn ip(buf: &mut Vec<u8>, ip: &IpAddr) {
-        match ip {
-            IpAddr::V4(a) => {
-                // Built in a block and appended by one copy: four integer formats and seven
-                // appends cost 10% of the worst case's record time (`cargo bench -p
-                // wirespeed-export`).
-                let mut t = [0u8; 15];
-                let mut n = 0;
-                for (i, &o) in a.octets().iter().enumerate() {
-                    if i > 0 {
-                        t[n] = b'.';
-                        n += 1;
-                    }
-                    if o >= 100 {
-                        t[n] = b'0' + o / 100;
-                        n += 1;
-                    }
-                    if o >= 10 {
-                        t[n] = b'0' + o / 10 % 10;
-                        n += 1;
-                    }
-                    t[n] = b'0' + o % 10;
-                    n += 1;
-                }
-                buf.extend_from_slice(&t[..n]);
-            }
-            // Display gives the RFC 5952 text form; IPv6 is rarer, so this is fine.
-            IpAddr::V6(a) => {
-                let _ = write!(buf, "{a}");
-            }
-        }
+        let mut o = Out::new(buf, IP_ROOM);
+        // SAFETY: IP_ROOM reserved, what either form needs.
+        unsafe { ip_text(&mut o, ip) }
     }
 
     /// Seconds with microseconds: `1600000000.123456`.
     #[inline]
     pub(crate) fn ts(buf: &mut Vec<u8>, ns: u64) {
-        Fmt::int(buf, ns / 1_000_000_000);
-        // The six decimals, two digits at a time from a table, in one append.
-        let us = ((ns % 1_000_000_000) / 1000) as usize;
-        let pair = |n: usize| &DIGIT_PAIRS[2 * n..2 * n + 2];
-        let mut t = [b'.'; 7];
-        t[1..3].copy_from_slice(pair(us / 10_000));
-        t[3..5].copy_from_slice(pair(us / 100 % 100));
-        t[5..7].copy_from_slice(pair(us % 100));
-        buf.extend_from_slice(&t);
-    }
-
-    /// A non-negative number with three decimals (rounded half up); a value that is not
-    /// finite, or negative, as 0.
-    #[inline]
-    pub(crate) fn fixed3(buf: &mut Vec<u8>, v: f64) {
-        let v = if v.is_finite() && v > 0.0 { v } else { 0.0 };
-        // Past 2^53 thousandths a double has no third decimal left to write.
-        let t = (v * 1000.0 + 0.5).min(9.0e15) as u64;
-        Fmt::int(buf, t / 1000);
-        buf.push(b'.');
-        let f = t % 1000;
-        buf.push(b'0' + (f / 100) as u8);
-        buf.push(b'0' + (f / 10 % 10) as u8);
-        buf.push(b'0' + (f % 10) as u8);
+        let mut o = Out::new(buf, TS_ROOM);
+        // SAFETY: TS_ROOM reserved.
+        unsafe { o.ts(ns) }
     }
 
     /// A fraction in [0, 1] with two decimals.
-    #[inline]
+    #[cfg(test)]
     pub(crate) fn conf(buf: &mut Vec<u8>, c: f32) {
-        let c = if c.is_finite() {
-            c.clamp(0.0, 1.0)
-        } else {
-            0.0
-        };
-        // Round half away from zero, as `f32::round`, without its libm call: c * 100 is in
-        // [0, 100], and in f64 adding 0.5 is exact, so truncating is the same rounding.
-        let hundredths = ((f64::from(c * 100.0) + 0.5) as usize).min(100);
-        let h = hundredths % 100;
-        buf.extend_from_slice(&[
-            b'0' + (hundredths / 100) as u8,
-            b'.',
-            DIGIT_PAIRS[2 * h],
-            DIGIT_PAIRS[2 * h + 1],
-        ]);
+        let mut o = Out::new(buf, 4);
+        // SAFETY: 4 bytes reserved.
+        unsafe { o.conf(c) }
+    }
+
+    /// A JSON string (RFC 8259), quoted and escaped.
+    #[inline]
+    pub(crate) fn json_str(buf: &mut Vec<u8>, s: &str) {
+        let mut o = Out::new(buf, json_room(s.len()));
+        // SAFETY: json_room reserved.
+        unsafe { o.json_str(s) }
+    }
+
+    /// A CSV field (RFC 4180), quoted when it needs to be.
+    #[cfg(test)]
+    pub(crate) fn csv_str(buf: &mut Vec<u8>, s: &str) {
+        let mut o = Out::new(buf, crate::out::csv_room(s.len()));
+        // SAFETY: csv_room reserved.
+        unsafe { o.csv_str(s) }
     }
 }
 
-/// nDPI's "MASTER.APP" form (just "APP" when both are the same).
-pub(crate) fn proto_label(l: &LabelEntry) -> (&str, Option<&str>) {
-    let (master, app) = (l.master(), l.app());
-    if master.is_empty() || master == app || master == "Unknown" {
-        (app, None)
-    } else {
-        (master, Some(app))
+/// An address, IPv4 or IPv6.
+///
+/// # Safety
+/// Room for [`IP_ROOM`] bytes.
+#[inline(always)]
+unsafe fn ip_text(o: &mut Cursor, ip: &IpAddr) {
+    match ip {
+        IpAddr::V4(a) => o.ipv4(a),
+        IpAddr::V6(a) => o.ipv6(a),
     }
 }
 
 pub(crate) const FLUSH_AT: usize = 1 << 16;
+
+/// A writer's buffer: [`FLUSH_AT`] and room for a large record past it, so that the reservation
+/// of a record ([`bound`]) rarely grows it.
+pub(crate) fn record_buffer() -> Vec<u8> {
+    Vec::with_capacity(FLUSH_AT + (32 << 10))
+}
 
 /// Hand the buffered records to `out` once there are at least `at` bytes of them.
 pub(crate) fn flush_at<W: Write>(out: &mut W, buf: &mut Vec<u8>, at: usize) -> io::Result<()> {
@@ -134,52 +104,106 @@ pub(crate) fn flush_at<W: Write>(out: &mut W, buf: &mut Vec<u8>, at: usize) -> i
 }
 
 /// What differs between the two record formats. The fields and their order are written once,
-/// in [`record`]; JSON keys are spelt out at compile time by its `key!` macro.
+/// in [`record`]; JSON keys are spelt out at compile time by its `key!` macro and by the key
+/// tables.
+///
+/// Every method appends without a check: its `# Safety` is room for the bytes it may write,
+/// which [`bound`] counts.
 pub(crate) trait Syntax {
-    /// JSON (`"key":value`, metadata only when set) rather than CSV (every column, in order).
+    /// JSON (`"key":value`) rather than CSV (every column, in order).
     const JSON: bool;
     /// Opens and closes a record.
     const OPEN: &'static [u8];
     const CLOSE: &'static [u8];
+
+    /// The most bytes a byte of a string value becomes (`\u00XX` in JSON, a doubled quote
+    /// in CSV).
+    const ESCAPE: usize = if Self::JSON { 6 } else { 2 };
+
     /// A string value.
-    fn str(b: &mut Vec<u8>, s: &str);
-    /// A value that JSON quotes and CSV writes bare (an address, a protocol name).
-    fn quoted(b: &mut Vec<u8>, write: impl FnOnce(&mut Vec<u8>));
-    /// `MASTER.APP` (or `APP`) as one string.
-    fn proto(b: &mut Vec<u8>, master: &str, app: Option<&str>);
+    ///
+    /// # Safety
+    /// Room for `ESCAPE` × `s.len()` + 2 bytes.
+    #[inline(always)]
+    unsafe fn str(o: &mut Cursor, s: &str) {
+        if Self::JSON {
+            o.json_str(s)
+        } else {
+            o.csv_str(s)
+        }
+    }
+
+    /// A label's name: as it is, quoted in JSON, when the label is [`LabelEntry::plain`] (no
+    /// byte either format escapes or quotes); else as a string.
+    ///
+    /// # Safety
+    /// Room for `ESCAPE` × `s.len()` + 2 bytes.
+    #[inline(always)]
+    unsafe fn label(o: &mut Cursor, s: &str, plain: bool) {
+        if !plain {
+            Self::str(o, s);
+        } else if Self::JSON {
+            o.byte(b'"');
+            o.bytes(s.as_bytes());
+            o.byte(b'"');
+        } else {
+            o.bytes(s.as_bytes());
+        }
+    }
 
     /// An absent value: `null` in JSON, an empty field in CSV (the one way each format says it).
-    #[inline]
-    fn null(b: &mut Vec<u8>) {
+    ///
+    /// # Safety
+    /// Room for 4 bytes.
+    #[inline(always)]
+    unsafe fn null(o: &mut Cursor) {
         if Self::JSON {
-            b.extend_from_slice(b"null");
+            o.bytes(b"null");
         }
     }
 
     /// A string that is absent when empty.
-    #[inline]
-    fn opt_str(b: &mut Vec<u8>, s: &str) {
+    ///
+    /// # Safety
+    /// Room for `ESCAPE` × `s.len()` + 4 bytes.
+    #[inline(always)]
+    unsafe fn opt_str(o: &mut Cursor, s: &str) {
         if s.is_empty() {
-            Self::null(b);
+            Self::null(o);
         } else {
-            Self::str(b, s);
+            Self::str(o, s);
         }
     }
 
     /// A metadata value that is a number on the wire (a DNS query type or response code, an
     /// HTTP status): written bare when it is one, absent otherwise (not seen, or a hostile
     /// packet's text where digits belong).
-    #[inline]
-    fn opt_num(b: &mut Vec<u8>, s: &str) {
-        if !s.is_empty() && s.len() <= 10 && s.bytes().all(|c| c.is_ascii_digit()) {
-            // Leading zeros would not be a JSON number: write the value, not the text.
-            match s.parse::<u64>() {
-                Ok(v) => Fmt::int(b, v),
-                Err(_) => Self::null(b),
-            }
-        } else {
-            Self::null(b);
+    ///
+    /// # Safety
+    /// Room for [`UINT_ROOM`] bytes.
+    #[inline(always)]
+    unsafe fn opt_num(o: &mut Cursor, s: &str) {
+        let b = s.as_bytes();
+        if b.is_empty() || b.len() > 10 || !b.iter().all(u8::is_ascii_digit) {
+            return Self::null(o);
         }
+        if b[0] != b'0' || b.len() == 1 {
+            // Already the number's own text.
+            o.bytes(b);
+        } else {
+            // Leading zeros would not be a JSON number: write the value, not the text.
+            let v = b.iter().fold(0u64, |v, &d| v * 10 + u64::from(d - b'0'));
+            o.uint(v);
+        }
+    }
+
+    /// `true` or `false`.
+    ///
+    /// # Safety
+    /// Room for 5 bytes.
+    #[inline(always)]
+    unsafe fn bool(o: &mut Cursor, v: bool) {
+        o.bytes(if v { b"true" } else { b"false" });
     }
 }
 
@@ -214,10 +238,149 @@ impl Columns {
     }
 }
 
-/// One record in `S`'s syntax: the core fields, the early-flow features and the statistical
-/// verdict ([`early_fields`]), then the metadata, in [`FIELDS`] order.
+/// The room every field is given besides its key and its string's room: more than any value
+/// that is not a string takes with the word stores' spill (an IPv6 address in quotes, 50; a
+/// number, 25; a time, 32; the lists of the first packets have more, [`FEATURES_ROOM`]).
+const VALUE_ROOM: usize = 64;
+
+/// The room of the fields `names`: each its JSON key (`,"name":`, longer than CSV's comma)
+/// and [`VALUE_ROOM`].
+const fn room_of(names: &[&str]) -> usize {
+    let mut n = 0;
+    let mut i = 0;
+    while i < names.len() {
+        n += names[i].len() + 4 + VALUE_ROOM;
+        i += 1;
+    }
+    n
+}
+
+/// The fields every record has (and the record's braces and newline).
+const CORE_ROOM: usize = room_of(&CORE_FIELDS) + room_of(&CORE_TAIL) + room_of(&STATS_FIELDS) + 3;
+/// Each optional group.
+const SOURCE_ROOM: usize = room_of(&["source", "pcap"]);
+const TUNNEL_PARENT_ROOM: usize = room_of(&[crate::TUNNEL_PARENT_FIELD]);
+const COMMUNITY_ROOM: usize = room_of(&[crate::COMMUNITY_FIELD]);
+const ACT_ROOM: usize = room_of(&ACT_FIELDS);
+const DIST_ROOM: usize = room_of(&DIST_FIELDS);
+const TCP_ROOM: usize = room_of(&TCP_FIELDS);
+/// The `splt_*` lists: besides their keys, `[`, five numbers of up to 11 characters with their
+/// separators, `]`, and the last number's spill.
+const FEATURES_ROOM: usize = room_of(crate::FEATURE_FIELDS) + SPLT_FIELDS.len() * VALUE_ROOM;
+const META_ROOM: usize = room_of(&META_FIELDS);
+/// A risk's name and separator, written as one 48-byte store (`RISK_TEXT`, whose build fails on
+/// a longer name).
+pub(crate) const RISK_ROOM: usize = 64;
+
+/// The most bytes [`record`] writes for `r` with `cols` in `S`, given `meta_len`, the total
+/// length of its metadata. Every field is given its key and [`VALUE_ROOM`] (which holds a
+/// string's quotes), and the text of its strings [`Syntax::ESCAPE`] bytes a byte; the risk names
+/// [`RISK_ROOM`] each.
+///
+/// The text's length is a sum of lengths of strings in memory (`MASTER.APP` counted with its
+/// point), some 50 of them at most (below 2^63 on any 64-bit machine): only its product with
+/// the escape factor can overflow, and it saturates (a reservation that fails, not a short one).
+#[inline]
+pub(crate) fn bound<S: Syntax>(
+    r: &FlowRecord<'_>,
+    names: &Names<'_>,
+    cols: &Columns,
+    meta_len: usize,
+) -> usize {
+    let label = names.label;
+    let pair = |l: &LabelEntry| l.master().len() + 1 + l.app().len();
+    let mut text = r.tunnel.len()
+        + pair(label)
+        + label.app().len()
+        + label.master().len()
+        + label.category().len()
+        + r.ip_owner.len()
+        + r.stats_app.len()
+        + r.stats_class.len()
+        + meta_len;
+    // At most one name a bit up to the highest set (no population count: not every x86-64
+    // has the instruction).
+    let risks = (64 - r.risks.bits().leading_zeros()) as usize;
+    let mut fixed = CORE_ROOM + META_ROOM + risks * RISK_ROOM;
+    if let Some(l) = names.fpc {
+        text += pair(l);
+    }
+    if cols.with_source {
+        fixed += SOURCE_ROOM;
+        text += r.source.map_or(0, str::len) + r.pcap.map_or(0, str::len);
+    }
+    if cols.tunnel_parent {
+        fixed += TUNNEL_PARENT_ROOM;
+    }
+    if cols.community {
+        fixed += COMMUNITY_ROOM;
+    }
+    if cols.action {
+        fixed += ACT_ROOM;
+        text += r.act.as_ref().map_or(0, |a| a.rule.len() + a.action.len());
+    }
+    if cols.dist {
+        fixed += DIST_ROOM;
+    }
+    if cols.tcp {
+        fixed += TCP_ROOM;
+        text += r.tcp.as_ref().map_or(0, |t| {
+            t.close.len() + t.history().len() + t.conn_state.len()
+        });
+    }
+    if cols.features {
+        fixed += FEATURES_ROOM;
+    }
+    fixed.saturating_add(text.saturating_mul(S::ESCAPE))
+}
+
+/// One record in `S`'s syntax, appended to `b`.
 #[inline]
 pub(crate) fn record<S: Syntax>(b: &mut Vec<u8>, r: &FlowRecord<'_>, cols: &Columns) {
+    let meta_len = r.meta.iter().map(|v| v.len()).sum();
+    let labels = Names {
+        label: r.label_names(),
+        fpc: r.fpc.map(|(l, _)| r.labels.get(l)),
+    };
+    let room = bound::<S>(r, &labels, cols, meta_len);
+    let mut o = Out::new(b, room);
+    // SAFETY: `bound` is the most `fields` writes for this record (its terms follow the
+    // fields), and it is reserved.
+    unsafe { fields::<S>(&mut o, r, &labels, cols, meta_len) }
+}
+
+/// [`bound`] as [`record`] computes it, for the tests.
+#[cfg(test)]
+pub(crate) fn record_bound<S: Syntax>(r: &FlowRecord<'_>, cols: &Columns) -> usize {
+    let labels = Names {
+        label: r.label_names(),
+        fpc: r.fpc.map(|(l, _)| r.labels.get(l)),
+    };
+    let meta_len = r.meta.iter().map(|v| v.len()).sum();
+    bound::<S>(r, &labels, cols, meta_len)
+}
+
+/// The record's labels, looked up once.
+pub(crate) struct Names<'a> {
+    /// The verdict's.
+    label: &'a LabelEntry,
+    /// The first packet's, if any.
+    fpc: Option<&'a LabelEntry>,
+}
+
+/// The fields of one record: the core fields, the optional groups, the early-flow features and
+/// the statistical verdict ([`early_fields`]), then the metadata, in [`crate::FIELDS`] order.
+///
+/// # Safety
+/// Room for [`bound`] bytes, `meta_len` being the metadata's total length.
+#[inline(always)]
+unsafe fn fields<S: Syntax>(
+    o: &mut Cursor,
+    r: &FlowRecord<'_>,
+    names: &Names<'_>,
+    cols: &Columns,
+    meta_len: usize,
+) {
     let Columns {
         with_source,
         features,
@@ -227,136 +390,167 @@ pub(crate) fn record<S: Syntax>(b: &mut Vec<u8>, r: &FlowRecord<'_>, cols: &Colu
         tcp,
         tunnel_parent,
     } = *cols;
-    // Before every field but the first: `,"name":` in JSON, `,` in CSV.
+    // Before a field: `,"name":` in JSON, `,` in CSV; with `open`, a quote after it in JSON
+    // (the value is quoted there, bare in CSV); with `close`, the previous value's closing quote
+    // before it.
     macro_rules! key {
         ($name:literal) => {
+            key!(@ "", $name, "")
+        };
+        ($name:literal, open) => {
+            key!(@ "", $name, "\"")
+        };
+        (close, $name:literal) => {
+            key!(@ "\"", $name, "")
+        };
+        (close, $name:literal, open) => {
+            key!(@ "\"", $name, "\"")
+        };
+        (@ $pre:literal, $name:literal, $post:literal) => {
             if S::JSON {
-                b.extend_from_slice(concat!(",\"", $name, "\":").as_bytes());
+                o.bytes(concat!($pre, ",\"", $name, "\":", $post).as_bytes());
             } else {
-                b.push(b',');
+                o.byte(b',');
             }
         };
     }
-    b.extend_from_slice(S::OPEN);
+    o.bytes(S::OPEN);
     if with_source {
         if S::JSON {
-            b.extend_from_slice(b"\"source\":");
+            o.bytes(b"\"source\":");
         }
-        S::str(b, r.source.unwrap_or(""));
+        S::str(o, r.source.unwrap_or(""));
         key!("pcap");
-        S::opt_str(b, r.pcap.unwrap_or(""));
-        b.push(b',');
+        S::opt_str(o, r.pcap.unwrap_or(""));
+        o.byte(b',');
     }
     if S::JSON {
-        b.extend_from_slice(b"\"flow_id\":");
+        o.bytes(b"\"flow_id\":");
     }
-    Fmt::int(b, r.flow_id);
-    key!("src_ip");
-    S::quoted(b, |b| Fmt::ip(b, &r.src_ip));
-    key!("src_port");
-    Fmt::int(b, r.src_port);
-    key!("dst_ip");
-    S::quoted(b, |b| Fmt::ip(b, &r.dst_ip));
-    key!("dst_port");
-    Fmt::int(b, r.dst_port);
-    // `l4` is always a string (the keyword, or the number as text), `ip_proto` the number.
-    key!("l4");
-    match l4_name(r.l4) {
-        Some(n) => S::quoted(b, |b| b.extend_from_slice(n.as_bytes())),
-        None => S::quoted(b, |b| Fmt::int(b, r.l4)),
-    }
-    key!("ip_proto");
-    Fmt::int(b, r.l4);
+    o.uint(r.flow_id);
+    key!("src_ip", open);
+    ip_text(o, &r.src_ip);
+    key!(close, "src_port");
+    o.uint(r.src_port.into());
+    key!("dst_ip", open);
+    ip_text(o, &r.dst_ip);
+    key!(close, "dst_port");
+    o.uint(r.dst_port.into());
+    let syntax = usize::from(S::JSON);
+    o.padded(&L4_RUNS[syntax][usize::from(r.l4)]);
     key!("vlan");
-    Fmt::int(b, r.vlan);
+    o.uint(r.vlan.into());
     key!("tunnel");
-    S::opt_str(b, r.tunnel);
+    S::opt_str(o, r.tunnel);
     if tunnel_parent {
         key!("tunnel_parent");
         match r.tunnel_parent {
-            Some(id) => Fmt::int(b, id),
-            None => S::null(b),
+            Some(id) => o.uint(id),
+            None => S::null(o),
         }
     }
+    // The first eight digits of the two times, when they are the same (most flows are
+    // shorter than the 100 seconds they span), converted once.
+    let mut digits = TsDigits::default();
     key!("first_ts");
-    Fmt::ts(b, r.first_ts_ns);
+    o.ts_with(r.first_ts_ns, &mut digits);
     key!("last_ts");
-    Fmt::ts(b, r.last_ts_ns);
+    o.ts_with(r.last_ts_ns, &mut digits);
     key!("duration");
-    Fmt::ts(b, r.last_ts_ns.saturating_sub(r.first_ts_ns));
+    o.duration(r.last_ts_ns.saturating_sub(r.first_ts_ns));
     key!("c2s_pkts");
-    Fmt::int(b, r.c2s_pkts);
+    o.uint(r.c2s_pkts);
     key!("c2s_bytes");
-    Fmt::int(b, r.c2s_bytes);
+    o.uint(r.c2s_bytes);
     key!("s2c_pkts");
-    Fmt::int(b, r.s2c_pkts);
+    o.uint(r.s2c_pkts);
     key!("s2c_bytes");
-    Fmt::int(b, r.s2c_bytes);
-    key!("end_reason");
-    S::str(b, r.end_reason.as_str());
-    let label = r.label_names();
-    key!("proto");
-    let (m, a) = proto_label(label);
-    S::proto(b, m, a);
-    key!("app");
-    S::str(b, label.app());
-    key!("master");
-    S::str(b, label.master());
-    key!("category");
-    S::str(b, label.category());
-    key!("ip_owner");
-    S::opt_str(b, r.ip_owner);
-    key!("method");
-    S::opt_str(b, r.method.map_or("", Method::as_str));
-    key!("confidence");
-    Fmt::conf(b, r.confidence);
-    key!("ttb_pkts");
-    Fmt::int(b, r.ttb_pkts);
-    key!("ttb_us");
-    Fmt::int(b, r.ttb_us);
-    key!("fpc");
-    match r.fpc {
-        Some((l, _)) => {
-            let (m, a) = proto_label(r.labels.get(l));
-            S::proto(b, m, a);
+    o.uint(r.s2c_bytes);
+    o.padded(&END_REASON_RUNS[syntax][end_reason_at(r.end_reason)]);
+    // Names from the registry, most of them plain: written as they are, each between the
+    // quotes that end and begin the keys around it in JSON.
+    let label = names.label;
+    if label.plain() {
+        key!("proto", open);
+        o.bytes(label.proto().as_bytes());
+        key!(close, "app", open);
+        o.bytes(label.app().as_bytes());
+        key!(close, "master", open);
+        o.bytes(label.master().as_bytes());
+        key!(close, "category", open);
+        o.bytes(label.category().as_bytes());
+        if S::JSON {
+            o.byte(b'"');
         }
-        None => S::null(b),
-    }
-    key!("fpc_method");
-    S::opt_str(b, r.fpc.map_or("", |f| f.1.as_str()));
-    key!("encrypted");
-    b.extend_from_slice(if r.encrypted { b"true" } else { b"false" });
-    // nDPI's names, `;`-separated; absent when there is none.
-    key!("risks");
-    if r.risks.is_empty() {
-        S::null(b);
     } else {
-        S::quoted(b, |b| {
-            for (i, k) in r.risks.iter().enumerate() {
-                if i > 0 {
-                    b.push(b';');
-                }
-                // The names are fixed ASCII without quotes, backslashes or commas.
-                b.extend_from_slice(k.name().as_bytes());
-            }
-        });
+        key!("proto");
+        S::str(o, label.proto());
+        key!("app");
+        S::str(o, label.app());
+        key!("master");
+        S::str(o, label.master());
+        key!("category");
+        S::str(o, label.category());
+    }
+    key!("ip_owner");
+    S::opt_str(o, r.ip_owner);
+    o.padded(&METHOD_RUNS[syntax][method_at(r.method)]);
+    key!("confidence");
+    o.conf(r.confidence);
+    key!("ttb_pkts");
+    o.uint(r.ttb_pkts.into());
+    key!("ttb_us");
+    o.uint(r.ttb_us);
+    key!("fpc");
+    match names.fpc {
+        Some(f) => S::label(o, f.proto(), f.plain()),
+        None => S::null(o),
+    }
+    o.padded(&FPC_METHOD_RUNS[syntax][method_at(r.fpc.map(|f| f.1))]);
+    key!("encrypted");
+    S::bool(o, r.encrypted);
+    // nDPI's names, `;`-separated, with the score in the same pass; absent when there is none.
+    key!("risks");
+    let mut score = 0u32;
+    let mut bits = r.risks.bits();
+    if bits == 0 {
+        S::null(o);
+    } else {
+        if S::JSON {
+            o.byte(b'"');
+        }
+        // Each name from a table with its `;` after it, in id order; the last `;` taken back
+        // (a set holds only ids that name a risk, so a name was written).
+        let start = o.at();
+        while bits != 0 {
+            let t = &RISK_TEXT[bits.trailing_zeros() as usize & 63];
+            bits &= bits - 1;
+            o.padded48(&t.text);
+            score += u32::from(t.score);
+        }
+        if o.at() != start {
+            o.back(1);
+        }
+        if S::JSON {
+            o.byte(b'"');
+        }
     }
     key!("risk_score");
-    Fmt::int(b, r.risks.score());
+    o.uint(score.into());
     if community {
         // Undefined (ICMP, whose ID needs the message type): null in JSON, empty in CSV.
         key!("community_id");
-        let at = b.len();
-        if S::JSON {
-            b.push(b'"');
-        }
-        if crate::community_id(b, (r.src_ip, r.src_port), (r.dst_ip, r.dst_port), r.l4) {
-            if S::JSON {
-                b.push(b'"');
+        match crate::community::id_text((r.src_ip, r.src_port), (r.dst_ip, r.dst_port), r.l4) {
+            Some(id) => {
+                if S::JSON {
+                    o.byte(b'"');
+                }
+                o.bytes(&id);
+                if S::JSON {
+                    o.byte(b'"');
+                }
             }
-        } else {
-            b.truncate(at);
-            S::null(b);
+            None => S::null(o),
         }
     }
     if action {
@@ -364,120 +558,320 @@ pub(crate) fn record<S: Syntax>(b: &mut Vec<u8>, r: &FlowRecord<'_>, cols: &Colu
         match r.act.as_ref() {
             Some(a) => {
                 key!("rule");
-                S::str(b, a.rule);
+                S::str(o, a.rule);
                 key!("action");
-                S::str(b, a.action);
+                S::str(o, a.action);
                 key!("dropped_pkts");
-                Fmt::int(b, a.dropped_pkts);
+                o.uint(a.dropped_pkts);
                 key!("dropped_bytes");
-                Fmt::int(b, a.dropped_bytes);
+                o.uint(a.dropped_bytes);
                 key!("bound");
-                b.extend_from_slice(if a.bound { b"true" } else { b"false" });
+                S::bool(o, a.bound);
             }
-            None => {
-                key!("rule");
-                S::null(b);
-                key!("action");
-                S::null(b);
-                key!("dropped_pkts");
-                S::null(b);
-                key!("dropped_bytes");
-                S::null(b);
-                key!("bound");
-                S::null(b);
-            }
+            None => absent::<S>(o, &ACT_KEYS),
         }
     }
     if dist {
-        dist_fields::<S>(b, r);
+        *o = dist_fields::<S>(*o, r);
     }
     if tcp {
-        tcp_fields::<S>(b, r);
+        *o = tcp_fields::<S>(*o, r);
     }
-    early_fields::<S>(b, r, features);
-    // Every metadata field in every record (the columns depend on options only), absent ones
-    // as the format's null; most flows have none, and get the whole run of nulls in one copy.
-    if r.meta.iter().all(|v| v.is_empty()) {
+    early_fields::<S>(o, r, features);
+    meta_fields::<S>(o, r, meta_len);
+    o.bytes(S::CLOSE);
+}
+
+/// The fields whose values come from a small set, pre-rendered with their keys for each value:
+/// `[CSV, JSON]`, then the value's index.
+type Runs<const N: usize> = [[Padded; N]; 2];
+
+/// A field of a value from a small set: `,"key":"value"` (`,"key":null` without one) in
+/// JSON, `,value` (`,`) in CSV.
+const fn run(json: bool, key: &str, value: Option<&str>) -> Padded {
+    match (json, value) {
+        (true, Some(v)) => Padded::new(&[",\"", key, "\":\"", v, "\""]),
+        (true, None) => Padded::new(&[",\"", key, "\":null"]),
+        (false, v) => Padded::new(&[
+            ",",
+            match v {
+                Some(v) => v,
+                None => "",
+            },
+        ]),
+    }
+}
+
+/// `l4` and `ip_proto` for each IP protocol number: `l4` the keyword (or the number, as text),
+/// `ip_proto` the number.
+static L4_RUNS: Runs<256> = {
+    let mut t = [[Padded::EMPTY; 256]; 2];
+    let mut p = 0;
+    while p < 256 {
+        let n = p as u8;
+        let (json, csv) = match l4_name(n) {
+            Some(k) => (Padded::new(&[",\"l4\":\"", k]), Padded::new(&[",", k])),
+            None => (
+                Padded::new(&[",\"l4\":\""]).push_u8(n),
+                Padded::new(&[","]).push_u8(n),
+            ),
+        };
+        t[1][p] = json.push("\",\"ip_proto\":").push_u8(n);
+        t[0][p] = csv.push(",").push_u8(n);
+        p += 1;
+    }
+    t
+};
+
+/// A risk's name and `;` (48 bytes at most, padded) and its score, by nDPI id; an id that
+/// names no risk is never set in a `RiskSet`.
+struct RiskText {
+    text: Padded48,
+    score: u16,
+}
+
+const RISK_TEXT: [RiskText; 64] = {
+    const NONE: RiskText = RiskText {
+        text: Padded48::EMPTY,
+        score: 0,
+    };
+    let mut t = [NONE; 64];
+    let mut id = 0;
+    while id < 64 {
+        if let Some(r) = Risk::from_id(id as u8) {
+            t[id] = RiskText {
+                text: Padded48::new(&[r.name(), ";"]),
+                score: r.score(),
+            };
+        }
+        id += 1;
+    }
+    t
+};
+
+/// Every end reason, in [`end_reason_at`]'s order.
+const END_REASONS: [EndReason; 6] = [
+    EndReason::Idle,
+    EndReason::Fin,
+    EndReason::Rst,
+    EndReason::Evicted,
+    EndReason::EndOfInput,
+    EndReason::Active,
+];
+
+#[inline(always)]
+const fn end_reason_at(e: EndReason) -> usize {
+    match e {
+        EndReason::Idle => 0,
+        EndReason::Fin => 1,
+        EndReason::Rst => 2,
+        EndReason::Evicted => 3,
+        EndReason::EndOfInput => 4,
+        EndReason::Active => 5,
+    }
+}
+
+/// Every method, in [`method_at`]'s order (after None).
+const METHODS: [Method; 7] = [
+    Method::Ip,
+    Method::Port,
+    Method::Dpt,
+    Method::DnsCache,
+    Method::Stats,
+    Method::HostCache,
+    Method::Dpi,
+];
+
+#[inline(always)]
+const fn method_at(m: Option<Method>) -> usize {
+    match m {
+        None => 0,
+        Some(Method::Ip) => 1,
+        Some(Method::Port) => 2,
+        Some(Method::Dpt) => 3,
+        Some(Method::DnsCache) => 4,
+        Some(Method::Stats) => 5,
+        Some(Method::HostCache) => 6,
+        Some(Method::Dpi) => 7,
+    }
+}
+
+const END_REASON_RUNS: Runs<6> = {
+    let mut t = [[Padded::EMPTY; 6]; 2];
+    let mut i = 0;
+    while i < END_REASONS.len() {
+        let e = END_REASONS[i];
+        assert!(end_reason_at(e) == i);
+        t[0][i] = run(false, "end_reason", Some(e.as_str()));
+        t[1][i] = run(true, "end_reason", Some(e.as_str()));
+        i += 1;
+    }
+    t
+};
+
+/// `method` or `fpc_method`: None, then [`METHODS`].
+const fn method_runs(key: &str) -> Runs<8> {
+    let mut t = [[run(false, key, None); 8], [run(true, key, None); 8]];
+    let mut i = 0;
+    while i < METHODS.len() {
+        let m = METHODS[i];
+        assert!(method_at(Some(m)) == i + 1);
+        t[0][i + 1] = run(false, key, Some(m.as_str()));
+        t[1][i + 1] = run(true, key, Some(m.as_str()));
+        i += 1;
+    }
+    t
+}
+
+const METHOD_RUNS: Runs<8> = method_runs("method");
+const FPC_METHOD_RUNS: Runs<8> = method_runs("fpc_method");
+
+/// `,"name":null` for every metadata field ([`META_JSON_NULLS`]), and where each field's starts
+/// in it.
+const META_NULLS: (&[u8], [usize; META_COUNT + 1]) = {
+    let mut at = [0usize; META_COUNT + 1];
+    let mut i = 0;
+    while i < META_COUNT {
+        at[i + 1] = at[i] + META_FIELDS[i].len() + 8;
+        i += 1;
+    }
+    (META_JSON_NULLS.as_bytes(), at)
+};
+
+/// A comma for every metadata field: the CSV runs of absent ones.
+const META_COMMAS: [u8; META_COUNT] = [b','; META_COUNT];
+
+/// The JSON keys of the groups written from tables.
+const META_KEYS: [Padded; META_COUNT] = json_keys(&META_FIELDS);
+const ACT_KEYS: [Padded; ACT_FIELDS.len()] = json_keys(&ACT_FIELDS);
+const DIST_KEYS: [Padded; DIST_FIELDS.len()] = json_keys(&DIST_FIELDS);
+const TCP_KEYS: [Padded; TCP_FIELDS.len()] = json_keys(&TCP_FIELDS);
+const ATOZ_KEYS: [Padded; 12] = json_keys(&wirespeed_stats::ATOZ_NAMES);
+/// The `splt_*` keys, each with the list's opening bracket in JSON.
+const SPLT_KEYS: [Padded; 4] = [
+    Padded::new(&[",\"", SPLT_FIELDS[0], "\":["]),
+    Padded::new(&[",\"", SPLT_FIELDS[1], "\":["]),
+    Padded::new(&[",\"", SPLT_FIELDS[2], "\":["]),
+    Padded::new(&[",\"", SPLT_FIELDS[3], "\":["]),
+];
+
+/// The metadata fields, every one in every record (the columns depend on options only), absent
+/// ones as the format's null: most flows have none, and get the whole run of them in one copy;
+/// the others, the runs between the fields that are set.
+///
+/// # Safety
+/// Room for [`META_ROOM`] and [`Syntax::ESCAPE`] × `meta_len` bytes.
+#[inline(always)]
+unsafe fn meta_fields<S: Syntax>(o: &mut Cursor, r: &FlowRecord<'_>, meta_len: usize) {
+    let (nulls, at) = META_NULLS;
+    // The absent fields from..to.
+    let run = |o: &mut Cursor, from: usize, to: usize| {
         if S::JSON {
-            b.extend_from_slice(META_JSON_NULLS.as_bytes());
+            o.bytes(&nulls[at[from]..at[to]]);
         } else {
-            b.extend_from_slice(&[b','; META_COUNT]);
+            o.bytes(&META_COMMAS[..to - from]);
         }
+    };
+    if meta_len == 0 {
+        return run(o, 0, META_COUNT);
+    }
+    // Which are set, as bits (a branch-free pass over each group of eight that holds one:
+    // a flow's metadata is mostly one protocol's), then the runs between them.
+    let mut set = 0u64;
+    for (g, group) in r.meta.chunks(8).enumerate() {
+        if group.iter().fold(0, |a, v| a | v.len()) != 0 {
+            for (j, v) in group.iter().enumerate() {
+                set |= u64::from(!v.is_empty()) << (8 * g + j);
+            }
+        }
+    }
+    let mut from = 0;
+    while set != 0 {
+        let i = set.trailing_zeros() as usize;
+        set &= set - 1;
+        let Some(v) = r.meta.get(i) else { break };
+        run(o, from, i);
+        key::<S>(o, &META_KEYS[i]);
+        if NUMERIC_META & (1 << i) != 0 {
+            S::opt_num(o, v);
+        } else {
+            S::str(o, v);
+        }
+        from = i + 1;
+    }
+    run(o, from, META_COUNT);
+}
+
+/// A field's key: `,"name":` in JSON (from a key table), `,` in CSV.
+///
+/// # Safety
+/// Room for 32 bytes.
+#[inline(always)]
+unsafe fn key<S: Syntax>(o: &mut Cursor, k: &Padded) {
+    if S::JSON {
+        o.padded(k);
     } else {
-        for (i, v) in r.meta.iter().enumerate() {
-            if S::JSON {
-                b.extend_from_slice(META_JSON_KEYS[i].as_bytes());
-            } else {
-                b.push(b',');
-            }
-            if NUMERIC_META & (1 << i) != 0 {
-                S::opt_num(b, v);
-            } else {
-                S::opt_str(b, v);
-            }
-        }
-    }
-    b.extend_from_slice(S::CLOSE);
-}
-
-/// Writes the keys of a run of named fields in turn: `,"name":` in JSON, `,` in CSV.
-struct Keys<'n>(std::slice::Iter<'n, &'static str>);
-
-impl Keys<'_> {
-    fn next<S: Syntax>(&mut self, b: &mut Vec<u8>) {
-        b.push(b',');
-        if S::JSON {
-            b.push(b'"');
-            b.extend_from_slice(self.0.next().map_or("", |n| n).as_bytes());
-            b.extend_from_slice(b"\":");
-        }
+        o.byte(b',');
     }
 }
 
-/// Every field of `names` absent (null in JSON, empty in CSV).
-fn absent<S: Syntax>(b: &mut Vec<u8>, names: &[&'static str]) {
-    let mut keys = Keys(names.iter());
-    for _ in names {
-        keys.next::<S>(b);
-        S::null(b);
+/// Every field of `keys` absent (null in JSON, empty in CSV).
+///
+/// # Safety
+/// Room for 36 bytes a key.
+#[inline(always)]
+unsafe fn absent<S: Syntax>(o: &mut Cursor, keys: &[Padded]) {
+    for k in keys {
+        key::<S>(o, k);
+        S::null(o);
     }
 }
 
 /// The `c2s_*` / `s2c_*` distribution fields ([`crate::DIST_FIELDS`], in its order); null in
 /// JSON, empty in CSV, when the record has none.
-fn dist_fields<S: Syntax>(b: &mut Vec<u8>, r: &FlowRecord<'_>) {
-    let mut keys = Keys(crate::DIST_FIELDS.iter());
-    let mut key = |b: &mut Vec<u8>| keys.next::<S>(b);
+///
+/// # Safety
+/// Room for [`DIST_ROOM`] bytes.
+#[inline(never)]
+unsafe fn dist_fields<S: Syntax>(mut c: Cursor, r: &FlowRecord<'_>) -> Cursor {
+    let o = &mut c;
     let Some(d) = r.dist.as_ref() else {
-        return absent::<S>(b, &crate::DIST_FIELDS);
+        absent::<S>(o, &DIST_KEYS);
+        return c;
+    };
+    let mut keys = DIST_KEYS.iter();
+    let mut key = |o: &mut Cursor| {
+        if let Some(k) = keys.next() {
+            key::<S>(o, k);
+        }
     };
     for dir in [&d.c2s, &d.s2c] {
         // No packet this way: sizes absent; no gap: gaps absent.
         let sizes = dir.packets > 0;
         let gaps = dir.gaps > 0;
-        key(b);
+        key(o);
         if sizes {
-            Fmt::int(b, dir.size_min)
+            o.uint(dir.size_min.into())
         } else {
-            S::null(b)
+            S::null(o)
         }
-        key(b);
+        key(o);
         if sizes {
-            Fmt::fixed3(b, dir.size_mean)
+            o.fixed3(dir.size_mean)
         } else {
-            S::null(b)
+            S::null(o)
         }
-        key(b);
+        key(o);
         if sizes {
-            Fmt::int(b, dir.size_max)
+            o.uint(dir.size_max.into())
         } else {
-            S::null(b)
+            S::null(o)
         }
-        key(b);
+        key(o);
         if sizes {
-            Fmt::fixed3(b, dir.size_std)
+            o.fixed3(dir.size_std)
         } else {
-            S::null(b)
+            S::null(o)
         }
         for v in [
             dir.gap_min_us,
@@ -485,196 +879,282 @@ fn dist_fields<S: Syntax>(b: &mut Vec<u8>, r: &FlowRecord<'_>) {
             dir.gap_max_us,
             dir.gap_std_us,
         ] {
-            key(b);
+            key(o);
             if gaps {
-                Fmt::fixed3(b, v)
+                o.fixed3(v)
             } else {
-                S::null(b)
+                S::null(o)
             }
         }
-        for c in dir.flags {
-            key(b);
-            Fmt::int(b, c);
+        for n in dir.flags {
+            key(o);
+            o.uint(n.into());
         }
     }
+    c
 }
 
 /// The TCP analysis fields ([`crate::TCP_FIELDS`], in its order); null in JSON, empty in CSV,
 /// when the record has none (not TCP) or a value is unknown.
-fn tcp_fields<S: Syntax>(b: &mut Vec<u8>, r: &FlowRecord<'_>) {
-    let mut keys = Keys(crate::TCP_FIELDS.iter());
-    let mut key = |b: &mut Vec<u8>| keys.next::<S>(b);
+///
+/// # Safety
+/// Room for [`TCP_ROOM`] bytes and the strings' (`close`, `history`, `conn_state`).
+#[inline(never)]
+unsafe fn tcp_fields<S: Syntax>(mut c: Cursor, r: &FlowRecord<'_>) -> Cursor {
+    let o = &mut c;
     let Some(t) = r.tcp.as_ref() else {
-        return absent::<S>(b, &crate::TCP_FIELDS);
+        absent::<S>(o, &TCP_KEYS);
+        return c;
     };
-    fn opt<S: Syntax>(b: &mut Vec<u8>, v: Option<impl itoa::Integer>) {
+    let mut keys = TCP_KEYS.iter();
+    let mut key = |o: &mut Cursor| {
+        if let Some(k) = keys.next() {
+            key::<S>(o, k);
+        }
+    };
+    unsafe fn opt<S: Syntax>(o: &mut Cursor, v: Option<impl Into<u64>>) {
         match v {
-            Some(v) => Fmt::int(b, v),
-            None => S::null(b),
+            Some(v) => o.uint(v.into()),
+            None => S::null(o),
         }
     }
-    fn flag<S: Syntax>(b: &mut Vec<u8>, v: Option<bool>) {
+    unsafe fn flag<S: Syntax>(o: &mut Cursor, v: Option<bool>) {
         match v {
-            Some(true) => b.extend_from_slice(b"true"),
-            Some(false) => b.extend_from_slice(b"false"),
-            None => S::null(b),
+            Some(v) => S::bool(o, v),
+            None => S::null(o),
         }
     }
     for d in [&t.c2s, &t.s2c] {
         let rtt = d.rtt_n > 0;
-        key(b);
-        Fmt::int(b, d.retrans);
-        key(b);
-        Fmt::int(b, d.retrans_bytes);
-        key(b);
-        Fmt::int(b, d.ooo);
-        key(b);
-        Fmt::int(b, d.dup);
-        key(b);
-        Fmt::int(b, d.rtt_n);
-        key(b);
-        opt::<S>(b, rtt.then_some(d.rtt_min_us));
-        key(b);
+        key(o);
+        o.uint(d.retrans.into());
+        key(o);
+        o.uint(d.retrans_bytes);
+        key(o);
+        o.uint(d.ooo.into());
+        key(o);
+        o.uint(d.dup.into());
+        key(o);
+        o.uint(d.rtt_n.into());
+        key(o);
+        opt::<S>(o, rtt.then_some(d.rtt_min_us));
+        key(o);
         if rtt {
-            Fmt::fixed3(b, d.rtt_mean_us)
+            o.fixed3(d.rtt_mean_us)
         } else {
-            S::null(b)
+            S::null(o)
         }
-        key(b);
-        opt::<S>(b, rtt.then_some(d.rtt_max_us));
-        key(b);
+        key(o);
+        opt::<S>(o, rtt.then_some(d.rtt_max_us));
+        key(o);
         if rtt {
-            Fmt::fixed3(b, d.rtt_std_us)
+            o.fixed3(d.rtt_std_us)
         } else {
-            S::null(b)
+            S::null(o)
         }
-        key(b);
-        opt::<S>(b, d.ttl.map(|t| t.0));
-        key(b);
-        opt::<S>(b, d.ttl.map(|t| t.1));
-        key(b);
-        opt::<S>(b, d.mss);
-        key(b);
-        opt::<S>(b, d.wscale);
-        key(b);
-        flag::<S>(b, d.sack_ok);
-        key(b);
-        flag::<S>(b, d.ts_ok);
-        key(b);
-        opt::<S>(b, d.win_init);
-        key(b);
-        Fmt::int(b, d.zero_win);
-        key(b);
-        Fmt::int(b, d.unique_bytes);
-        key(b);
-        opt::<S>(b, d.first_payload_us);
-        key(b);
-        opt::<S>(b, d.last_payload_us);
+        key(o);
+        opt::<S>(o, d.ttl.map(|t| t.0));
+        key(o);
+        opt::<S>(o, d.ttl.map(|t| t.1));
+        key(o);
+        opt::<S>(o, d.mss);
+        key(o);
+        opt::<S>(o, d.wscale);
+        key(o);
+        flag::<S>(o, d.sack_ok);
+        key(o);
+        flag::<S>(o, d.ts_ok);
+        key(o);
+        opt::<S>(o, d.win_init);
+        key(o);
+        o.uint(d.zero_win.into());
+        key(o);
+        o.uint(d.unique_bytes);
+        key(o);
+        opt::<S>(o, d.first_payload_us);
+        key(o);
+        opt::<S>(o, d.last_payload_us);
     }
-    key(b);
-    opt::<S>(b, t.hs_rtt_us);
-    key(b);
-    S::opt_str(b, t.close);
-    key(b);
-    S::opt_str(b, t.history());
-    key(b);
-    S::opt_str(b, t.conn_state);
+    key(o);
+    opt::<S>(o, t.hs_rtt_us);
+    key(o);
+    S::opt_str(o, t.close);
+    key(o);
+    S::opt_str(o, t.history());
+    key(o);
+    S::opt_str(o, t.conn_state);
+    c
 }
 
 /// The `splt_*` and `atoz_*` fields (when `features`), then `stats_*`: JSON (arrays, null for
 /// undefined) or CSV (space-separated lists, empty for undefined).
-pub(crate) fn early_fields<S: Syntax>(b: &mut Vec<u8>, r: &FlowRecord<'_>, features: bool) {
+///
+/// # Safety
+/// Room for [`FEATURES_ROOM`] bytes when `features`, and the `stats_*` fields' (in
+/// [`CORE_ROOM`], with their strings').
+#[inline(always)]
+unsafe fn early_fields<S: Syntax>(o: &mut Cursor, r: &FlowRecord<'_>, features: bool) {
     if features {
-        feature_fields(b, r, S::JSON);
+        *o = feature_fields::<S>(*o, r);
     }
     // The model did not run: all three absent.
     let ran = !r.stats_app.is_empty();
-    for (name, v) in [
-        (&b"stats_app"[..], r.stats_app),
-        (b"stats_class", r.stats_class),
-    ] {
-        b.push(b',');
-        if S::JSON {
-            b.push(b'"');
-            b.extend_from_slice(name);
-            b.extend_from_slice(b"\":");
-        }
-        S::opt_str(b, v);
-    }
-    b.push(b',');
     if S::JSON {
-        b.extend_from_slice(b"\"stats_score\":");
+        o.bytes(b",\"stats_app\":");
+    } else {
+        o.byte(b',');
+    }
+    S::opt_str(o, r.stats_app);
+    if S::JSON {
+        o.bytes(b",\"stats_class\":");
+    } else {
+        o.byte(b',');
+    }
+    S::opt_str(o, r.stats_class);
+    if S::JSON {
+        o.bytes(b",\"stats_score\":");
+    } else {
+        o.byte(b',');
     }
     if ran {
-        Fmt::conf(b, r.stats_score);
+        o.conf(r.stats_score);
     } else {
-        S::null(b);
+        S::null(o);
     }
 }
 
-pub(crate) fn feature_fields(b: &mut Vec<u8>, r: &FlowRecord<'_>, json: bool) {
+/// # Safety
+/// Room for [`FEATURES_ROOM`] bytes.
+#[inline(never)]
+unsafe fn feature_fields<S: Syntax>(mut c: Cursor, r: &FlowRecord<'_>) -> Cursor {
+    let o = &mut c;
     use wirespeed_stats::SizeMode;
     let e = &r.early;
     let n = e.len();
-    let sep = if json { b',' } else { b' ' };
-    for (li, name) in [
-        &b"splt_ip"[..],
-        b"splt_payload",
-        b"splt_iat_us",
-        b"splt_flags",
-    ]
-    .iter()
-    .enumerate()
-    {
-        b.push(b',');
-        if json {
-            b.push(b'"');
-            b.extend_from_slice(name);
-            b.extend_from_slice(b"\":[");
-        }
-        let k = if li == 2 { n.saturating_sub(1) } else { n };
-        for i in 0..k {
+    let sep = if S::JSON { b',' } else { b' ' };
+    for (li, k) in SPLT_KEYS.iter().enumerate() {
+        key::<S>(o, k);
+        let items = if li == 2 { n.saturating_sub(1) } else { n };
+        for i in 0..items {
             if i > 0 {
-                b.push(sep);
+                o.byte(sep);
             }
             match li {
-                0 => Fmt::int(b, e.signed(i, SizeMode::Ip)),
-                1 => Fmt::int(b, e.signed(i, SizeMode::Payload)),
-                2 => Fmt::int(b, e.iat_us[i]),
-                _ => Fmt::int(b, e.flags[i]),
+                0 => o.int(e.signed(i, SizeMode::Ip).into()),
+                1 => o.int(e.signed(i, SizeMode::Payload).into()),
+                2 => o.uint(e.iat_us[i].into()),
+                _ => o.uint(e.flags[i].into()),
             }
         }
-        if json {
-            b.push(b']');
+        if S::JSON {
+            o.byte(b']');
         }
     }
     let f = e.atoz(r.l4, r.dst_port);
-    for (name, v) in wirespeed_stats::ATOZ_NAMES.iter().zip(f) {
-        b.push(b',');
-        if json {
-            b.push(b'"');
-            b.extend_from_slice(name.as_bytes());
-            b.extend_from_slice(b"\":");
-        }
+    for (k, v) in ATOZ_KEYS.iter().zip(f) {
+        key::<S>(o, k);
         if (0.0..1e15).contains(&v) {
             // Two decimals by integer formatting (no float formatter on the record path).
-            let h = (v as f64 * 100.0).round() as u64;
-            Fmt::int(b, h / 100);
+            // v * 100 is exact in f64 (an f32 times 100), and so is adding 0.5 below 1e17:
+            // truncating is `round`, without its libm call (`atoz_rounding_is_round`).
+            let h = (f64::from(v) * 100.0 + 0.5) as u64;
+            o.uint(h / 100);
             if !h.is_multiple_of(100) {
-                b.push(b'.');
-                b.push(b'0' + (h % 100 / 10) as u8);
-                b.push(b'0' + (h % 10) as u8);
+                o.byte(b'.');
+                o.byte(b'0' + (h % 100 / 10) as u8);
+                o.byte(b'0' + (h % 10) as u8);
             }
-        } else if json {
-            b.extend_from_slice(b"null");
+        } else {
+            S::null(o);
         }
     }
+    c
+}
+
+/// The program's own names that the pre-rendered runs hold as they are (end reasons, methods,
+/// IP protocol keywords), for their test.
+#[cfg(test)]
+pub(crate) fn static_names() -> Vec<&'static str> {
+    let mut v: Vec<&str> = [
+        EndReason::Idle,
+        EndReason::Fin,
+        EndReason::Rst,
+        EndReason::Evicted,
+        EndReason::EndOfInput,
+        EndReason::Active,
+    ]
+    .iter()
+    .map(|e| e.as_str())
+    .collect();
+    v.extend(
+        [
+            Method::Port,
+            Method::Ip,
+            Method::Dpt,
+            Method::DnsCache,
+            Method::Stats,
+            Method::Dpi,
+            Method::HostCache,
+        ]
+        .iter()
+        .map(|m| m.as_str()),
+    );
+    v.extend((0..=255).filter_map(l4_name));
+    v
 }
 
 #[cfg(test)]
 mod fmt_tests {
-    use super::Fmt;
+    use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn key_tables_are_the_names() {
+        for (keys, names) in [
+            (&META_KEYS[..], &META_FIELDS[..]),
+            (&ACT_KEYS, &ACT_FIELDS),
+            (&DIST_KEYS, &DIST_FIELDS),
+            (&TCP_KEYS, &TCP_FIELDS),
+            (&ATOZ_KEYS, &wirespeed_stats::ATOZ_NAMES),
+        ] {
+            assert_eq!(keys.len(), names.len());
+            for (k, n) in keys.iter().zip(names) {
+                assert_eq!(k.as_bytes(), format!(",\"{n}\":").as_bytes());
+            }
+        }
+        let (text, at) = META_NULLS;
+        for (i, n) in META_FIELDS.iter().enumerate() {
+            assert_eq!(&text[at[i]..at[i + 1]], format!(",\"{n}\":null").as_bytes());
+        }
+        assert_eq!(at[META_COUNT], text.len());
+    }
+
+    /// The runs hold these as they are, in both formats: nothing to escape or quote.
+    #[test]
+    fn static_names_need_no_escape() {
+        for n in static_names() {
+            assert!(
+                !n.is_empty()
+                    && n.bytes()
+                        .all(|b| b.is_ascii_graphic() && !matches!(b, b'"' | b'\\' | b',')),
+                "{n:?}"
+            );
+        }
+    }
+
+    /// Risk names are written as they are, and each takes at most [`RISK_ROOM`] with its `;`.
+    #[test]
+    fn risk_names_fit() {
+        for r in wirespeed_risk::Risk::ALL {
+            let n = r.name();
+            assert!(n.len() < RISK_ROOM, "{n}");
+            assert!(
+                n.bytes()
+                    .all(|b| (0x20..0x7f).contains(&b) && !matches!(b, b'"' | b'\\' | b',')),
+                "{n:?}"
+            );
+        }
+    }
 
     proptest! {
         /// Seconds, a point and six decimals of microseconds (truncated), as `format!` writes them.
@@ -694,6 +1174,14 @@ mod fmt_tests {
             let v = if c.is_finite() { c.clamp(0.0, 1.0) } else { 0.0 };
             let want = format!("{:.2}", (f64::from(v * 100.0)).round() / 100.0 + 0.0);
             prop_assert_eq!(String::from_utf8(b).unwrap(), want);
+        }
+
+        /// The AtoZ values' hundredths by adding 0.5 and truncating are `round`'s, over the
+        /// range written.
+        #[test]
+        fn atoz_rounding_is_round(v in prop_oneof![0f32..1e15, 0f32..1000.0, (0u32..100_000).prop_map(|c| c as f32 / 200.0)]) {
+            let x = f64::from(v) * 100.0;
+            prop_assert_eq!((x + 0.5) as u64, x.round() as u64);
         }
     }
 }
