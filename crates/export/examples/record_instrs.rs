@@ -19,13 +19,13 @@
 use std::hint::black_box;
 use std::io;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
-use wirespeed_risk::RiskSet;
 use wirespeed_classify::{Labels, Method};
 use wirespeed_export::{
     ActFields, Columns, CsvWriter, DirDist, DirTcp, DistFields, FlowRecord, JsonLinesWriter,
     RecordSink, TcpFields, META_COUNT, META_FIELDS,
 };
 use wirespeed_flow::EndReason;
+use wirespeed_risk::RiskSet;
 
 fn meta_at(name: &str) -> usize {
     META_FIELDS.iter().position(|f| *f == name).unwrap_or(0)

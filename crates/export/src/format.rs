@@ -18,9 +18,9 @@ use crate::{
 };
 use std::io::{self, Write};
 use std::net::IpAddr;
-use wirespeed_risk::Risk;
 use wirespeed_classify::{LabelEntry, Method};
 use wirespeed_flow::EndReason;
+use wirespeed_risk::Risk;
 
 /// Formatting into a byte buffer, for the writers that build their text piece by piece
 /// (events, Arrow's text columns): the record walk's formatting behind a safe call each.

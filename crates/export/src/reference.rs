@@ -813,9 +813,9 @@ mod tests {
     };
     use proptest::prelude::*;
     use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
-    use wirespeed_risk::RiskSet;
     use wirespeed_classify::{LabelId, Labels, Method};
     use wirespeed_flow::EndReason;
+    use wirespeed_risk::RiskSet;
 
     /// Text a packet could carry: empty, plain, any character, every byte that JSON escapes or
     /// CSV quotes, long.
