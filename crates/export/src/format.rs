@@ -525,7 +525,7 @@ unsafe fn fields<S: Syntax>(
         while bits != 0 {
             let t = &RISK_TEXT[bits.trailing_zeros() as usize & 63];
             bits &= bits - 1;
-            o.padded48(&t.text);
+            o.padded(&t.text);
             score += u32::from(t.score);
         }
         if o.at() != start {

@@ -188,28 +188,16 @@ impl Cursor {
         self.ptr = self.ptr.add(keep);
     }
 
-    /// Append the text of a run padded to 32 bytes (a key, or a key and its value, from a
-    /// table).
+    /// Append the text of a run padded to `N` bytes (a key, or a key and its value, from a
+    /// table; a risk's name).
     ///
     /// # Safety
-    /// Room for 32 bytes.
+    /// Room for `N` bytes.
     #[inline(always)]
-    pub(crate) unsafe fn padded(&mut self, k: &Padded) {
-        self.check(32);
-        ptr::copy_nonoverlapping(k.text.as_ptr(), self.ptr, 32);
-        // A `Padded` holds at most its 32 bytes (`push` cannot write past them).
-        self.ptr = self.ptr.add(usize::from(k.len));
-    }
-
-    /// Append the text of a run padded to 48 bytes.
-    ///
-    /// # Safety
-    /// Room for 48 bytes.
-    #[inline(always)]
-    pub(crate) unsafe fn padded48(&mut self, k: &Padded48) {
-        self.check(48);
-        ptr::copy_nonoverlapping(k.text.as_ptr(), self.ptr, 48);
-        // A `Padded48` holds at most its 48 bytes.
+    pub(crate) unsafe fn padded<const N: usize>(&mut self, k: &Pad<N>) {
+        self.check(N);
+        ptr::copy_nonoverlapping(k.text.as_ptr(), self.ptr, N);
+        // A `Pad<N>` holds at most its `N` bytes (`push` cannot write past them).
         self.ptr = self.ptr.add(usize::from(k.len));
     }
 
@@ -686,23 +674,29 @@ pub(crate) const fn csv_room(len: usize) -> usize {
     len.saturating_mul(2).saturating_add(2)
 }
 
-/// A run of text padded to 32 bytes, for [`Cursor::padded`].
+/// A run of text padded to `N` bytes, for [`Cursor::padded`]: one copy of `N` bytes appends it,
+/// whatever its length.
 #[derive(Clone, Copy)]
-pub(crate) struct Padded {
-    text: [u8; 32],
+pub(crate) struct Pad<const N: usize> {
+    text: [u8; N],
     len: u8,
 }
 
-impl Padded {
+/// A key, or a key and its value, from a table.
+pub(crate) type Padded = Pad<32>;
+/// A risk's name and its separator.
+pub(crate) type Padded48 = Pad<48>;
+
+impl<const N: usize> Pad<N> {
     /// No text.
-    pub(crate) const EMPTY: Padded = Padded {
-        text: [0; 32],
+    pub(crate) const EMPTY: Self = Pad {
+        text: [0; N],
         len: 0,
     };
 
-    /// `parts` joined (32 bytes at most: a longer run fails the build where it is a constant).
-    pub(crate) const fn new(parts: &[&str]) -> Padded {
-        let mut p = Padded::EMPTY;
+    /// `parts` joined (`N` bytes at most: a longer run fails the build where it is a constant).
+    pub(crate) const fn new(parts: &[&str]) -> Self {
+        let mut p = Self::EMPTY;
         let mut i = 0;
         while i < parts.len() {
             p = p.push(parts[i]);
@@ -712,7 +706,7 @@ impl Padded {
     }
 
     /// This text and `s`.
-    pub(crate) const fn push(mut self, s: &str) -> Padded {
+    pub(crate) const fn push(mut self, s: &str) -> Self {
         let b = s.as_bytes();
         let mut j = 0;
         while j < b.len() {
@@ -724,7 +718,7 @@ impl Padded {
     }
 
     /// This text and `v` in decimal.
-    pub(crate) const fn push_u8(mut self, v: u8) -> Padded {
+    pub(crate) const fn push_u8(mut self, v: u8) -> Self {
         if v >= 100 {
             self.text[self.len as usize] = b'0' + v / 100;
             self.len += 1;
@@ -742,38 +736,6 @@ impl Padded {
     #[cfg(test)]
     pub(crate) fn as_bytes(&self) -> &[u8] {
         &self.text[..usize::from(self.len)]
-    }
-}
-
-/// A run of text padded to 48 bytes, for [`Cursor::padded48`] (risk names).
-#[derive(Clone, Copy)]
-pub(crate) struct Padded48 {
-    text: [u8; 48],
-    len: u8,
-}
-
-impl Padded48 {
-    /// No text.
-    pub(crate) const EMPTY: Padded48 = Padded48 {
-        text: [0; 48],
-        len: 0,
-    };
-
-    /// `parts` joined (48 bytes at most: a longer run fails the build where it is a constant).
-    pub(crate) const fn new(parts: &[&str]) -> Padded48 {
-        let mut p = Padded48::EMPTY;
-        let mut i = 0;
-        while i < parts.len() {
-            let b = parts[i].as_bytes();
-            let mut j = 0;
-            while j < b.len() {
-                p.text[p.len as usize] = b[j];
-                p.len += 1;
-                j += 1;
-            }
-            i += 1;
-        }
-        p
     }
 }
 
