@@ -69,6 +69,11 @@ impl<'a> Rd<'a> {
         self.take(n)
     }
 
+    /// Everything left, without reading it.
+    pub fn rest_peek(&self) -> &'a [u8] {
+        self.b.get(self.at..).unwrap_or(&[])
+    }
+
     /// Everything left.
     pub fn rest(&mut self) -> &'a [u8] {
         let s = self.b.get(self.at..).unwrap_or(&[]);

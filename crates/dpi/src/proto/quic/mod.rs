@@ -420,6 +420,13 @@ pub fn initial(
     let mut guard = 0;
     while f.left() > 0 && guard < MAX_PKT {
         guard += 1;
+        // PADDING frames (type 0x00, one byte each) fill most of an Initial: a run of them is
+        // skipped at once, not read as hundreds of one-byte frames.
+        let zeros = zero_run(f.rest_peek());
+        if zeros > 0 {
+            f.skip(zeros)?;
+            continue;
+        }
         match varint(&mut f)? {
             0x00 | 0x01 => {}
             t @ (0x02 | 0x03) => {
@@ -480,6 +487,18 @@ pub fn initial(
         }
     }
     hello(crypto.get(..have)?, meta)
+}
+
+/// Length of the run of zero bytes that starts `b`, compared 16 bytes at a time.
+fn zero_run(b: &[u8]) -> usize {
+    let mut n = 0;
+    for c in b.chunks_exact(16) {
+        if c.iter().fold(0u8, |a, &x| a | x) != 0 {
+            break;
+        }
+        n += 16;
+    }
+    n + b[n..].iter().take_while(|&&x| x == 0).count()
 }
 
 fn hello(c: &[u8], meta: &mut Meta) -> Option<bool> {

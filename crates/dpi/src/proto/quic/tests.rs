@@ -154,3 +154,18 @@ fn gquic_chlo_tag_table() {
     assert_eq!(gquic_sni(&d[..d.len() - 1]), Some(None), "value cut short");
     assert_eq!(gquic_sni(&d[..12]), None, "no tag table");
 }
+
+proptest::proptest! {
+    /// The run of zero bytes (PADDING frames) is measured exactly, whatever the run's length
+    /// and alignment against the 16-byte steps and whatever follows it.
+    #[test]
+    fn zero_run_is_the_leading_zeros(
+        zeros in 0usize..100,
+        tail in proptest::collection::vec(proptest::num::u8::ANY, 0..40),
+    ) {
+        let mut b = vec![0u8; zeros];
+        b.extend_from_slice(&tail);
+        let naive = b.iter().take_while(|&&x| x == 0).count();
+        proptest::prop_assert_eq!(zero_run(&b), naive);
+    }
+}
