@@ -5,7 +5,9 @@
 //!
 //! - **Ranks and confidences**: the [`RANKING`] table, one row per [`Method`], least trusted
 //!   first. A verdict is taken over one of a lower rank, never over one of its own rank or
-//!   above (the first verdict of a method stands; a method's finer name is a [`Arbiter::refine`]).
+//!   above (the first verdict of a method stands; a method's finer name is a [`Arbiter::refine`]),
+//!   except where a row raises its stronger evidence above another method ([`Row::over`]: an
+//!   address owner that runs its own application, above the port's guess).
 //! - **The statistical verdict** ([`Row::alone_at`], [`Row::refused_by`]): only a flow's first,
 //!   at [`STATS_ALONE`] confidence, never against [`Facts::PAYLOAD_RULED_OUT`], and taken back
 //!   at the flow's end ([`Arbiter::at_end`]) if that fact came after it; the port table's guess
@@ -50,6 +52,10 @@ pub struct Row {
     pub learned: bool,
     /// It is asked again at a flow's end when the flow is left without a verdict.
     pub again_at_end: bool,
+    /// Some((m, t)): its verdicts at confidence `t` or more rank above `m`'s as well (taken
+    /// over a verdict of `m`, and kept against one): evidence of a stronger kind than the
+    /// method's usual, told by the confidence its classifier gives it.
+    pub over: Option<(Method, f32)>,
 }
 
 /// A row with no rule beyond its rank.
@@ -61,6 +67,7 @@ const fn row(method: Method, confidence: f32, learned: bool) -> Row {
         refused_by: Facts::NONE,
         learned,
         again_at_end: false,
+        over: None,
     }
 }
 
@@ -68,10 +75,18 @@ const fn row(method: Method, confidence: f32, learned: bool) -> Row {
 /// number). `Method` is declared in this order (a compile-time check holds it), so a rank costs
 /// no lookup.
 pub const RANKING: [Row; 7] = [
-    // An owner's name only where no port guess is made (nDPI's order: on the corpus, nDPI keeps
-    // the port's `TLS` for 103 flows to Line's addresses). Who runs the server, not what the
-    // flow carries.
-    row(Method::Ip, 0.5, false),
+    // Who runs the server, not what the flow carries. Two kinds of evidence
+    // ([`owner_runs_its_application`]): an owner whose blocks serve other parties'
+    // applications or many services of its own (a cloud, a CDN, a web platform) says little
+    // about the flow, so its name is taken only where no port guess is made; an owner that runs
+    // one application on its blocks (a messenger, a VPN, a game, a conference service) is
+    // stronger evidence than a registered port, which any application may use (WhatsApp's
+    // clients on XMPP's 5222, Telegram's on 443), so its verdict, at
+    // [`OWNER_APP_CONFIDENCE`], ranks above the port's guess.
+    Row {
+        over: Some((Method::Port, OWNER_APP_CONFIDENCE)),
+        ..row(Method::Ip, 0.5, false)
+    },
     // A guess: any application can use any port. Asked again at the flow's end.
     Row {
         again_at_end: true,
@@ -91,6 +106,7 @@ pub const RANKING: [Row; 7] = [
         refused_by: Facts::PAYLOAD_RULED_OUT,
         learned: false,
         again_at_end: false,
+        over: None,
     },
     // Learned from payload verdicts on this very end-point, so below payload inspection itself,
     // which confirms or corrects it ([`Arbiter::check_learned`]).
@@ -118,6 +134,38 @@ const fn fixed(m: Method) -> f32 {
 
 /// Confidence of an address owner's verdict ([`RANKING`]).
 pub const OWNER_CONFIDENCE: f32 = fixed(Method::Ip);
+/// Confidence of the verdict of an address owner that runs its own application on its blocks
+/// ([`owner_runs_its_application`]), for a flow with ports: ranks above a port guess
+/// ([`Row::over`]).
+pub const OWNER_APP_CONFIDENCE: f32 = 0.7;
+
+/// Does an address owner run its own application on its blocks (strong evidence of what a flow
+/// to them is), or serve other parties' applications or many services of its own (weak)? Told
+/// by the owner's category in the published lists (`../data/app_networks.csv`, nDPI's): `cloud`
+/// (AmazonAWS, Azure, GoogleCloud, Edgecast, ...: hosting and delivery for anyone; storage
+/// services filed there are counted weak too) and `web` (Google, Apple, Alibaba, Cloudflare,
+/// Yandex, ...: platforms whose addresses serve search, mail, stores, video and their
+/// customers' sites alike) are weak; any other category (`chat`, `vpn`, `game`, `voip`,
+/// `video`, ...) names what its owner runs.
+pub fn owner_runs_its_application(category: &str) -> bool {
+    !matches!(
+        category.trim().to_ascii_lowercase().as_str(),
+        "cloud" | "web" | "" | "unspecified"
+    )
+}
+
+/// Does a verdict of `new` at confidence `conf` rank above the kept verdict of `old` at
+/// `old_conf`? By rank, except where a row's [`Row::over`] raises its strong verdicts above
+/// another method.
+#[inline]
+fn above(new: Method, conf: f32, old: Method, old_conf: f32) -> bool {
+    let raised = |m: Method, c: f32, over: Method| matches!(m.row().over, Some((o, t)) if o == over && c >= t);
+    if new.rank() > old.rank() {
+        !raised(old, old_conf, new)
+    } else {
+        raised(new, conf, old)
+    }
+}
 /// Confidence given to a port-table guess ([`RANKING`]): low, because any application can use
 /// any port.
 pub const PORT_CONFIDENCE: f32 = fixed(Method::Port);
@@ -375,7 +423,7 @@ impl Arbiter {
             return false;
         }
         match class.method {
-            Some(m) if m.rank() >= new.method.rank() => false,
+            Some(m) if !above(new.method, new.confidence, m, class.confidence) => false,
             _ => {
                 class.set(Some(new));
                 true
@@ -391,7 +439,9 @@ impl Arbiter {
         self.set.has(m)
             && !(row.alone_at.is_some() && class.method.is_some())
             && !class.facts.any(row.refused_by)
-            && class.method.is_none_or(|c| c.rank() < m.rank())
+            && class
+                .method
+                .is_none_or(|c| above(m, 1.0, c, class.confidence))
     }
 
     /// A method names the flow more finely than it did (an inspector's STUN, then DTLS): if the
@@ -545,6 +595,8 @@ mod tests {
     enum Step {
         /// A method's verdict, at its table confidence.
         Offer(Method, u16),
+        /// A method's verdict at a confidence of its own (an owner that runs its application).
+        OfferAt(Method, u16, f32),
         /// The statistical model's verdict, at its confidence.
         Model(u16, f32),
         /// The learned classifier's lookups at the first packet: what the Host Cache, the DNS
@@ -588,6 +640,15 @@ mod tests {
         ("port guess over owner", "all", &[Offer(Method::Port, PORT), Offer(Method::Ip, OWNER)], Some((PORT, Method::Port, 0.2, 1)), Facts::NONE),
         ("owner where no port guess", "all", &[Offer(Method::Ip, OWNER)], Some((OWNER, Method::Ip, 0.5, 1)), Facts::NONE),
         ("port guess after owner", "all", &[Offer(Method::Ip, OWNER), Offer(Method::Port, PORT)], Some((PORT, Method::Port, 0.2, 2)), Facts::NONE),
+        // An owner that runs its own application: above the port's guess, below the rest.
+        ("app owner over port guess", "all", &[Offer(Method::Port, PORT), OfferAt(Method::Ip, OWNER, OWNER_APP_CONFIDENCE)], Some((OWNER, Method::Ip, 0.7, 2)), Facts::NONE),
+        ("port guess not over app owner", "all", &[OfferAt(Method::Ip, OWNER, OWNER_APP_CONFIDENCE), Offer(Method::Port, PORT)], Some((OWNER, Method::Ip, 0.7, 1)), Facts::NONE),
+        ("weak owner stays below port", "all", &[Offer(Method::Port, PORT), OfferAt(Method::Ip, OWNER, 0.69)], Some((PORT, Method::Port, 0.2, 1)), Facts::NONE),
+        ("dns cache over app owner", "all", &[OfferAt(Method::Ip, OWNER, OWNER_APP_CONFIDENCE), Learned(None, Some(LEARNED), None)], Some((LEARNED, Method::DnsCache, 0.6, 2)), Facts::NONE),
+        ("dpt over app owner", "all", &[OfferAt(Method::Ip, OWNER, OWNER_APP_CONFIDENCE), Learned(None, None, Some(LEARNED))], Some((LEARNED, Method::Dpt, 0.4, 2)), Facts::NONE),
+        ("payload over app owner", "all", &[OfferAt(Method::Ip, OWNER, OWNER_APP_CONFIDENCE), Payload(TLS, false, None)], Some((TLS, Method::Dpi, 0.9, 2)), Facts::NONE),
+        ("model never over app owner", "all", &[OfferAt(Method::Ip, OWNER, OWNER_APP_CONFIDENCE), Model(MODEL, 1.0)], Some((OWNER, Method::Ip, 0.7, 1)), Facts::NONE),
+        ("port disabled, app owner alone", "ip", &[Offer(Method::Port, PORT), OfferAt(Method::Ip, OWNER, OWNER_APP_CONFIDENCE)], Some((OWNER, Method::Ip, 0.7, 2)), Facts::NONE),
         ("payload over port", "all", &[Offer(Method::Port, PORT), Payload(TLS, false, None)], Some((TLS, Method::Dpi, 0.9, 2)), Facts::NONE),
         ("disabled payload refused", "port", &[Offer(Method::Port, PORT), Payload(TLS, false, None)], Some((PORT, Method::Port, 0.2, 1)), Facts::NONE),
         ("nothing enabled", "none", &[Offer(Method::Port, PORT), Offer(Method::Ip, OWNER)], None, Facts::NONE),
@@ -639,7 +700,25 @@ mod tests {
             match *s {
                 Offer(m, l) => {
                     let would = a.would_take(&c, m);
-                    assert_eq!(a.offer(&mut c, v(m, l)), would, "would_take {m:?}");
+                    let took = a.offer(&mut c, v(m, l));
+                    if m.row().over.is_some() {
+                        // Its strong verdicts may be taken where this one is not.
+                        assert!(!took || would, "would_take {m:?}");
+                    } else {
+                        assert_eq!(took, would, "would_take {m:?}");
+                    }
+                }
+                OfferAt(m, l, confidence) => {
+                    // `would_take` cannot know the confidence: it must not refuse what is taken.
+                    let would = a.would_take(&c, m);
+                    let took = a.offer(
+                        &mut c,
+                        Verdict {
+                            confidence,
+                            ..v(m, l)
+                        },
+                    );
+                    assert!(!took || would, "would_take {m:?}");
                 }
                 Model(l, confidence) => {
                     a.offer(

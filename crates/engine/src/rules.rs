@@ -129,8 +129,9 @@ pub struct Rules {
     dpi: Arc<DpiRules>,
     model: Option<Loaded>,
     networks: Networks,
-    /// The label of each address owner, by `OwnerId` index.
-    owner_labels: Vec<LabelId>,
+    /// The label of each address owner, by `OwnerId` index, and whether it runs its own
+    /// application on its blocks (decided once at load, from its category).
+    owner_labels: Vec<(LabelId, bool)>,
     hosts: HostRules,
     /// `MASTER.APP` of each host rule's application under each naming master: index
     /// `AppId × NAMING.len() + master`.
@@ -332,7 +333,8 @@ impl Rules {
         let encrypted = (0..labels.len())
             .map(|i| {
                 let id = LabelId(i as u16);
-                let named = label_app.get(i).is_some_and(|&a| a != 0) || owner_labels.contains(&id);
+                let named = label_app.get(i).is_some_and(|&a| a != 0)
+                    || owner_labels.iter().any(|o| o.0 == id);
                 defaults.encrypted(&labels, id, named)
             })
             .collect();
@@ -503,9 +505,11 @@ impl Rules {
         &self.hosts
     }
 
-    /// The label of the owner of `ip`'s block (`Method::Ip`), if a list names one.
+    /// The label of the owner of `ip`'s block (`Method::Ip`), if a list names one, and whether that owner runs its own application
+    /// on its blocks ([`wirespeed_classify::arbiter::owner_runs_its_application`], from the
+    /// owner's category in its list).
     #[inline]
-    pub fn owner_of(&self, ip: IpAddr) -> Option<LabelId> {
+    pub fn owner_evidence(&self, ip: IpAddr) -> Option<(LabelId, bool)> {
         let id = self.networks.lookup(ip)?;
         self.owner_labels.get(id.index()).copied()
     }
@@ -548,15 +552,18 @@ impl Rules {
 
 /// Each owner's label: nDPI names a flow matched by address after the owner alone (`Google`,
 /// master and application both), in the owner's category as nDPI prints it.
-fn owner_labels(nets: &Networks, labels: &mut Labels) -> Result<Vec<LabelId>, RulesError> {
-    let mut by_id = vec![LabelId::UNKNOWN; nets.owner_count()];
+fn owner_labels(nets: &Networks, labels: &mut Labels) -> Result<Vec<(LabelId, bool)>, RulesError> {
+    let mut by_id = vec![(LabelId::UNKNOWN, false); nets.owner_count()];
     for (id, app, category) in nets.owners() {
         let cat = ndpi_category(category).unwrap_or("Unspecified");
         let l = labels
             .intern(app, app, cat, Breed::Unrated)
             .map_err(|e| RulesError::Labels(format!("address owner {app}: {e}")))?;
         if let Some(slot) = by_id.get_mut(id.index()) {
-            *slot = l;
+            *slot = (
+                l,
+                wirespeed_classify::arbiter::owner_runs_its_application(category),
+            );
         }
     }
     Ok(by_id)

@@ -1,14 +1,18 @@
 //! Address owners as a classifier (`method: "ip"`, nDPI's "match by IP"): at a flow's first
 //! packet, the owner of the server's address block, else of the client's (nDPI's order), names
 //! the flow where nothing else is known (its rank and confidence are the arbiter's:
-//! [`wirespeed_classify::arbiter::RANKING`]). One lookup in
+//! [`wirespeed_classify::arbiter::RANKING`]). An owner that runs its own application on its
+//! blocks gives a flow with ports its stronger verdict
+//! ([`wirespeed_classify::arbiter::OWNER_APP_CONFIDENCE`], above the port's guess); a flow
+//! without ports (ICMP, ESP, ...) is named by its IP protocol number, the protocol itself, so
+//! there the owner's verdict stays the weak one. One lookup in
 //! [`wirespeed_classify::networks::Networks`] per end-point of a new flow (a few nanoseconds),
 //! none per packet; no per-flow state.
 
 use super::{Classifier, Decide, FlowView};
 use crate::rules::Rules;
 use std::sync::Arc;
-use wirespeed_classify::arbiter::OWNER_CONFIDENCE;
+use wirespeed_classify::arbiter::{OWNER_APP_CONFIDENCE, OWNER_CONFIDENCE};
 use wirespeed_classify::{Method, Verdict};
 
 /// The address-owner classifier: the run's owner table, read-only.
@@ -35,13 +39,18 @@ impl Classifier for OwnerClassifier {
         let server = flow.server();
         let owner = self
             .rules
-            .owner_of(flow.key.ip(server))
-            .or_else(|| self.rules.owner_of(flow.key.ip(server.other())));
-        if let Some(label) = owner {
+            .owner_evidence(flow.key.ip(server))
+            .or_else(|| self.rules.owner_evidence(flow.key.ip(server.other())));
+        if let Some((label, runs_app)) = owner {
+            let ports = matches!(flow.key.proto, 6 | 17 | 132);
             d.offer(Verdict {
                 label,
                 method: Method::Ip,
-                confidence: OWNER_CONFIDENCE,
+                confidence: if runs_app && ports {
+                    OWNER_APP_CONFIDENCE
+                } else {
+                    OWNER_CONFIDENCE
+                },
                 ttb_pkts: 1,
                 ttb_ns: 0,
             });

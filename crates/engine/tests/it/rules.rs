@@ -228,3 +228,84 @@ fn shipped_owners_name_a_google_server() {
         "private addresses have no owner"
     );
 }
+
+/// Owner against port, by evidence: a UDP flow on SIP's registered port whose payload no
+/// inspector claims, and a ping, to a server whose block an operator's list gives an owner.
+/// An owner that runs its own application there (category `chat`) names the UDP flow over the
+/// port's guess, at the stronger confidence; a cloud owner does not; the ping is named by its
+/// IP protocol whatever the owner.
+#[test]
+fn an_owner_that_runs_its_application_outranks_the_port() {
+    let fb = FrameBuilder { vlan: 0 };
+    let (a, b) = ([192, 0, 2, 1], [198, 51, 100, 7]);
+    let udp = |src, dst, sport, dport| {
+        fb.ipv4(
+            src,
+            dst,
+            &L4::Udp {
+                sport,
+                dport,
+                payload: b"WSPROBE-7f3a opaque bytes of no known protocol",
+            },
+        )
+    };
+    let frames = [
+        udp(a, b, 40123, 5060),
+        udp(b, a, 5060, 40123),
+        fb.ipv4(
+            a,
+            b,
+            &L4::Echo {
+                request: true,
+                id: 7,
+                seq: 1,
+            },
+        ),
+        fb.ipv4(
+            b,
+            a,
+            &L4::Echo {
+                request: false,
+                id: 7,
+                seq: 1,
+            },
+        ),
+    ];
+    let path = std::env::temp_dir().join(format!("wirespeed-owner-{}.pcap", std::process::id()));
+    let mut w = PcapWriter::new(std::fs::File::create(&path).unwrap(), 1, false).unwrap();
+    for (i, f) in frames.iter().enumerate() {
+        w.write(
+            1_700_000_000_000_000_000 + i as u64 * 1_000_000,
+            f,
+            f.len() as u32,
+        )
+        .unwrap();
+    }
+    w.finish().unwrap();
+    let with_owner = |category: &str| {
+        let rules = Rules::load(&RuleSources {
+            networks: Some(format!("198.51.100.0/24,ExampleOwner,{category},test\n")),
+            ..RuleSources::default()
+        })
+        .unwrap();
+        let recs = run(rules, &path);
+        let by = |l4: &str| {
+            recs.iter()
+                .find(|r| r["l4"] == l4)
+                .unwrap_or_else(|| panic!("no {l4} flow: {recs:?}"))
+                .clone()
+        };
+        (by("UDP"), by("ICMP"))
+    };
+    let (udp_app, icmp_app) = with_owner("chat");
+    assert_eq!(udp_app["app"], "ExampleOwner", "{udp_app}");
+    assert_eq!(udp_app["method"], "ip", "{udp_app}");
+    assert_eq!(udp_app["confidence"], 0.7, "{udp_app}");
+    assert_eq!(icmp_app["method"], "port", "{icmp_app}");
+    assert_eq!(icmp_app["proto"], "ICMP", "{icmp_app}");
+    let (udp_cloud, icmp_cloud) = with_owner("cloud");
+    assert_eq!(udp_cloud["method"], "port", "{udp_cloud}");
+    assert_ne!(udp_cloud["app"], "ExampleOwner", "{udp_cloud}");
+    assert_eq!(icmp_cloud["proto"], "ICMP", "{icmp_cloud}");
+    let _ = std::fs::remove_file(&path);
+}
