@@ -160,6 +160,12 @@ pub(crate) struct EngineArgs {
     /// Packets per batch.
     #[arg(long, default_value_t = 128)]
     pub(crate) batch: usize,
+    /// Payload-inspection contexts per worker: flows inspected (or holding their metadata for
+    /// the record) at once, about 1 KiB each, allocated as flows need them. A flow that starts
+    /// while all are taken is not inspected (named by port, owner or model only; the summary
+    /// counts them): raise it for links with more open flows a worker than this.
+    #[arg(long, default_value_t = 1 << 16, value_name = "N")]
+    pub(crate) dpi_contexts: usize,
     #[command(flatten)]
     pub(crate) files: RuleArgs,
     /// Host Cache (seed 002): the utility U = x·p (flows of the end-point's majority label in a

@@ -126,6 +126,13 @@ impl EngineArgs {
                 "--max-flows must be between 1 and {MAX_FLOWS} (about 210 bytes of memory a flow)"
             ));
         }
+        // A context is about 1 KiB (`Ctx` in the dpi crate), allocated only as flows need it.
+        const MAX_DPI_CONTEXTS: usize = 1 << 24;
+        if self.dpi_contexts == 0 || self.dpi_contexts > MAX_DPI_CONTEXTS {
+            return Err(format!(
+                "--dpi-contexts must be between 1 and {MAX_DPI_CONTEXTS} (about 1 KiB of memory each)"
+            ));
+        }
         if self.batch == 0 || self.batch > 4096 {
             return Err("--batch must be between 1 and 4096".into());
         }
@@ -196,6 +203,10 @@ impl EngineArgs {
             outer_flows: self.tunnel_mode() == TunnelMode::Both,
             classifiers: ClassifierSet::parse(&self.classifiers).map_err(|e| e.to_string())?,
             batch_size: self.batch,
+            dpi: wirespeed_dpi::DpiConfig {
+                contexts: self.dpi_contexts,
+                ..wirespeed_dpi::DpiConfig::default()
+            },
             dist,
             tcp,
             entropy,

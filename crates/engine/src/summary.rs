@@ -313,7 +313,7 @@ impl Summary {
         if d.no_context > 0 {
             writeln!(
                 f,
-                "payload inspection: {} flows not inspected (the pool of contexts was full)",
+                "payload inspection: {} flows not inspected (the pool of contexts was full: --dpi-contexts)",
                 d.no_context
             )?;
         }

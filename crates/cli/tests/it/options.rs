@@ -251,3 +251,46 @@ fn an_option_fifo_without_a_writer_is_refused_and_a_written_pipe_is_read() {
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("\"matches\":\"0\""), "{text}");
 }
+
+/// `--dpi-contexts` bounds the flows inspected at once: on a generated trace whose 200 flows
+/// each name their application in their first payload (`gen heavy-tail`, all open together),
+/// four contexts leave all but four flows uninspected and the summary says so; the default
+/// inspects them all. Zero is refused.
+#[test]
+fn dpi_contexts_bound_the_flows_inspected_at_once() {
+    let p = temp("dpi-contexts.pcap");
+    ok(bin()
+        .args(["gen", "heavy-tail", "--flows", "200", "-o"])
+        .arg(&p));
+    let methods = |extra: &[&str]| {
+        let out = ok(bin()
+            .arg("classify")
+            .arg(&p)
+            .args(["--workers", "1", "-o", "-"])
+            .args(extra));
+        let dpi = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .filter(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["method"] == "dpi")
+            .count();
+        (dpi, String::from_utf8(out.stderr).unwrap())
+    };
+    let (all, err) = methods(&[]);
+    assert_eq!(all, 200, "{err}");
+    assert!(!err.contains("not inspected"), "{err}");
+    let (four, err) = methods(&["--dpi-contexts", "4"]);
+    assert_eq!(four, 4, "{err}");
+    assert!(
+        err.contains("196 flows not inspected") && err.contains("--dpi-contexts"),
+        "{err}"
+    );
+    let out = bin()
+        .arg("classify")
+        .arg(&p)
+        .args(["--dpi-contexts", "0", "-o", "/dev/null"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--dpi-contexts must be"));
+    let _ = std::fs::remove_file(&p);
+}
