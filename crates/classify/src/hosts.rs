@@ -326,7 +326,9 @@ impl TrieNode {
 #[derive(Clone, Debug)]
 pub struct HostRules {
     apps: Vec<App>,
-    app_ids: HashMap<(Box<str>, &'static str, Breed), AppId, foldhash::fast::RandomState>,
+    /// The ids of each application name, one a distinct (category, breed): looked up by the
+    /// name as it is, without building a key.
+    app_ids: HashMap<Box<str>, Vec<AppId>, foldhash::fast::RandomState>,
     rules: Vec<Rule>,
     /// Open addressing, linear probing, for suffix rules. A power of two long, at most half
     /// full.
@@ -449,11 +451,7 @@ impl HostRules {
         // Applications first, so that too many is refused before anything changes.
         let new_apps: std::collections::HashSet<(&str, &str, Breed)> = rows
             .iter()
-            .filter(|r| {
-                !self
-                    .app_ids
-                    .contains_key(&(Box::from(r.2.as_str()), r.3, r.4))
-            })
+            .filter(|r| self.app_id(&r.2, r.3, r.4).is_none())
             .map(|r| (r.2.as_str(), r.3, r.4))
             .collect();
         if self.apps.len() + new_apps.len() > usize::from(u16::MAX) {
@@ -503,9 +501,26 @@ impl HostRules {
         Ok(id)
     }
 
+    /// Rules checked already, in order, as [`HostRules::load_csv`] adds a file's rows:
+    /// (pattern, application, nDPI's category name, breed). The built-in list's rows, compiled
+    /// by `build.rs` ([`crate::builtin::hosts`]).
+    pub(crate) fn extend_checked(&mut self, rows: &[(&str, &str, &'static str, Breed)]) {
+        for &(pattern, app, category, breed) in rows {
+            let id = self.intern(app, category, breed).expect("few applications");
+            self.insert(pattern, id);
+        }
+    }
+
+    /// The id of (application, category, breed), if it has one.
+    fn app_id(&self, app: &str, category: &str, breed: Breed) -> Option<AppId> {
+        self.app_ids.get(app)?.iter().copied().find(|id| {
+            let a = &self.apps[id.index()];
+            a.category == category && a.breed == breed
+        })
+    }
+
     fn intern(&mut self, app: &str, category: &'static str, breed: Breed) -> Option<AppId> {
-        let key = (Box::from(app), category, breed);
-        if let Some(&id) = self.app_ids.get(&key) {
+        if let Some(id) = self.app_id(app, category, breed) {
             return Some(id);
         }
         let id = AppId(u16::try_from(self.apps.len()).ok()?);
@@ -517,7 +532,12 @@ impl HostRules {
             category,
             breed,
         });
-        self.app_ids.insert(key, id);
+        match self.app_ids.get_mut(app) {
+            Some(ids) => ids.push(id),
+            None => {
+                self.app_ids.insert(Box::from(app), vec![id]);
+            }
+        }
         Some(id)
     }
 
@@ -719,15 +739,36 @@ impl HostRules {
         self.rules.is_empty()
     }
 
+    /// The same applications, rules and lookup structures, in the same order (a test's
+    /// equality: the application index is a hash map, compared by its entries).
+    #[cfg(test)]
+    pub(crate) fn same_as(&self, other: &HostRules) -> bool {
+        let dbg = |h: &HostRules| {
+            format!(
+                "{:?} {:?} {:?} {} {:?} {:?}",
+                h.apps, h.rules, h.table, h.table_used, h.trie, h.root
+            )
+        };
+        let ids = |h: &HostRules| {
+            let mut v: Vec<_> = h.app_ids.iter().collect();
+            v.sort();
+            format!("{v:?}")
+        };
+        dbg(self) == dbg(other) && ids(self) == ids(other)
+    }
+
     /// Approximate heap bytes held (vectors at capacity, boxed strings, the load-time
     /// application index counted at its entries' size).
     pub fn memory_bytes(&self) -> usize {
         use std::mem::size_of;
         let apps = self.apps.capacity() * size_of::<App>()
             + self.apps.iter().map(|a| a.name.len()).sum::<usize>();
-        let app_ids = self.app_ids.capacity()
-            * (size_of::<(Box<str>, &str, Breed)>() + size_of::<AppId>() + 1)
-            + self.app_ids.keys().map(|k| k.0.len()).sum::<usize>();
+        let app_ids = self.app_ids.capacity() * (size_of::<(Box<str>, Vec<AppId>)>() + 1)
+            + self
+                .app_ids
+                .iter()
+                .map(|(k, v)| k.len() + v.capacity() * size_of::<AppId>())
+                .sum::<usize>();
         let rules = self.rules.capacity() * size_of::<Rule>()
             + self.rules.iter().map(|r| r.pattern.len()).sum::<usize>();
         let table = self.table.capacity() * size_of::<Slot>();

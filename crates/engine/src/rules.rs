@@ -57,10 +57,6 @@ pub struct RuleSources {
 /// The category of a name an operator's `protos.txt` introduces (nDPI's, for custom protocols).
 const CUSTOM_CATEGORY: &str = "Unspecified";
 
-/// The host-name rules shipped with the project (`data/app_hosts.csv`; provenance in
-/// `data/README.md`).
-pub const BUILTIN_HOSTS: &str = include_str!("../../../data/app_hosts.csv");
-
 /// The masters whose flows a host name names (nDPI's `MASTER.APP`: `TLS.YouTube`,
 /// `DNS.Google`, `HTTP_Proxy.QQ` for a request a proxy forwards to a QQ server), and the
 /// metadata field that carries the name.
@@ -274,8 +270,9 @@ impl Rules {
             nets.build()
         };
         let owner_labels = owner_labels(&networks, &mut labels)?;
-        let mut hosts = HostRules::parse_csv(BUILTIN_HOSTS)
-            .map_err(|e| RulesError::Hosts(format!("built-in host names: {e}")))?;
+        // The shipped host-name list (`data/app_hosts.csv`; provenance in `data/README.md`):
+        // its rows as build.rs compiled them, no CSV read.
+        let mut hosts = wirespeed_classify::builtin::hosts();
         if let Some(t) = &src.hosts {
             hosts
                 .load_csv(t)
