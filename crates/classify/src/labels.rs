@@ -191,18 +191,27 @@ pub struct Labels {
     /// key is unambiguous): one allocation a lookup and foldhash, where three boxed names and
     /// SipHash made interning a start's ~5,000 host labels cost 5 M instructions.
     by_name: HashMap<Box<str>, LabelId, foldhash::fast::RandomState>,
+    /// Where [`Labels::intern`] writes the key it looks up: no allocation for a label held
+    /// already.
+    key: String,
 }
 
-/// The `by_name` key of (master, app, category).
-fn names_key(master: &str, app: &str, category: &str) -> String {
-    let mut k = String::with_capacity(master.len() + app.len() + category.len() + 2);
-    for (i, n) in [master, app, category].into_iter().enumerate() {
-        if i > 0 {
-            k.push('\0');
-        }
-        k.push_str(n);
-    }
-    k
+/// Write the `by_name` key of (master, app, category) into `k`.
+fn names_key(k: &mut String, master: &str, app: &str, category: &str) {
+    k.clear();
+    k.reserve(master.len() + app.len() + category.len() + 2);
+    k.push_str(master);
+    k.push('\0');
+    k.push_str(app);
+    k.push('\0');
+    k.push_str(category);
+}
+
+/// Whether `n` holds a control character (`char::is_control`: U+0000 to U+001F, U+007F to
+/// U+009F). The bytes first: only a byte below 0x20, 0x7F or 0xC2 (which leads U+0080 to
+/// U+00BF) can start one, so most names are settled without decoding characters.
+fn has_control(n: &str) -> bool {
+    n.bytes().any(|b| b < 0x20 || b == 0x7f || b == 0xc2) && n.chars().any(char::is_control)
 }
 
 impl Default for Labels {
@@ -220,6 +229,7 @@ impl Labels {
         let mut l = Labels {
             entries: Vec::new(),
             by_name: HashMap::default(),
+            key: String::new(),
         };
         let u = Label::UNKNOWN;
         let id = l.intern(u.master, u.app, u.category, Breed::Unrated);
@@ -237,26 +247,32 @@ impl Labels {
         breed: Breed,
     ) -> Result<LabelId, LabelError> {
         for n in [master, app, category] {
-            if n.is_empty() || n.chars().any(char::is_control) {
+            if n.is_empty() || has_control(n) {
                 return Err(LabelError::BadName(n.to_string()));
             }
         }
-        let key = names_key(master, app, category);
-        if let Some(&id) = self.by_name.get(key.as_str()) {
+        names_key(&mut self.key, master, app, category);
+        if let Some(&id) = self.by_name.get(self.key.as_str()) {
             return Ok(id);
         }
         if self.entries.len() >= Self::CAPACITY {
             return Err(LabelError::Full);
         }
         let id = LabelId(self.entries.len() as u16);
-        let proto = if master == app || master == "Unknown" {
+        let proto: Box<str> = if master == app || master == "Unknown" {
             app.into()
         } else {
-            format!("{master}.{app}").into()
+            // Not format!: its machinery cost more than the rest of interning a label.
+            let mut p = String::with_capacity(master.len() + 1 + app.len());
+            p.push_str(master);
+            p.push('.');
+            p.push_str(app);
+            p.into_boxed_str()
         };
+        // Bytes, not characters: the three are ASCII, never part of a longer character.
         let plain = [master, app, category]
             .iter()
-            .all(|n| !n.contains(['"', '\\', ',']));
+            .all(|n| !n.bytes().any(|b| matches!(b, b'"' | b'\\' | b',')));
         self.entries.push(LabelEntry {
             master: master.into(),
             app: app.into(),
@@ -265,7 +281,7 @@ impl Labels {
             proto,
             plain,
         });
-        self.by_name.insert(key.into_boxed_str(), id);
+        self.by_name.insert(Box::from(self.key.as_str()), id);
         Ok(id)
     }
 
@@ -284,9 +300,9 @@ impl Labels {
 
     /// The id of (master, app, category), if the registry holds it.
     pub fn find(&self, master: &str, app: &str, category: &str) -> Option<LabelId> {
-        self.by_name
-            .get(names_key(master, app, category).as_str())
-            .copied()
+        let mut key = String::new();
+        names_key(&mut key, master, app, category);
+        self.by_name.get(key.as_str()).copied()
     }
 
     /// The label with this id; [`LabelId::UNKNOWN`]'s for an id of another registry that is
@@ -385,6 +401,17 @@ mod tests {
         );
         // Known pairs still resolve when full.
         assert!(l.intern("M", "7", "Web", Breed::Unrated).is_ok());
+    }
+
+    /// The byte test gives `char::is_control`'s answer, for every character of the first
+    /// planes, alone and inside a name.
+    #[test]
+    fn control_characters_found_as_by_chars() {
+        for c in (0..0x3000).filter_map(char::from_u32) {
+            for n in [c.to_string(), format!("ab{c}c"), format!("\u{a0}{c}")] {
+                assert_eq!(has_control(&n), n.chars().any(char::is_control), "{n:?}");
+            }
+        }
     }
 
     #[test]
