@@ -189,6 +189,15 @@ pub(crate) struct EngineArgs {
     /// flows taught before it began, with 1 worker as with many.
     #[arg(long, default_value_t = 1.0, value_name = "S")]
     pub(crate) learn_epoch: f64,
+    /// The statistical model learns from the link (issue 38 item 3): flows payload inspection
+    /// labels with one of the model's classes are added to the model's counts (the shipped
+    /// model's are the prior) at the learning epochs, and the statistical classifier asks that
+    /// model; what a capture file taught is forgotten at its end.
+    #[arg(long)]
+    pub(crate) learn_stats: bool,
+    /// `--learn-stats`: each link flow counts this many times against the prior's flows.
+    #[arg(long, default_value_t = 16, value_name = "W")]
+    pub(crate) learn_stats_weight: u32,
     /// Also write one JSON line per DNS query/answer, HTTP request/response and TLS handshake
     /// to FILE (`-`: standard output), each with its flow's `flow_id` (docs/EVENTS.md).
     #[arg(long, value_name = "FILE")]

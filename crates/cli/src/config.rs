@@ -168,6 +168,14 @@ impl EngineArgs {
                 ttl_ns: secs(self.host_cache_ttl, "host-cache-ttl")?,
                 ..Default::default()
             },
+            stats_weight: if self.learn_stats {
+                if self.learn_stats_weight == 0 || self.learn_stats_weight > 1 << 16 {
+                    return Err("--learn-stats-weight must be between 1 and 65536".into());
+                }
+                self.learn_stats_weight
+            } else {
+                0
+            },
             ..Default::default()
         };
         if self.host_cache_uth == 0 {

@@ -32,6 +32,8 @@ use wirespeed_classify::dpt::{Dpt, DptConfig, DptStats};
 use wirespeed_classify::hostcache::{Endpoint, HostCache, HostCacheConfig, HostCacheStats};
 use wirespeed_classify::hosts::AppId;
 use wirespeed_classify::{ClassifierSet, LabelId, Method};
+use wirespeed_stats::nb::{NbCounts, MAX_FEATURES};
+use wirespeed_stats::LinkModel;
 
 /// How learning is paced and bounded.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -46,6 +48,10 @@ pub struct LearnConfig {
     pub dpt: DptConfig,
     /// Observations a worker holds between two epochs (more are dropped and counted).
     pub pending: usize,
+    /// The statistical model learns from the link (`--learn-stats`, issue 38 item 3): 0 = no;
+    /// otherwise each flow payload inspection labels counts this many times over the shipped
+    /// model's counts (the prior). See [`wirespeed_stats::LinkModel`].
+    pub stats_weight: u32,
 }
 
 impl Default for LearnConfig {
@@ -56,6 +62,7 @@ impl Default for LearnConfig {
             hosts: HostCacheConfig::default(),
             dpt: DptConfig::default(),
             pending: 1 << 16,
+            stats_weight: 0,
         }
     }
 }
@@ -72,6 +79,16 @@ pub(crate) enum Obs {
         label: LabelId,
     },
 }
+
+/// A flow's lesson for the link model (`--learn-stats`): payload inspection labelled a flow of
+/// the statistical model's class `.0` whose first packets fall in the model's feature bins `.1`
+/// (unused ones 0). Kept apart from [`Obs`]: lessons add counts, so their order changes nothing
+/// and they need no sorting, and the caches' path stays as it was when the option is off.
+pub(crate) type StatsLesson = (u16, [u16; MAX_FEATURES]);
+
+/// Where a worker's statistical classifier leaves its lessons until the worker's next epoch
+/// crossing takes them ([`Learner`]).
+pub(crate) type StatsBox = Arc<Mutex<Vec<StatsLesson>>>;
 
 /// A fixed-seed hash of an observation's content, from its packed fields (a few word writes).
 #[inline]
@@ -107,6 +124,8 @@ pub struct Learned {
     pub hosts: HostCache<LabelId>,
     /// Either end-point → labels seen on it (seed 001's Dedicated Port Table).
     pub dpt: Dpt<LabelId>,
+    /// The statistical model as the link taught it (`--learn-stats`); None when off.
+    pub stats: Option<LinkModel>,
 }
 
 /// Counters of the learned state.
@@ -122,6 +141,8 @@ pub struct LearnStats {
     pub dropped: u64,
     /// Epochs applied.
     pub epochs: u64,
+    /// Flows the link model learned (`--learn-stats`).
+    pub stats_learned: u64,
 }
 
 struct HubState {
@@ -133,6 +154,8 @@ struct HubState {
     /// The Host Cache window the state was last advanced into.
     window: u64,
     pending: Vec<(u64, Obs)>,
+    /// The link model's lessons (`--learn-stats`), by input clock.
+    lessons: Vec<(u64, StatsLesson)>,
     dropped: u64,
     epochs: u64,
 }
@@ -178,6 +201,7 @@ impl Hub {
                 applied: 0,
                 window: 0,
                 pending: Vec::new(),
+                lessons: Vec::new(),
                 dropped: 0,
                 epochs: 0,
             }),
@@ -186,6 +210,7 @@ impl Hub {
                 dns: DnsCache::new(cfg.dns),
                 hosts: HostCache::new(cfg.hosts),
                 dpt: Dpt::new(cfg.dpt),
+                stats: None,
             }),
         })
     }
@@ -226,6 +251,19 @@ impl Hub {
             dpt: l.dpt.stats(),
             dropped,
             epochs,
+            stats_learned: l.stats.as_ref().map_or(0, |m| m.learned()),
+        }
+    }
+
+    /// The link model learns from `prior` (the shipped model's counts), if this run learns it
+    /// (`stats_weight` > 0) and it has not started yet.
+    pub(crate) fn init_stats(&self, prior: &NbCounts) {
+        if self.cfg.stats_weight == 0 {
+            return;
+        }
+        let mut l = self.learned.write().unwrap_or_else(|e| e.into_inner());
+        if l.stats.is_none() {
+            l.stats = Some(LinkModel::new(prior, self.cfg.stats_weight));
         }
     }
 
@@ -234,7 +272,11 @@ impl Hub {
         let end = upto.saturating_mul(self.cfg.epoch_ns);
         let window = end / self.cfg.hosts.window_ns.max(1);
         // Most epochs of a sparse capture teach nothing and close no window: no write.
-        if upto != u64::MAX && window == st.window && !st.pending.iter().any(|o| o.0 < end) {
+        if upto != u64::MAX
+            && window == st.window
+            && !st.pending.iter().any(|o| o.0 < end)
+            && !st.lessons.iter().any(|o| o.0 < end)
+        {
             st.applied = st.applied.max(upto);
             return;
         }
@@ -296,6 +338,9 @@ impl Hub {
                 }
             }
         }
+        if !st.lessons.is_empty() {
+            Self::teach(&mut l, &mut st.lessons, end);
+        }
         if upto != u64::MAX && self.hosts_on {
             l.hosts.advance(end);
         }
@@ -306,10 +351,45 @@ impl Hub {
         st.epochs += 1;
     }
 
-    /// Worker `me` enters epoch `e` with `obs` (its observations so far, emptied).
-    fn cross(&self, me: usize, e: u64, obs: &mut Vec<(u64, Obs)>, dropped: &mut u64) {
+    /// The link model learns the lessons of epochs before `end` and rebuilds its tables, once
+    /// per epoch that taught it (counts add up in any order: the same tables for any number of
+    /// workers).
+    #[cold]
+    fn teach(l: &mut Learned, lessons: &mut Vec<(u64, StatsLesson)>, end: u64) {
+        let Some(m) = l.stats.as_mut() else {
+            lessons.clear();
+            return;
+        };
+        let n = m.params().features();
+        let mut bins = [0u32; MAX_FEATURES];
+        lessons.retain(|&(t, (class, b))| {
+            if t >= end {
+                return true;
+            }
+            for (x, &y) in bins.iter_mut().zip(b.iter()) {
+                *x = u32::from(y);
+            }
+            m.add(class, &bins[..n]);
+            false
+        });
+        m.rebuild();
+    }
+
+    /// Worker `me` enters epoch `e` with `obs` and `lessons` (its observations and lessons so
+    /// far, emptied).
+    fn cross(
+        &self,
+        me: usize,
+        e: u64,
+        obs: &mut Vec<(u64, Obs)>,
+        lessons: &mut Vec<(u64, StatsLesson)>,
+        dropped: &mut u64,
+    ) {
         let mut st = lock(&self.st);
         st.pending.append(obs);
+        if !lessons.is_empty() {
+            st.lessons.append(lessons);
+        }
         st.dropped += std::mem::take(dropped);
         if let Some(a) = st.at.get_mut(me) {
             *a = e;
@@ -343,12 +423,16 @@ impl Hub {
         if st.at.iter().all(|&a| a == u64::MAX) {
             st.at.iter_mut().for_each(|a| *a = 0);
             st.pending.clear();
+            st.lessons.clear();
             st.applied = 0;
             st.window = 0;
             let mut l = self.learned.write().unwrap_or_else(|e| e.into_inner());
             l.dns.clear();
             l.hosts.clear();
             l.dpt.clear();
+            if let Some(m) = l.stats.as_mut() {
+                m.reset();
+            }
         } else {
             let m = st.at.iter().copied().min().unwrap_or(0);
             if m > st.applied && self.sync.load(Ordering::Relaxed) {
@@ -381,6 +465,9 @@ pub(crate) struct Learner {
     dropped: u64,
     /// Nothing to learn in this run (no learned classifier enabled): no epochs.
     pub(crate) off: bool,
+    /// The statistical classifier's lessons (`--learn-stats`), taken at each epoch crossing.
+    pub(crate) stats_box: Option<StatsBox>,
+    lessons: Vec<(u64, StatsLesson)>,
 }
 
 impl Learner {
@@ -392,6 +479,8 @@ impl Learner {
             obs: Vec::new(),
             dropped: 0,
             off,
+            stats_box: None,
+            lessons: Vec::new(),
         }
     }
 
@@ -405,8 +494,27 @@ impl Learner {
 
     #[cold]
     fn enter(&mut self, clk: u64) {
+        // The statistical classifier's lessons since the last crossing, all of the epoch this
+        // worker leaves: stamped with its last instant (the order among them changes nothing,
+        // counts add up).
+        if let Some(b) = &self.stats_box {
+            let t = self.next_ns.saturating_sub(1);
+            for l in lock(b).drain(..) {
+                if self.lessons.len() < self.hub.cfg.pending {
+                    self.lessons.push((t, l));
+                } else {
+                    self.dropped += 1;
+                }
+            }
+        }
         let e = clk / self.hub.cfg.epoch_ns;
-        self.hub.cross(self.me, e, &mut self.obs, &mut self.dropped);
+        self.hub.cross(
+            self.me,
+            e,
+            &mut self.obs,
+            &mut self.lessons,
+            &mut self.dropped,
+        );
         self.next_ns = (e + 1).saturating_mul(self.hub.cfg.epoch_ns);
     }
 
@@ -425,6 +533,10 @@ impl Learner {
         if self.off {
             return;
         }
+        if let Some(b) = &self.stats_box {
+            lock(b).clear();
+        }
+        self.lessons.clear();
         self.hub.finish(self.me, &mut self.obs);
         self.next_ns = 0;
     }

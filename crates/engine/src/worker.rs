@@ -157,6 +157,7 @@ impl<S: RecordSink> Worker<S> {
     pub fn learning(mut self, hub: std::sync::Arc<crate::learn::Hub>, index: usize) -> Self {
         let off = self.stage.learned.learner.off;
         self.stage.learned.learner = crate::learn::Learner::new(hub, index, off);
+        self.stage.link_stats();
         self
     }
 

@@ -14,11 +14,13 @@ pub mod classes;
 pub mod csv;
 pub mod eval;
 pub mod features;
+pub mod link;
 pub mod model;
 pub mod nb;
 
 pub use classes::{coarse, Coarse};
 pub use features::{Early, SizeMode, ATOZ_NAMES, SPLT_CAP};
+pub use link::LinkModel;
 pub use model::{Model, ModelError};
 
 use wirespeed_classify::{LabelId, Labels};

@@ -169,3 +169,40 @@ fn interim_records_do_not_depend_on_workers_or_runs() {
         assert!(run(args) == one, "{args:?}");
     }
 }
+
+/// `--learn-stats` (issue 38 item 3): the link model learns at the epochs, so the records are
+/// the same bytes for any number of workers; and it changes some statistical verdicts of the
+/// corpus (otherwise this test would prove nothing).
+#[test]
+fn learned_stats_records_do_not_depend_on_workers() {
+    let Some(corpus) = wirespeed_testkit::corpus("learned_stats_records_do_not_depend_on_workers")
+    else {
+        return;
+    };
+    let files: Vec<PathBuf> = corpus.pcaps().into_iter().take(120).collect();
+    let run = |args: &[&str]| {
+        let out = bin()
+            .args(["classify", "--quiet", "--ordered"])
+            .args(args)
+            .args(&files)
+            .output()
+            .unwrap();
+        assert!(matches!(out.status.code(), Some(0 | 1)));
+        out.stdout
+    };
+    let on = ["--learn-stats", "--learn-stats-weight", "16"];
+    let one = run(&[&on[..], &["--workers", "1"]].concat());
+    for args in [
+        &["--workers", "2"][..],
+        &["--workers", "3", "--reader-thread"],
+        &["--workers", "2", "--batch", "7"],
+    ] {
+        assert!(run(&[&on[..], args].concat()) == one, "{args:?}");
+    }
+    let off = run(&["--workers", "1"]);
+    assert_eq!(
+        off.iter().filter(|&&b| b == b'\n').count(),
+        one.iter().filter(|&&b| b == b'\n').count()
+    );
+    assert!(off != one, "the link model changed no statistical verdict");
+}

@@ -80,11 +80,13 @@ impl Classifier for LearnedClassifier {
         let dns = cfg.classifiers.has(Method::DnsCache);
         let hosts = cfg.classifiers.has(Method::HostCache);
         let dpt = cfg.classifiers.has(Method::Dpt);
+        // The link model's lessons cross epochs too (`--learn-stats`).
+        let stats = super::stats::learns(cfg);
         LearnedClassifier {
             learner: Learner::new(
                 crate::learn::Hub::new(*cfg.learn, cfg.classifiers, 1),
                 0,
-                !(dns || hosts || dpt),
+                !(dns || hosts || dpt || stats),
             ),
             rules: cfg.rules.clone(),
             dns,

@@ -265,9 +265,11 @@ macro_rules! classifiers {
 
         impl Stage {
             pub(crate) fn new(env: &Env<'_>) -> Self {
-                Stage {
+                let mut s = Stage {
                     $($field: <$ty as Classifier>::new(env),)*
-                }
+                };
+                s.link_stats();
+                s
             }
 
             #[inline]
@@ -308,6 +310,16 @@ macro_rules! classifiers {
             }
         }
     };
+}
+
+impl Stage {
+    /// The statistical classifier asks and teaches the link model of the learner's hub
+    /// (`--learn-stats`; nothing when off): after the stage is built, and again when the worker
+    /// joins a pool's hub ([`crate::Worker::learning`]).
+    pub(crate) fn link_stats(&mut self) {
+        let hub = self.learned.learner.hub.clone();
+        self.learned.learner.stats_box = self.stats.link(hub);
+    }
 }
 
 classifiers! {

@@ -373,3 +373,62 @@ fn each_input_file_is_its_own_capture_for_what_it_teaches() {
     std::fs::remove_file(pcap).ok();
     std::fs::remove_file(late).ok();
 }
+
+/// An HTTP request of `len` bytes (RFC 9112 §3: request line, header fields, empty line).
+fn http_request(len: usize) -> Vec<u8> {
+    let mut r = b"GET /index.html HTTP/1.1\r\nHost: www.example.com\r\nX-Pad: ".to_vec();
+    while r.len() + 4 < len {
+        r.push(b'a');
+    }
+    r.extend_from_slice(b"\r\n\r\n");
+    r
+}
+
+/// Issue 38 item 3 (`--learn-stats`): HTTP requests to port 443, whose first packets the
+/// shipped model takes for TLS (the port, a request of a ClientHello's size). Payload
+/// inspection names them HTTP; the link model learns it at the epochs and its statistical
+/// verdict flips to HTTP after enough labelled predecessors, the same with any number of
+/// workers. Without the option, the verdict stays the prior's.
+#[test]
+fn the_link_model_learns_a_class_the_shipped_model_gets_wrong() {
+    let mut c = Cap(Vec::new());
+    let n = 60u16;
+    for i in 0..n {
+        c.tcp(
+            T0 + u64::from(i) * S / 2,
+            43000 + i,
+            (SERVER, 443),
+            &http_request(240 + usize::from(i % 8) * 4),
+        );
+    }
+    let pcap = c.write("stats");
+    let stats = |recs: &[Value]| -> Vec<String> {
+        (0..n)
+            .map(|i| {
+                let r = by_port(recs, u64::from(43000 + i));
+                assert_eq!(r["app"], "HTTP", "payload inspection names it: {r}");
+                r["stats_app"].as_str().unwrap().to_string()
+            })
+            .collect()
+    };
+    let off = stats(&run(&EngineConfig::default(), &pcap, 1, false).0);
+    assert!(
+        off.iter().all(|a| a != "HTTP"),
+        "the shipped model must get these wrong for the test to mean anything: {off:?}"
+    );
+    let mut cfg = EngineConfig::default();
+    cfg.learn.stats_weight = 16;
+    let on = stats(&same_everywhere(&cfg, &pcap));
+    // Prequential: the first flows are asked before anything was taught (the prior's answer).
+    assert_eq!(on[..2], off[..2], "{on:?}");
+    // The prior holds thousands of TLS flows to port 443: at weight 16 it takes a few dozen
+    // HTTP flows (44 here) before the first flips, and a whole cycle of request sizes (8) more
+    // before every size has.
+    let first = on.iter().position(|a| a == "HTTP").expect("never learned");
+    assert!(first > 1, "{on:?}");
+    assert!(
+        on[usize::from(n) - 8..].iter().all(|a| a == "HTTP"),
+        "{on:?}"
+    );
+    std::fs::remove_file(pcap).ok();
+}
