@@ -141,7 +141,7 @@ pub struct LearnStats {
     pub dropped: u64,
     /// Epochs applied.
     pub epochs: u64,
-    /// Flows the link model learned (`--learn-stats`).
+    /// Flows the link model learned (`--learn-stats`), over the run.
     pub stats_learned: u64,
 }
 
@@ -156,6 +156,8 @@ struct HubState {
     pending: Vec<(u64, Obs)>,
     /// The link model's lessons (`--learn-stats`), by input clock.
     lessons: Vec<(u64, StatsLesson)>,
+    /// Lessons the link model took, over the run.
+    taught: u64,
     dropped: u64,
     epochs: u64,
 }
@@ -202,6 +204,7 @@ impl Hub {
                 window: 0,
                 pending: Vec::new(),
                 lessons: Vec::new(),
+                taught: 0,
                 dropped: 0,
                 epochs: 0,
             }),
@@ -240,9 +243,9 @@ impl Hub {
 
     /// Counters.
     pub fn stats(&self) -> LearnStats {
-        let (dropped, epochs) = {
+        let (dropped, epochs, taught) = {
             let st = lock(&self.st);
-            (st.dropped, st.epochs)
+            (st.dropped, st.epochs, st.taught)
         };
         let l = self.read();
         LearnStats {
@@ -251,7 +254,7 @@ impl Hub {
             dpt: l.dpt.stats(),
             dropped,
             epochs,
-            stats_learned: l.stats.as_ref().map_or(0, |m| m.learned()),
+            stats_learned: taught,
         }
     }
 
@@ -339,7 +342,7 @@ impl Hub {
             }
         }
         if !st.lessons.is_empty() {
-            Self::teach(&mut l, &mut st.lessons, end);
+            st.taught += Self::teach(&mut l, &mut st.lessons, end);
         }
         if upto != u64::MAX && self.hosts_on {
             l.hosts.advance(end);
@@ -354,12 +357,14 @@ impl Hub {
     /// The link model learns the lessons of epochs before `end` and rebuilds its tables, once
     /// per epoch that taught it (counts add up in any order: the same tables for any number of
     /// workers).
+    /// Returns the number of flows learned.
     #[cold]
-    fn teach(l: &mut Learned, lessons: &mut Vec<(u64, StatsLesson)>, end: u64) {
+    fn teach(l: &mut Learned, lessons: &mut Vec<(u64, StatsLesson)>, end: u64) -> u64 {
         let Some(m) = l.stats.as_mut() else {
             lessons.clear();
-            return;
+            return 0;
         };
+        let mut n_taught = 0;
         let n = m.params().features();
         let mut bins = [0u32; MAX_FEATURES];
         lessons.retain(|&(t, (class, b))| {
@@ -369,10 +374,11 @@ impl Hub {
             for (x, &y) in bins.iter_mut().zip(b.iter()) {
                 *x = u32::from(y);
             }
-            m.add(class, &bins[..n]);
+            n_taught += u64::from(m.add(class, &bins[..n]));
             false
         });
         m.rebuild();
+        n_taught
     }
 
     /// Worker `me` enters epoch `e` with `obs` and `lessons` (its observations and lessons so

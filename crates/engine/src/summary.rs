@@ -368,6 +368,13 @@ impl Summary {
                 "dedicated port table: {} hints, {} end-points evicted (capacity), {} expired",
                 l.dpt.hints, l.dpt.evicted, l.dpt.expired
             )?;
+            if l.stats_learned > 0 {
+                writeln!(
+                    f,
+                    "link model (--learn-stats): {} flows learned",
+                    l.stats_learned
+                )?;
+            }
         }
         Ok(())
     }
