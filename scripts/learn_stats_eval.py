@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Prequential macro-F1 of the statistical verdict with and without --learn-stats (issue 38 item 3).
 
-usage: learn_stats_eval.py WIRESPEED_BIN INPUT [--weight W (16)] [--min-pred N] [--model FILE]
+usage: learn_stats_eval.py WIRESPEED_BIN INPUT [--weight W (4)] [--min-pred N] [--model FILE]
                            [-- EXTRA CLASSIFY ARGS]
 
 INPUT is a capture (the corpus mix: scripts/corpus_mix.py CORPUS/pcap /tmp/mix.pcap 1) or a
@@ -75,7 +75,7 @@ def main():
     if '--' in a:
         i = a.index('--')
         a, extra = a[:i], a[i + 1:]
-    weight, min_pred, model = '16', 20, None
+    weight, min_pred, model = '4', 20, None
     pos = []
     i = 0
     while i < len(a):

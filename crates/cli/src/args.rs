@@ -196,7 +196,7 @@ pub(crate) struct EngineArgs {
     #[arg(long)]
     pub(crate) learn_stats: bool,
     /// `--learn-stats`: each link flow counts this many times against the prior's flows.
-    #[arg(long, default_value_t = 16, value_name = "W")]
+    #[arg(long, default_value_t = 4, value_name = "W")]
     pub(crate) learn_stats_weight: u32,
     /// Also write one JSON line per DNS query/answer, HTTP request/response and TLS handshake
     /// to FILE (`-`: standard output), each with its flow's `flow_id` (docs/EVENTS.md).

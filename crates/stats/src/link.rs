@@ -21,6 +21,11 @@ pub struct LinkModel {
     offsets: [usize; MAX_FEATURES + 1],
     /// Link flows per (feature row, class): `link[row * classes + class]`.
     link: Vec<u32>,
+    /// The cells of `link` that are not 0, in the order they were first counted: what
+    /// [`LinkModel::counts`] walks instead of the whole table.
+    touched: Vec<u32>,
+    /// The prior's cells as (`link` index, count), sorted.
+    prior_cells: Vec<(u32, u32)>,
     /// Link flows per class.
     link_n: Vec<u32>,
     /// Link flows added since the start (or the last [`LinkModel::reset`]).
@@ -28,6 +33,8 @@ pub struct LinkModel {
     /// Flows added since the last rebuild.
     dirty: bool,
     nb: NaiveBayes,
+    /// The prior's tables, to go back to without rebuilding them.
+    prior_nb: NaiveBayes,
 }
 
 impl LinkModel {
@@ -43,15 +50,33 @@ impl LinkModel {
             offsets[f + 1] = offsets[f];
         }
         let k = prior.classes.max(1);
+        let mut prior_cells: Vec<(u32, u32)> = prior
+            .cells
+            .iter()
+            .filter(|&&(f, b, c, _)| {
+                (f as usize) < nf && b < p.bins_of(f as usize) && (c as usize) < prior.classes
+            })
+            .map(|&(f, b, c, n)| {
+                (
+                    ((offsets[f as usize] + b as usize) * k + c as usize) as u32,
+                    n,
+                )
+            })
+            .collect();
+        prior_cells.sort_unstable();
+        let nb = NaiveBayes::from_counts(prior);
         LinkModel {
             prior: prior.clone(),
+            touched: Vec::new(),
+            prior_cells,
             weight: weight.max(1),
             link: vec![0; offsets[nf] * k],
             link_n: vec![0; k],
             offsets,
             learned: 0,
             dirty: false,
-            nb: NaiveBayes::from_counts(prior),
+            nb: nb.clone(),
+            prior_nb: nb,
         }
     }
 
@@ -103,6 +128,9 @@ impl LinkModel {
         }
         for (f, &b) in bins.iter().enumerate() {
             let i = (self.offsets[f] + b as usize) * k + c;
+            if self.link[i] == 0 {
+                self.touched.push(i as u32);
+            }
             self.link[i] = self.link[i].saturating_add(1);
         }
         self.link_n[c] = self.link_n[c].saturating_add(1);
@@ -111,32 +139,49 @@ impl LinkModel {
         true
     }
 
-    /// The counts the tables are built from: the prior's plus `weight` × the link's.
+    /// The counts the tables are built from: the prior's plus `weight` × the link's. Walks
+    /// the cells that are not 0 (the prior's and the link's, merged in order), not the table.
     pub fn counts(&self) -> NbCounts {
-        let k = self.prior.classes;
+        let k = self.prior.classes.max(1);
         let w = self.weight;
-        let mut tot: Vec<u32> = self.link.iter().map(|&n| n.saturating_mul(w)).collect();
-        for &(f, b, c, n) in &self.prior.cells {
-            let f = f as usize;
-            if f < self.prior.params.features() && (c as usize) < k {
-                let i = (self.offsets[f] + b as usize) * k + c as usize;
-                if let Some(t) = tot.get_mut(i) {
-                    *t = t.saturating_add(n);
+        let mut link: Vec<u32> = self.touched.clone();
+        link.sort_unstable();
+        let nf = self.prior.params.features();
+        let cell = |i: u32, n: u32| {
+            let (row, c) = (i as usize / k, i as usize % k);
+            let f = (0..nf)
+                .rfind(|&f| self.offsets[f] <= row)
+                .unwrap_or_default();
+            (f as u8, (row - self.offsets[f]) as u32, c as u16, n)
+        };
+        let mut cells = Vec::with_capacity(self.prior_cells.len() + link.len());
+        let (mut a, mut b) = (self.prior_cells.iter().peekable(), link.iter().peekable());
+        loop {
+            let (i, n) = match (a.peek(), b.peek()) {
+                (None, None) => break,
+                (Some(&&(i, n)), Some(&&j)) if i == j => {
+                    a.next();
+                    b.next();
+                    (i, n.saturating_add(self.link[j as usize].saturating_mul(w)))
                 }
+                (Some(&&(i, n)), Some(&&j)) if i < j => {
+                    a.next();
+                    (i, n)
+                }
+                (Some(&&(i, n)), None) => {
+                    a.next();
+                    (i, n)
+                }
+                (_, Some(&&j)) => {
+                    b.next();
+                    (j, self.link[j as usize].saturating_mul(w))
+                }
+            };
+            if n > 0 {
+                cells.push(cell(i, n));
             }
         }
-        let mut cells = Vec::new();
-        for f in 0..self.prior.params.features() {
-            for row in self.offsets[f]..self.offsets[f + 1] {
-                for c in 0..k {
-                    let n = tot[row * k + c];
-                    if n > 0 {
-                        cells.push((f as u8, (row - self.offsets[f]) as u32, c as u16, n));
-                    }
-                }
-            }
-        }
-        let class_n = (0..k)
+        let class_n = (0..self.prior.classes)
             .map(|c| {
                 let prior = self.prior.class_n.get(c).copied().unwrap_or(0);
                 prior.saturating_add(self.link_n[c].saturating_mul(w))
@@ -144,7 +189,7 @@ impl LinkModel {
             .collect();
         NbCounts {
             params: self.prior.params,
-            classes: k,
+            classes: self.prior.classes,
             class_n,
             cells,
             threshold: self.prior.threshold,
@@ -166,11 +211,14 @@ impl LinkModel {
         if self.learned == 0 {
             return;
         }
-        self.link.iter_mut().for_each(|n| *n = 0);
+        for &i in &self.touched {
+            self.link[i as usize] = 0;
+        }
+        self.touched.clear();
         self.link_n.iter_mut().for_each(|n| *n = 0);
         self.learned = 0;
         self.dirty = false;
-        self.nb = NaiveBayes::from_counts(&self.prior);
+        self.nb = self.prior_nb.clone();
     }
 
     /// The tables as last built.
