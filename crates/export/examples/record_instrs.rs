@@ -252,6 +252,7 @@ fn main() -> io::Result<()> {
         dist: all,
         tcp: all,
         tunnel_parent: all,
+        keep: None,
     };
     let mut w: Box<dyn RecordSink> = match format.as_str() {
         "json" => Box::new(JsonLinesWriter::new(io::sink(), false).with_columns(c)),

@@ -1,7 +1,8 @@
 //! CSV (RFC 4180) with a header line: every column in [`crate::FIELDS`] order.
 
 use crate::format::{flush_at, record, record_buffer, Columns, Syntax, FLUSH_AT};
-use crate::{FlowRecord, RecordSink, FIELDS};
+use crate::select::Selected;
+use crate::{FlowRecord, RecordSink};
 use std::io::{self, Write};
 
 /// Writes CSV with a header line.
@@ -9,6 +10,8 @@ pub struct CsvWriter<W: Write> {
     pub(crate) out: W,
     buf: Vec<u8>,
     cols: Columns,
+    /// The kept columns' writer, with [`Columns::keep`].
+    sel: Option<Box<Selected>>,
 }
 
 impl<W: Write> CsvWriter<W> {
@@ -22,6 +25,7 @@ impl<W: Write> CsvWriter<W> {
                 with_source,
                 ..Columns::default()
             },
+            sel: None,
         };
         w.header();
         w
@@ -64,8 +68,9 @@ impl<W: Write> CsvWriter<W> {
         self.set(|c| c.tunnel_parent = on)
     }
 
-    /// Write these optional columns (the constructor's `with_source` stays). Call before
-    /// writing any record, as [`CsvWriter::with_features`].
+    /// Write these optional columns (the constructor's `with_source` stays), only those of
+    /// `cols.keep` when it is set. Call before writing any record, as
+    /// [`CsvWriter::with_features`].
     pub fn with_columns(self, cols: Columns) -> Self {
         self.set(|c| {
             *c = Columns {
@@ -79,6 +84,10 @@ impl<W: Write> CsvWriter<W> {
     fn set(mut self, change: impl FnOnce(&mut Columns)) -> Self {
         let had_header = !self.buf.is_empty();
         change(&mut self.cols);
+        self.sel = self
+            .cols
+            .keep
+            .map(|k| Box::new(Selected::new::<Csv>(&self.cols, &k)));
         self.buf.clear();
         if had_header {
             self.header();
@@ -87,22 +96,18 @@ impl<W: Write> CsvWriter<W> {
     }
 
     fn header(&mut self) {
-        if self.cols.with_source {
-            self.buf.extend_from_slice(b"source,pcap,");
-        }
-        let cols: Vec<&str> = FIELDS
-            .iter()
-            .copied()
-            .filter(|f| self.cols.writes(f))
-            .collect();
-        self.buf.extend_from_slice(cols.join(",").as_bytes());
+        self.buf
+            .extend_from_slice(self.cols.names().join(",").as_bytes());
         self.buf.push(b'\n');
     }
 }
 
 impl<W: Write> RecordSink for CsvWriter<W> {
     fn write(&mut self, r: &FlowRecord<'_>) -> io::Result<()> {
-        record::<Csv>(&mut self.buf, r, &self.cols);
+        match self.sel.as_deref_mut() {
+            None => record::<Csv>(&mut self.buf, r, &self.cols),
+            Some(s) => s.record::<Csv>(&mut self.buf, r),
+        }
         flush_at(&mut self.out, &mut self.buf, FLUSH_AT)
     }
 

@@ -79,7 +79,7 @@ impl Fmt {
 /// # Safety
 /// Room for [`IP_ROOM`] bytes.
 #[inline(always)]
-unsafe fn ip_text(o: &mut Cursor, ip: &IpAddr) {
+pub(crate) unsafe fn ip_text(o: &mut Cursor, ip: &IpAddr) {
     match ip {
         IpAddr::V4(a) => o.ipv4(a),
         IpAddr::V6(a) => o.ipv6(a),
@@ -224,17 +224,86 @@ pub struct Columns {
     pub tcp: bool,
     /// [`crate::TUNNEL_PARENT_FIELD`] (`--tunnels both`).
     pub tunnel_parent: bool,
+    /// Only these of the columns the others select (`--columns`), in the record's order
+    /// whatever the order they were named in; None (the default): every one.
+    pub keep: Option<Keep>,
 }
 
 impl Columns {
     /// Is `field` (a name of [`crate::FIELDS`]) written?
     pub fn writes(&self, field: &str) -> bool {
+        self.selects(field) && self.keep.is_none_or(|k| k.has(field))
+    }
+
+    /// Is `field` written by the optional groups these columns ask for, [`Columns::keep`]
+    /// aside?
+    pub fn selects(&self, field: &str) -> bool {
         (self.features || !crate::FEATURE_FIELDS.contains(&field))
             && (self.community || field != crate::COMMUNITY_FIELD)
             && (self.action || !crate::ACT_FIELDS.contains(&field))
             && (self.dist || !crate::DIST_FIELDS.contains(&field))
             && (self.tcp || !crate::TCP_FIELDS.contains(&field))
             && (self.tunnel_parent || field != crate::TUNNEL_PARENT_FIELD)
+    }
+
+    /// The names of the columns written, in order: `source` and `pcap` (with `with_source`),
+    /// then [`crate::FIELDS`] as [`Columns::writes`] selects them (the CSV header).
+    pub fn names(&self) -> Vec<&'static str> {
+        let source: &[&'static str] = if self.with_source {
+            &["source", "pcap"]
+        } else {
+            &[]
+        };
+        source
+            .iter()
+            .copied()
+            .filter(|f| self.keep.is_none_or(|k| k.has(f)))
+            .chain(crate::FIELDS.iter().copied().filter(|f| self.writes(f)))
+            .collect()
+    }
+}
+
+/// The columns a run keeps (`--columns`): a bit for each name of `source`, `pcap` and
+/// [`crate::FIELDS`], in that order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Keep {
+    bits: [u64; 3],
+}
+
+impl Keep {
+    /// The index of `name` among `source`, `pcap` and [`crate::FIELDS`].
+    fn index(name: &str) -> Option<usize> {
+        const { assert!(crate::FIELDS.len() + 2 <= 192) };
+        match name {
+            "source" => Some(0),
+            "pcap" => Some(1),
+            _ => crate::FIELDS.iter().position(|f| *f == name).map(|i| i + 2),
+        }
+    }
+
+    /// Is `name` one of a record's columns (`source`, `pcap` or one of [`crate::FIELDS`])?
+    pub fn known(name: &str) -> bool {
+        Keep::index(name).is_some()
+    }
+
+    /// The columns `names` name; `Err` holds the first name that is no column.
+    pub fn of<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<Keep, &'a str> {
+        let mut k = Keep::default();
+        for n in names {
+            let i = Keep::index(n).ok_or(n)?;
+            k.bits[i / 64] |= 1 << (i % 64);
+        }
+        Ok(k)
+    }
+
+    /// Is `name` kept?
+    pub fn has(&self, name: &str) -> bool {
+        Keep::index(name).is_some_and(|i| self.bits[i / 64] & (1 << (i % 64)) != 0)
+    }
+
+    /// Is any of `names` kept?
+    pub fn any(&self, names: &[&str]) -> bool {
+        names.iter().any(|n| self.has(n))
     }
 }
 
@@ -262,11 +331,12 @@ const SOURCE_ROOM: usize = room_of(&["source", "pcap"]);
 const TUNNEL_PARENT_ROOM: usize = room_of(&[crate::TUNNEL_PARENT_FIELD]);
 const COMMUNITY_ROOM: usize = room_of(&[crate::COMMUNITY_FIELD]);
 const ACT_ROOM: usize = room_of(&ACT_FIELDS);
-const DIST_ROOM: usize = room_of(&DIST_FIELDS);
-const TCP_ROOM: usize = room_of(&TCP_FIELDS);
+pub(crate) const DIST_ROOM: usize = room_of(&DIST_FIELDS);
+pub(crate) const TCP_ROOM: usize = room_of(&TCP_FIELDS);
 /// The `splt_*` lists: besides their keys, `[`, five numbers of up to 11 characters with their
 /// separators, `]`, and the last number's spill.
-const FEATURES_ROOM: usize = room_of(crate::FEATURE_FIELDS) + SPLT_FIELDS.len() * VALUE_ROOM;
+pub(crate) const FEATURES_ROOM: usize =
+    room_of(crate::FEATURE_FIELDS) + SPLT_FIELDS.len() * VALUE_ROOM;
 const META_ROOM: usize = room_of(&META_FIELDS);
 /// A risk's name and separator, written as one 48-byte store (`RISK_TEXT`, whose build fails on
 /// a longer name).
@@ -363,9 +433,20 @@ pub(crate) fn record_bound<S: Syntax>(r: &FlowRecord<'_>, cols: &Columns) -> usi
 /// The record's labels, looked up once.
 pub(crate) struct Names<'a> {
     /// The verdict's.
-    label: &'a LabelEntry,
+    pub(crate) label: &'a LabelEntry,
     /// The first packet's, if any.
-    fpc: Option<&'a LabelEntry>,
+    pub(crate) fpc: Option<&'a LabelEntry>,
+}
+
+impl<'a> Names<'a> {
+    /// Those of `r`.
+    #[inline]
+    pub(crate) fn of(r: &FlowRecord<'a>) -> Names<'a> {
+        Names {
+            label: r.label_names(),
+            fpc: r.fpc.map(|(l, _)| r.labels.get(l)),
+        }
+    }
 }
 
 /// The fields of one record: the core fields, the optional groups, the early-flow features and
@@ -389,6 +470,7 @@ unsafe fn fields<S: Syntax>(
         dist,
         tcp,
         tunnel_parent,
+        keep: _,
     } = *cols;
     // Before a field: `,"name":` in JSON, `,` in CSV; with `open`, a quote after it in JSON
     // (the value is quoted there, bare in CSV); with `close`, the previous value's closing quote
@@ -833,7 +915,7 @@ unsafe fn absent<S: Syntax>(o: &mut Cursor, keys: &[Padded]) {
 /// # Safety
 /// Room for [`DIST_ROOM`] bytes.
 #[inline(never)]
-unsafe fn dist_fields<S: Syntax>(mut c: Cursor, r: &FlowRecord<'_>) -> Cursor {
+pub(crate) unsafe fn dist_fields<S: Syntax>(mut c: Cursor, r: &FlowRecord<'_>) -> Cursor {
     let o = &mut c;
     let Some(d) = r.dist.as_ref() else {
         absent::<S>(o, &DIST_KEYS);
@@ -900,7 +982,7 @@ unsafe fn dist_fields<S: Syntax>(mut c: Cursor, r: &FlowRecord<'_>) -> Cursor {
 /// # Safety
 /// Room for [`TCP_ROOM`] bytes and the strings' (`close`, `history`, `conn_state`).
 #[inline(never)]
-unsafe fn tcp_fields<S: Syntax>(mut c: Cursor, r: &FlowRecord<'_>) -> Cursor {
+pub(crate) unsafe fn tcp_fields<S: Syntax>(mut c: Cursor, r: &FlowRecord<'_>) -> Cursor {
     let o = &mut c;
     let Some(t) = r.tcp.as_ref() else {
         absent::<S>(o, &TCP_KEYS);
@@ -1026,7 +1108,7 @@ unsafe fn early_fields<S: Syntax>(o: &mut Cursor, r: &FlowRecord<'_>, features: 
 /// # Safety
 /// Room for [`FEATURES_ROOM`] bytes.
 #[inline(never)]
-unsafe fn feature_fields<S: Syntax>(mut c: Cursor, r: &FlowRecord<'_>) -> Cursor {
+pub(crate) unsafe fn feature_fields<S: Syntax>(mut c: Cursor, r: &FlowRecord<'_>) -> Cursor {
     let o = &mut c;
     use wirespeed_stats::SizeMode;
     let e = &r.early;

@@ -1,6 +1,7 @@
 //! JSON lines: one object per record, every key of [`crate::FIELDS`] the options select, in order; absent values are `null`.
 
 use crate::format::{flush_at, record, record_buffer, Columns, Syntax, FLUSH_AT};
+use crate::select::Selected;
 use crate::{FlowRecord, RecordSink};
 use std::io::{self, Write};
 
@@ -9,6 +10,8 @@ pub struct JsonLinesWriter<W: Write> {
     pub(crate) out: W,
     buf: Vec<u8>,
     cols: Columns,
+    /// The kept columns' writer, with [`Columns::keep`].
+    sel: Option<Box<Selected>>,
 }
 
 impl<W: Write> JsonLinesWriter<W> {
@@ -21,61 +24,71 @@ impl<W: Write> JsonLinesWriter<W> {
                 with_source,
                 ..Columns::default()
             },
+            sel: None,
         }
     }
 
     /// Also write the early-flow features ([`crate::FEATURE_FIELDS`]); off by default because they
     /// double the record's size.
-    pub fn with_features(mut self, on: bool) -> Self {
-        self.cols.features = on;
-        self
+    pub fn with_features(self, on: bool) -> Self {
+        self.set(|c| c.features = on)
     }
 
     /// Also write each flow's Community ID ([`crate::community_id`]); off by default (a SHA-1
     /// per record).
-    pub fn with_community_id(mut self, on: bool) -> Self {
-        self.cols.community = on;
-        self
+    pub fn with_community_id(self, on: bool) -> Self {
+        self.set(|c| c.community = on)
     }
 
     /// Also write what an inline run did to each flow ([`crate::ACT_FIELDS`]); off by
     /// default.
-    pub fn with_action(mut self, on: bool) -> Self {
-        self.cols.action = on;
-        self
+    pub fn with_action(self, on: bool) -> Self {
+        self.set(|c| c.action = on)
     }
 
     /// Also write the whole-flow distributions ([`crate::DIST_FIELDS`]); off by default.
-    pub fn with_dist(mut self, on: bool) -> Self {
-        self.cols.dist = on;
-        self
+    pub fn with_dist(self, on: bool) -> Self {
+        self.set(|c| c.dist = on)
     }
 
     /// Also write each flow's tunnel parent ([`crate::TUNNEL_PARENT_FIELD`]); off by default.
-    pub fn with_tunnel_parent(mut self, on: bool) -> Self {
-        self.cols.tunnel_parent = on;
-        self
+    pub fn with_tunnel_parent(self, on: bool) -> Self {
+        self.set(|c| c.tunnel_parent = on)
     }
 
-    /// Write these optional columns (the constructor's `with_source` stays).
-    pub fn with_columns(mut self, cols: Columns) -> Self {
-        self.cols = Columns {
-            with_source: self.cols.with_source,
-            ..cols
-        };
+    /// Write these optional columns (the constructor's `with_source` stays), only those of
+    /// `cols.keep` when it is set.
+    pub fn with_columns(self, cols: Columns) -> Self {
+        self.set(|c| {
+            *c = Columns {
+                with_source: c.with_source,
+                ..cols
+            }
+        })
+    }
+
+    /// Change the columns (and the kept columns' writer).
+    fn set(mut self, change: impl FnOnce(&mut Columns)) -> Self {
+        change(&mut self.cols);
+        self.sel = self
+            .cols
+            .keep
+            .map(|k| Box::new(Selected::new::<Json>(&self.cols, &k)));
         self
     }
 
     /// Also write the TCP analysis ([`crate::TCP_FIELDS`]); off by default.
-    pub fn with_tcp(mut self, on: bool) -> Self {
-        self.cols.tcp = on;
-        self
+    pub fn with_tcp(self, on: bool) -> Self {
+        self.set(|c| c.tcp = on)
     }
 }
 
 impl<W: Write> RecordSink for JsonLinesWriter<W> {
     fn write(&mut self, r: &FlowRecord<'_>) -> io::Result<()> {
-        record::<Json>(&mut self.buf, r, &self.cols);
+        match self.sel.as_deref_mut() {
+            None => record::<Json>(&mut self.buf, r, &self.cols),
+            Some(s) => s.record::<Json>(&mut self.buf, r),
+        }
         flush_at(&mut self.out, &mut self.buf, FLUSH_AT)
     }
 

@@ -24,11 +24,12 @@ mod out;
 pub mod parquet;
 #[cfg(test)]
 mod reference;
+mod select;
 pub mod shared;
 
 pub use community::community_id;
 pub use csv::CsvWriter;
-pub use format::Columns;
+pub use format::{Columns, Keep};
 pub use json::JsonLinesWriter;
 
 use std::io;

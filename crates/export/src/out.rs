@@ -733,6 +733,11 @@ impl<const N: usize> Pad<N> {
     }
 
     /// The text.
+    pub(crate) fn text(&self) -> &[u8] {
+        &self.text[..usize::from(self.len)]
+    }
+
+    /// The text.
     #[cfg(test)]
     pub(crate) fn as_bytes(&self) -> &[u8] {
         &self.text[..usize::from(self.len)]

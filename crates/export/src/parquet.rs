@@ -336,6 +336,7 @@ mod tests {
         dist: true,
         tcp: true,
         tunnel_parent: true,
+        keep: None,
     };
 
     /// A path of this test process's own.

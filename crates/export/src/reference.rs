@@ -194,6 +194,7 @@ pub(crate) fn record<S: Syntax>(b: &mut Vec<u8>, r: &FlowRecord<'_>, cols: &Colu
         dist,
         tcp,
         tunnel_parent,
+        keep: _,
     } = *cols;
     // Before every field but the first: `,"name":` in JSON, `,` in CSV.
     macro_rules! key {
@@ -1145,6 +1146,7 @@ mod tests {
                 dist: c[4],
                 tcp: c[5],
                 tunnel_parent: c[6],
+                keep: None,
             }
         }
 
