@@ -131,6 +131,9 @@ pub struct Meta {
     len: u16,
     /// Values truncated or dropped so far.
     pub(crate) truncated: u32,
+    /// Fingerprints' hashes are not computed: `0` digits stand for them
+    /// ([`crate::DpiConfig::fingerprints`]); kept across [`Meta::clear`].
+    pub(crate) no_hash: bool,
     buf: [u8; META_BYTES],
 }
 
@@ -139,6 +142,7 @@ impl Default for Meta {
         Meta {
             len: 0,
             truncated: 0,
+            no_hash: false,
             buf: [0; META_BYTES],
         }
     }

@@ -24,6 +24,12 @@ pub struct DpiConfig {
     pub reasm_bytes: usize,
     /// Out-of-order segments remembered per buffer.
     pub reasm_segments: usize,
+    /// Compute the client fingerprints' hashes (JA3's MD5, JA4's two SHA-256, HASSH's MD5).
+    /// Off (a run that keeps no fingerprint column, writes no events and subscribes to no
+    /// fingerprint), each hash is written as as many `0` digits: the fields keep their length,
+    /// so the metadata area's room, and every other field, are as with the hashes, and JA4's
+    /// first part (which the risks read) is the same.
+    pub fingerprints: bool,
 }
 
 impl Default for DpiConfig {
@@ -34,6 +40,7 @@ impl Default for DpiConfig {
             reasm_buffers: 1024,
             reasm_bytes: 16 * 1024,
             reasm_segments: 8,
+            fingerprints: true,
         }
     }
 }
@@ -332,7 +339,9 @@ impl Dpi {
             *handle = match self.free.pop() {
                 Some(h) => h,
                 None if self.pool.len() < self.cfg.contexts.min(EV_BIT as usize - 1) => {
-                    self.pool.push(Ctx::new());
+                    let mut c = Ctx::new();
+                    c.meta.no_hash = !self.cfg.fingerprints;
+                    self.pool.push(c);
                     self.pool.len() as u32
                 }
                 None => {

@@ -64,7 +64,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         };
     }
     if client && cx.state::<State>().seen & HASSH == 0 && !rest.is_empty() {
-        match kexinit(rest) {
+        match kexinit(rest, cx.meta.no_hash) {
             Kex::Done(h) => {
                 cx.set(Field::Hassh, &h);
                 cx.state::<State>().seen |= HASSH;
@@ -86,7 +86,7 @@ enum Kex {
 }
 
 /// HASSH of a client's binary packet holding KEXINIT.
-fn kexinit(d: &[u8]) -> Kex {
+fn kexinit(d: &[u8], skip_hash: bool) -> Kex {
     let mut r = Rd::new(d);
     let (Some(plen), Some(_pad), Some(code)) = (r.u32(), r.u8(), r.u8()) else {
         return Kex::Short;
@@ -119,7 +119,12 @@ fn kexinit(d: &[u8]) -> Kex {
     if s.lost {
         return Kex::Other;
     }
-    Kex::Done(md5_hex(s.as_bytes()))
+    // Not computed (`crate::DpiConfig::fingerprints` off): as many `0` digits.
+    Kex::Done(if skip_hash {
+        [b'0'; 32]
+    } else {
+        md5_hex(s.as_bytes())
+    })
 }
 
 #[cfg(test)]

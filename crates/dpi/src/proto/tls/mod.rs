@@ -697,7 +697,14 @@ pub fn client_hello(b: &[u8], proto: u8, meta: &mut Meta) -> Option<bool> {
         ja3.num(u32::from(*p));
     }
     if !ja3.lost && !ciphers.lost && !exts.lost && !groups.lost {
-        meta.set(Field::Ja3c, &md5_hex(ja3.as_bytes()));
+        meta.set(
+            Field::Ja3c,
+            &if meta.no_hash {
+                [b'0'; 32]
+            } else {
+                md5_hex(ja3.as_bytes())
+            },
+        );
     }
     // JA4 (FoxIO): t13d1516h2_<ciphers>_<extensions_sigalgs>.
     let mut a = Buf::<40>::default();
@@ -737,7 +744,7 @@ pub fn client_hello(b: &[u8], proto: u8, meta: &mut Meta) -> Option<bool> {
         }
         s.hex16(*v);
     }
-    a.push(&hash12(s.as_bytes()));
+    a.push(&hash12(s.as_bytes(), meta.no_hash));
     a.push(b"_");
     let mut sorted = exts.v;
     let es = &mut sorted[..exts.n];
@@ -764,7 +771,7 @@ pub fn client_hello(b: &[u8], proto: u8, meta: &mut Meta) -> Option<bool> {
                 s.hex16(*v);
             }
         }
-        a.push(&hash12(s.as_bytes()));
+        a.push(&hash12(s.as_bytes(), meta.no_hash));
     }
     if !s.lost && !ja4_ciphers_lost && !a.lost && !sigalgs.lost {
         meta.set(Field::Ja4, a.as_bytes());
@@ -791,9 +798,10 @@ pub fn hello_in_record(d: &[u8], meta: &mut Meta) -> Option<bool> {
     }
 }
 
-/// First 12 hex digits of SHA-256 ("000000000000" for nothing, as JA4 writes it).
-fn hash12(b: &[u8]) -> [u8; 12] {
-    if b.is_empty() {
+/// First 12 hex digits of SHA-256 ("000000000000" for nothing, as JA4 writes it; and, not
+/// computed, for anything when `skip`: [`crate::DpiConfig::fingerprints`] off).
+fn hash12(b: &[u8], skip: bool) -> [u8; 12] {
+    if b.is_empty() || skip {
         return *b"000000000000";
     }
     let d = Sha256::digest(b);

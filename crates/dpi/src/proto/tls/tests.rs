@@ -20,6 +20,34 @@ fn client_hello_from_corpus() {
     assert_eq!(m.get(Field::TlsVersion), Some("TLSv1.3"));
 }
 
+/// Without the hashes (`DpiConfig::fingerprints` off): `0` digits of the same lengths, JA4's
+/// first part (which the risks read) and every other field as with them.
+#[test]
+fn fingerprints_off_keep_lengths_and_the_rest() {
+    let v = vector!("tls_client_hello");
+    let (mut on, mut off) = (Meta::default(), Meta::default());
+    off.no_hash = true;
+    assert_eq!(hello_in_record(&v, &mut on), Some(true));
+    assert_eq!(hello_in_record(&v, &mut off), Some(true));
+    assert_eq!(off.get(Field::Ja3c), Some("0".repeat(32).as_str()));
+    assert_eq!(
+        off.get(Field::Ja4),
+        Some("t13d1713h1_000000000000_000000000000")
+    );
+    let all = |m: &Meta| -> Vec<(Field, String)> {
+        m.iter().map(|(f, v)| (f, v.to_string())).collect()
+    };
+    let (a, b) = (all(&on), all(&off));
+    assert_eq!(a.len(), b.len());
+    for ((f, x), (g, y)) in a.iter().zip(&b) {
+        assert_eq!(f, g);
+        assert_eq!(x.len(), y.len());
+        if !matches!(f, Field::Ja3c | Field::Ja4) {
+            assert_eq!(x, y);
+        }
+    }
+}
+
 #[test]
 fn grease_values() {
     for g in [0x0a0au16, 0x1a1a, 0xfafa] {
