@@ -40,6 +40,14 @@ pub struct EngineConfig {
     /// up to four payloads a flow, `crates/engine/src/observe/entropy.rs`); off, no flow gets that
     /// risk.
     pub entropy: bool,
+    /// Judge each record's risks (nDPI's flow risks: `risks`, `risk_score`, and the summary's
+    /// counts by risk). Off (a run that writes neither column, `--columns`): records carry no
+    /// risk and nothing of the judgement runs. The inline actor judges its own flows' risks
+    /// whatever this says.
+    pub risks: bool,
+    /// Look up each record's `ip_owner` (the server's block, else the client's). Off (a run
+    /// that does not write it): "" in every record. Labels never depend on it.
+    pub ip_owner: bool,
     /// Where transaction events go (`--events`: DNS, HTTP, TLS, [`crate::events`]); None: no
     /// events, and nothing of them runs.
     pub events: Option<crate::events::EventsConfig>,
@@ -103,6 +111,8 @@ impl EngineConfig {
             dist: false,
             tcp: false,
             entropy: false,
+            risks: true,
+            ip_owner: true,
             events: None,
             stop: None,
             dispatch_seed: None,

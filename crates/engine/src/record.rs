@@ -23,8 +23,28 @@ fn learned_slot(m: Method) -> Option<usize> {
     }
 }
 
+/// What a record is given beyond what labels need, decided once at start from the columns a
+/// run writes ([`crate::EngineConfig::risks`], [`crate::EngineConfig::ip_owner`]).
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Want {
+    /// Judge the flow's risks.
+    pub(crate) risks: bool,
+    /// Look up the owner of its addresses.
+    pub(crate) ip_owner: bool,
+}
+
+impl Want {
+    /// Everything (the default).
+    pub(crate) const ALL: Want = Want {
+        risks: true,
+        ip_owner: true,
+    };
+}
+
 /// Where a worker's ended flows go.
 pub(crate) struct Output<S> {
+    /// What each record is given ([`Want`]).
+    pub(crate) want: Want,
     pub(crate) sink: S,
     with_source: bool,
     source: String,
@@ -50,6 +70,7 @@ pub(crate) struct Output<S> {
 impl<S: RecordSink> Output<S> {
     pub(crate) fn new(sink: S, with_source: bool) -> Self {
         Output {
+            want: Want::ALL,
             sink,
             with_source,
             source: String::new(),
@@ -140,7 +161,7 @@ impl<S: RecordSink> Output<S> {
         // The risks take the observers' facts of `f`. An interim record's copy is not in the
         // table and gets none: its Susp Entropy is judged without the entropy analyser's track
         // (a known gap, left so that records stay as they are).
-        let mut rec = record(f, why, stage, obs.facts(f), rules);
+        let mut rec = record(f, why, stage, obs.facts(f), rules, self.want);
         stage.fill(&f.ext, &mut rec);
         let (id, method) = (rec.label, rec.method);
         if self.with_source {
@@ -205,7 +226,7 @@ impl<S: RecordSink> Output<S> {
 
 /// The record of `f` as it stands (its verdict, counters, metadata, risks), without the
 /// classifiers' own fields ([`Stage::fill`]), what only the output knows (source, id) or the
-/// observers' columns ([`Observers::ended`]). Its risks are judged from the flow's facts
+/// observers' columns ([`Observers::ended`]), with what `want` asks for. Its risks are judged from the flow's facts
 /// ([`FlowFacts`], the observers' `seen` among them) before the record is made;
 /// the record takes them, and the metadata they were judged from. (Returned as it is made, not
 /// from a variable: it is written in place, not copied.)
@@ -216,9 +237,14 @@ pub(crate) fn record<'a>(
     stage: &'a Stage,
     seen: Observed,
     rules: &'a Rules,
+    want: Want,
 ) -> FlowRecord<'a> {
     let meta = crate::observe::risks::metadata(f, stage);
-    let risks = crate::observe::risks::of(&FlowFacts::of(f, &meta, seen), rules);
+    let risks = if want.risks {
+        crate::observe::risks::of(&FlowFacts::of(f, &meta, seen), rules)
+    } else {
+        wirespeed_risk::RiskSet::EMPTY
+    };
     let c = f.client;
     let s = f.server();
     let (id, method, confidence, ttb_pkts, ttb_ns) = match f.ext.class.verdict() {
@@ -247,10 +273,14 @@ pub(crate) fn record<'a>(
         label: id,
         labels: rules.labels(),
         // nDPI's `ip_owner`: the server's block, else the client's.
-        ip_owner: rules
-            .owner_name(f.key.ip(s))
-            .or_else(|| rules.owner_name(f.key.ip(c)))
-            .unwrap_or(""),
+        ip_owner: if want.ip_owner {
+            rules
+                .owner_name(f.key.ip(s))
+                .or_else(|| rules.owner_name(f.key.ip(c)))
+                .unwrap_or("")
+        } else {
+            ""
+        },
         method,
         confidence,
         ttb_pkts,

@@ -4,7 +4,7 @@ use crate::classify::{FlowExt, PacketView, Stage};
 pub use crate::config::{stats_families, EngineConfig};
 pub use crate::input::FileOutcome;
 use crate::observe::{self, Observers};
-use crate::record::Output;
+use crate::record::{Output, Want};
 use crate::summary::Counters;
 use std::io;
 use std::path::Path;
@@ -104,14 +104,23 @@ impl<S: RecordSink> Worker<S> {
     pub fn new(cfg: EngineConfig, sink: S, with_source: bool) -> Self {
         let batch = cfg.batch_size.max(1);
         let table = FlowTable::new(cfg.flow);
+        // Events carry the fingerprints: with them, the hashes are computed whatever else asks.
+        let dpi = wirespeed_dpi::DpiConfig {
+            fingerprints: cfg.dpi.fingerprints || cfg.events.is_some(),
+            ..cfg.dpi
+        };
         let mut stage = Stage::new(&crate::classify::Env {
             rules: &cfg.rules,
             classifiers: cfg.classifiers,
-            dpi: &cfg.dpi,
+            dpi: &dpi,
             learn: &cfg.learn,
         });
         let obs = Observers::new(&cfg, &table);
         let mut out = Output::new(sink, with_source);
+        out.want = Want {
+            risks: cfg.risks,
+            ip_owner: cfg.ip_owner,
+        };
         if cfg.outer_flows && cfg.decode.decode_tunnels {
             let mut p = crate::tunnels::Parents::new(table.config().capacity);
             p.locator = Some(table.locator());

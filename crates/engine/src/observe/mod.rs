@@ -365,7 +365,14 @@ mod tests {
         assert!(!obs.facts(&copy).entropy.high());
 
         let columns = |obs: &mut Observers, f: &Flow<FlowExt>, last: bool| {
-            let mut rec = crate::record::record(f, EndReason::Idle, &stage, obs.facts(f), &rules);
+            let mut rec = crate::record::record(
+                f,
+                EndReason::Idle,
+                &stage,
+                obs.facts(f),
+                &rules,
+                crate::record::Want::ALL,
+            );
             obs.ended(Some(slot), f, last, &mut rec);
             (
                 rec.dist.map(|d| d.c2s.packets),
