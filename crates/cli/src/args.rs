@@ -4,7 +4,8 @@
 
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
-use wirespeed_export::Columns;
+use wirespeed_engine::EngineConfig;
+use wirespeed_export::{Columns, Keep};
 
 #[derive(Args, Clone)]
 pub(crate) struct PaceArgs {
@@ -281,4 +282,100 @@ pub(crate) struct ParallelArgs {
     /// capture does, instead of the workers taking turns scanning the file (the default).
     #[arg(long)]
     pub(crate) reader_thread: bool,
+}
+
+/// The help of `--columns` (classify, live, inline).
+pub(crate) const COLUMNS_HELP: &str = "Keep only these columns of the record, comma-separated \
+     (names as in docs/SCHEMA.md: `flow_id,src_ip,src_port,dst_ip,dst_port,l4,proto`), in the \
+     record's own order whatever the order given (JSON keys, CSV header). What no kept \
+     column needs is not computed: the risks without `risks` or `risk_score`, the \
+     fingerprints' hashes without `ja3c`, `ja4` or `hassh` (and --events), the address owner \
+     without `ip_owner`, `--stats` families none of whose columns is kept. Labels are the same \
+     whatever is kept. An optional group's columns need its option (`--features`, \
+     `--community-id`, `--stats dist|tcp`, `--tunnels both`). Not with --ipfix, --kafka \
+     or --format parquet";
+
+/// `--columns LIST` over the columns `cols` selects: `cols` keeping only those. An unknown
+/// name, or one of an optional group `cols` does not ask for, is an error naming it.
+pub(crate) fn keep_columns(list: Option<&str>, cols: Columns) -> Result<Columns, String> {
+    let Some(list) = list else {
+        return Ok(cols);
+    };
+    let names: Vec<&str> = list
+        .split(',')
+        .map(str::trim)
+        .filter(|n| !n.is_empty())
+        .collect();
+    let valid = || {
+        Columns {
+            with_source: true,
+            ..cols
+        }
+        .names()
+        .join(",")
+    };
+    if names.is_empty() {
+        return Err(format!(
+            "--columns: name at least one column; the record's columns are: {}",
+            valid()
+        ));
+    }
+    for n in &names {
+        if !Keep::known(n) {
+            return Err(format!(
+                "--columns: no column {n:?}; the record's columns (with these options) are: {}",
+                valid()
+            ));
+        }
+        if !matches!(*n, "source" | "pcap") && !cols.selects(n) {
+            use wirespeed_export as x;
+            let option = if x::FEATURE_FIELDS.contains(n) {
+                "--features"
+            } else if *n == x::COMMUNITY_FIELD {
+                "--community-id"
+            } else if x::DIST_FIELDS.contains(n) {
+                "--stats dist"
+            } else if x::TCP_FIELDS.contains(n) {
+                "--stats tcp"
+            } else if *n == x::TUNNEL_PARENT_FIELD {
+                "--tunnels both"
+            } else {
+                "wirespeed inline"
+            };
+            return Err(format!(
+                "--columns: column {n:?} is written only with {option}"
+            ));
+        }
+    }
+    let keep =
+        Keep::of(names.iter().copied()).map_err(|n| format!("--columns: no column {n:?}"))?;
+    let every = Columns {
+        with_source: true,
+        ..cols
+    }
+    .names();
+    if every.iter().all(|n| keep.has(n)) {
+        // Every column: the whole record, as without the option.
+        return Ok(cols);
+    }
+    Ok(Columns {
+        keep: Some(keep),
+        ..cols
+    })
+}
+
+/// What the engine computes for records, as the kept columns need it (decided once at start,
+/// [`keep_columns`]): without `--columns`, everything as before.
+pub(crate) fn compute_for(cfg: &mut EngineConfig, cols: &Columns) {
+    let Some(k) = cols.keep else {
+        return;
+    };
+    cfg.risks = k.any(&["risks", "risk_score"]);
+    // Payload entropy only decides a risk.
+    cfg.entropy &= cfg.risks;
+    cfg.ip_owner = k.has("ip_owner");
+    // The worker computes them anyway with --events (whose TLS events carry them).
+    cfg.dpi.fingerprints = k.any(&["ja3c", "ja4", "hassh"]);
+    cfg.dist &= k.any(&wirespeed_export::DIST_FIELDS);
+    cfg.tcp &= k.any(&wirespeed_export::TCP_FIELDS);
 }

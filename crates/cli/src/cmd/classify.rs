@@ -66,6 +66,8 @@ pub(crate) struct ClassifyArgs {
     /// (about 0.65 KB each, 1.6 KB with every optional group of columns) before it writes them.
     #[arg(long, value_name = "ROWS", default_value_t = 65_536)]
     parquet_row_group: usize,
+    #[arg(long, value_name = "LIST", help = "Keep only these record columns, in the record's order (more with --help)", long_help = crate::args::COLUMNS_HELP)]
+    columns: Option<String>,
     /// JSON and CSV: write the records in a fixed order, by `flow_id` (the order the flows
     /// began in), so that two runs give the same bytes whatever the number of workers. Every
     /// record is held in memory until the end of the run. Without it, with several workers,
@@ -149,7 +151,23 @@ pub(crate) fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
     let mut inputs: Vec<&Path> = a.files.iter().map(PathBuf::as_path).collect();
     inputs.extend(a.engine.inputs());
     outputs::check_apart(&a.engine, a.output.as_deref(), a.ipfix.as_deref(), &inputs)?;
-    let cfg = a.engine.config()?;
+    let cols = crate::args::keep_columns(
+        a.columns.as_deref(),
+        Columns {
+            features: a.features,
+            community: a.community_id,
+            ..a.engine.stats_columns()?
+        },
+    )?;
+    if cols.keep.is_some()
+        && (a.ipfix.is_some() || a.kafka.is_some() || a.format == Format::Parquet)
+    {
+        return Err(
+            "--columns: JSON and CSV records only (not --ipfix, --kafka, --format parquet)".into(),
+        );
+    }
+    let mut cfg = a.engine.config()?;
+    crate::args::compute_for(&mut cfg, &cols);
     let par = a.par.config_for(&a.engine)?;
     fits_in_memory(&cfg, par.workers, a.engine.max_flows)?;
     readable(&a.files)?;
@@ -157,11 +175,6 @@ pub(crate) fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
     let with_source = true;
     let _ = a.with_source;
     let progress = !a.no_progress && !a.quiet && io::stderr().is_terminal();
-    let cols = Columns {
-        features: a.features,
-        community: a.community_id,
-        ..a.engine.stats_columns()?
-    };
     let parquet = parquet_out::open(
         a.format,
         a.output.as_deref(),

@@ -70,6 +70,8 @@ pub(crate) struct InlineArgs {
     /// Also send every record to a Kafka topic, as `live --kafka` does.
     #[arg(long, value_name = "BROKERS/TOPIC")]
     kafka: Option<String>,
+    #[arg(long, value_name = "LIST", help = "Keep only these record columns, in the record's order (more with --help)", long_help = crate::args::COLUMNS_HELP)]
+    columns: Option<String>,
     #[command(flatten)]
     engine: EngineArgs,
 }
@@ -102,14 +104,25 @@ pub(crate) fn inline(a: InlineArgs) -> Result<ExitCode, String> {
     inputs.push(&a.policy);
     outputs::check_apart(&a.engine, a.output.as_deref(), a.ipfix.as_deref(), &inputs)?;
     // A live link's timeouts, as `live`.
-    let (cfg, events) = a.engine.live_config()?;
-    let r = run(&a, cfg);
+    let cols = crate::args::keep_columns(
+        a.columns.as_deref(),
+        Columns {
+            action: true,
+            ..a.engine.stats_columns()?
+        },
+    )?;
+    if cols.keep.is_some() && (a.ipfix.is_some() || a.kafka.is_some()) {
+        return Err("--columns: JSON and CSV records only (not --ipfix, --kafka)".into());
+    }
+    let (mut cfg, events) = a.engine.live_config()?;
+    crate::args::compute_for(&mut cfg, &cols);
+    let r = run(&a, cfg, cols);
     // The run is over, its workers and their handles to the `--events` output gone: close it.
     events.close().and(r)
 }
 
 /// The run (or `--check`, `--print-rules`), with the engine's configuration `cfg`.
-fn run(a: &InlineArgs, cfg: EngineConfig) -> Result<ExitCode, String> {
+fn run(a: &InlineArgs, cfg: EngineConfig, cols: Columns) -> Result<ExitCode, String> {
     let policy = read_policy(&a.policy, cfg.rules.labels())?;
     let bypass = !a.no_bypass;
     if a.check {
@@ -171,10 +184,6 @@ fn run(a: &InlineArgs, cfg: EngineConfig) -> Result<ExitCode, String> {
     signal_hook::flag::register(signal_hook::consts::SIGHUP, reload.clone())
         .map_err(|e| format!("signals: {e}"))?;
     let quiet = a.quiet;
-    let cols = Columns {
-        action: true,
-        ..a.engine.stats_columns()?
-    };
     let outs = LiveOutputs::start(
         a.output.as_deref(),
         a.format.into(),

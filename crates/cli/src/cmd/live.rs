@@ -63,6 +63,8 @@ pub(crate) struct LiveArgs {
     /// records are written only where `-o` sends them. Needs the cargo feature `kafka`.
     #[arg(long, value_name = "BROKERS/TOPIC")]
     kafka: Option<String>,
+    #[arg(long, value_name = "LIST", help = "Keep only these record columns, in the record's order (more with --help)", long_help = crate::args::COLUMNS_HELP)]
+    columns: Option<String>,
     #[command(flatten)]
     engine: EngineArgs,
     #[command(flatten)]
@@ -76,15 +78,26 @@ pub(crate) fn live(a: LiveArgs) -> Result<ExitCode, String> {
         a.ipfix.as_deref(),
         &a.engine.inputs(),
     )?;
-    // Tstat's timeouts: a live link has no end of file to end its flows.
-    let (cfg, events) = a.engine.live_config()?;
-    let r = run(&a, cfg);
+    let cols = crate::args::keep_columns(
+        a.columns.as_deref(),
+        Columns {
+            features: a.features,
+            community: a.community_id,
+            ..a.engine.stats_columns()?
+        },
+    )?;
+    if cols.keep.is_some() && (a.ipfix.is_some() || a.kafka.is_some()) {
+        return Err("--columns: JSON and CSV records only (not --ipfix, --kafka)".into());
+    }
+    let (mut cfg, events) = a.engine.live_config()?;
+    crate::args::compute_for(&mut cfg, &cols);
+    let r = run(&a, cfg, cols);
     // The run is over, its workers and their handles to the `--events` output gone: close it.
     events.close().and(r)
 }
 
 /// The run, with the engine's configuration `cfg`.
-fn run(a: &LiveArgs, cfg: EngineConfig) -> Result<ExitCode, String> {
+fn run(a: &LiveArgs, cfg: EngineConfig, cols: Columns) -> Result<ExitCode, String> {
     let par = a.par.config_for(&a.engine)?;
     fits_in_memory(&cfg, par.workers, a.engine.max_flows)?;
     let filter = match &a.filter {
@@ -109,11 +122,6 @@ fn run(a: &LiveArgs, cfg: EngineConfig) -> Result<ExitCode, String> {
     let _metrics = serve_metrics(a.metrics, lc.metrics.as_ref(), a.quiet)?;
     let stop = stop_flag()?;
     let (quiet, verbose) = (a.quiet, a.verbose);
-    let cols = Columns {
-        features: a.features,
-        community: a.community_id,
-        ..a.engine.stats_columns()?
-    };
     let outs = LiveOutputs::start(
         a.output.as_deref(),
         a.format.into(),

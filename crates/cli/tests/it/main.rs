@@ -7,6 +7,7 @@
 mod common;
 
 mod cli;
+mod columns;
 mod community;
 mod contract;
 mod dist;
