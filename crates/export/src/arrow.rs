@@ -180,18 +180,50 @@ pub(crate) fn column(name: &str) -> (Kind, bool) {
     }
 }
 
-/// The names of the columns `cols` selects, in order: `source` and `pcap` (with
-/// `cols.with_source`), then [`crate::FIELDS`] as [`Columns::writes`] selects them.
-fn names(cols: &Columns) -> impl Iterator<Item = &'static str> + '_ {
-    let source: &[&'static str] = if cols.with_source {
-        &["source", "pcap"]
-    } else {
-        &[]
-    };
-    source
-        .iter()
-        .copied()
-        .chain(crate::FIELDS.iter().copied().filter(|f| cols.writes(f)))
+/// The names of the columns the groups of `cols` select, in order: `source` and `pcap` (with
+/// `cols.with_source`), then [`crate::FIELDS`] as [`Columns::selects`] selects them (every
+/// one, [`Columns::keep`] aside: the builders take every column, and the kept ones are taken
+/// from them, [`kept`]).
+fn names(cols: &Columns) -> Vec<&'static str> {
+    Columns {
+        keep: None,
+        ..*cols
+    }
+    .names()
+}
+
+/// The indices, among [`names`], of the columns `cols.keep` keeps (None: every one).
+pub(crate) fn kept(cols: &Columns) -> Option<Vec<usize>> {
+    let k = cols.keep?;
+    Some(
+        names(cols)
+            .iter()
+            .enumerate()
+            .filter(|(_, n)| k.has(n))
+            .map(|(i, _)| i)
+            .collect(),
+    )
+}
+
+/// The schema of every column the groups of `cols` select ([`names`]), which the builders
+/// fill.
+pub(crate) fn full_schema(cols: &Columns) -> SchemaRef {
+    let fields: Vec<Field> = names(cols)
+        .into_iter()
+        .map(|n| {
+            let (k, nullable) = column(n);
+            Field::new(n, k.data_type(), nullable)
+        })
+        .collect();
+    Arc::new(Schema::new(fields))
+}
+
+/// The kept columns of `arrays` (all of them without a selection).
+pub(crate) fn project(arrays: Vec<ArrayRef>, keep: Option<&[usize]>) -> Vec<ArrayRef> {
+    match keep {
+        None => arrays,
+        Some(k) => k.iter().map(|&i| arrays[i].clone()).collect(),
+    }
 }
 
 /// The Arrow schema of the records written with `cols`: the JSON record's fields in its order,
@@ -199,14 +231,13 @@ fn names(cols: &Columns) -> impl Iterator<Item = &'static str> + '_ {
 /// timestamps (µs, UTC); `duration` and the other non-integers `Float64` (rounded to the
 /// decimals JSON writes); labels and low-cardinality text dictionaries; `risks` text
 /// (dictionary) in JSON's `;`-separated form; `splt_*` lists.
+/// With [`Columns::keep`], only the kept columns, in the same order.
 pub fn schema(cols: &Columns) -> SchemaRef {
-    let fields: Vec<Field> = names(cols)
-        .map(|n| {
-            let (k, nullable) = column(n);
-            Field::new(n, k.data_type(), nullable)
-        })
-        .collect();
-    Arc::new(Schema::new(fields))
+    let full = full_schema(cols);
+    match kept(cols) {
+        None => full,
+        Some(k) => Arc::new(full.project(&k).expect("indices of the full schema")),
+    }
 }
 
 /// One column's builder.
@@ -732,6 +763,8 @@ pub(crate) fn builders(schema: &Schema) -> Vec<Builder> {
 /// batches cut so far. One sink per worker.
 pub struct BatchSink {
     schema: SchemaRef,
+    /// With [`Columns::keep`]: the kept columns' indices among the builders'.
+    keep: Option<Vec<usize>>,
     cols: Columns,
     builders: Vec<Builder>,
     rows: usize,
@@ -744,10 +777,10 @@ impl BatchSink {
     /// A sink for records with the columns `cols`, cutting a batch every `rows_per_batch`
     /// records (at least 1).
     pub fn new(cols: Columns, rows_per_batch: usize) -> BatchSink {
-        let schema = schema(&cols);
         BatchSink {
-            builders: builders(&schema),
-            schema,
+            builders: builders(&full_schema(&cols)),
+            schema: schema(&cols),
+            keep: kept(&cols),
             cols,
             rows: 0,
             rows_per_batch: rows_per_batch.max(1),
@@ -777,6 +810,7 @@ impl BatchSink {
             return Ok(());
         }
         let arrays: Vec<ArrayRef> = self.builders.iter_mut().map(Builder::finish).collect();
+        let arrays = project(arrays, self.keep.as_deref());
         self.rows = 0;
         // Types checked once more, cheaply: a mismatch is a bug, and an error, not bad data.
         let batch = RecordBatch::try_new(self.schema.clone(), arrays)
@@ -805,6 +839,48 @@ impl RecordSink for BatchSink {
 mod tests {
     use super::*;
     use crate::tests::{labels, rec};
+
+    /// With a selection (`--columns`, Python's `columns=`): the kept columns, in the record's
+    /// order, each the whole batch's column of that name.
+    #[test]
+    fn kept_columns_are_the_whole_batchs() {
+        let l = labels();
+        let all = Columns {
+            with_source: true,
+            community: true,
+            features: true,
+            ..Columns::default()
+        };
+        let keep = crate::Keep::of(["proto", "src_ip", "community_id", "splt_ip", "sni", "risks"])
+            .unwrap();
+        let mut whole = BatchSink::new(all, 10);
+        let mut kept = BatchSink::new(
+            Columns {
+                keep: Some(keep),
+                ..all
+            },
+            10,
+        );
+        for i in 0..3 {
+            let mut r = rec(&l);
+            r.flow_id = i;
+            whole.write(&r).unwrap();
+            kept.write(&r).unwrap();
+        }
+        whole.finish().unwrap();
+        kept.finish().unwrap();
+        let (w, k) = (whole.take().remove(0), kept.take().remove(0));
+        let schema = k.schema();
+        let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+        assert_eq!(
+            names,
+            ["src_ip", "proto", "risks", "community_id", "splt_ip", "sni"]
+        );
+        for (f, c) in schema.fields().iter().zip(k.columns()) {
+            assert_eq!(c, w.column_by_name(f.name()).unwrap(), "{}", f.name());
+        }
+        assert_eq!(kept.schema(), schema);
+    }
 
     #[test]
     fn batches_are_cut_every_so_many_records_and_at_finish() {

@@ -61,6 +61,10 @@ pub struct Written {
 /// What the workers' sinks share: the file's writer behind a lock, and what makes a row group.
 struct Shared {
     schema: SchemaRef,
+    /// Every column the groups select, which the sinks' builders fill ([`Columns::keep`]
+    /// aside), and the kept ones' indices among them.
+    full: SchemaRef,
+    keep: Option<Vec<usize>>,
     cols: Columns,
     rows_per_group: usize,
     factory: ArrowRowGroupWriterFactory,
@@ -85,6 +89,7 @@ impl Shared {
     /// Encode `arrays` (one row group) on this thread, then append it to the file.
     fn write_group(&self, arrays: Vec<ArrayRef>) -> io::Result<()> {
         let err = |e| parquet_err(&self.target, e);
+        let arrays = crate::arrow::project(arrays, self.keep.as_deref());
         // Types checked once more, cheaply: a mismatch is a bug, and an error, not a bad file.
         let batch = RecordBatch::try_new(self.schema.clone(), arrays)
             .map_err(|e| io::Error::other(format!("parquet: {e}")))?;
@@ -177,6 +182,8 @@ impl ParquetFile {
         Ok(ParquetFile {
             shared: Arc::new(Shared {
                 schema,
+                full: crate::arrow::full_schema(&cols),
+                keep: crate::arrow::kept(&cols),
                 cols,
                 rows_per_group: rows_per_group.max(1),
                 factory,
@@ -198,9 +205,8 @@ impl ParquetFile {
 
     /// A sink for one worker (each worker needs its own).
     pub fn sink(&self) -> ParquetSink {
-        let schema = &self.shared.schema;
         ParquetSink {
-            cols: builders(schema),
+            cols: builders(&self.shared.full),
             rows: 0,
             scratch: Vec::with_capacity(64),
             shared: self.shared.clone(),
@@ -508,6 +514,7 @@ mod tests {
                 dist: on(4),
                 tcp: on(5),
                 tunnel_parent: on(6),
+                keep: None,
             };
             let schema = schema(&cols);
             let mut b: Vec<Builder> = schema
@@ -580,6 +587,53 @@ mod tests {
     }
 
     /// Labels are looked up by id within their registry: a record of another registry, whose
+    /// `--columns`: the file holds the kept columns, in the record's order, each with the
+    /// values of the whole file's column of that name.
+    #[test]
+    fn kept_columns_are_the_whole_files() {
+        let l = labels();
+        let write = |cols: Columns, name: &str| {
+            let path = temp(name);
+            let file = ParquetFile::create(&path, cols, 100).unwrap();
+            let mut sink = file.sink();
+            for i in 0..3 {
+                let mut r = rec(&l);
+                r.flow_id = i;
+                sink.write(&r).unwrap();
+            }
+            sink.finish().unwrap();
+            file.finish().unwrap();
+            let read = read(&path);
+            std::fs::remove_file(&path).unwrap();
+            read
+        };
+        let all = Columns {
+            community: true,
+            features: true,
+            ..ALL
+        };
+        let keep = crate::Keep::of(["sni", "proto", "flow_id", "splt_ip", "community_id"]).unwrap();
+        let (_, whole, _) = write(all, "whole.parquet");
+        let (schema, kept, _) = write(
+            Columns {
+                keep: Some(keep),
+                ..all
+            },
+            "kept.parquet",
+        );
+        let names: Vec<&str> = schema.fields().iter().map(|f| f.name().as_str()).collect();
+        assert_eq!(
+            names,
+            ["flow_id", "proto", "community_id", "splt_ip", "sni"]
+        );
+        assert_eq!(kept.len(), whole.len());
+        for (k, w) in kept.iter().zip(&whole) {
+            for (name, v) in k {
+                assert_eq!(Some(v), w.get(name), "{name}");
+            }
+        }
+    }
+
     /// id 1 is another label, gets its own names.
     #[test]
     fn labels_of_two_registries_keep_their_names() {
