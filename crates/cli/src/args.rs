@@ -4,7 +4,6 @@
 
 use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
-use wirespeed_engine::EngineConfig;
 use wirespeed_export::{Columns, Keep};
 
 #[derive(Args, Clone)]
@@ -287,13 +286,13 @@ pub(crate) struct ParallelArgs {
 /// The help of `--columns` (classify, live, inline).
 pub(crate) const COLUMNS_HELP: &str = "Keep only these columns of the record, comma-separated \
      (names as in docs/SCHEMA.md: `flow_id,src_ip,src_port,dst_ip,dst_port,l4,proto`), in the \
-     record's own order whatever the order given (JSON keys, CSV header). What no kept \
+     record's own order whatever the order given (JSON keys, CSV header, Parquet columns). What no kept \
      column needs is not computed: the risks without `risks` or `risk_score`, the \
      fingerprints' hashes without `ja3c`, `ja4` or `hassh` (and --events), the address owner \
      without `ip_owner`, `--stats` families none of whose columns is kept. Labels are the same \
      whatever is kept. An optional group's columns need its option (`--features`, \
-     `--community-id`, `--stats dist|tcp`, `--tunnels both`). Not with --ipfix, --kafka \
-     or --format parquet";
+     `--community-id`, `--stats dist|tcp`, `--tunnels both`). Not with --ipfix or --kafka \
+     (fixed schemas)";
 
 /// `--columns LIST` over the columns `cols` selects: `cols` keeping only those. An unknown
 /// name, or one of an optional group `cols` does not ask for, is an error naming it.
@@ -362,20 +361,4 @@ pub(crate) fn keep_columns(list: Option<&str>, cols: Columns) -> Result<Columns,
         keep: Some(keep),
         ..cols
     })
-}
-
-/// What the engine computes for records, as the kept columns need it (decided once at start,
-/// [`keep_columns`]): without `--columns`, everything as before.
-pub(crate) fn compute_for(cfg: &mut EngineConfig, cols: &Columns) {
-    let Some(k) = cols.keep else {
-        return;
-    };
-    cfg.risks = k.any(&["risks", "risk_score"]);
-    // Payload entropy only decides a risk.
-    cfg.entropy &= cfg.risks;
-    cfg.ip_owner = k.has("ip_owner");
-    // The worker computes them anyway with --events (whose TLS events carry them).
-    cfg.dpi.fingerprints = k.any(&["ja3c", "ja4", "hassh"]);
-    cfg.dist &= k.any(&wirespeed_export::DIST_FIELDS);
-    cfg.tcp &= k.any(&wirespeed_export::TCP_FIELDS);
 }

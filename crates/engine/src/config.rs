@@ -95,6 +95,24 @@ impl Default for EngineConfig {
 }
 
 impl EngineConfig {
+    /// Compute for records only what the columns `cols` keeps need (`--columns`, Python's
+    /// `columns=`; decided once, at start): without [`wirespeed_export::Columns::keep`],
+    /// everything as configured. Off: the risks without `risks` or `risk_score` (and payload
+    /// entropy, which only feeds one), the fingerprints' hashes without `ja3c`, `ja4` or
+    /// `hassh` (a worker with events computes them anyway), the owner without `ip_owner`, a
+    /// `--stats` family none of whose columns is kept. Labels never depend on any of them.
+    pub fn compute_for(&mut self, cols: &wirespeed_export::Columns) {
+        let Some(k) = cols.keep else {
+            return;
+        };
+        self.risks = k.any(&["risks", "risk_score"]);
+        self.entropy &= self.risks;
+        self.ip_owner = k.has("ip_owner");
+        self.dpi.fingerprints = k.any(&["ja3c", "ja4", "hassh"]);
+        self.dist &= k.any(&wirespeed_export::DIST_FIELDS);
+        self.tcp &= k.any(&wirespeed_export::TCP_FIELDS);
+    }
+
     /// The default configuration with these rules (loading the built-in ones costs as much as
     /// a few thousand packets: the model's tables are built from its counts).
     pub fn with_rules(rules: Arc<Rules>) -> Self {

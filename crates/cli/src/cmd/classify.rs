@@ -159,15 +159,11 @@ pub(crate) fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
             ..a.engine.stats_columns()?
         },
     )?;
-    if cols.keep.is_some()
-        && (a.ipfix.is_some() || a.kafka.is_some() || a.format == Format::Parquet)
-    {
-        return Err(
-            "--columns: JSON and CSV records only (not --ipfix, --kafka, --format parquet)".into(),
-        );
+    if cols.keep.is_some() && (a.ipfix.is_some() || a.kafka.is_some()) {
+        return Err("--columns: JSON, CSV and Parquet records only (not --ipfix, --kafka)".into());
     }
     let mut cfg = a.engine.config()?;
-    crate::args::compute_for(&mut cfg, &cols);
+    cfg.compute_for(&cols);
     let par = a.par.config_for(&a.engine)?;
     fits_in_memory(&cfg, par.workers, a.engine.max_flows)?;
     readable(&a.files)?;

@@ -115,7 +115,7 @@ pub(crate) fn inline(a: InlineArgs) -> Result<ExitCode, String> {
         return Err("--columns: JSON and CSV records only (not --ipfix, --kafka)".into());
     }
     let (mut cfg, events) = a.engine.live_config()?;
-    crate::args::compute_for(&mut cfg, &cols);
+    cfg.compute_for(&cols);
     let r = run(&a, cfg, cols);
     // The run is over, its workers and their handles to the `--events` output gone: close it.
     events.close().and(r)
