@@ -54,7 +54,7 @@ type Classified<'py> = (
     hosts=None, networks=None, signatures=None, patterns=None, model=None, model_bytes=None,
     no_model=false, tcp_timeout=None, udp_timeout=None, other_timeout=None,
     closed_timeout=None, active_timeout=None, max_flows=1 << 20, features=false,
-    community_id=false, tunnels=true
+    community_id=false, tunnels=true, columns=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn classify<'py>(
@@ -80,6 +80,7 @@ fn classify<'py>(
     features: bool,
     community_id: bool,
     tunnels: bool,
+    columns: Option<Vec<String>>,
 ) -> PyResult<Classified<'py>> {
     let t = [
         tcp_timeout,
@@ -104,7 +105,8 @@ fn classify<'py>(
         max_flows,
         features,
         community_id,
-        tunnels
+        tunnels,
+        columns
     );
     let p = py.detach(|| prepare_files(paths, &o))?;
     let schema = wirespeed_export::arrow::schema(&p.cols);
@@ -179,7 +181,8 @@ fn events<'py>(
         max_flows,
         false,
         false,
-        tunnels
+        tunnels,
+        None
     );
     let p = py.detach(|| prepare_files(paths, &o))?;
     let mut run = Running::start(p, BATCH_ROWS, true)?;
@@ -326,7 +329,7 @@ fn start_stream(py: Python<'_>, p: Prepared, rows: i64) -> PyResult<Stream> {
     rules=None, hosts=None, networks=None, signatures=None, patterns=None, model=None,
     model_bytes=None, no_model=false, tcp_timeout=None, udp_timeout=None, other_timeout=None,
     closed_timeout=None, active_timeout=None, max_flows=1 << 20, features=false,
-    community_id=false, tunnels=true
+    community_id=false, tunnels=true, columns=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn stream_files(
@@ -353,6 +356,7 @@ fn stream_files(
     features: bool,
     community_id: bool,
     tunnels: bool,
+    columns: Option<Vec<String>>,
 ) -> PyResult<Stream> {
     let t = [
         tcp_timeout,
@@ -377,7 +381,8 @@ fn stream_files(
         max_flows,
         features,
         community_id,
-        tunnels
+        tunnels,
+        columns
     );
     let p = py.detach(|| prepare_files(paths, &o))?;
     start_stream(py, p, batch_rows)
@@ -393,7 +398,7 @@ fn stream_files(
     classifiers=String::from("all"), stats=Vec::new(), rules=None, hosts=None, networks=None,
     signatures=None, patterns=None, model=None, model_bytes=None, no_model=false,
     tcp_timeout=None, udp_timeout=None, other_timeout=None, closed_timeout=None,
-    active_timeout=None, max_flows=1 << 20, features=false, community_id=false, tunnels=true
+    active_timeout=None, max_flows=1 << 20, features=false, community_id=false, tunnels=true, columns=None
 ))]
 #[allow(clippy::too_many_arguments)]
 fn stream_live(
@@ -422,6 +427,7 @@ fn stream_live(
     features: bool,
     community_id: bool,
     tunnels: bool,
+    columns: Option<Vec<String>>,
 ) -> PyResult<Stream> {
     let t = [
         tcp_timeout,
@@ -446,7 +452,8 @@ fn stream_live(
         max_flows,
         features,
         community_id,
-        tunnels
+        tunnels,
+        columns
     );
     let p = py.detach(|| prepare_live(interfaces, filter, duration, &o))?;
     start_stream(py, p, batch_rows)

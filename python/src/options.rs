@@ -109,6 +109,8 @@ pub(crate) struct Options {
     pub(crate) features: bool,
     pub(crate) community_id: bool,
     pub(crate) tunnels: bool,
+    /// Only these columns (`columns=`, as `--columns`); None: every one.
+    pub(crate) columns: Option<Vec<String>>,
 }
 
 /// The bytes of the option file `p`, refused past `cap` bytes (a FIFO or `/dev/zero` given by
@@ -238,7 +240,7 @@ pub(crate) fn config(
         active_ns: active_t?,
     };
     let rules = load_rules(o)?;
-    let cfg = EngineConfig {
+    let mut cfg = EngineConfig {
         flow: FlowConfig {
             capacity: o.max_flows as usize,
             timeouts,
@@ -262,7 +264,46 @@ pub(crate) fn config(
         tcp,
         ..Columns::default()
     };
+    let cols = keep_columns(o.columns.as_deref(), cols)?;
+    cfg.compute_for(&cols);
     Ok((cfg, ParallelConfig { workers, ..par }, cols))
+}
+
+/// `columns=`: `cols` keeping only those (the record's order whatever the order named). A name
+/// that is no column, or a column of a group not asked for, is a ValueError naming it.
+fn keep_columns(names: Option<&[String]>, cols: Columns) -> Result<Columns, Failure> {
+    let Some(names) = names else {
+        return Ok(cols);
+    };
+    let valid = cols.names();
+    if names.is_empty() {
+        return Err(Failure::Value(format!(
+            "columns: name at least one column; the record's columns are: {}",
+            valid.join(", ")
+        )));
+    }
+    for n in names {
+        if !valid.contains(&n.as_str()) {
+            let why = if wirespeed_export::Keep::known(n) {
+                "is not a column with these options (features, community_id, stats add some)"
+            } else {
+                "is no column"
+            };
+            return Err(Failure::Value(format!(
+                "columns: {n:?} {why}; the record's columns are: {}",
+                valid.join(", ")
+            )));
+        }
+    }
+    let keep = wirespeed_export::Keep::of(names.iter().map(String::as_str))
+        .map_err(|n| Failure::Value(format!("columns: {n:?} is no column")))?;
+    if valid.iter().all(|n| keep.has(n)) {
+        return Ok(cols);
+    }
+    Ok(Columns {
+        keep: Some(keep),
+        ..cols
+    })
 }
 
 /// Refuse flow tables larger than the memory available (the allocation would abort the
@@ -304,7 +345,8 @@ pub(crate) fn timeouts(t: [Option<f64>; 5], live: bool) -> [(Option<f64>, &'stat
 macro_rules! options {
     ($workers:expr, $classifiers:expr, $stats:expr, $rules:expr, $hosts:expr, $networks:expr,
      $signatures:expr, $patterns:expr, $model:expr, $model_bytes:expr, $no_model:expr,
-     $t:expr, $max_flows:expr, $features:expr, $community_id:expr, $tunnels:expr) => {
+     $t:expr, $max_flows:expr, $features:expr, $community_id:expr, $tunnels:expr,
+     $columns:expr) => {
         Options {
             workers: $workers,
             classifiers: $classifiers,
@@ -322,6 +364,7 @@ macro_rules! options {
             features: $features,
             community_id: $community_id,
             tunnels: $tunnels,
+            columns: $columns,
         }
     };
 }

@@ -179,9 +179,11 @@ def _record_options(
     stats: object,
     features: object,
     community_id: object,
+    columns: object = None,
 ) -> dict:
     """The options of runs that give flow records (classify, stream), their types checked."""
     return dict(
+        columns=None if columns is None else _names(columns, "columns"),
         patterns=_opt_path(patterns, "patterns"),
         active_timeout=_seconds(active_timeout, "active_timeout"),
         stats=_names(stats, "stats"),
@@ -218,6 +220,7 @@ def classify(
     features: bool = False,
     community_id: bool = False,
     tunnels: bool = True,
+    columns: Union[str, Sequence[str], None] = None,
 ) -> pa.Table:
     """Classify every flow of capture files; one row per flow record, as a ``pyarrow.Table``.
 
@@ -276,6 +279,11 @@ def classify(
         Add the early-flow features (``splt_*`` lists, ``atoz_*``).
     community_id
         Add each flow's Community ID (``community_id``, v1, seed 0).
+    columns
+        Keep only these columns (a list, or a comma-separated str), in the record's order
+        whatever the order given, as ``wirespeed classify --columns``: what no kept column
+        needs is not computed (risks, fingerprints' hashes, address owner); labels are the
+        same. A name that is no column is a ValueError naming it.
     tunnels
         Count tunnelled packets (GRE, VXLAN, GTP-U, ...) as their inner flows (default); False
         counts them as the outer flow.
@@ -325,6 +333,7 @@ def classify(
             stats=stats,
             features=features,
             community_id=community_id,
+            columns=columns,
         ),
     )
     _warn(warned)
@@ -425,6 +434,7 @@ def stream(
     features: bool = False,
     community_id: bool = False,
     tunnels: bool = True,
+    columns: Union[str, Sequence[str], None] = None,
 ) -> FlowStream:
     """The records of capture files or of live interfaces as an iterator of
     ``pyarrow.RecordBatch``, handed over as flows end: an endless link never fills memory.
@@ -470,6 +480,7 @@ def stream(
         stats=stats,
         features=features,
         community_id=community_id,
+        columns=columns,
     )
     rows = _int(batch_rows, "batch_rows")
     if interface is None:
