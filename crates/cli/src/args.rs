@@ -288,7 +288,7 @@ pub(crate) const COLUMNS_HELP: &str = "Keep only these columns of the record, co
      (names as in docs/SCHEMA.md: `flow_id,src_ip,src_port,dst_ip,dst_port,l4,proto`), in the \
      record's own order whatever the order given (JSON keys, CSV header, Parquet columns). What no kept \
      column needs is not computed: the risks without `risks` or `risk_score`, the \
-     fingerprints' hashes without `ja3c`, `ja4` or `hassh` (and --events), the address owner \
+     fingerprints' hashes without `ja3c`, `ja4` or `hassh` (nor --events), the address owner \
      without `ip_owner`, `--stats` families none of whose columns is kept. Labels are the same \
      whatever is kept. An optional group's columns need its option (`--features`, \
      `--community-id`, `--stats dist|tcp`, `--tunnels both`). Not with --ipfix or --kafka \

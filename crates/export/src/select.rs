@@ -201,7 +201,8 @@ impl Selected {
                             if present & (1 << i) != 0 {
                                 o.bytes(&run.nulls[from..start]);
                                 o.padded(&key);
-                                value::<S>(&mut o, r, &names, Col::Meta(i));
+                                let c = &mut *o;
+                                *c = value::<S>(*c, r, &names, Col::Meta(i));
                                 from = end;
                             }
                         }
@@ -218,7 +219,8 @@ impl Selected {
                     let (s, e) = self.pieces[usize::from(i)];
                     o.bytes(&self.scratch[s..e]);
                 } else {
-                    value::<S>(&mut o, r, &names, *col);
+                    let c = &mut *o;
+                    *c = value::<S>(*c, r, &names, *col);
                 }
             }
             // A CSV row of one column, absent, would be an empty line, which readers skip:
@@ -327,12 +329,20 @@ unsafe fn plain<S: Syntax>(o: &mut Cursor, s: &[u8]) {
 ///
 /// # Safety
 /// Room for what the whole record's walk gives the field.
-#[inline]
-unsafe fn value<S: Syntax>(o: &mut Cursor, r: &FlowRecord<'_>, names: &Names<'_>, col: Col) {
+/// The cursor goes by value, in and out (an out-of-line function's cursor whose address is
+/// taken would be reloaded after every store, [`Cursor`]).
+#[inline(never)]
+unsafe fn value<S: Syntax>(
+    mut c: Cursor,
+    r: &FlowRecord<'_>,
+    names: &Names<'_>,
+    col: Col,
+) -> Cursor {
+    let o = &mut c;
     match col {
         Col::Source => S::str(o, r.source.unwrap_or("")),
         Col::Pcap => S::opt_str(o, r.pcap.unwrap_or("")),
-        Col::Core(i) => core::<S>(o, r, names, i),
+        Col::Core(i) => *o = core::<S>(*o, r, names, i),
         Col::TunnelParent => match r.tunnel_parent {
             Some(id) => o.uint(id),
             None => S::null(o),
@@ -369,14 +379,16 @@ unsafe fn value<S: Syntax>(o: &mut Cursor, r: &FlowRecord<'_>, names: &Names<'_>
         }
         Col::Dist(_) | Col::Tcp(_) | Col::Feature(_) | Col::MetaRun(_) => {}
     }
+    c
 }
 
 /// A core field's value, by its index in [`CORE_FIELDS`] then [`CORE_TAIL`].
 ///
 /// # Safety
 /// As [`value`].
-#[inline]
-unsafe fn core<S: Syntax>(o: &mut Cursor, r: &FlowRecord<'_>, names: &Names<'_>, i: u8) {
+#[inline(always)]
+unsafe fn core<S: Syntax>(mut c: Cursor, r: &FlowRecord<'_>, names: &Names<'_>, i: u8) -> Cursor {
+    let o = &mut c;
     let label = names.label;
     match i {
         0 => o.uint(r.flow_id),
@@ -437,7 +449,8 @@ unsafe fn core<S: Syntax>(o: &mut Cursor, r: &FlowRecord<'_>, names: &Names<'_>,
         28 => S::bool(o, r.encrypted),
         29 => {
             if r.risks.bits() == 0 {
-                return S::null(o);
+                S::null(o);
+                return c;
             }
             if S::JSON {
                 o.byte(b'"');
@@ -456,6 +469,7 @@ unsafe fn core<S: Syntax>(o: &mut Cursor, r: &FlowRecord<'_>, names: &Names<'_>,
         }
         _ => o.uint(r.risks.score().into()),
     }
+    c
 }
 
 #[cfg(test)]
