@@ -54,7 +54,8 @@ type Classified<'py> = (
     hosts=None, networks=None, signatures=None, patterns=None, model=None, model_bytes=None,
     no_model=false, tcp_timeout=None, udp_timeout=None, other_timeout=None,
     closed_timeout=None, active_timeout=None, max_flows=1 << 20, features=false,
-    community_id=false, tunnels=true, columns=None
+    community_id=false, tunnels=true, columns=None, dpi_contexts=1 << 16,
+    learn_stats=false
 ))]
 #[allow(clippy::too_many_arguments)]
 fn classify<'py>(
@@ -81,6 +82,8 @@ fn classify<'py>(
     community_id: bool,
     tunnels: bool,
     columns: Option<Vec<String>>,
+    dpi_contexts: i64,
+    learn_stats: bool,
 ) -> PyResult<Classified<'py>> {
     let t = [
         tcp_timeout,
@@ -89,7 +92,7 @@ fn classify<'py>(
         closed_timeout,
         active_timeout,
     ];
-    let o = options!(
+    let mut o = options!(
         workers,
         classifiers,
         stats,
@@ -108,6 +111,8 @@ fn classify<'py>(
         tunnels,
         columns
     );
+    o.dpi_contexts = dpi_contexts;
+    o.learn_stats = learn_stats;
     let p = py.detach(|| prepare_files(paths, &o))?;
     let schema = wirespeed_export::arrow::schema(&p.cols);
     let mut run = Running::start(p, BATCH_ROWS, false)?;
@@ -329,7 +334,8 @@ fn start_stream(py: Python<'_>, p: Prepared, rows: i64) -> PyResult<Stream> {
     rules=None, hosts=None, networks=None, signatures=None, patterns=None, model=None,
     model_bytes=None, no_model=false, tcp_timeout=None, udp_timeout=None, other_timeout=None,
     closed_timeout=None, active_timeout=None, max_flows=1 << 20, features=false,
-    community_id=false, tunnels=true, columns=None
+    community_id=false, tunnels=true, columns=None, dpi_contexts=1 << 16,
+    learn_stats=false
 ))]
 #[allow(clippy::too_many_arguments)]
 fn stream_files(
@@ -357,6 +363,8 @@ fn stream_files(
     community_id: bool,
     tunnels: bool,
     columns: Option<Vec<String>>,
+    dpi_contexts: i64,
+    learn_stats: bool,
 ) -> PyResult<Stream> {
     let t = [
         tcp_timeout,
@@ -365,7 +373,7 @@ fn stream_files(
         closed_timeout,
         active_timeout,
     ];
-    let o = options!(
+    let mut o = options!(
         workers,
         classifiers,
         stats,
@@ -384,6 +392,8 @@ fn stream_files(
         tunnels,
         columns
     );
+    o.dpi_contexts = dpi_contexts;
+    o.learn_stats = learn_stats;
     let p = py.detach(|| prepare_files(paths, &o))?;
     start_stream(py, p, batch_rows)
 }
@@ -398,7 +408,8 @@ fn stream_files(
     classifiers=String::from("all"), stats=Vec::new(), rules=None, hosts=None, networks=None,
     signatures=None, patterns=None, model=None, model_bytes=None, no_model=false,
     tcp_timeout=None, udp_timeout=None, other_timeout=None, closed_timeout=None,
-    active_timeout=None, max_flows=1 << 20, features=false, community_id=false, tunnels=true, columns=None
+    active_timeout=None, max_flows=1 << 20, features=false, community_id=false, tunnels=true, columns=None, dpi_contexts=1 << 16,
+    learn_stats=false
 ))]
 #[allow(clippy::too_many_arguments)]
 fn stream_live(
@@ -428,6 +439,8 @@ fn stream_live(
     community_id: bool,
     tunnels: bool,
     columns: Option<Vec<String>>,
+    dpi_contexts: i64,
+    learn_stats: bool,
 ) -> PyResult<Stream> {
     let t = [
         tcp_timeout,
@@ -436,7 +449,7 @@ fn stream_live(
         closed_timeout,
         active_timeout,
     ];
-    let o = options!(
+    let mut o = options!(
         workers,
         classifiers,
         stats,
@@ -455,6 +468,8 @@ fn stream_live(
         tunnels,
         columns
     );
+    o.dpi_contexts = dpi_contexts;
+    o.learn_stats = learn_stats;
     let p = py.detach(|| prepare_live(interfaces, filter, duration, &o))?;
     start_stream(py, p, batch_rows)
 }

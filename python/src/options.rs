@@ -111,6 +111,10 @@ pub(crate) struct Options {
     pub(crate) tunnels: bool,
     /// Only these columns (`columns=`, as `--columns`); None: every one.
     pub(crate) columns: Option<Vec<String>>,
+    /// Payload-inspection contexts a worker (`dpi_contexts=`, as `--dpi-contexts`).
+    pub(crate) dpi_contexts: i64,
+    /// The statistical model learns from the link (`learn_stats=`, as `--learn-stats`).
+    pub(crate) learn_stats: bool,
 }
 
 /// The bytes of the option file `p`, refused past `cap` bytes (a FIFO or `/dev/zero` given by
@@ -239,6 +243,15 @@ pub(crate) fn config(
         closed_ns: closed_t?,
         active_ns: active_t?,
     };
+    // About 1 KiB each, allocated as flows need them (as the command line's bound).
+    const MAX_DPI_CONTEXTS: i64 = 1 << 24;
+    if !(1..=MAX_DPI_CONTEXTS).contains(&o.dpi_contexts) {
+        return Err(Failure::Value(format!(
+            "dpi_contexts must be between 1 and {MAX_DPI_CONTEXTS} (about 1 KiB of memory each), \
+             got {}",
+            o.dpi_contexts
+        )));
+    }
     let rules = load_rules(o)?;
     let mut cfg = EngineConfig {
         flow: FlowConfig {
@@ -256,6 +269,11 @@ pub(crate) fn config(
         entropy,
         ..EngineConfig::with_rules(Arc::new(rules))
     };
+    cfg.dpi.contexts = o.dpi_contexts as usize;
+    if o.learn_stats {
+        // The command line's default weight of a link flow against the shipped prior.
+        cfg.learn.stats_weight = wirespeed_engine::learn::LearnConfig::LINK_WEIGHT;
+    }
     let cols = Columns {
         with_source: true,
         features: o.features,
@@ -365,6 +383,8 @@ macro_rules! options {
             community_id: $community_id,
             tunnels: $tunnels,
             columns: $columns,
+            dpi_contexts: 1 << 16,
+            learn_stats: false,
         }
     };
 }

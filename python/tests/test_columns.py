@@ -1,11 +1,18 @@
 """wirespeed.classify(columns=...): the kept columns only, in the record's order whatever the
 order named, each equal to the same column of the whole table (labels included: what a run
 does not compute for the columns it drops changes nothing else); an unknown name is a
-ValueError naming it."""
+ValueError naming it. And the other options that change what is computed, learn_stats and
+dpi_contexts, against the command line."""
 
 from __future__ import annotations
 
+import json
+import subprocess
+import sys
+
 import pytest
+
+from conftest import REPO
 
 from test_classify import classify, subset
 
@@ -38,3 +45,47 @@ def test_a_column_of_a_group_not_asked_for_is_a_value_error(corpus):
         classify(subset(corpus), columns=["flow_id", "community_id"])
     table = classify(subset(corpus), columns=["flow_id", "community_id"], community_id=True)
     assert table.schema.names == ["flow_id", "community_id"]
+
+
+
+def _labels(records) -> list[tuple]:
+    return sorted((r["pcap"], r["flow_id"], r["proto"], r["method"]) for r in records)
+
+
+def test_learn_stats_and_dpi_contexts_are_the_command_lines(corpus, cli, tmp_path):
+    """``learn_stats=True`` and ``dpi_contexts=N`` label every flow as the command line does
+    with ``--learn-stats`` and ``--dpi-contexts N`` (its JSON records, row for row by pcap and
+    flow_id), and they change something: on the corpus in one file (where the link model has
+    thousands of flows to learn from) it names flows the shipped one leaves alone; one context
+    leaves flows uninspected."""
+    mix = tmp_path / "mix.pcap"
+    subprocess.run(
+        [sys.executable, str(REPO / "scripts" / "corpus_mix.py"), str(corpus), str(mix), "1"],
+        check=True,
+        capture_output=True,
+    )
+    out = tmp_path / "records.json"
+    # One worker: which flows a full pool of contexts leaves out depends on which worker each
+    # flow went to, and that on the run's dispatch key (as which flows a full table evicts).
+    for paths, kwargs, flags in (
+        ([mix], dict(learn_stats=True), ["--learn-stats"]),
+        (subset(corpus), dict(dpi_contexts=1), ["--dpi-contexts", "1"]),
+    ):
+        table = classify(paths, workers=1, **kwargs)
+        r = cli.run(
+            ["classify", *map(str, paths), "--with-source", "--workers", "1", "-o", str(out)]
+            + ["-q", *flags]
+        )
+        assert r.returncode in (0, 1), r.stderr
+        want = _labels(json.loads(line) for line in out.read_text().splitlines())
+        assert _labels(table.select(["pcap", "flow_id", "proto", "method"]).to_pylist()) == want
+        plain = classify(paths, workers=1).column("method").to_pylist()
+        now = table.column("method").to_pylist()
+        if "learn_stats" in kwargs:
+            assert now.count("stats") > plain.count("stats")
+        else:
+            assert now.count("dpi") < plain.count("dpi")
+    with pytest.raises(ValueError, match="dpi_contexts"):
+        classify(subset(corpus), dpi_contexts=0)
+    with pytest.raises(TypeError, match="learn_stats"):
+        classify(subset(corpus), learn_stats="yes")

@@ -180,10 +180,14 @@ def _record_options(
     features: object,
     community_id: object,
     columns: object = None,
+    learn_stats: object = False,
+    dpi_contexts: object = 1 << 16,
 ) -> dict:
     """The options of runs that give flow records (classify, stream), their types checked."""
     return dict(
         columns=None if columns is None else _names(columns, "columns"),
+        learn_stats=_bool(learn_stats, "learn_stats"),
+        dpi_contexts=_int(dpi_contexts, "dpi_contexts"),
         patterns=_opt_path(patterns, "patterns"),
         active_timeout=_seconds(active_timeout, "active_timeout"),
         stats=_names(stats, "stats"),
@@ -221,6 +225,8 @@ def classify(
     community_id: bool = False,
     tunnels: bool = True,
     columns: Union[str, Sequence[str], None] = None,
+    learn_stats: bool = False,
+    dpi_contexts: int = 1 << 16,
 ) -> pa.Table:
     """Classify every flow of capture files; one row per flow record, as a ``pyarrow.Table``.
 
@@ -287,6 +293,14 @@ def classify(
     tunnels
         Count tunnelled packets (GRE, VXLAN, GTP-U, ...) as their inner flows (default); False
         counts them as the outer flow.
+    learn_stats
+        The statistical model learns from the link, as ``wirespeed classify --learn-stats``:
+        flows payload inspection labels teach it (at the learning epochs, the shipped model as
+        the prior), and it names flows nothing else names; each flow is judged by the model as
+        it stood before that flow taught it.
+    dpi_contexts
+        Payload-inspection contexts per worker, as ``--dpi-contexts`` (about 1 KiB each): a
+        flow that starts while all are taken is not inspected (``summary`` counts them).
 
     Raises
     ------
@@ -334,6 +348,8 @@ def classify(
             features=features,
             community_id=community_id,
             columns=columns,
+            learn_stats=learn_stats,
+            dpi_contexts=dpi_contexts,
         ),
     )
     _warn(warned)
@@ -435,6 +451,8 @@ def stream(
     community_id: bool = False,
     tunnels: bool = True,
     columns: Union[str, Sequence[str], None] = None,
+    learn_stats: bool = False,
+    dpi_contexts: int = 1 << 16,
 ) -> FlowStream:
     """The records of capture files or of live interfaces as an iterator of
     ``pyarrow.RecordBatch``, handed over as flows end: an endless link never fills memory.
@@ -481,6 +499,8 @@ def stream(
         features=features,
         community_id=community_id,
         columns=columns,
+        learn_stats=learn_stats,
+        dpi_contexts=dpi_contexts,
     )
     rows = _int(batch_rows, "batch_rows")
     if interface is None:

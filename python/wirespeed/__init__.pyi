@@ -40,6 +40,9 @@ def classify(
     features: bool = False,
     community_id: bool = False,
     tunnels: bool = True,
+    columns: Union[str, Sequence[str], None] = None,
+    learn_stats: bool = False,
+    dpi_contexts: int = 65536,
 ) -> pa.Table:
     """Classify every flow of capture files (a file, a directory, or a list of them); one row
     per flow record, typed as the Parquet output (docs/SCHEMA.md), in ``flow_id`` order.
@@ -90,6 +93,9 @@ def stream(
     features: bool = False,
     community_id: bool = False,
     tunnels: bool = True,
+    columns: Union[str, Sequence[str], None] = None,
+    learn_stats: bool = False,
+    dpi_contexts: int = 65536,
 ) -> FlowStream:
     """The records of capture files (``source``) or live interfaces (``interface``, root) as
     an iterator of record batches, handed over as flows end, in bounded memory."""

@@ -27,6 +27,9 @@ def classify(
     features: bool = False,
     community_id: bool = False,
     tunnels: bool = True,
+    columns: Optional[list[str]] = None,
+    dpi_contexts: int = 65536,
+    learn_stats: bool = False,
 ) -> tuple[object, list[tuple[str, str]], list[tuple[str, int]]]:
     """Every record of ``paths`` as an Arrow C stream (a PyCapsule named
     ``arrow_array_stream``), the warnings to raise as (kind, message), and the run's counters."""

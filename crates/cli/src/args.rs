@@ -163,7 +163,9 @@ pub(crate) struct EngineArgs {
     /// Payload-inspection contexts per worker: flows inspected (or holding their metadata for
     /// the record) at once, about 1 KiB each, allocated as flows need them. A flow that starts
     /// while all are taken is not inspected (named by port, owner or model only; the summary
-    /// counts them): raise it for links with more open flows a worker than this.
+    /// counts them): raise it for links with more open flows a worker than this. Which flows a
+    /// full pool leaves out depends on which worker each flow goes to (as `--max-flows`'s
+    /// evictions do): with more than one worker, on the run's dispatch key.
     #[arg(long, default_value_t = 1 << 16, value_name = "N")]
     pub(crate) dpi_contexts: usize,
     #[command(flatten)]
@@ -196,7 +198,7 @@ pub(crate) struct EngineArgs {
     #[arg(long)]
     pub(crate) learn_stats: bool,
     /// `--learn-stats`: each link flow counts this many times against the prior's flows.
-    #[arg(long, default_value_t = 4, value_name = "W")]
+    #[arg(long, default_value_t = wirespeed_engine::learn::LearnConfig::LINK_WEIGHT, value_name = "W")]
     pub(crate) learn_stats_weight: u32,
     /// Also write one JSON line per DNS query/answer, HTTP request/response and TLS handshake
     /// to FILE (`-`: standard output), each with its flow's `flow_id` (docs/EVENTS.md).
