@@ -273,6 +273,8 @@ pub(crate) fn config(
     if o.learn_stats {
         // The command line's default weight of a link flow against the shipped prior.
         cfg.learn.stats_weight = wirespeed_engine::learn::LearnConfig::LINK_WEIGHT;
+        cfg.check_learn_stats()
+            .map_err(|e| Failure::Value(format!("learn_stats: {e}")))?;
     }
     let cols = Columns {
         with_source: true,

@@ -89,3 +89,10 @@ def test_learn_stats_and_dpi_contexts_are_the_command_lines(corpus, cli, tmp_pat
         classify(subset(corpus), dpi_contexts=0)
     with pytest.raises(TypeError, match="learn_stats"):
         classify(subset(corpus), learn_stats="yes")
+
+
+def test_learn_stats_without_what_it_learns_from_is_a_value_error(corpus):
+    with pytest.raises(ValueError, match="learn_stats.*dpi and stats"):
+        classify(subset(corpus), learn_stats=True, classifiers="dpi,port")
+    with pytest.raises(ValueError, match="learn_stats.*dpi and stats"):
+        classify(subset(corpus), learn_stats=True, classifiers="port,stats")

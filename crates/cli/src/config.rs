@@ -233,6 +233,8 @@ impl EngineArgs {
             dispatch_seed: self.dispatch_seed,
             ..EngineConfig::with_rules(kept_to_exit(rules))
         };
+        cfg.check_learn_stats()
+            .map_err(|e| format!("--learn-stats: {e}"))?;
         // Last: no file is created for a run refused above.
         let (events, events_out) = self.events_out(live)?;
         cfg.events = events;

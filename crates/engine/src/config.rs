@@ -95,6 +95,35 @@ impl Default for EngineConfig {
 }
 
 impl EngineConfig {
+    /// Can the statistical model learn from the link as configured (`--learn-stats`,
+    /// [`crate::learn::LearnConfig::stats_weight`])? It needs payload inspection's labels to
+    /// learn from, the statistical classifier to answer, and a Naive Bayes model to add counts
+    /// to (a C4.5 tree has none): otherwise the option would do nothing, silently. The error
+    /// says which is missing, in the command line's terms.
+    pub fn check_learn_stats(&self) -> Result<(), String> {
+        if self.learn.stats_weight == 0 {
+            return Ok(());
+        }
+        use wirespeed_classify::Method;
+        if !self.classifiers.has(Method::Dpi) || !self.classifiers.has(Method::Stats) {
+            return Err(
+                "learning the statistical model from the link needs the dpi and stats \
+                        classifiers (it learns from payload inspection's labels)"
+                    .into(),
+            );
+        }
+        match self.rules.model().map(|m| &m.model.algo) {
+            Some(wirespeed_stats::model::Algo::Nb(_)) => Ok(()),
+            Some(_) => Err(
+                "learning the statistical model from the link needs a Naive Bayes \
+                            model (the shipped one, or one `wirespeed train --algo nb` made): a \
+                            C4.5 tree has no counts to add to"
+                    .into(),
+            ),
+            None => Err("learning the statistical model from the link needs a model".into()),
+        }
+    }
+
     /// Compute for records only what the columns `cols` keeps need (`--columns`, Python's
     /// `columns=`; decided once, at start): without [`wirespeed_export::Columns::keep`],
     /// everything as configured. Off: the risks without `risks` or `risk_score` (and payload

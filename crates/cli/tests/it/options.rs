@@ -294,3 +294,31 @@ fn dpi_contexts_bound_the_flows_inspected_at_once() {
     assert!(String::from_utf8_lossy(&out.stderr).contains("--dpi-contexts must be"));
     let _ = std::fs::remove_file(&p);
 }
+
+/// `--learn-stats` where it could learn nothing is refused, saying what it needs: without the
+/// payload inspection it learns from, or without the statistical classifier that asks it.
+#[test]
+fn learn_stats_without_what_it_learns_from_is_refused() {
+    let pcap = demo("learn-stats-refused.pcap");
+    for (extra, says) in [
+        (&["--classifiers", "port,stats"][..], "dpi and stats"),
+        (&["--classifiers", "dpi,port"][..], "dpi and stats"),
+    ] {
+        let (code, err) = run(bin()
+            .arg("classify")
+            .arg(&pcap)
+            .args(["--learn-stats", "-o", "/dev/null"])
+            .args(extra));
+        assert_eq!(code, 2, "{extra:?}: {err}");
+        assert!(
+            err.contains("--learn-stats") && err.contains(says),
+            "{extra:?}: {err}"
+        );
+    }
+    let (code, err) =
+        run(bin()
+            .arg("classify")
+            .arg(&pcap)
+            .args(["--learn-stats", "-o", "/dev/null", "-q"]));
+    assert_eq!(code, 0, "{err}");
+}
