@@ -297,11 +297,23 @@ pub(crate) const COLUMNS_HELP: &str = "Keep only these columns of the record, co
      (fixed schemas)";
 
 /// `--columns LIST` over the columns `cols` selects: `cols` keeping only those. An unknown
-/// name, or one of an optional group `cols` does not ask for, is an error naming it.
-pub(crate) fn keep_columns(list: Option<&str>, cols: Columns) -> Result<Columns, String> {
+/// name, or one of an optional group `cols` does not ask for, is an error naming it; so is a
+/// list at all when the run also writes to a sink of fixed schema (`fixed_sinks`: --ipfix,
+/// --kafka), the error naming the `formats` that take one.
+pub(crate) fn keep_columns(
+    list: Option<&str>,
+    cols: Columns,
+    fixed_sinks: bool,
+    formats: &str,
+) -> Result<Columns, String> {
     let Some(list) = list else {
         return Ok(cols);
     };
+    if fixed_sinks {
+        return Err(format!(
+            "--columns: {formats} records only (not --ipfix, --kafka)"
+        ));
+    }
     let names: Vec<&str> = list
         .split(',')
         .map(str::trim)

@@ -158,10 +158,9 @@ pub(crate) fn classify(mut a: ClassifyArgs) -> Result<ExitCode, String> {
             community: a.community_id,
             ..a.engine.stats_columns()?
         },
+        a.ipfix.is_some() || a.kafka.is_some(),
+        "JSON, CSV and Parquet",
     )?;
-    if cols.keep.is_some() && (a.ipfix.is_some() || a.kafka.is_some()) {
-        return Err("--columns: JSON, CSV and Parquet records only (not --ipfix, --kafka)".into());
-    }
     let mut cfg = a.engine.config()?;
     cfg.compute_for(&cols);
     let par = a.par.config_for(&a.engine)?;

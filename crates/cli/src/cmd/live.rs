@@ -85,10 +85,9 @@ pub(crate) fn live(a: LiveArgs) -> Result<ExitCode, String> {
             community: a.community_id,
             ..a.engine.stats_columns()?
         },
+        a.ipfix.is_some() || a.kafka.is_some(),
+        "JSON and CSV",
     )?;
-    if cols.keep.is_some() && (a.ipfix.is_some() || a.kafka.is_some()) {
-        return Err("--columns: JSON and CSV records only (not --ipfix, --kafka)".into());
-    }
     let (mut cfg, events) = a.engine.live_config()?;
     cfg.compute_for(&cols);
     let r = run(&a, cfg, cols);

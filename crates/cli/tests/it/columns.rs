@@ -233,3 +233,26 @@ fn unknown_or_unasked_columns_are_usage_errors() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2), "{out:?}");
 }
+
+/// A sink of fixed schema cannot take `--columns`: refused (exit 2) before anything is
+/// written, naming the formats that can.
+#[test]
+fn columns_are_refused_with_a_fixed_schema_sink() {
+    let pcap = demo("columns-ipfix.pcap");
+    let ipfix =
+        std::env::temp_dir().join(format!("wirespeed-columns-{}.ipfix", std::process::id()));
+    let out = bin()
+        .arg("classify")
+        .arg(&pcap)
+        .args(["--columns", "flow_id", "-o", "/dev/null", "--ipfix"])
+        .arg(format!("file:{}", ipfix.display()))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("JSON, CSV and Parquet records only") && err.contains("--ipfix"),
+        "{err}"
+    );
+    assert!(!ipfix.exists(), "nothing is written for a refused run");
+}
