@@ -230,6 +230,19 @@ pub struct Columns {
 }
 
 impl Columns {
+    /// Every optional group on, with the source columns, nothing dropped by a [`Columns::keep`]:
+    /// the widest record.
+    pub const EVERY_GROUP: Columns = Columns {
+        with_source: true,
+        features: true,
+        community: true,
+        action: true,
+        dist: true,
+        tcp: true,
+        tunnel_parent: true,
+        keep: None,
+    };
+
     /// Is `field` (a name of [`crate::FIELDS`]) written?
     pub fn writes(&self, field: &str) -> bool {
         self.selects(field) && self.keep.is_none_or(|k| k.has(field))

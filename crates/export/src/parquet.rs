@@ -334,16 +334,7 @@ mod tests {
     use wirespeed_classify::Labels;
     use wirespeed_risk::RiskSet;
 
-    const ALL: Columns = Columns {
-        with_source: true,
-        features: true,
-        community: true,
-        action: true,
-        dist: true,
-        tcp: true,
-        tunnel_parent: true,
-        keep: None,
-    };
+    const ALL: Columns = Columns::EVERY_GROUP;
 
     /// A path of this test process's own.
     fn temp(name: &str) -> PathBuf {

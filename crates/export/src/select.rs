@@ -482,16 +482,7 @@ mod tests {
 
     /// Every optional group on.
     fn all() -> Columns {
-        Columns {
-            with_source: true,
-            features: true,
-            community: true,
-            action: true,
-            dist: true,
-            tcp: true,
-            tunnel_parent: true,
-            keep: None,
-        }
+        Columns::EVERY_GROUP
     }
 
     fn records(l: &wirespeed_classify::Labels) -> Vec<FlowRecord<'_>> {
