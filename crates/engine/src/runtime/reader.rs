@@ -8,6 +8,7 @@ use crate::worker::{FileOutcome, Stamp};
 use crossbeam_channel::{bounded, unbounded, Receiver, Sender, TrySendError};
 use std::io;
 use std::net::IpAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use wirespeed_capture::{CaptureFile, RawPacket};
 use wirespeed_export::RecordSink;
 use wirespeed_flow::FragTable;
@@ -119,7 +120,7 @@ impl<S: RecordSink + Send> Pool<S> {
                     if q >= n {
                         // The input's first packet of port 21: its routes, before the next.
                         q &= !super::steer::PLAN;
-                        plan(file, key, &reta, dcfg, steer, ord - first);
+                        plan(file, key, &reta, dcfg, steer, ord - first, None);
                     }
                     if in_flow {
                         now = now.max(p.ts_ns);
@@ -300,6 +301,12 @@ fn ip_of(a: &[u8; 16], alen: usize) -> IpAddr {
 /// connection goes to that worker from its first packet, wherever in the input its
 /// announcement lies; then the connections of the `done` packets already dispatched by their
 /// hash are pinned there ([`Steer::pin`]).
+///
+/// With `at` (a shared scan, whose other workers wait while this runs), the pass maps and
+/// gives back none of the file's pages itself: it publishes its position in `at` after each
+/// batch, and the waiting workers map the pages ahead of it
+/// ([`CaptureFile::populate_ahead`]) and give back those behind it
+/// ([`CaptureFile::release_behind`]): that was 70% of the pass, on the thread all wait for.
 #[cold]
 #[inline(never)]
 pub(crate) fn plan(
@@ -309,10 +316,17 @@ pub(crate) fn plan(
     cfg: &DecodeConfig,
     steer: &mut Steer,
     done: u64,
+    at: Option<&AtomicUsize>,
 ) {
     steer.planned = true;
-    let mut reader = file.reader();
+    let mut reader = match at {
+        Some(_) => file.reader().shared(),
+        None => file.reader(),
+    };
     loop {
+        if let Some(at) = at {
+            at.store(reader.position() as usize, Ordering::Release);
+        }
         let r = reader.next_batch_visit(256, |p| {
             if let Some(f) =
                 wirespeed_wire::fast_flow(LinkType(p.link), p.data, p.wire_len as usize)

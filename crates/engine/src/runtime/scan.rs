@@ -93,6 +93,9 @@ impl<S: RecordSink + Send> Pool<S> {
             pos: &pos,
             scanned: AtomicUsize::new(0),
             populated: AtomicUsize::new(0),
+            plan_at: AtomicUsize::new(0),
+            plan_populated: AtomicUsize::new(0),
+            plan_released: Mutex::new(0),
             abort: AtomicBool::new(false),
             end_flows,
         };
@@ -191,6 +194,12 @@ pub(crate) struct Scan<'f, 'a> {
     /// [`CaptureFile::populate_ahead`]).
     scanned: AtomicUsize,
     populated: AtomicUsize,
+    /// While the routes are planned ([`plan`], under the scan's lock): how far the plan's pass
+    /// has read (0: no plan running), how far the waiting workers have mapped the pages ahead
+    /// of it, and how far they have given back those behind it.
+    plan_at: AtomicUsize,
+    plan_populated: AtomicUsize,
+    plan_released: Mutex<usize>,
     /// A worker failed (sink error, panic): every other stops instead of waiting for it.
     abort: AtomicBool,
     /// End the flows at the end of the file (false: a window of a stream).
@@ -394,7 +403,18 @@ impl<'f> Scanner<'f, '_> {
                     b.stamps.push(stamp);
                 } else if q & PLAN != 0 {
                     // The file's first packet of port 21: its routes, before the next packet.
-                    plan(job.file, key, reta, dcfg, steer, stamp.ordinal - *first);
+                    job.plan_populated.store(0, Ordering::Relaxed);
+                    *lock(&job.plan_released) = 0;
+                    plan(
+                        job.file,
+                        key,
+                        reta,
+                        dcfg,
+                        steer,
+                        stamp.ordinal - *first,
+                        Some(&job.plan_at),
+                    );
+                    job.plan_at.store(0, Ordering::Relaxed);
                     if let Some(b) = bufs.get_mut(q & !PLAN) {
                         b.pkts.push(p);
                         b.stamps.push(stamp);
@@ -457,6 +477,16 @@ impl<'f> Scan<'f, '_> {
                             Err(std::sync::TryLockError::Poisoned(_)) => true,
                             Err(std::sync::TryLockError::WouldBlock) => {
                                 waited = true;
+                                // The scan's holder may be planning: map the pages it reads
+                                // next and give back those it has read, instead of only
+                                // waiting for it.
+                                let at = self.plan_at.load(Ordering::Acquire);
+                                if at != 0 {
+                                    self.file.populate_ahead(&self.plan_populated, at);
+                                    if let Ok(mut r) = self.plan_released.try_lock() {
+                                        self.file.release_behind(&mut r, at);
+                                    }
+                                }
                                 false
                             }
                         }
