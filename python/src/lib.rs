@@ -30,6 +30,7 @@ use wirespeed_engine::EngineConfig;
 
 #[macro_use]
 mod options;
+mod order;
 mod run;
 
 use options::*;
@@ -119,13 +120,16 @@ fn classify<'py>(
     let (mut batches, mut warnings) = (Vec::new(), Vec::new());
     let done = loop {
         match run.next(py)? {
-            Some(Msg::Batch(b)) => batches.push(b),
+            Some(Msg::Batch(b, ids)) => batches.push((b, ids)),
             Some(Msg::Warn(kind, m)) => warnings.push((kind, m)),
             Some(Msg::Opened) => {}
             Some(Msg::Done(r)) => break r?,
             None => return Err(PyRuntimeError::new_err("the run ended without a result")),
         }
     };
+    let batches = py
+        .detach(|| order::in_flow_order(batches, BATCH_ROWS))
+        .map_err(|e| PyRuntimeError::new_err(format!("arrow: putting rows in order: {e}")))?;
     Ok((capsule(py, schema, batches)?, warnings, done.summary))
 }
 
@@ -195,7 +199,7 @@ fn events<'py>(
     let done = loop {
         match run.next(py)? {
             Some(Msg::Warn(kind, m)) => warnings.push((kind, m)),
-            Some(Msg::Batch(_)) | Some(Msg::Opened) => {}
+            Some(Msg::Batch(..)) | Some(Msg::Opened) => {}
             Some(Msg::Done(r)) => break r?,
             None => return Err(PyRuntimeError::new_err("the run ended without a result")),
         }
@@ -240,7 +244,7 @@ impl Stream {
                 }
             };
             match m {
-                Some(Msg::Batch(b)) => {
+                Some(Msg::Batch(b, _)) => {
                     let c = capsule(py, self.schema.clone(), vec![b])?;
                     return Ok(Some(("batch", c.into_any().unbind())));
                 }

@@ -25,8 +25,9 @@ use crate::options::*;
 
 /// What the engine thread tells the Python thread, in order.
 pub(crate) enum Msg {
-    /// A record batch.
-    Batch(RecordBatch),
+    /// A record batch, and the `flow_id` of each of its rows (whether or not the batch keeps
+    /// that column): `classify` puts its rows in `flow_id` order with them.
+    Batch(RecordBatch, Vec<u64>),
     /// Something to warn about: (`capture`, a damaged input) or (`skipped`, a file of a
     /// directory that is not a capture).
     Warn(&'static str, String),
@@ -54,6 +55,8 @@ pub(crate) struct ChannelSink {
     /// Live: a batch the channel has no room for is dropped, its records counted here
     /// (capture never waits on Python). None (files): the worker waits for room.
     pub(crate) lost: Option<Arc<AtomicU64>>,
+    /// The `flow_id` of each record written and not yet handed over, in order.
+    pub(crate) ids: Vec<u64>,
 }
 
 /// A send to a reader that is gone: the stream was closed or dropped.
@@ -64,11 +67,14 @@ pub(crate) fn closed() -> io::Error {
 impl ChannelSink {
     fn hand_over(&mut self) -> io::Result<()> {
         for b in self.batches.take() {
+            // Batches are cut from the records in the order they were written.
+            let rest = self.ids.split_off(b.num_rows().min(self.ids.len()));
+            let ids = std::mem::replace(&mut self.ids, rest);
             match &self.lost {
-                None => self.tx.send(Msg::Batch(b)).map_err(|_| closed())?,
-                Some(lost) => match self.tx.try_send(Msg::Batch(b)) {
+                None => self.tx.send(Msg::Batch(b, ids)).map_err(|_| closed())?,
+                Some(lost) => match self.tx.try_send(Msg::Batch(b, ids)) {
                     Ok(()) => {}
-                    Err(TrySendError::Full(Msg::Batch(b))) => {
+                    Err(TrySendError::Full(Msg::Batch(b, _))) => {
                         lost.fetch_add(b.num_rows() as u64, Ordering::Relaxed);
                     }
                     Err(TrySendError::Full(_)) => {}
@@ -82,6 +88,7 @@ impl ChannelSink {
 
 impl RecordSink for ChannelSink {
     fn write(&mut self, r: &wirespeed_export::FlowRecord<'_>) -> io::Result<()> {
+        self.ids.push(r.flow_id);
         self.batches.write(r)?;
         self.hand_over()
     }
@@ -268,6 +275,7 @@ pub(crate) fn run_inner(
                         batches: BatchSink::new(cols, rows),
                         tx: tx.clone(),
                         lost: None,
+                        ids: Vec::new(),
                     })
                 }
             };
@@ -315,6 +323,7 @@ pub(crate) fn run_inner(
                 batches: BatchSink::new(cols, rows),
                 tx: tx.clone(),
                 lost: Some(l.clone()),
+                ids: Vec::new(),
             };
             let mut opened = || tx.send(Msg::Opened).map_err(|_| closed());
             let o = wirespeed_live::run(&lc, sink, stop, &mut opened, &mut |_| {})

@@ -34,6 +34,41 @@ def test_kept_columns_are_the_whole_tables(corpus):
         assert kept.to_pylist() == whole.select(order).to_pylist()
 
 
+def test_rows_are_in_flow_id_order_without_the_flow_id_column(corpus):
+    """The rows come in flow_id order whether or not the selection keeps flow_id (the native
+    side sorts them by each record's id): the same rows, in the same order, as the whole
+    table's; the rows of two workers' batches interleaved index one dictionary a column, each
+    value once, so pandas takes them as categories."""
+    paths = subset(corpus)
+    whole = classify(paths, workers=2)
+    ids = whole.column("flow_id").to_pylist()
+    assert ids == sorted(ids) and len(set(ids)) == len(ids)
+    names = ["src_ip", "dst_port", "proto", "app"]
+    kept = classify(paths, workers=2, columns=names)
+    assert kept.schema.names == names
+    assert kept.to_pylist() == whole.select(names).to_pylist()
+    for name in ("proto", "app"):
+        for chunk in kept.column(name).chunks:
+            values = chunk.dictionary.to_pylist()
+            assert len(values) == len(set(values)), name
+    df = kept.to_pandas()
+    assert list(df["proto"].astype(str)) == kept.column("proto").to_pylist()
+
+
+def test_classify_imports_no_compute_module(corpus):
+    """Putting the rows in order takes no pyarrow.compute (whose import alone is ~50 ms of a
+    short script's life)."""
+    code = (
+        "import sys, warnings, wirespeed\n"
+        "warnings.simplefilter('ignore')\n"
+        f"t = wirespeed.classify({[str(p) for p in subset(corpus)]!r}, workers=2)\n"
+        "assert t.num_rows > 1\n"
+        "print('pyarrow.compute' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "False", out.stdout + out.stderr
+
+
 @pytest.mark.parametrize("bad", [["flow_id", "nosuch"], "flow_id,nosuch"])
 def test_an_unknown_column_is_a_value_error_naming_it(corpus, bad):
     with pytest.raises(ValueError, match="nosuch"):

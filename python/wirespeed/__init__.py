@@ -353,12 +353,9 @@ def classify(
         ),
     )
     _warn(warned)
-    table = pa.RecordBatchReader._import_from_c_capsule(capsule).read_all()
-    if table.num_rows > 1:
-        # Workers end flows in their own order: rows in flow_id order (stable, so an interim
-        # record stays before the flow's final one).
-        table = table.sort_by([("flow_id", "ascending")])
-    return table
+    # Rows in flow_id order already (the native side sorts them, stable, so an interim record
+    # stays before the flow's final one, whether or not `columns` keeps flow_id).
+    return pa.RecordBatchReader._import_from_c_capsule(capsule).read_all()
 
 
 class FlowStream:
