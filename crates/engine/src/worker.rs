@@ -518,6 +518,10 @@ impl<S: RecordSink> Worker<S> {
                 tcp_flags: q.tcp.map_or(0, |t| t.flags),
                 ip_len: q.ip_len,
                 payload,
+                ordinal: match stamps.and_then(|k| k.get(q.idx as usize)) {
+                    Some(s) => s.ordinal,
+                    None => (counted + u64::from(q.idx)) * *id_stride + *id_base,
+                },
             };
             // The observers (`--stats`, `wirespeed inline`; observe/) see the same packet,
             // built for each hook from `q` and `p` (kept across the classifiers' call, its

@@ -90,7 +90,10 @@ impl Classifier for DpiClassifier {
             // A connection another flow announced (an FTP data connection): named by that
             // announcement, whatever its payload looks like, and not inspected.
             let port = flow.server_port();
-            if let Some(label) = self.expect.take(client_ip, server_ip, port, p.ts) {
+            if let Some(label) = self
+                .expect
+                .take(client_ip, server_ip, port, p.ts, p.ordinal)
+            {
                 let v = Verdict {
                     label,
                     method: Method::Dpi,
@@ -148,7 +151,7 @@ impl Classifier for DpiClassifier {
             });
         }
         if let Some((e, label)) = self.dpi.take_expect() {
-            self.expect.add(e, label, p.ts);
+            self.expect.add(e, label, p.ts, p.ordinal);
         }
         // Inspection ends by exclusion only on a packet that ends it: the one place to look.
         if wirespeed_dpi::is_done(*handle) && self.dpi.ruled_out(*handle) {

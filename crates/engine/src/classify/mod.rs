@@ -117,6 +117,10 @@ pub struct PacketView<'a> {
     pub ip_len: u16,
     /// The transport payload (empty when none).
     pub payload: &'a [u8],
+    /// The packet's number in the run's input ([`crate::worker::Stamp::ordinal`]; with one
+    /// worker and no stamps, its number among the worker's packets): the same whatever the
+    /// number of workers, so what is decided by it ([`crate::expect`]'s aging) is too.
+    pub ordinal: u64,
 }
 
 /// What a hook may do with its flow's classification: offer verdicts and publish facts, which

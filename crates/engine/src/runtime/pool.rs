@@ -231,7 +231,12 @@ impl<S: RecordSink + Send> Pool<S> {
         let hub = crate::learn::Hub::new(cfg.learn, cfg.classifiers, n);
         // And one table of announced connections (an FTP data connection may land on another
         // worker than its control connection).
-        let expect = std::sync::Arc::new(crate::expect::Expectations::new());
+        // How far apart in the input the workers can run: the shared scan's chunks in flight,
+        // or the reader thread's rings and the batches being filled and run (doubled: margin).
+        let scan = super::scan::SLOTS * super::scan::CHUNK_MAX_PACKETS.max(batch);
+        let rings = (ring + 2) * SEND_BATCHES * batch * n;
+        let skew = 2 * scan.max(rings) as u64;
+        let expect = std::sync::Arc::new(crate::expect::Expectations::with_skew(skew));
         Pool {
             workers: (0..n)
                 .map(|i| {
