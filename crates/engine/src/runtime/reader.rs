@@ -358,6 +358,15 @@ pub(crate) fn plan(
     let mut left = done;
     while left > 0 {
         let r = reader.next_batch_visit(left.min(256) as usize, |p| {
+            // Most packets are on no announced port: known from the fast path's ports, without
+            // the full decoder.
+            if let Some(f) =
+                wirespeed_wire::fast_flow(LinkType(p.link), p.data, p.wire_len as usize)
+            {
+                if f.proto != TCP || steer.idle(f.sport, f.dport) {
+                    return;
+                }
+            }
             let Ok(d) = decode(LinkType(p.link), p.data, cfg) else {
                 return;
             };

@@ -98,6 +98,11 @@ impl Steer {
     /// Keep the connection of a packet `src:sport → dst:dport` (hash's worker `q`, announced
     /// for worker `w`) on `q`: some of its packets went there before the plan.
     pub fn pin(&mut self, src: IpAddr, dst: IpAddr, sport: u16, dport: u16, q: usize) {
+        // Two bit tests before two hash lookups: the plan asks this of every TCP packet before
+        // it (11,606 packets of the corpus mix x2, 900 instructions each without them).
+        if self.idle(sport, dport) {
+            return;
+        }
         if self
             .route_of(src, dst, sport, dport)
             .is_some_and(|w| w != q)
