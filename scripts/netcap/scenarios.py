@@ -629,6 +629,124 @@ asyncio.get_event_loop().run_until_complete(c.disconnected)
 print("xmpp done")
 """
 
+# --- Scenarios with a choice of address family and port (scripts/heldout.py) ---------------
+# They read NC_V6 (set: the server listens on SERVER6 and the client connects there), NC_PORT
+# (the server's port; each has the protocol's usual port as default) and NC_HOST (the name the
+# client asks for: HTTP Host, TLS SNI). Debian packages: openssh-server, mosquitto,
+# mosquitto-clients, redis-server, chrony, postgresql, dnsmasq-base, curl, openssl.
+ADDR_SH = 'A=${NC_V6:+$SERVER6}; A=${A:-$SERVER}; '
+# curl --resolve wants an IPv6 address in brackets.
+RESOLVE_SH = ADDR_SH + 'R=$A; [ -n "$NC_V6" ] && R="[$A]"; '
+
+# Python's http.server (standard library) serving one page; curl fetches it twice, on two
+# connections, with Host NC_HOST.
+HTTP_SERVER = r"""
+import http.server, os, socket
+v6 = bool(os.environ.get("NC_V6"))
+addr = os.environ["SERVER6" if v6 else "SERVER"]
+os.chdir(os.environ["WORK"]); open("index.html", "w").write("<p>wirespeed held-out</p>\n" * 40)
+class S(http.server.ThreadingHTTPServer):
+    address_family = socket.AF_INET6 if v6 else socket.AF_INET
+S((addr, int(os.environ.get("NC_PORT", "80"))), http.server.SimpleHTTPRequestHandler).serve_forever()
+"""
+HTTP_CLIENT = ["sh", "-c", RESOLVE_SH + 'H=${NC_HOST:-www.example.org}; P=${NC_PORT:-80}; '
+               'for i in 1 2; do curl -sS -o /dev/null --resolve "$H:$P:$R" '
+               '"http://$H:$P/index.html" || exit 1; done; echo http done']
+
+# openssl s_server (a self-signed certificate for NC_HOST) answering with its status page
+# (-www); curl -k connects by name through --resolve, so the ClientHello carries the SNI.
+HTTPS_SERVER = ["sh", "-c", ADDR_SH + 'H=${NC_HOST:-www.example.org}; '
+                'openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=$H" '
+                '-keyout "$WORK/k.pem" -out "$WORK/c.pem" 2>/dev/null; F=-4; '
+                '[ -n "$NC_V6" ] && F=-6; '
+                'exec openssl s_server $F -quiet -accept "${NC_PORT:-443}" -www '
+                '-cert "$WORK/c.pem" -key "$WORK/k.pem"']
+HTTPS_CLIENT = ["sh", "-c", RESOLVE_SH + 'H=${NC_HOST:-www.example.org}; P=${NC_PORT:-443}; '
+                'for i in 1 2; do curl -sS -k -o /dev/null --resolve "$H:$P:$R" '
+                '"https://$H:$P/" || exit 1; done; echo https done']
+
+# OpenSSH's sshd (host key and the client's key made at start) and ssh, which logs in with the
+# key and runs one command.
+SSH_SERVER = ["sh", "-c", ADDR_SH + 'mkdir -p /run/sshd; '
+              'ssh-keygen -q -t ed25519 -N "" -f "$WORK/hk"; '
+              'ssh-keygen -q -t ed25519 -N "" -f "$WORK/ck"; cp "$WORK/ck.pub" "$WORK/ak"; '
+              'exec /usr/sbin/sshd -D -e -f /dev/null -p "${NC_PORT:-22}" -o "ListenAddress=$A" '
+              '-h "$WORK/hk" -o "AuthorizedKeysFile=$WORK/ak" -o StrictModes=no '
+              '-o PermitRootLogin=yes -o UsePAM=no -o PidFile=none']
+SSH_CLIENT = ["sh", "-c", ADDR_SH + 'ssh -q -i "$WORK/ck" -o StrictHostKeyChecking=no '
+              '-o UserKnownHostsFile=/dev/null -o BatchMode=yes -p "${NC_PORT:-22}" "root@$A" '
+              'echo ssh done']
+
+# dnsmasq answering for example.org; the client (standard library) sends three queries over
+# UDP from one socket and one over TCP (two-byte length prefix, RFC 1035 4.2.2).
+DNS2_SERVER = ["sh", "-c", ADDR_SH + 'exec dnsmasq --no-daemon --no-resolv --no-hosts '
+               '--bind-interfaces --listen-address="$A" --port="${NC_PORT:-53}" '
+               '--address=/example.org/192.0.2.80 --address=/example.org/2001:db8::80 '
+               '--log-facility=-']
+DNS2_CLIENT = r"""
+import os, socket, struct
+v6 = bool(os.environ.get("NC_V6"))
+fam = socket.AF_INET6 if v6 else socket.AF_INET
+dst = (os.environ["SERVER6" if v6 else "SERVER"], int(os.environ.get("NC_PORT", "53")))
+def query(i, name, qtype):
+    q = struct.pack("!HHHHHH", 0x2000 + i, 0x0100, 1, 0, 0, 0)
+    q += b"".join(bytes([len(p)]) + p.encode() for p in name.split(".")) + b"\0"
+    return q + struct.pack("!HH", qtype, 1)
+s = socket.socket(fam, socket.SOCK_DGRAM); s.settimeout(5)
+for i, (name, t) in enumerate([("www.example.org", 1), ("mail.example.org", 28),
+                               ("www.example.org", 15)]):
+    s.sendto(query(i, name, t), dst); s.recvfrom(2048)
+t = socket.create_connection(dst, timeout=5)
+q = query(9, "api.example.org", 1); t.sendall(struct.pack("!H", len(q)) + q)
+n = struct.unpack("!H", t.recv(2))[0]; t.recv(n); t.close()
+print("dns done")
+"""
+
+# Mosquitto 2 (anonymous listener) and its clients: a retained publish at QoS 1, then a
+# subscriber that takes that one message.
+MQTT_SERVER = ["sh", "-c", ADDR_SH + 'printf "listener ${NC_PORT:-1883} $A\\n'
+               'allow_anonymous true\\npersistence false\\n" > "$WORK/m.conf"; '
+               'exec mosquitto -c "$WORK/m.conf"']
+MQTT_CLIENT = ["sh", "-c", ADDR_SH + 'P=${NC_PORT:-1883}; '
+               'mosquitto_pub -h "$A" -p "$P" -q 1 -r -t sensors/t1 -m 21.5 && '
+               'mosquitto_sub -h "$A" -p "$P" -t sensors/t1 -C 1 -W 5 && echo mqtt done']
+
+# redis-server (no persistence) and redis-cli: PING, SET, GET, each on its own connection.
+REDIS_SERVER = ["sh", "-c", ADDR_SH + 'exec redis-server --bind "$A" --port "${NC_PORT:-6379}" '
+                '--save "" --appendonly no --protected-mode no --dir "$WORK"']
+REDIS_CLIENT = ["sh", "-c", ADDR_SH + 'P=${NC_PORT:-6379}; redis-cli -h "$A" -p "$P" ping && '
+                'redis-cli -h "$A" -p "$P" set greeting hello && '
+                'redis-cli -h "$A" -p "$P" get greeting && echo redis done']
+
+# chrony: the server serves its own clock (local stratum 8, -x: it never sets the host's);
+# "chronyd -Q" takes a few samples of it (iburst) and exits without setting the clock.
+NTP_SERVER = ["sh", "-c", ADDR_SH + 'printf "port ${NC_PORT:-123}\\nbindaddress $A\\nallow all\\n'
+              'local stratum 8\\ncmdport 0\\npidfile $WORK/s.pid\\n" > "$WORK/c.conf"; '
+              'exec chronyd -d -x -f "$WORK/c.conf"']
+NTP_CLIENT = ["sh", "-c", ADDR_SH + 'timeout 15 chronyd -Q -t 10 "server $A port ${NC_PORT:-123} '
+              'iburst maxsamples 4" "pidfile $WORK/q.pid" "cmdport 0" 2>&1; echo ntp done']
+
+# PostgreSQL 15 (Debian): initdb (trust authentication) and postgres as the postgres user;
+# psql without TLS runs two queries.
+PG_SERVER = r"""
+import glob, os, subprocess
+w = os.environ["WORK"]; v6 = bool(os.environ.get("NC_V6"))
+addr = os.environ["SERVER6" if v6 else "SERVER"]
+b = sorted(glob.glob("/usr/lib/postgresql/*/bin"))[-1]; d = os.path.join(w, "pg")
+subprocess.run(["chown", "postgres", w], check=True)
+subprocess.run(["su", "postgres", "-s", "/bin/sh", "-c", f"{b}/initdb -A trust -D {d}"],
+               check=True, stdout=subprocess.DEVNULL)
+open(os.path.join(d, "pg_hba.conf"), "a").write("host all all 0.0.0.0/0 trust\nhost all all ::/0 trust\n")
+os.execvp("su", ["su", "postgres", "-s", "/bin/sh", "-c",
+                 f"exec {b}/postgres -D {d} -k {w} -c listen_addresses={addr} "
+                 f"-p {os.environ.get('NC_PORT', '5432')}"])
+"""
+# (The client waits up to 10 s for the server to listen: initdb takes a few seconds.)
+PG_CLIENT = ["sh", "-c", ADDR_SH + 'for i in $(seq 20); do pg_isready -q -h "$A" -p "${NC_PORT:-5432}" && break; sleep 0.5; done; psql "host=$A port=${NC_PORT:-5432} user=postgres '
+             'dbname=postgres sslmode=disable" -c "select 1" -c "select version()" '
+             '&& echo pg done']
+
+
 ALL = {
     "ftp": {"server": [PY, "-c", FTP_SERVER], "client": [PY, "-c", FTP_CLIENT], "settle": 3},
     "mail": {"server": [PY, "-c", DOVECOT_SERVER], "client": [PY, "-c", MAIL_CLIENT],
@@ -665,4 +783,12 @@ ALL = {
     "coap": {"server": [PYENV, "-c", COAP_SERVER], "client": [PYENV, "-c", COAP_CLIENT], "settle": 3},
     "xmpp": {"server": [PY, "-c", XMPP_SERVER], "client": [PY, "-c", XMPP_CLIENT],
              "settle": 4},
+    "http": {"server": [PY, "-c", HTTP_SERVER], "client": HTTP_CLIENT},
+    "https": {"server": HTTPS_SERVER, "client": HTTPS_CLIENT, "settle": 2},
+    "ssh": {"server": SSH_SERVER, "client": SSH_CLIENT, "settle": 2},
+    "dns2": {"server": DNS2_SERVER, "client": [PY, "-c", DNS2_CLIENT]},
+    "mqtt": {"server": MQTT_SERVER, "client": MQTT_CLIENT},
+    "redis": {"server": REDIS_SERVER, "client": REDIS_CLIENT},
+    "ntp": {"server": NTP_SERVER, "client": NTP_CLIENT, "settle": 2},
+    "postgres": {"server": [PY, "-c", PG_SERVER], "client": PG_CLIENT, "settle": 3},
 }
