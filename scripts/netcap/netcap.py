@@ -13,6 +13,7 @@ Nothing leaves the namespaces. Needs root, iproute2, tcpdump and the scenario's 
 """
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -39,6 +40,8 @@ def main():
     vc, vs = f"wscc{tag}", f"wscs{tag}"
     work = tempfile.mkdtemp(prefix="netcap-")
     procs = []
+    # A SIGTERM (timeout(1), heldout.py giving up) unwinds through the cleanup below.
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit("netcap: terminated"))
     try:
         sh("ip", "netns", "add", nsc)
         sh("ip", "netns", "add", nss)

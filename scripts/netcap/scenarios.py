@@ -747,6 +747,65 @@ PG_CLIENT = ["sh", "-c", ADDR_SH + 'for i in $(seq 20); do pg_isready -q -h "$A"
              '&& echo pg done']
 
 
+# git daemon serving a bare clone of a one-commit repository; git clone over git://.
+GIT_SERVER = ["sh", "-c", ADDR_SH + 'G="git -c user.name=n -c user.email=n@example.org"; '
+              'git init -q "$WORK/src" && $G -C "$WORK/src" commit -q --allow-empty -m init && '
+              'git clone -q --bare "$WORK/src" "$WORK/r.git" && '
+              'exec git daemon --reuseaddr --export-all --base-path="$WORK" --listen="$A" '
+              '--port="${NC_PORT:-9418}" "$WORK"']
+GIT_CLIENT = ["sh", "-c", RESOLVE_SH + 'git clone -q "git://$R:${NC_PORT:-9418}/r.git" '
+              '"$WORK/c" && echo git done']
+
+# rsync in daemon mode with one read-only module; the client copies it.
+RSYNC_SERVER = ["sh", "-c", ADDR_SH + 'mkdir -p "$WORK/d" && seq 1000 > "$WORK/d/n.txt" && '
+                'printf "[data]\\npath = $WORK/d\\nread only = yes\\nuse chroot = no\\n" '
+                '> "$WORK/r.conf" && exec rsync --daemon --no-detach --config="$WORK/r.conf" '
+                '--address="$A" --port="${NC_PORT:-873}"']
+RSYNC_CLIENT = ["sh", "-c", RESOLVE_SH + 'rsync -a "rsync://$R:${NC_PORT:-873}/data/" '
+                '"$WORK/out/" && echo rsync done']
+
+# Net-SNMP's snmpd (community "public") and snmpget/snmpwalk, SNMPv2c over UDP.
+SNMP_SERVER = ["sh", "-c", ADDR_SH + 'T=udp; C=rocommunity; X="$A"; [ -n "$NC_V6" ] && '
+               '{ T=udp6; C=rocommunity6; X="[$A]"; }; '
+               'printf "agentAddress $T:$X:${NC_PORT:-161}\\n$C public default\\n" '
+               '> "$WORK/s.conf" && exec snmpd -f -Lo -C -c "$WORK/s.conf" '
+               '-p "$WORK/s.pid"']
+SNMP_CLIENT = ["sh", "-c", ADDR_SH + 'T=udp; X="$A"; [ -n "$NC_V6" ] && { T=udp6; X="[$A]"; }; '
+               'snmpget -v2c -c public -On "$T:$X:${NC_PORT:-161}" .1.3.6.1.2.1.1.1.0 && '
+               'snmpwalk -v2c -c public -On "$T:$X:${NC_PORT:-161}" .1.3.6.1.2.1.1 '
+               '>/dev/null && echo snmp done']
+
+# memcached (TCP only) and libmemcached's tools: a value stored (memccp) and read (memccat).
+MEMCACHED_SERVER = ["sh", "-c", ADDR_SH + 'exec memcached -u nobody -U 0 -l "$A" '
+                    '-p "${NC_PORT:-11211}"']
+MEMCACHED_CLIENT = ["sh", "-c", RESOLVE_SH + 'cd "$WORK" && echo "held-out value" > note && '
+                    'memccp --servers="$R:${NC_PORT:-11211}" note && '
+                    'memccat --servers="$R:${NC_PORT:-11211}" note && echo memcached done']
+
+# util-linux's logger sends RFC 5424 and RFC 3164 messages over UDP to a receiving socket
+# (syslog has no answer: the server only has to exist so that no ICMP error comes back).
+SYSLOG_SERVER = r"""
+import os, socket
+v6 = bool(os.environ.get("NC_V6"))
+s = socket.socket(socket.AF_INET6 if v6 else socket.AF_INET, socket.SOCK_DGRAM)
+s.bind((os.environ["SERVER6" if v6 else "SERVER"], int(os.environ.get("NC_PORT", "514"))))
+while True:
+    s.recv(4096)
+"""
+SYSLOG_CLIENT = ["sh", "-c", ADDR_SH + 'P=${NC_PORT:-514}; '
+                 'logger -n "$A" -P "$P" -d --rfc5424 -t heldout "first message" && '
+                 'logger -n "$A" -P "$P" -d --rfc3164 -t heldout -p local3.warning "second" && '
+                 'logger -n "$A" -P "$P" -d -t heldout "third message" && echo syslog done']
+
+# inetutils' telnetd, started per connection by socat as inetd would (no login: it runs
+# /bin/sh), and inetutils' telnet, which negotiates its options, runs one command and leaves.
+TELNET_SERVER = ["sh", "-c", ADDR_SH + 'F=TCP4; [ -n "$NC_V6" ] && F=TCP6; '
+                 'exec socat "$F-LISTEN:${NC_PORT:-23},bind=$A,reuseaddr,fork" '
+                 '"EXEC:/usr/sbin/telnetd -E /bin/sh"']
+TELNET_CLIENT = ["sh", "-c", ADDR_SH + '(sleep 1; echo "echo hi"; sleep 1; echo exit; sleep 1) '
+                 '| timeout 8 telnet "$A" "${NC_PORT:-23}"; echo telnet done']
+
+
 ALL = {
     "ftp": {"server": [PY, "-c", FTP_SERVER], "client": [PY, "-c", FTP_CLIENT], "settle": 3},
     "mail": {"server": [PY, "-c", DOVECOT_SERVER], "client": [PY, "-c", MAIL_CLIENT],
@@ -791,4 +850,10 @@ ALL = {
     "redis": {"server": REDIS_SERVER, "client": REDIS_CLIENT},
     "ntp": {"server": NTP_SERVER, "client": NTP_CLIENT, "settle": 2},
     "postgres": {"server": [PY, "-c", PG_SERVER], "client": PG_CLIENT, "settle": 3},
+    "git": {"server": GIT_SERVER, "client": GIT_CLIENT, "settle": 2},
+    "rsync": {"server": RSYNC_SERVER, "client": RSYNC_CLIENT},
+    "snmp": {"server": SNMP_SERVER, "client": SNMP_CLIENT},
+    "memcached": {"server": MEMCACHED_SERVER, "client": MEMCACHED_CLIENT},
+    "syslog": {"server": [PY, "-c", SYSLOG_SERVER], "client": SYSLOG_CLIENT},
+    "telnet": {"server": TELNET_SERVER, "client": TELNET_CLIENT},
 }
