@@ -741,8 +741,10 @@ os.execvp("su", ["su", "postgres", "-s", "/bin/sh", "-c",
                  f"exec {b}/postgres -D {d} -k {w} -c listen_addresses={addr} "
                  f"-p {os.environ.get('NC_PORT', '5432')}"])
 """
-# (The client waits up to 10 s for the server to listen: initdb takes a few seconds.)
-PG_CLIENT = ["sh", "-c", ADDR_SH + 'for i in $(seq 20); do pg_isready -q -h "$A" -p "${NC_PORT:-5432}" && break; sleep 0.5; done; psql "host=$A port=${NC_PORT:-5432} user=postgres '
+# (initdb takes a few seconds: the client waits, up to 15 s, for the server's Unix socket in
+# WORK, which both namespaces see, so that no connection is tried before the server listens.)
+PG_CLIENT = ["sh", "-c", ADDR_SH + 'for i in $(seq 60); do [ -S "$WORK/.s.PGSQL.${NC_PORT:-5432}" ] '
+             '&& break; sleep 0.25; done; psql "host=$A port=${NC_PORT:-5432} user=postgres '
              'dbname=postgres sslmode=disable" -c "select 1" -c "select version()" '
              '&& echo pg done']
 
@@ -841,7 +843,7 @@ ALL = {
     "tftp": {"server": TFTP_SERVER, "client": TFTP_CLIENT},
     "coap": {"server": [PYENV, "-c", COAP_SERVER], "client": [PYENV, "-c", COAP_CLIENT], "settle": 3},
     "xmpp": {"server": [PY, "-c", XMPP_SERVER], "client": [PY, "-c", XMPP_CLIENT],
-             "settle": 4},
+             "settle": 8},
     "http": {"server": [PY, "-c", HTTP_SERVER], "client": HTTP_CLIENT},
     "https": {"server": HTTPS_SERVER, "client": HTTPS_CLIENT, "settle": 2},
     "ssh": {"server": SSH_SERVER, "client": SSH_CLIENT, "settle": 2},
