@@ -15,7 +15,7 @@ others in `heldout`. Whoever decides a classification rule scores it on `heldout
 may be looked at while writing the rule.
 
     sudo python3 scripts/heldout.py --bin target/release/wirespeed --out /tmp/heldout
-    sudo python3 scripts/heldout.py --bin ... --part heldout --only http,ssh --keep
+    sudo python3 scripts/heldout.py --bin ... --part all --only http,ssh-alt --reuse
 
 Needs root, iproute2, tcpdump and the scenarios' Debian packages (scripts/netcap/scenarios.py
 names them); a variant whose capture fails is reported as failed, not scored. With
@@ -83,12 +83,19 @@ PARAM = {
     "telnet": ("TCP", 23, "Telnet", 42023),
 }
 
+# A second unusual port for each: one that belongs to another protocol, so that a rule which
+# trusts the port over the payload names the flow wrongly (variant "-swap", IPv4).
+SWAP = {"http": 443, "https": 80, "ssh": 443, "dns2": 123, "mqtt": 80, "redis": 22,
+        "ntp": 161, "postgres": 3306, "git": 21, "rsync": 110, "snmp": 514,
+        "memcached": 6379, "syslog": 53, "telnet": 25}
+
 
 def param_variants():
     out = []
     for sc, (l4, port, name, alt) in PARAM.items():
         for suffix, env in (("v4", {}), ("v6", {"NC_V6": "1"}), ("alt", {"NC_PORT": str(alt)}),
-                            ("v6alt", {"NC_V6": "1", "NC_PORT": str(alt)})):
+                            ("v6alt", {"NC_V6": "1", "NC_PORT": str(alt)}),
+                            ("swap", {"NC_PORT": str(SWAP[sc])})):
             p = int(env.get("NC_PORT", port))
             keys = [("UDP", p), ("TCP", p)] if l4 is None else [(l4, p)]
             out.append({"name": f"{sc}-{suffix}", "scenario": sc, "env": env,

@@ -702,10 +702,11 @@ n = struct.unpack("!H", t.recv(2))[0]; t.recv(n); t.close()
 print("dns done")
 """
 
-# Mosquitto 2 (anonymous listener) and its clients: a retained publish at QoS 1, then a
+# Mosquitto 2 (anonymous listener; "user root" keeps it from dropping privileges before it
+# binds, so a port below 1024 works) and its clients: a retained publish at QoS 1, then a
 # subscriber that takes that one message.
 MQTT_SERVER = ["sh", "-c", ADDR_SH + 'printf "listener ${NC_PORT:-1883} $A\\n'
-               'allow_anonymous true\\npersistence false\\n" > "$WORK/m.conf"; '
+               'allow_anonymous true\\npersistence false\\nuser root\\n" > "$WORK/m.conf"; '
                'exec mosquitto -c "$WORK/m.conf"']
 MQTT_CLIENT = ["sh", "-c", ADDR_SH + 'P=${NC_PORT:-1883}; '
                'mosquitto_pub -h "$A" -p "$P" -q 1 -r -t sensors/t1 -m 21.5 && '
