@@ -633,7 +633,8 @@ print("xmpp done")
 # They read NC_V6 (set: the server listens on SERVER6 and the client connects there), NC_PORT
 # (the server's port; each has the protocol's usual port as default) and NC_HOST (the name the
 # client asks for: HTTP Host, TLS SNI). Debian packages: openssh-server, mosquitto,
-# mosquitto-clients, redis-server, chrony, postgresql, dnsmasq-base, curl, openssl.
+# mosquitto-clients, redis-server, chrony, postgresql, dnsmasq-base, curl, openssl, git, rsync,
+# snmpd, snmp, memcached, libmemcached-tools, inetutils-telnetd, inetutils-telnet, socat.
 ADDR_SH = 'A=${NC_V6:+$SERVER6}; A=${A:-$SERVER}; '
 # curl --resolve wants an IPv6 address in brackets.
 RESOLVE_SH = ADDR_SH + 'R=$A; [ -n "$NC_V6" ] && R="[$A]"; '
