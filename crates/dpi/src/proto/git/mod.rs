@@ -18,6 +18,12 @@ pub static INSPECTOR: Inspector = Inspector {
     probe,
 };
 
+/// The commands a client's first pkt-line starts with.
+const COMMANDS: [&[u8]; 3] = [b"git-upload-pack ", b"git-receive-pack ", b"git-upload-archive "];
+
+/// A pkt-line's length counts its four digits; lines carry at most 65,516 bytes of data.
+const MAX_LINE: usize = 65_520;
+
 fn probe(cx: &mut Cx<'_>) -> Probe {
     let d = cx.data;
     let Some(len) = d
@@ -28,11 +34,20 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         return Probe::NotForUs;
     };
     let cmd = d.get(4..).unwrap_or(&[]);
-    let known = [&b"git-upload-pack "[..], b"git-receive-pack ", b"git-upload-archive "]
-        .iter()
-        .any(|c| cmd.starts_with(c));
+    let known = COMMANDS.iter().any(|c| cmd.starts_with(c));
     if known && len == d.len() {
-        Probe::Certain(&LABEL)
+        return Probe::Certain(&LABEL);
+    }
+    // The line cut short: git writes the four digits and the line in two writes, two segments
+    // with Nagle off (git 2.39 over a veth: "003b", then the 55 bytes). What has come so far
+    // must begin a command (or be the digits alone); the rest is awaited, reassembled.
+    let shortest = 4 + COMMANDS.iter().map(|c| c.len()).min().unwrap_or(0);
+    let begins = COMMANDS
+        .iter()
+        .any(|c| c.starts_with(&cmd[..cmd.len().min(c.len())]));
+    if begins && d.len() < len && (shortest..=MAX_LINE).contains(&len) {
+        cx.incomplete();
+        Probe::Unsure
     } else {
         Probe::NotForUs
     }
