@@ -363,7 +363,7 @@ pub(crate) const RISK_ROOM: usize = 64;
 /// The text's length is a sum of lengths of strings in memory (`MASTER.APP` counted with its
 /// point), some 50 of them at most (below 2^63 on any 64-bit machine): only its product with
 /// the escape factor can overflow, and it saturates (a reservation that fails, not a short one).
-#[inline]
+#[inline(always)]
 pub(crate) fn bound<S: Syntax>(
     r: &FlowRecord<'_>,
     names: &Names<'_>,
