@@ -1,7 +1,7 @@
 //! CSV (RFC 4180) with a header line: every column in [`crate::FIELDS`] order.
 
 use crate::format::{flush_at, record, record_buffer, Columns, Syntax, FLUSH_AT};
-use crate::select::Selected;
+use crate::select::Selection;
 use crate::{FlowRecord, RecordSink};
 use std::io::{self, Write};
 
@@ -11,7 +11,7 @@ pub struct CsvWriter<W: Write> {
     buf: Vec<u8>,
     cols: Columns,
     /// The kept columns' writer, with [`Columns::keep`].
-    sel: Option<Box<Selected>>,
+    sel: Option<Box<Selection>>,
 }
 
 impl<W: Write> CsvWriter<W> {
@@ -87,7 +87,7 @@ impl<W: Write> CsvWriter<W> {
         self.sel = self
             .cols
             .keep
-            .map(|k| Box::new(Selected::new::<Csv>(&self.cols, &k)));
+            .map(|k| Box::new(Selection::new::<Csv>(&self.cols, &k)));
         self.buf.clear();
         if had_header {
             self.header();
@@ -106,7 +106,7 @@ impl<W: Write> RecordSink for CsvWriter<W> {
     fn write(&mut self, r: &FlowRecord<'_>) -> io::Result<()> {
         match self.sel.as_deref_mut() {
             None => record::<Csv>(&mut self.buf, r, &self.cols),
-            Some(s) => s.record::<Csv>(&mut self.buf, r),
+            Some(s) => s.record::<Csv>(&mut self.buf, r, &self.cols),
         }
         flush_at(&mut self.out, &mut self.buf, FLUSH_AT)
     }

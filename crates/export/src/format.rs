@@ -429,7 +429,260 @@ pub(crate) fn record<S: Syntax>(b: &mut Vec<u8>, r: &FlowRecord<'_>, cols: &Colu
     let mut o = Out::new(b, room);
     // SAFETY: `bound` is the most `fields` writes for this record (its terms follow the
     // fields), and it is reserved.
-    unsafe { fields::<S>(&mut o, r, &labels, cols, meta_len) }
+    let mut none = Marks::NONE;
+    unsafe { fields::<S, false>(&mut o, r, &labels, cols, meta_len, &mut none) }
+}
+
+/// The number of field offsets a [`Marks`] holds: `source`, `pcap`, [`crate::FIELDS`], and the
+/// record's end.
+const MARKS: usize = crate::FIELDS.len() + 3;
+/// The mark of the record's end (before its closing text).
+const END: usize = MARKS - 1;
+
+/// The index of `name` among `source`, `pcap` and [`crate::FIELDS`] (as [`Keep`]'s bits); the
+/// build fails on a name that is none.
+pub(crate) const fn field_index(name: &str) -> usize {
+    const fn eq(a: &str, b: &str) -> bool {
+        let (a, b) = (a.as_bytes(), b.as_bytes());
+        if a.len() != b.len() {
+            return false;
+        }
+        let mut i = 0;
+        while i < a.len() {
+            if a[i] != b[i] {
+                return false;
+            }
+            i += 1;
+        }
+        true
+    }
+    if eq(name, "source") {
+        return 0;
+    }
+    if eq(name, "pcap") {
+        return 1;
+    }
+    let mut i = 0;
+    while i < crate::FIELDS.len() {
+        if eq(crate::FIELDS[i], name) {
+            return i + 2;
+        }
+        i += 1;
+    }
+    panic!("not a field")
+}
+
+/// Where each field's text begins (its separator's address) in a record the walk writes for
+/// kept columns, by [`field_index`]; [`END`] where the record's closing text begins. The marks
+/// the kept runs read are set by every record (the whole record's walk, [`Marks::NONE`], sets
+/// none).
+pub(crate) struct Marks {
+    at: [usize; MARKS],
+    /// Which table-written groups (distributions, TCP, features) are split into fields.
+    split: [bool; 3],
+    /// The metadata fields (a bit each) whose marks the kept runs need.
+    meta: u64,
+}
+
+impl Marks {
+    /// For the whole record's walk, which sets none.
+    const NONE: Marks = Marks {
+        at: [0; MARKS],
+        split: [false; 3],
+        meta: 0,
+    };
+
+    #[inline(always)]
+    fn set(&mut self, i: usize, p: *const u8) {
+        if let Some(a) = self.at.get_mut(i) {
+            *a = p as usize;
+        }
+    }
+
+    /// The fields of a group written whole from `from` to `to` (`,"key":value` or `,value` a
+    /// field), `n` of them from index `first`: each value's end found in the text when the group
+    /// is `split`, else only the first's beginning.
+    ///
+    /// # Safety
+    /// `from` to `to` written, in one allocation.
+    #[inline(never)]
+    unsafe fn group<S: Syntax>(
+        &mut self,
+        g: usize,
+        from: *const u8,
+        to: *const u8,
+        first: usize,
+        n: usize,
+    ) {
+        self.set(first, from);
+        if !self.split[g] {
+            return;
+        }
+        // SAFETY: written (the caller's promise).
+        let t = std::slice::from_raw_parts(from, to.offset_from(from) as usize);
+        let mut i = 0;
+        let mut k = 0;
+        while i < t.len() && k < n {
+            self.set(first + k, from.add(i));
+            k += 1;
+            i = value_end::<S>(t, i);
+        }
+    }
+}
+
+/// Where the field that begins at `i` of `t` (its separator) ends: values are numbers, `null`,
+/// booleans, lists of numbers and strings (quoted, escaped).
+fn value_end<S: Syntax>(t: &[u8], mut i: usize) -> usize {
+    // The separator, then the key in JSON (keys are plain names).
+    i += 1;
+    if S::JSON {
+        while i < t.len() && t[i] != b':' {
+            i += 1;
+        }
+        i += 1;
+    }
+    match t.get(i) {
+        Some(b'"') => {
+            i += 1;
+            while i < t.len() {
+                match t[i] {
+                    b'\\' if S::JSON => i += 2,
+                    b'"' if !S::JSON && t.get(i + 1) == Some(&b'"') => i += 2,
+                    b'"' => return i + 1,
+                    _ => i += 1,
+                }
+            }
+        }
+        // A list (JSON only: CSV's are space-separated, bare).
+        Some(b'[') if S::JSON => {
+            while i < t.len() && t[i] != b']' {
+                i += 1;
+            }
+            i += 1;
+        }
+        _ => {
+            while i < t.len() && t[i] != b',' {
+                i += 1;
+            }
+        }
+    }
+    i.min(t.len())
+}
+
+/// The columns `--columns` keeps, as runs of consecutive written fields, for
+/// [`record_kept`]: the whole record is written (the same walk, marking where each field
+/// begins), then the kept runs are moved together.
+pub(crate) struct Kept {
+    /// The marks of the record being written, kept between records (every record sets the
+    /// ones the runs read: the written fields are the same in each).
+    marks: Box<Marks>,
+    /// Each run's first field and the field (or [`END`]) after its last.
+    runs: Vec<(u16, u16)>,
+    /// The record's first field (whose text has no separator before it).
+    first: u16,
+}
+
+impl Kept {
+    /// The columns of `cols` that `keep` keeps.
+    pub(crate) fn new(cols: &Columns, keep: &Keep) -> Kept {
+        let all = Columns {
+            keep: None,
+            ..*cols
+        };
+        let names = all.names();
+        let written: Vec<(usize, bool)> = names
+            .iter()
+            .map(|n| (Keep::index(n).unwrap_or(END), keep.has(n)))
+            .collect();
+        let mut runs = Vec::new();
+        let mut k = 0;
+        while k < written.len() {
+            if !written[k].1 {
+                k += 1;
+                continue;
+            }
+            let s = written[k].0;
+            while k < written.len() && written[k].1 {
+                k += 1;
+            }
+            let e = written.get(k).map_or(END, |w| w.0);
+            runs.push((s as u16, e as u16));
+        }
+        // A group written whole is split into its fields only when a kept run begins or ends
+        // inside it (its first field's mark is set without).
+        let inside = |names: &[&str]| {
+            let first = field_index(names[0]);
+            let within = |i: u16| (first + 1..first + names.len()).contains(&usize::from(i));
+            runs.iter().any(|&(s, e)| within(s) || within(e))
+        };
+        let m0 = field_index(META_FIELDS[0]);
+        let meta = runs
+            .iter()
+            .flat_map(|&(s, e)| [usize::from(s), usize::from(e)])
+            .filter(|&i| (m0..m0 + META_COUNT).contains(&i))
+            .fold(0u64, |b, i| b | 1 << (i - m0));
+        Kept {
+            marks: Box::new(Marks {
+                at: [0; MARKS],
+                split: [
+                    inside(&DIST_FIELDS),
+                    inside(&TCP_FIELDS),
+                    inside(crate::FEATURE_FIELDS),
+                ],
+                meta,
+            }),
+            runs,
+            first: written.first().map_or(0, |w| w.0) as u16,
+        }
+    }
+}
+
+/// One record of the columns `kept` keeps of `cols` (whose `keep` is ignored), in `S`'s syntax,
+/// appended to `b`: the same bytes as the whole record's less the fields not kept.
+#[inline]
+pub(crate) fn record_kept<S: Syntax>(
+    b: &mut Vec<u8>,
+    r: &FlowRecord<'_>,
+    cols: &Columns,
+    kept: &mut Kept,
+) {
+    let meta_len = r.meta.iter().map(|v| v.len()).sum();
+    let labels = Names::of(r);
+    // The whole record's room, and the empty CSV field's quotes.
+    let room = bound::<S>(r, &labels, cols, meta_len).saturating_add(2);
+    let mut o = Out::new(b, room);
+    let start = o.at();
+    let m = &mut *kept.marks;
+    // SAFETY: `bound` reserved, as `record`; the kept runs are moved within what was written
+    // (each to at or before where it was), and the closing text (and CSV's `""`) after them fit
+    // where the whole record's text was.
+    unsafe {
+        fields::<S, true>(&mut o, r, &labels, cols, meta_len, m);
+        let base = start as *mut u8;
+        let mut dst = base.add(S::OPEN.len());
+        for (k, &(s, e)) in kept.runs.iter().enumerate() {
+            let mut from = m.at[usize::from(s)];
+            let to = m.at[usize::from(e)];
+            if k == 0 && s != kept.first {
+                // The first kept field's separator.
+                from += 1;
+            }
+            let n = to.saturating_sub(from);
+            let src = base.add(from - base as usize);
+            if src != dst {
+                std::ptr::copy(src, dst, n);
+            }
+            dst = dst.add(n);
+        }
+        let back = o.at() as usize - dst as usize;
+        o.back(back);
+        // A CSV row of one column, absent, would be an empty line, which readers skip:
+        // `""`, which they read as the empty field it is.
+        if !S::JSON && dst == base {
+            o.bytes(b"\"\"");
+        }
+        o.bytes(S::CLOSE);
+    }
 }
 
 /// [`bound`] as [`record`] computes it, for the tests.
@@ -468,12 +721,13 @@ impl<'a> Names<'a> {
 /// # Safety
 /// Room for [`bound`] bytes, `meta_len` being the metadata's total length.
 #[inline(always)]
-unsafe fn fields<S: Syntax>(
+unsafe fn fields<S: Syntax, const SEL: bool>(
     o: &mut Cursor,
     r: &FlowRecord<'_>,
     names: &Names<'_>,
     cols: &Columns,
     meta_len: usize,
+    m: &mut Marks,
 ) {
     let Columns {
         with_source,
@@ -502,6 +756,10 @@ unsafe fn fields<S: Syntax>(
             key!(@ "\"", $name, "\"")
         };
         (@ $pre:literal, $name:literal, $post:literal) => {
+            if SEL {
+                // After the closing quote of the value before.
+                m.set(const { field_index($name) }, o.at().add(if S::JSON { $pre.len() } else { 0 }));
+            }
             if S::JSON {
                 o.bytes(concat!($pre, ",\"", $name, "\":", $post).as_bytes());
             } else {
@@ -510,6 +768,10 @@ unsafe fn fields<S: Syntax>(
         };
     }
     o.bytes(S::OPEN);
+    if SEL {
+        m.set(const { field_index("source") }, o.at());
+        m.set(const { field_index("flow_id") }, o.at());
+    }
     if with_source {
         if S::JSON {
             o.bytes(b"\"source\":");
@@ -517,6 +779,9 @@ unsafe fn fields<S: Syntax>(
         S::str(o, r.source.unwrap_or(""));
         key!("pcap");
         S::opt_str(o, r.pcap.unwrap_or(""));
+        if SEL {
+            m.set(const { field_index("flow_id") }, o.at());
+        }
         o.byte(b',');
     }
     if S::JSON {
@@ -532,7 +797,25 @@ unsafe fn fields<S: Syntax>(
     key!(close, "dst_port");
     o.uint(r.dst_port.into());
     let syntax = usize::from(S::JSON);
-    o.padded(&L4_RUNS[syntax][usize::from(r.l4)]);
+    if SEL {
+        // The two fields of the run apart, as it writes them.
+        key!("l4");
+        let l4 = l4_name(r.l4);
+        if S::JSON {
+            o.byte(b'"');
+        }
+        match l4 {
+            Some(n) => o.bytes(n.as_bytes()),
+            None => o.uint(r.l4.into()),
+        }
+        if S::JSON {
+            o.byte(b'"');
+        }
+        key!("ip_proto");
+        o.uint(r.l4.into());
+    } else {
+        o.padded(&L4_RUNS[syntax][usize::from(r.l4)]);
+    }
     key!("vlan");
     o.uint(r.vlan.into());
     key!("tunnel");
@@ -561,6 +844,9 @@ unsafe fn fields<S: Syntax>(
     o.uint(r.s2c_pkts);
     key!("s2c_bytes");
     o.uint(r.s2c_bytes);
+    if SEL {
+        m.set(const { field_index("end_reason") }, o.at());
+    }
     o.padded(&END_REASON_RUNS[syntax][end_reason_at(r.end_reason)]);
     // Names from the registry, most of them plain: written as they are, each between the
     // quotes that end and begin the keys around it in JSON.
@@ -589,6 +875,9 @@ unsafe fn fields<S: Syntax>(
     }
     key!("ip_owner");
     S::opt_str(o, r.ip_owner);
+    if SEL {
+        m.set(const { field_index("method") }, o.at());
+    }
     o.padded(&METHOD_RUNS[syntax][method_at(r.method)]);
     key!("confidence");
     o.conf(r.confidence);
@@ -600,6 +889,9 @@ unsafe fn fields<S: Syntax>(
     match names.fpc {
         Some(f) => S::label(o, f.proto(), f.plain()),
         None => S::null(o),
+    }
+    if SEL {
+        m.set(const { field_index("fpc_method") }, o.at());
     }
     o.padded(&FPC_METHOD_RUNS[syntax][method_at(r.fpc.map(|f| f.1))]);
     key!("encrypted");
@@ -663,17 +955,56 @@ unsafe fn fields<S: Syntax>(
                 key!("bound");
                 S::bool(o, a.bound);
             }
-            None => absent::<S>(o, &ACT_KEYS),
+            None => {
+                for (i, k) in ACT_KEYS.iter().enumerate() {
+                    if SEL {
+                        m.set(const { field_index(ACT_FIELDS[0]) } + i, o.at());
+                    }
+                    key::<S>(o, k);
+                    S::null(o);
+                }
+            }
         }
     }
     if dist {
+        let at = o.at();
         *o = dist_fields::<S>(*o, r);
+        if SEL {
+            m.group::<S>(
+                0,
+                at,
+                o.at(),
+                const { field_index(DIST_FIELDS[0]) },
+                DIST_FIELDS.len(),
+            );
+        }
     }
     if tcp {
+        let at = o.at();
         *o = tcp_fields::<S>(*o, r);
+        if SEL {
+            m.group::<S>(
+                1,
+                at,
+                o.at(),
+                const { field_index(TCP_FIELDS[0]) },
+                TCP_FIELDS.len(),
+            );
+        }
     }
-    early_fields::<S>(o, r, features);
-    meta_fields::<S>(o, r, meta_len);
+    if features {
+        let at = o.at();
+        *o = feature_fields::<S>(*o, r);
+        if SEL {
+            let first = const { field_index(crate::FEATURE_FIELDS[0]) };
+            m.group::<S>(2, at, o.at(), first, crate::FEATURE_FIELDS.len());
+        }
+    }
+    early_fields::<S, SEL>(o, r, m);
+    meta_fields::<S, SEL>(o, r, meta_len, m);
+    if SEL {
+        m.set(END, o.at());
+    }
     o.bytes(S::CLOSE);
 }
 
@@ -857,10 +1188,26 @@ const SPLT_KEYS: [Padded; 4] = [
 /// # Safety
 /// Room for [`META_ROOM`] and [`Syntax::ESCAPE`] × `meta_len` bytes.
 #[inline(always)]
-unsafe fn meta_fields<S: Syntax>(o: &mut Cursor, r: &FlowRecord<'_>, meta_len: usize) {
+unsafe fn meta_fields<S: Syntax, const SEL: bool>(
+    o: &mut Cursor,
+    r: &FlowRecord<'_>,
+    meta_len: usize,
+    m: &mut Marks,
+) {
     let (nulls, at) = META_NULLS;
+    let first = const { field_index(META_FIELDS[0]) };
     // The absent fields from..to.
-    let run = |o: &mut Cursor, from: usize, to: usize| {
+    let run = |o: &mut Cursor, m: &mut Marks, from: usize, to: usize| {
+        if SEL {
+            // Each that begins or ends a kept run, where it begins in the constant text.
+            let mut bits = m.meta & (u64::MAX << from) & !(u64::MAX << to);
+            while bits != 0 {
+                let i = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                let off = if S::JSON { at[i] - at[from] } else { i - from };
+                m.set(first + i, o.at().add(off));
+            }
+        }
         if S::JSON {
             o.bytes(&nulls[at[from]..at[to]]);
         } else {
@@ -868,7 +1215,7 @@ unsafe fn meta_fields<S: Syntax>(o: &mut Cursor, r: &FlowRecord<'_>, meta_len: u
         }
     };
     if meta_len == 0 {
-        return run(o, 0, META_COUNT);
+        return run(o, m, 0, META_COUNT);
     }
     // Which are set, as bits (a branch-free pass over each group of eight that holds one:
     // a flow's metadata is mostly one protocol's), then the runs between them.
@@ -885,7 +1232,10 @@ unsafe fn meta_fields<S: Syntax>(o: &mut Cursor, r: &FlowRecord<'_>, meta_len: u
         let i = set.trailing_zeros() as usize;
         set &= set - 1;
         let Some(v) = r.meta.get(i) else { break };
-        run(o, from, i);
+        run(o, m, from, i);
+        if SEL {
+            m.set(first + i, o.at());
+        }
         key::<S>(o, &META_KEYS[i]);
         if NUMERIC_META & (1 << i) != 0 {
             S::opt_num(o, v);
@@ -894,7 +1244,7 @@ unsafe fn meta_fields<S: Syntax>(o: &mut Cursor, r: &FlowRecord<'_>, meta_len: u
         }
         from = i + 1;
     }
-    run(o, from, META_COUNT);
+    run(o, m, from, META_COUNT);
 }
 
 /// A field's key: `,"name":` in JSON (from a key table), `,` in CSV.
@@ -1088,9 +1438,13 @@ pub(crate) unsafe fn tcp_fields<S: Syntax>(mut c: Cursor, r: &FlowRecord<'_>) ->
 /// Room for [`FEATURES_ROOM`] bytes when `features`, and the `stats_*` fields' (in
 /// [`CORE_ROOM`], with their strings').
 #[inline(always)]
-unsafe fn early_fields<S: Syntax>(o: &mut Cursor, r: &FlowRecord<'_>, features: bool) {
-    if features {
-        *o = feature_fields::<S>(*o, r);
+unsafe fn early_fields<S: Syntax, const SEL: bool>(
+    o: &mut Cursor,
+    r: &FlowRecord<'_>,
+    m: &mut Marks,
+) {
+    if SEL {
+        m.set(const { field_index("stats_app") }, o.at());
     }
     // The model did not run: all three absent.
     let ran = !r.stats_app.is_empty();
@@ -1100,12 +1454,18 @@ unsafe fn early_fields<S: Syntax>(o: &mut Cursor, r: &FlowRecord<'_>, features: 
         o.byte(b',');
     }
     S::opt_str(o, r.stats_app);
+    if SEL {
+        m.set(const { field_index("stats_class") }, o.at());
+    }
     if S::JSON {
         o.bytes(b",\"stats_class\":");
     } else {
         o.byte(b',');
     }
     S::opt_str(o, r.stats_class);
+    if SEL {
+        m.set(const { field_index("stats_score") }, o.at());
+    }
     if S::JSON {
         o.bytes(b",\"stats_score\":");
     } else {

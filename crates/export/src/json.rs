@@ -1,7 +1,7 @@
 //! JSON lines: one object per record, every key of [`crate::FIELDS`] the options select, in order; absent values are `null`.
 
 use crate::format::{flush_at, record, record_buffer, Columns, Syntax, FLUSH_AT};
-use crate::select::Selected;
+use crate::select::Selection;
 use crate::{FlowRecord, RecordSink};
 use std::io::{self, Write};
 
@@ -11,7 +11,7 @@ pub struct JsonLinesWriter<W: Write> {
     buf: Vec<u8>,
     cols: Columns,
     /// The kept columns' writer, with [`Columns::keep`].
-    sel: Option<Box<Selected>>,
+    sel: Option<Box<Selection>>,
 }
 
 impl<W: Write> JsonLinesWriter<W> {
@@ -73,7 +73,7 @@ impl<W: Write> JsonLinesWriter<W> {
         self.sel = self
             .cols
             .keep
-            .map(|k| Box::new(Selected::new::<Json>(&self.cols, &k)));
+            .map(|k| Box::new(Selection::new::<Json>(&self.cols, &k)));
         self
     }
 
@@ -87,7 +87,7 @@ impl<W: Write> RecordSink for JsonLinesWriter<W> {
     fn write(&mut self, r: &FlowRecord<'_>) -> io::Result<()> {
         match self.sel.as_deref_mut() {
             None => record::<Json>(&mut self.buf, r, &self.cols),
-            Some(s) => s.record::<Json>(&mut self.buf, r),
+            Some(s) => s.record::<Json>(&mut self.buf, r, &self.cols),
         }
         flush_at(&mut self.out, &mut self.buf, FLUSH_AT)
     }
