@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0 OR MIT
+//
+// wirespeed's eBPF data path (issue 39, first step): a tc (clsact) classifier that enforces the
+// verdict user space wrote for a packet's flow. Ethernet -> IPv4/IPv6 -> TCP/UDP (other IP
+// protocols with ports 0); the key is normalised (the lower end-point first) so both
+// directions of a flow find one entry. Verdicts: pass, drop, or set the DSCP. No entry: pass
+// (fail-open by construction). The key and value layouts are mirrored by `crates/ebpf/src/lib.rs`
+// (`FlowKey`, `Verdict`); change both together.
+//
+// Not parsed (so passed untouched): VLAN tags still in the frame, IPv6 extension headers
+// before the transport header, IPv4 fragments after the first (no ports: they are keyed with
+// ports 0, which user space never writes for TCP/UDP, so they miss and pass).
+
+#include <linux/bpf.h>
+#include <linux/pkt_cls.h>
+#include <linux/if_ether.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/in.h>
+#include <bpf/bpf_helpers.h>
+#include <bpf/bpf_endian.h>
+
+#define VERDICT_PASS 0
+#define VERDICT_DROP 1
+#define VERDICT_DSCP 2
+
+// Counter slots (per-CPU array; user space sums the CPUs).
+#define CNT_NO_ENTRY 0 // parsed, no verdict: passed (fail-open)
+#define CNT_PASS 1     // verdict pass
+#define CNT_DROP 2     // verdict drop: shot
+#define CNT_DSCP 3     // verdict DSCP: written (or already that value)
+#define CNT_NOT_IP 4   // not IPv4/IPv6 over Ethernet, or too short to key: passed
+#define CNT_MAX 5
+
+struct flow_key {
+	__u8 lo_addr[16]; // IPv6, or IPv4-mapped IPv6 (::ffff:a.b.c.d)
+	__u8 hi_addr[16];
+	__u8 lo_port[2]; // network byte order; 0 without ports
+	__u8 hi_port[2];
+	__u8 proto; // IP protocol number
+	__u8 pad[3];
+};
+
+struct verdict {
+	__u8 action; // VERDICT_*
+	__u8 dscp;   // 0..63, for VERDICT_DSCP
+	__u8 pad[2];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_LRU_HASH);
+	__uint(max_entries, 65536);
+	__type(key, struct flow_key);
+	__type(value, struct verdict);
+} VERDICTS SEC(".maps");
+
+struct {
+	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
+	__uint(max_entries, CNT_MAX);
+	__type(key, __u32);
+	__type(value, __u64);
+} COUNTERS SEC(".maps");
+
+static __always_inline void count(__u32 slot)
+{
+	__u64 *c = bpf_map_lookup_elem(&COUNTERS, &slot);
+	if (c)
+		*c += 1;
+}
+
+// Whether end-point (a, pa) sorts after (b, pb): address bytes, then port bytes (big-endian,
+// so byte order is numeric order).
+static __always_inline int endpoint_after(const __u8 *a, const __u8 *pa, const __u8 *b,
+					  const __u8 *pb)
+{
+#pragma unroll
+	for (int i = 0; i < 16; i++) {
+		if (a[i] != b[i])
+			return a[i] > b[i];
+	}
+	if (pa[0] != pb[0])
+		return pa[0] > pb[0];
+	return pa[1] > pb[1];
+}
+
+static __always_inline void fill_key(struct flow_key *k, const __u8 *src, const __u8 *dst,
+				     const __u8 *sport, const __u8 *dport, __u8 proto)
+{
+	const __u8 *la = src, *ha = dst, *lp = sport, *hp = dport;
+	if (endpoint_after(src, sport, dst, dport)) {
+		la = dst;
+		ha = src;
+		lp = dport;
+		hp = sport;
+	}
+	__builtin_memcpy(k->lo_addr, la, 16);
+	__builtin_memcpy(k->hi_addr, ha, 16);
+	k->lo_port[0] = lp[0];
+	k->lo_port[1] = lp[1];
+	k->hi_port[0] = hp[0];
+	k->hi_port[1] = hp[1];
+	k->proto = proto;
+}
+
+// "classifier", not "tc": the section name aya-obj 0.3 knows for a tc program.
+SEC("classifier")
+int wirespeed_verdict(struct __sk_buff *skb)
+{
+	void *data = (void *)(long)skb->data;
+	void *end = (void *)(long)skb->data_end;
+	struct ethhdr *eth = data;
+	__u8 src[16] = {}, dst[16] = {}, sport[2] = {}, dport[2] = {};
+	__u8 proto;
+	__u32 l4_off;
+	int v4;
+
+	if ((void *)(eth + 1) > end)
+		goto not_ip;
+	if (eth->h_proto == bpf_htons(ETH_P_IP)) {
+		struct iphdr *ip = (void *)(eth + 1);
+		if ((void *)(ip + 1) > end || ip->version != 4 || ip->ihl < 5)
+			goto not_ip;
+		src[10] = 0xff;
+		src[11] = 0xff;
+		dst[10] = 0xff;
+		dst[11] = 0xff;
+		__builtin_memcpy(&src[12], &ip->saddr, 4);
+		__builtin_memcpy(&dst[12], &ip->daddr, 4);
+		proto = ip->protocol;
+		l4_off = sizeof(*eth) + ip->ihl * 4;
+		v4 = 1;
+		// A later fragment carries no transport header: keep ports 0.
+		if (ip->frag_off & bpf_htons(0x1fff))
+			goto keyed;
+	} else if (eth->h_proto == bpf_htons(ETH_P_IPV6)) {
+		struct ipv6hdr *ip6 = (void *)(eth + 1);
+		if ((void *)(ip6 + 1) > end)
+			goto not_ip;
+		__builtin_memcpy(src, &ip6->saddr, 16);
+		__builtin_memcpy(dst, &ip6->daddr, 16);
+		proto = ip6->nexthdr;
+		l4_off = sizeof(*eth) + sizeof(*ip6);
+		v4 = 0;
+	} else {
+		goto not_ip;
+	}
+
+	if (proto == IPPROTO_TCP || proto == IPPROTO_UDP) {
+		// Source and destination ports are the first four bytes of both headers.
+		if (l4_off > 14 + 60)
+			goto not_ip;
+		__u8 *l4 = data + l4_off;
+		if ((void *)(l4 + 4) > end)
+			goto not_ip;
+		sport[0] = l4[0];
+		sport[1] = l4[1];
+		dport[0] = l4[2];
+		dport[1] = l4[3];
+	}
+
+keyed:;
+	struct flow_key key;
+	__builtin_memset(&key, 0, sizeof(key));
+	fill_key(&key, src, dst, sport, dport, proto);
+
+	struct verdict *v = bpf_map_lookup_elem(&VERDICTS, &key);
+	if (!v) {
+		count(CNT_NO_ENTRY);
+		return TC_ACT_OK;
+	}
+	if (v->action == VERDICT_DROP) {
+		count(CNT_DROP);
+		return TC_ACT_SHOT;
+	}
+	if (v->action != VERDICT_DSCP) {
+		count(CNT_PASS);
+		return TC_ACT_OK;
+	}
+
+	__u8 dscp = v->dscp & 0x3f;
+	if (v4) {
+		// The TOS byte: DSCP in the upper six bits, ECN below it kept. Re-check bounds: the
+		// packet pointers were not kept across the branches above.
+		data = (void *)(long)skb->data;
+		end = (void *)(long)skb->data_end;
+		struct iphdr *ip = data + sizeof(struct ethhdr);
+		if ((void *)(ip + 1) > end)
+			goto counted_dscp;
+		__u8 old_tos = ip->tos;
+		__u8 new_tos = (dscp << 2) | (old_tos & 0x03);
+		if (new_tos != old_tos) {
+			// The checksum over the 16-bit word holding the TOS (RFC 1624), then the byte.
+			bpf_l3_csum_replace(skb, sizeof(struct ethhdr) + offsetof(struct iphdr, check),
+					    bpf_htons(old_tos), bpf_htons(new_tos), 2);
+			bpf_skb_store_bytes(skb, sizeof(struct ethhdr) + offsetof(struct iphdr, tos),
+					    &new_tos, 1, 0);
+		}
+	} else {
+		// The traffic class spans the low nibble of byte 0 and the high nibble of byte 1;
+		// IPv6 has no header checksum and the transport pseudo-header leaves it out.
+		data = (void *)(long)skb->data;
+		end = (void *)(long)skb->data_end;
+		__u8 *b = data + sizeof(struct ethhdr);
+		if ((void *)(b + 2) > end)
+			goto counted_dscp;
+		__u8 tc = ((b[0] & 0x0f) << 4) | (b[1] >> 4);
+		__u8 new_tc = (dscp << 2) | (tc & 0x03);
+		if (new_tc != tc) {
+			__u8 nb[2] = {(b[0] & 0xf0) | (new_tc >> 4), (b[1] & 0x0f) | (new_tc << 4)};
+			bpf_skb_store_bytes(skb, sizeof(struct ethhdr), nb, 2, 0);
+		}
+	}
+counted_dscp:
+	count(CNT_DSCP);
+	return TC_ACT_OK;
+
+not_ip:
+	count(CNT_NOT_IP);
+	return TC_ACT_OK;
+}
+
+char _license[] SEC("license") = "Dual MIT/GPL";

@@ -1,0 +1,187 @@
+//! The loader: `bpf/verdict.c`, compiled by `build.rs`, loaded with `aya` (user space only; the
+//! program is C built by Debian's clang, so no nightly Rust and no BPF Rust toolchain).
+
+use crate::{Counters, FlowKey, Verdict};
+use aya::maps::{HashMap, MapData, PerCpuArray};
+use aya::programs::tc::{self, SchedClassifierLinkId, TcAttachType, TcError};
+use aya::programs::{ProgramError, SchedClassifier};
+use aya::util::KernelVersion;
+use aya::Ebpf;
+use std::fmt;
+
+/// The BPF object (ELF) of `bpf/verdict.c`, as clang built it for this build.
+pub static OBJECT: &[u8] = aya::include_bytes_aligned!(concat!(env!("OUT_DIR"), "/verdict.o"));
+
+const PROGRAM: &str = "wirespeed_verdict";
+
+/// Where on an interface the program runs (its clsact/tcx hook).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Hook {
+    /// Packets arriving on the interface, before routing.
+    Ingress,
+    /// Packets leaving it.
+    Egress,
+}
+
+impl Hook {
+    fn tc(self) -> TcAttachType {
+        match self {
+            Hook::Ingress => TcAttachType::Ingress,
+            Hook::Egress => TcAttachType::Egress,
+        }
+    }
+}
+
+/// What went wrong, with the kernel's words (and the verifier's log when it refused).
+#[derive(Debug)]
+pub struct Error(String);
+
+impl fmt::Display for Error {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for Error {}
+
+fn err(what: &str, e: impl fmt::Display) -> Error {
+    Error(format!("{what}: {e}"))
+}
+
+fn prog_err(what: &str, e: ProgramError) -> Error {
+    match e {
+        ProgramError::LoadError {
+            io_error,
+            verifier_log,
+        } => Error(format!("{what}: {io_error}; verifier log:\n{verifier_log}")),
+        e => err(what, e),
+    }
+}
+
+/// The loaded program, its maps and its attachments. Dropping it detaches the program from
+/// every interface and frees the maps (aya owns the links and file descriptors).
+pub struct Datapath {
+    verdicts: HashMap<MapData, [u8; 40], [u8; 4]>,
+    counters: PerCpuArray<MapData, u64>,
+    links: Vec<(String, Hook, SchedClassifierLinkId)>,
+    // Last: the maps above are taken out of it, the program and its links stay in it.
+    bpf: Ebpf,
+}
+
+impl Datapath {
+    /// Load the program (the kernel's verifier checks it here) and create its maps.
+    /// Needs CAP_BPF and CAP_NET_ADMIN (root).
+    pub fn load() -> Result<Datapath, Error> {
+        let mut bpf = Ebpf::load(OBJECT).map_err(|e| err("loading the BPF object", e))?;
+        let prog: &mut SchedClassifier = bpf
+            .program_mut(PROGRAM)
+            .ok_or_else(|| Error(format!("no program {PROGRAM} in the object")))?
+            .try_into()
+            .map_err(|e| prog_err("the program's type", e))?;
+        prog.load()
+            .map_err(|e| prog_err("the kernel refused the program", e))?;
+        let verdicts = bpf
+            .take_map("VERDICTS")
+            .ok_or_else(|| Error("no map VERDICTS in the object".into()))?;
+        let verdicts = HashMap::try_from(verdicts).map_err(|e| err("the map VERDICTS", e))?;
+        let counters = bpf
+            .take_map("COUNTERS")
+            .ok_or_else(|| Error("no map COUNTERS in the object".into()))?;
+        let counters = PerCpuArray::try_from(counters).map_err(|e| err("the map COUNTERS", e))?;
+        Ok(Datapath {
+            verdicts,
+            counters,
+            links: Vec::new(),
+            bpf,
+        })
+    }
+
+    /// Run the program at `hook` of interface `iface` (in this thread's network namespace).
+    /// Kernels from 6.6 attach through tcx; older ones through the clsact qdisc, added here
+    /// when missing.
+    pub fn attach(&mut self, iface: &str, hook: Hook) -> Result<(), Error> {
+        let old_kernel = KernelVersion::current()
+            .map(|v| v < KernelVersion::new(6, 6, 0))
+            .unwrap_or(true);
+        if old_kernel {
+            match tc::qdisc_add_clsact(iface) {
+                Ok(()) => {}
+                Err(TcError::AlreadyAttached) => {}
+                Err(TcError::IoError(e)) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(e) => return Err(err(&format!("adding clsact to {iface}"), e)),
+            }
+        }
+        let prog: &mut SchedClassifier = self
+            .bpf
+            .program_mut(PROGRAM)
+            .ok_or_else(|| Error(format!("no program {PROGRAM}")))?
+            .try_into()
+            .map_err(|e| prog_err("the program's type", e))?;
+        let id = prog
+            .attach(iface, hook.tc())
+            .map_err(|e| prog_err(&format!("attaching to {iface} {hook:?}"), e))?;
+        self.links.push((iface.to_string(), hook, id));
+        Ok(())
+    }
+
+    /// Stop running the program at `hook` of `iface`. False if it was not attached there.
+    pub fn detach(&mut self, iface: &str, hook: Hook) -> Result<bool, Error> {
+        let Some(i) = self
+            .links
+            .iter()
+            .position(|(n, h, _)| n == iface && *h == hook)
+        else {
+            return Ok(false);
+        };
+        let (_, _, id) = self.links.swap_remove(i);
+        let prog: &mut SchedClassifier = self
+            .bpf
+            .program_mut(PROGRAM)
+            .ok_or_else(|| Error(format!("no program {PROGRAM}")))?
+            .try_into()
+            .map_err(|e| prog_err("the program's type", e))?;
+        prog.detach(id)
+            .map_err(|e| prog_err(&format!("detaching from {iface} {hook:?}"), e))?;
+        Ok(true)
+    }
+
+    /// Set (or replace) a flow's verdict; both directions of the flow take it.
+    pub fn set(&mut self, key: &FlowKey, verdict: Verdict) -> Result<(), Error> {
+        self.verdicts
+            .insert(key.to_bytes(), verdict.to_bytes(), 0)
+            .map_err(|e| err("writing a verdict", e))
+    }
+
+    /// Remove a flow's verdict (its packets pass again). False if it had none.
+    pub fn remove(&mut self, key: &FlowKey) -> Result<bool, Error> {
+        match self.verdicts.remove(&key.to_bytes()) {
+            Ok(()) => Ok(true),
+            Err(aya::maps::MapError::KeyNotFound) => Ok(false),
+            Err(aya::maps::MapError::SyscallError(s))
+                if s.io_error.kind() == std::io::ErrorKind::NotFound =>
+            {
+                Ok(false)
+            }
+            Err(e) => Err(err("removing a verdict", e)),
+        }
+    }
+
+    /// The packet counters, summed over the CPUs.
+    pub fn counters(&self) -> Result<Counters, Error> {
+        let mut v = [0u64; 5];
+        for (slot, out) in v.iter_mut().enumerate() {
+            let per_cpu = self
+                .counters
+                .get(&(slot as u32), 0)
+                .map_err(|e| err("reading the counters", e))?;
+            *out = per_cpu.iter().sum();
+        }
+        Ok(Counters {
+            no_entry: v[0],
+            pass: v[1],
+            drop: v[2],
+            dscp: v[3],
+            not_ip: v[4],
+        })
+    }
+}

@@ -1,0 +1,30 @@
+#!/bin/sh
+# The eBPF data path in the kernel (issue 39): builds crates/ebpf with the `ebpf` feature
+# (clang compiles bpf/verdict.c), checks the object with the kernel's verifier through bpftool
+# when bpftool is there, then runs the namespace test (crates/ebpf/tests/netns.rs): two
+# namespaces joined by a veth pair, 192.0.2.1/2 and 2001:db8::1/2, removed by the test even
+# when it fails. Needs root, clang, libbpf-dev, iproute2 and ping.
+#
+#   sudo scripts/ebpf/test.sh        (CARGO_TARGET_DIR is honoured)
+set -eu
+cd "$(dirname "$0")/../.."
+if [ "$(id -u)" != 0 ]; then
+    echo "scripts/ebpf/test.sh: needs root (network namespaces, CAP_BPF, CAP_NET_ADMIN)" >&2
+    exit 2
+fi
+for tool in clang ip ping; do
+    command -v "$tool" >/dev/null || { echo "scripts/ebpf/test.sh: no $tool" >&2; exit 2; }
+done
+cargo build -p wirespeed-ebpf --features ebpf
+if command -v bpftool >/dev/null; then
+    target=${CARGO_TARGET_DIR:-target}
+    obj=$(ls -t "$target"/debug/build/wirespeed-ebpf-*/out/verdict.o | head -n 1)
+    # A throwaway bpffs of our own to pin into, removed on exit.
+    pin=$(mktemp -d)
+    trap 'umount "$pin" 2>/dev/null; rmdir "$pin"' EXIT
+    mount -t bpf bpf "$pin"
+    bpftool prog load "$obj" "$pin/verdict" type classifier
+    bpftool prog show pinned "$pin/verdict"
+    echo "verifier: accepted $obj"
+fi
+cargo test -p wirespeed-ebpf --features ebpf -- --include-ignored
