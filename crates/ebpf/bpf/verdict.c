@@ -47,6 +47,9 @@ struct verdict {
 	__u8 pad[2];
 };
 
+_Static_assert(sizeof(struct flow_key) == 40, "FlowKey::to_bytes in src/lib.rs writes 40 bytes");
+_Static_assert(sizeof(struct verdict) == 4, "Verdict::to_bytes in src/lib.rs writes 4 bytes");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
 	__uint(max_entries, 65536);

@@ -3,8 +3,10 @@
 
 use crate::{Counters, FlowKey, Verdict};
 use aya::maps::{HashMap, MapData, PerCpuArray};
-use aya::programs::tc::{self, SchedClassifierLinkId, TcAttachType, TcError};
-use aya::programs::{ProgramError, SchedClassifier};
+use aya::programs::tc::{
+    self, NlOptions, SchedClassifierLinkId, TcAttachOptions, TcAttachType, TcError,
+};
+use aya::programs::{LinkOrder, ProgramError, SchedClassifier};
 use aya::util::KernelVersion;
 use aya::Ebpf;
 use std::fmt;
@@ -30,6 +32,17 @@ impl Hook {
             Hook::Egress => TcAttachType::Egress,
         }
     }
+}
+
+/// How the program is attached to an interface's hook.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Attach {
+    /// tcx from Linux 6.6, the clsact qdisc before.
+    Auto,
+    /// tcx links (Linux 6.6 and later).
+    Tcx,
+    /// A direct-action filter on the clsact qdisc (netlink; every kernel since 4.5).
+    Clsact,
 }
 
 /// What went wrong, with the kernel's words (and the verifier's log when it refused).
@@ -59,7 +72,8 @@ fn prog_err(what: &str, e: ProgramError) -> Error {
 }
 
 /// The loaded program, its maps and its attachments. Dropping it detaches the program from
-/// every interface and frees the maps (aya owns the links and file descriptors).
+/// every interface and frees the maps (aya owns the links and file descriptors); see
+/// [`Datapath::attach_with`] for the namespace to drop it in.
 pub struct Datapath {
     verdicts: HashMap<MapData, [u8; 40], [u8; 4]>,
     counters: PerCpuArray<MapData, u64>,
@@ -96,21 +110,42 @@ impl Datapath {
         })
     }
 
-    /// Run the program at `hook` of interface `iface` (in this thread's network namespace).
-    /// Kernels from 6.6 attach through tcx; older ones through the clsact qdisc, added here
-    /// when missing.
+    /// Run the program at `hook` of interface `iface` (in this thread's network namespace),
+    /// the way the kernel offers ([`Attach::Auto`]).
     pub fn attach(&mut self, iface: &str, hook: Hook) -> Result<(), Error> {
-        let old_kernel = KernelVersion::current()
-            .map(|v| v < KernelVersion::new(6, 6, 0))
-            .unwrap_or(true);
-        if old_kernel {
+        self.attach_with(iface, hook, Attach::Auto)
+    }
+
+    /// [`Datapath::attach`] through a chosen mechanism. [`Attach::Clsact`] adds the clsact
+    /// qdisc when the interface has none, and leaves it there when the program is detached
+    /// (other filters may use it). A clsact filter is found again by its interface's index:
+    /// detach and drop in the network namespace it was attached in (tcx links have no such
+    /// need).
+    pub fn attach_with(&mut self, iface: &str, hook: Hook, how: Attach) -> Result<(), Error> {
+        let tcx = match how {
+            Attach::Tcx => true,
+            Attach::Clsact => false,
+            Attach::Auto => KernelVersion::current()
+                .map(|v| v >= KernelVersion::new(6, 6, 0))
+                .unwrap_or(false),
+        };
+        if !tcx {
             match tc::qdisc_add_clsact(iface) {
-                Ok(()) => {}
-                Err(TcError::AlreadyAttached) => {}
+                Ok(()) | Err(TcError::AlreadyAttached) => {}
                 Err(TcError::IoError(e)) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(TcError::NetlinkError(e))
+                    if e.raw_os_error()
+                        .map(std::io::Error::from_raw_os_error)
+                        .map(|e| e.kind())
+                        == Some(std::io::ErrorKind::AlreadyExists) => {}
                 Err(e) => return Err(err(&format!("adding clsact to {iface}"), e)),
             }
         }
+        let options = if tcx {
+            TcAttachOptions::TcxOrder(LinkOrder::default())
+        } else {
+            TcAttachOptions::Netlink(NlOptions::default())
+        };
         let prog: &mut SchedClassifier = self
             .bpf
             .program_mut(PROGRAM)
@@ -118,13 +153,15 @@ impl Datapath {
             .try_into()
             .map_err(|e| prog_err("the program's type", e))?;
         let id = prog
-            .attach(iface, hook.tc())
+            .attach_with_options(iface, hook.tc(), options)
             .map_err(|e| prog_err(&format!("attaching to {iface} {hook:?}"), e))?;
         self.links.push((iface.to_string(), hook, id));
         Ok(())
     }
 
     /// Stop running the program at `hook` of `iface`. False if it was not attached there.
+    /// A tcx link goes when its last descriptor closes: a child process forked meanwhile (and
+    /// not yet executing its program, which closes the descriptor) delays that.
     pub fn detach(&mut self, iface: &str, hook: Hook) -> Result<bool, Error> {
         let Some(i) = self
             .links
@@ -164,6 +201,17 @@ impl Datapath {
             }
             Err(e) => Err(err("removing a verdict", e)),
         }
+    }
+
+    /// How many flows have a verdict now (a walk over the map: for tests and status, not per
+    /// packet).
+    pub fn flows(&self) -> Result<usize, Error> {
+        let mut n = 0;
+        for k in self.verdicts.keys() {
+            k.map_err(|e| err("walking the verdicts", e))?;
+            n += 1;
+        }
+        Ok(n)
     }
 
     /// The packet counters, summed over the CPUs.

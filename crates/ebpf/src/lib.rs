@@ -120,7 +120,7 @@ impl FlowKey {
 #[cfg(all(feature = "ebpf", target_os = "linux"))]
 mod datapath;
 #[cfg(all(feature = "ebpf", target_os = "linux"))]
-pub use datapath::{Datapath, Error, Hook, OBJECT};
+pub use datapath::{Attach, Datapath, Error, Hook, OBJECT};
 
 #[cfg(test)]
 mod tests {
