@@ -10,6 +10,7 @@
 //! `ebpf` feature (Linux, clang at build time): the compiled object ([`OBJECT`]) and
 //! [`Datapath`], its loader on `aya`.
 #![deny(missing_docs)]
+#![forbid(unsafe_code)]
 
 use std::net::IpAddr;
 
