@@ -2,13 +2,13 @@
 //! space classifies. `bpf/verdict.c` is a tc classifier on the forwarding interfaces that looks
 //! each packet's flow up in a bounded map (LRU hash, [`MAX_FLOWS`] entries) and drops it,
 //! writes a DSCP into it (IPv4 checksum kept right) or passes it; a flow with no entry passes
-//! (fail-open by construction). wirespeed writes the entries ([`Datapath::set`]) and removes
-//! them when flows end ([`Datapath::remove`]).
+//! (fail-open by construction). wirespeed writes the entries (`Datapath::set`) and removes
+//! them when flows end (`Datapath::remove`).
 //!
 //! Always built: the map's key and value as the program reads them ([`FlowKey`], [`Verdict`]),
 //! normalised the way the program normalises them, and tested without a kernel. With the
-//! `ebpf` feature (Linux, clang at build time): the compiled object ([`OBJECT`]) and
-//! [`Datapath`], its loader on `aya`.
+//! `ebpf` feature (Linux, clang at build time): the compiled object (`OBJECT`) and
+//! `Datapath`, its loader on `aya`.
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
