@@ -535,3 +535,68 @@ fn a_failing_sink_ends_the_run_with_its_error_and_no_worker_waits_forever() {
         }
     }
 }
+
+/// The FTP plan's pass (`reader::plan`, run under the scan's lock at the input's first packet
+/// of port 21) over a file larger than the pages a reader keeps behind it (16 MiB): the waiting
+/// workers map the pages ahead of the pass and give back those behind it, and the records are
+/// one worker's. ftp.pcap (a real FTP session, scripts/netcap), ~24 MiB of the worst case, then
+/// ftp.pcap again (announcements the pass must reach at the end of the file), each part's times
+/// following the last's.
+#[test]
+fn ftp_plan_over_a_large_file_records_do_not_depend_on_workers() {
+    let ftp = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/netcap/ftp.pcap");
+    let worst = temp("plan-worst.pcap");
+    let wc = gen::WorstCase {
+        flows: 60_000,
+        window: 4096,
+        ..gen::WorstCase::default()
+    };
+    gen::worst_case(BufWriter::new(File::create(&worst).unwrap()), &wc).unwrap();
+    let out = temp("plan-large.pcap");
+    let file = BufWriter::new(File::create(&out).unwrap());
+    let mut w = wirespeed_capture::PcapWriter::new(file, 1, true).unwrap();
+    let mut end = 0u64;
+    for part in [&ftp, &worst, &ftp] {
+        let f = wirespeed_capture::CaptureFile::open(part).unwrap();
+        let mut r = f.reader();
+        let mut batch = Vec::new();
+        let mut shift: Option<i128> = None;
+        loop {
+            batch.clear();
+            if r.next_batch(&mut batch, 256).unwrap() == 0 {
+                break;
+            }
+            for p in &batch {
+                assert_eq!(p.link, 1, "{}: Ethernet", part.display());
+                let s = *shift.get_or_insert(i128::from(end) + 1_000_000_000 - i128::from(p.ts_ns));
+                let ts = u64::try_from(i128::from(p.ts_ns) + s).unwrap();
+                w.write(ts, p.data, p.wire_len).unwrap();
+                end = end.max(ts);
+            }
+        }
+    }
+    w.finish().unwrap();
+    let len = std::fs::metadata(&out).unwrap().len();
+    assert!(
+        len > 20 << 20,
+        "{len} bytes: larger than the 16 MiB kept behind a reader"
+    );
+    check_same(
+        std::slice::from_ref(&out),
+        EngineConfig::default(),
+        "ftp, the worst case, ftp",
+    );
+    // The run names the data connections of both sessions by their announcements.
+    let run = pool(
+        std::slice::from_ref(&out),
+        EngineConfig::default(),
+        2,
+        false,
+    );
+    let data = run
+        .lines
+        .iter()
+        .filter(|l| l.contains("\"FTP_DATA\""))
+        .count();
+    assert!(data >= 2, "{data} FTP_DATA records");
+}
