@@ -82,16 +82,20 @@ pub struct Datapath {
     bpf: Ebpf,
 }
 
+/// The object's tc program.
+fn program(bpf: &mut Ebpf) -> Result<&mut SchedClassifier, Error> {
+    bpf.program_mut(PROGRAM)
+        .ok_or_else(|| Error(format!("no program {PROGRAM} in the object")))?
+        .try_into()
+        .map_err(|e| prog_err("the program's type", e))
+}
+
 impl Datapath {
     /// Load the program (the kernel's verifier checks it here) and create its maps.
     /// Needs CAP_BPF and CAP_NET_ADMIN (root).
     pub fn load() -> Result<Datapath, Error> {
         let mut bpf = Ebpf::load(OBJECT).map_err(|e| err("loading the BPF object", e))?;
-        let prog: &mut SchedClassifier = bpf
-            .program_mut(PROGRAM)
-            .ok_or_else(|| Error(format!("no program {PROGRAM} in the object")))?
-            .try_into()
-            .map_err(|e| prog_err("the program's type", e))?;
+        let prog = program(&mut bpf)?;
         prog.load()
             .map_err(|e| prog_err("the kernel refused the program", e))?;
         let verdicts = bpf
@@ -146,12 +150,7 @@ impl Datapath {
         } else {
             TcAttachOptions::Netlink(NlOptions::default())
         };
-        let prog: &mut SchedClassifier = self
-            .bpf
-            .program_mut(PROGRAM)
-            .ok_or_else(|| Error(format!("no program {PROGRAM}")))?
-            .try_into()
-            .map_err(|e| prog_err("the program's type", e))?;
+        let prog = program(&mut self.bpf)?;
         let id = prog
             .attach_with_options(iface, hook.tc(), options)
             .map_err(|e| prog_err(&format!("attaching to {iface} {hook:?}"), e))?;
@@ -171,12 +170,7 @@ impl Datapath {
             return Ok(false);
         };
         let (_, _, id) = self.links.swap_remove(i);
-        let prog: &mut SchedClassifier = self
-            .bpf
-            .program_mut(PROGRAM)
-            .ok_or_else(|| Error(format!("no program {PROGRAM}")))?
-            .try_into()
-            .map_err(|e| prog_err("the program's type", e))?;
+        let prog = program(&mut self.bpf)?;
         prog.detach(id)
             .map_err(|e| prog_err(&format!("detaching from {iface} {hook:?}"), e))?;
         Ok(true)

@@ -532,7 +532,12 @@ impl Marks {
 
 /// Where the field that begins at `i` of `t` (its separator) ends: values are numbers, `null`,
 /// booleans, lists of numbers and strings (quoted, escaped).
-fn value_end<S: Syntax>(t: &[u8], mut i: usize) -> usize {
+pub(crate) fn value_end<S: Syntax>(t: &[u8], i: usize) -> usize {
+    value_span::<S>(t, i).1
+}
+
+/// Where the value of the field that begins at `i` of `t` (its separator) starts and ends.
+pub(crate) fn value_span<S: Syntax>(t: &[u8], mut i: usize) -> (usize, usize) {
     // The separator, then the key in JSON (keys are plain names).
     i += 1;
     if S::JSON {
@@ -541,6 +546,7 @@ fn value_end<S: Syntax>(t: &[u8], mut i: usize) -> usize {
         }
         i += 1;
     }
+    let start = i;
     match t.get(i) {
         Some(b'"') => {
             i += 1;
@@ -548,7 +554,7 @@ fn value_end<S: Syntax>(t: &[u8], mut i: usize) -> usize {
                 match t[i] {
                     b'\\' if S::JSON => i += 2,
                     b'"' if !S::JSON && t.get(i + 1) == Some(&b'"') => i += 2,
-                    b'"' => return i + 1,
+                    b'"' => return (start.min(i + 1), i + 1),
                     _ => i += 1,
                 }
             }
@@ -566,7 +572,8 @@ fn value_end<S: Syntax>(t: &[u8], mut i: usize) -> usize {
             }
         }
     }
-    i.min(t.len())
+    let end = i.min(t.len());
+    (start.min(end), end)
 }
 
 /// The columns `--columns` keeps, as runs of consecutive written fields, for

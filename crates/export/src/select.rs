@@ -313,44 +313,8 @@ fn split<S: Syntax>(t: &[u8], out: &mut Vec<(usize, usize)>) {
     out.clear();
     let mut i = 0;
     while i < t.len() {
-        // The separator, then the key in JSON (keys are plain names).
-        i += 1;
-        if S::JSON {
-            while i < t.len() && t[i] != b':' {
-                i += 1;
-            }
-            i += 1;
-        }
-        let start = i;
-        match t.get(i) {
-            Some(b'"') => {
-                i += 1;
-                while i < t.len() {
-                    match t[i] {
-                        b'\\' if S::JSON => i += 2,
-                        b'"' if !S::JSON && t.get(i + 1) == Some(&b'"') => i += 2,
-                        b'"' => {
-                            i += 1;
-                            break;
-                        }
-                        _ => i += 1,
-                    }
-                }
-            }
-            Some(b'[') => {
-                while i < t.len() && t[i] != b']' {
-                    i += 1;
-                }
-                i += 1;
-            }
-            _ => {
-                while i < t.len() && t[i] != b',' {
-                    i += 1;
-                }
-            }
-        }
-        let end = i.min(t.len());
-        out.push((start.min(end), end));
+        let (start, end) = crate::format::value_span::<S>(t, i);
+        out.push((start, end));
         i = end;
     }
 }
