@@ -61,26 +61,36 @@ impl Kind {
         }
     }
 
-    fn builder(self) -> Col {
+    /// A builder with room for `rows` values (text: 16 bytes a value), so that a batch's
+    /// buffers are not regrown (and copied) from empty as it fills.
+    fn builder(self, rows: usize) -> Col {
         let list_field = |t| Arc::new(Field::new_list_field(t, false));
         match self {
-            Kind::U8 => Col::U8(UInt8Builder::new()),
-            Kind::U16 => Col::U16(UInt16Builder::new()),
-            Kind::U32 => Col::U32(UInt32Builder::new()),
-            Kind::U64 => Col::U64(UInt64Builder::new()),
-            Kind::F64 => Col::F64(Float64Builder::new()),
-            Kind::Bool => Col::Bool(BooleanBuilder::new()),
-            Kind::Str => Col::Str(StringBuilder::new()),
-            Kind::Dict => Col::Dict(DictCol::default()),
-            Kind::Ts => Col::Ts(TimestampMicrosecondBuilder::new().with_timezone("UTC")),
+            Kind::U8 => Col::U8(UInt8Builder::with_capacity(rows)),
+            Kind::U16 => Col::U16(UInt16Builder::with_capacity(rows)),
+            Kind::U32 => Col::U32(UInt32Builder::with_capacity(rows)),
+            Kind::U64 => Col::U64(UInt64Builder::with_capacity(rows)),
+            Kind::F64 => Col::F64(Float64Builder::with_capacity(rows)),
+            Kind::Bool => Col::Bool(BooleanBuilder::with_capacity(rows)),
+            Kind::Str => Col::Str(StringBuilder::with_capacity(rows, rows * 16)),
+            Kind::Dict => Col::Dict(DictCol {
+                keys: Int32Builder::with_capacity(rows),
+                ..DictCol::default()
+            }),
+            Kind::Ts => {
+                Col::Ts(TimestampMicrosecondBuilder::with_capacity(rows).with_timezone("UTC"))
+            }
             Kind::ListI32 => Col::ListI32(
-                ListBuilder::new(Int32Builder::new()).with_field(list_field(DataType::Int32)),
+                ListBuilder::with_capacity(Int32Builder::new(), rows)
+                    .with_field(list_field(DataType::Int32)),
             ),
             Kind::ListU32 => Col::ListU32(
-                ListBuilder::new(UInt32Builder::new()).with_field(list_field(DataType::UInt32)),
+                ListBuilder::with_capacity(UInt32Builder::new(), rows)
+                    .with_field(list_field(DataType::UInt32)),
             ),
             Kind::ListU8 => Col::ListU8(
-                ListBuilder::new(UInt8Builder::new()).with_field(list_field(DataType::UInt8)),
+                ListBuilder::with_capacity(UInt8Builder::new(), rows)
+                    .with_field(list_field(DataType::UInt8)),
             ),
         }
     }
@@ -382,13 +392,16 @@ impl DictCol {
 pub(crate) struct Builder {
     col: Col,
     nulls: usize,
+    kind: Kind,
 }
 
 impl Builder {
-    pub(crate) fn new(k: Kind) -> Builder {
+    /// A builder with room for `rows` values.
+    pub(crate) fn with_capacity(k: Kind, rows: usize) -> Builder {
         Builder {
-            col: k.builder(),
+            col: k.builder(rows),
             nulls: 0,
+            kind: k,
         }
     }
 
@@ -405,6 +418,20 @@ impl Builder {
     pub(crate) fn finish(&mut self) -> ArrayRef {
         self.col().finish()
     }
+
+    /// The column so far, the builder left with room for `rows` more values (arrow's builders
+    /// are left empty, without capacity, by `finish`).
+    pub(crate) fn finish_and_reserve(&mut self, rows: usize) -> ArrayRef {
+        let a = self.finish();
+        if rows > 0 {
+            match &mut self.col {
+                // The dictionary's values and index stay (cleared by its finish).
+                Col::Dict(d) => d.keys = Int32Builder::with_capacity(rows),
+                c => *c = self.kind.builder(rows),
+            }
+        }
+        a
+    }
 }
 
 /// Appends one record's values to the builders, column after column.
@@ -414,23 +441,33 @@ struct Row<'a> {
 }
 
 impl Row<'_> {
+    #[inline(always)]
     fn next(&mut self, what: &str) -> &mut Builder {
         let at = self.at;
         self.at += 1;
         match self.cols.get_mut(at) {
             Some(c) => c,
-            None => panic!("parquet: {what} past the schema's {} columns", at),
+            None => past(what, at),
         }
     }
 
-    /// A null in the next column (of any type).
+    /// A null in the next column (of any type): counted, appended with the column's next value
+    /// (most of a record's columns are absent metadata, so this path stays a few instructions).
+    #[inline(always)]
     fn null(&mut self) {
         self.next("a null").nulls += 1;
     }
 
     /// An unsigned integer (null when absent or too wide for the column).
+    #[inline(always)]
     fn int(&mut self, v: Option<u64>) {
-        let Some(v) = v else { return self.null() };
+        match v {
+            None => self.null(),
+            Some(v) => self.some_int(v),
+        }
+    }
+
+    fn some_int(&mut self, v: u64) {
         let at = self.at;
         match self.next("an integer").col() {
             Col::U8(b) => b.append_option(u8::try_from(v).ok()),
@@ -460,8 +497,15 @@ impl Row<'_> {
     }
 
     /// Text; `None` is null.
+    #[inline(always)]
     fn text(&mut self, v: Option<&str>) {
-        let Some(v) = v else { return self.null() };
+        match v {
+            None => self.null(),
+            Some(v) => self.some_text(v),
+        }
+    }
+
+    fn some_text(&mut self, v: &str) {
         let at = self.at;
         match self.next("text").col() {
             Col::Str(b) => b.append_value(v),
@@ -482,6 +526,7 @@ impl Row<'_> {
     }
 
     /// Text that is absent when empty (JSON's `opt_str`).
+    #[inline(always)]
     fn opt(&mut self, v: &str) {
         self.text((!v.is_empty()).then_some(v));
     }
@@ -498,6 +543,13 @@ impl Row<'_> {
     fn list(&mut self) -> &mut Col {
         self.next("a list").col()
     }
+}
+
+/// A record with more values than the schema has columns: a bug of this module.
+#[cold]
+#[inline(never)]
+fn past(what: &str, at: usize) -> ! {
+    panic!("parquet: {what} past the schema's {at} columns")
 }
 
 /// `Fmt::conf`'s value: two decimals, half away from zero, in [0, 1].
@@ -750,13 +802,24 @@ fn features(row: &mut Row<'_>, r: &FlowRecord<'_>) {
 }
 
 /// The builders of every column of `schema`, empty.
+#[cfg(feature = "parquet")]
 pub(crate) fn builders(schema: &Schema) -> Vec<Builder> {
+    builders_for(schema, 0)
+}
+
+/// [`builders`], each with room for `rows` values.
+fn builders_for(schema: &Schema, rows: usize) -> Vec<Builder> {
     schema
         .fields()
         .iter()
-        .map(|f| Builder::new(column(f.name()).0))
+        .map(|f| Builder::with_capacity(column(f.name()).0, rows))
         .collect()
 }
+
+/// The most rows a [`BatchSink`]'s builders make room for ahead (their buffers are allocated
+/// with that many values' room, which the kernel backs only as they fill): a batch of more
+/// rows grows them beyond it.
+const ROOM: usize = 65_536;
 
 /// Records into Arrow record batches of [`schema`]`(cols)`: a batch is cut every
 /// `rows_per_batch` records and at [`RecordSink::finish`]; [`BatchSink::take`] hands over the
@@ -778,7 +841,7 @@ impl BatchSink {
     /// records (at least 1).
     pub fn new(cols: Columns, rows_per_batch: usize) -> BatchSink {
         BatchSink {
-            builders: builders(&full_schema(&cols)),
+            builders: builders_for(&full_schema(&cols), rows_per_batch.clamp(1, ROOM)),
             schema: schema(&cols),
             keep: kept(&cols),
             cols,
@@ -805,11 +868,22 @@ impl BatchSink {
         self.rows
     }
 
-    fn cut(&mut self) -> io::Result<()> {
+    /// Cuts a batch of the records held; `more`: records may follow (the builders get room for
+    /// another batch).
+    fn cut(&mut self, more: bool) -> io::Result<()> {
         if self.rows == 0 {
             return Ok(());
         }
-        let arrays: Vec<ArrayRef> = self.builders.iter_mut().map(Builder::finish).collect();
+        let room = if more {
+            self.rows_per_batch.min(ROOM)
+        } else {
+            0
+        };
+        let arrays: Vec<ArrayRef> = self
+            .builders
+            .iter_mut()
+            .map(|b| b.finish_and_reserve(room))
+            .collect();
         let arrays = project(arrays, self.keep.as_deref());
         self.rows = 0;
         // Types checked once more, cheaply: a mismatch is a bug, and an error, not bad data.
@@ -825,13 +899,13 @@ impl RecordSink for BatchSink {
         append(&mut self.builders, r, &self.cols, &mut self.scratch);
         self.rows += 1;
         if self.rows >= self.rows_per_batch {
-            self.cut()?;
+            self.cut(true)?;
         }
         Ok(())
     }
 
     fn finish(&mut self) -> io::Result<()> {
-        self.cut()
+        self.cut(false)
     }
 }
 

@@ -508,11 +508,7 @@ mod tests {
                 keep: None,
             };
             let schema = schema(&cols);
-            let mut b: Vec<Builder> = schema
-                .fields()
-                .iter()
-                .map(|f| Builder::new(column(f.name()).0))
-                .collect();
+            let mut b: Vec<Builder> = builders(&schema);
             let mut scratch = Vec::new();
             append(&mut b, &full(&l), &cols, &mut scratch);
             append(&mut b, &rec(&l), &cols, &mut scratch);
