@@ -55,6 +55,20 @@ def test_rows_are_in_flow_id_order_without_the_flow_id_column(corpus):
     assert list(df["proto"].astype(str)) == kept.column("proto").to_pylist()
 
 
+def test_the_table_is_the_same_whatever_the_number_of_workers(corpus):
+    """Rows and dictionaries alike: each dictionary column's values come in order of first
+    appearance among the rows, not in the order the workers' batches arrived, so one worker's
+    table and two or three workers' are equal as Arrow data (not only as Python values)."""
+    paths = subset(corpus)
+    one = classify(paths, workers=1).combine_chunks()
+    assert one.num_rows > 100
+    for workers in (2, 3, 2):
+        other = classify(paths, workers=workers).combine_chunks()
+        assert other.to_pylist() == one.to_pylist()
+        for name in one.schema.names:
+            assert other.column(name).equals(one.column(name)), (workers, name)
+
+
 def test_classify_imports_no_compute_module(corpus):
     """Putting the rows in order takes no pyarrow.compute (whose import alone is ~50 ms of a
     short script's life)."""
