@@ -236,7 +236,9 @@ def classify(
     per direction (unsigned integers), ``proto``/``app``/``category`` and the other labels
     (dictionary-encoded), ``method``, ``confidence``, risks, and the metadata read from the
     packets (host names, TLS, HTTP, DNS, ...). Rows are in ``flow_id`` order: the order the flows
-    began in, whatever the number of workers. ``table.to_pandas()`` gives a DataFrame. The whole
+    began in, whatever the number of workers; each dictionary column (labels, methods, ...) has
+    one dictionary of its values, sorted, so the table is the same Arrow data for any number of
+    workers. ``table.to_pandas()`` gives a DataFrame. The whole
     table is held in memory: for inputs larger than memory, use ``stream``.
 
     Parameters
