@@ -593,13 +593,9 @@ pub(crate) fn append(cols: &mut [Builder], r: &FlowRecord<'_>, c: &Columns, scra
         row.opt(r.pcap.unwrap_or(""));
     }
     row.int(Some(r.flow_id));
-    scratch.clear();
-    Fmt::ip(scratch, &r.src_ip);
-    row.text(Some(as_text(scratch)));
+    row.text(Some(Fmt::ip_str(scratch, &r.src_ip)));
     row.int(Some(r.src_port.into()));
-    scratch.clear();
-    Fmt::ip(scratch, &r.dst_ip);
-    row.text(Some(as_text(scratch)));
+    row.text(Some(Fmt::ip_str(scratch, &r.dst_ip)));
     row.int(Some(r.dst_port.into()));
     match l4_name(r.l4) {
         Some(n) => row.text_id(L4_IDS, r.l4.into(), n),
@@ -623,7 +619,7 @@ pub(crate) fn append(cols: &mut [Builder], r: &FlowRecord<'_>, c: &Columns, scra
     row.int(Some(r.c2s_bytes));
     row.int(Some(r.s2c_pkts));
     row.int(Some(r.s2c_bytes));
-    row.text(Some(r.end_reason.as_str()));
+    row.text_id(END_IDS, r.end_reason as usize, r.end_reason.as_str());
     // Labels by their id in the run's registry.
     let labels = std::ptr::from_ref(r.labels) as usize;
     let (label, id) = (r.label_names(), r.label.index());
@@ -632,22 +628,30 @@ pub(crate) fn append(cols: &mut [Builder], r: &FlowRecord<'_>, c: &Columns, scra
     row.text_id(labels, id, label.master());
     row.text_id(labels, id, label.category());
     row.opt(r.ip_owner);
-    row.opt(r.method.map_or("", Method::as_str));
+    method(&mut row, r.method);
     row.float(Some(conf(r.confidence)));
     row.int(Some(r.ttb_pkts.into()));
     row.int(Some(r.ttb_us));
     let fpc = r.fpc.map(|(l, _)| (l.index(), r.labels.get(l)));
     proto(&mut row, labels, fpc);
-    row.opt(r.fpc.map_or("", |f| f.1.as_str()));
+    method(&mut row, r.fpc.map(|f| f.1));
     row.flag(Some(r.encrypted));
-    scratch.clear();
-    for (i, k) in r.risks.iter().enumerate() {
-        if i > 0 {
-            scratch.push(b';');
+    let mut risks = r.risks.iter();
+    match (risks.next(), risks.next()) {
+        (None, _) => row.null(),
+        // One risk (the common case): its name as it is.
+        (Some(k), None) => row.text(Some(k.name())),
+        _ => {
+            scratch.clear();
+            for (i, k) in r.risks.iter().enumerate() {
+                if i > 0 {
+                    scratch.push(b';');
+                }
+                scratch.extend_from_slice(k.name().as_bytes());
+            }
+            row.text(Some(as_text(scratch)));
         }
-        scratch.extend_from_slice(k.name().as_bytes());
     }
-    row.opt(as_text(scratch));
     row.int(Some(r.risks.score().into()));
     if c.community {
         scratch.clear();
@@ -702,8 +706,19 @@ fn proto(row: &mut Row<'_>, labels: usize, l: Option<(usize, &wirespeed_classify
     row.text_id(labels, id, l.proto());
 }
 
-/// The id space of IP protocol numbers ([`Row::text_id`]; no registry's address).
+/// A method's name (null without one), looked up by the method's number.
+fn method(row: &mut Row<'_>, m: Option<Method>) {
+    match m {
+        None => row.null(),
+        Some(m) => row.text_id(METHOD_IDS, m as usize, m.as_str()),
+    }
+}
+
+/// The id spaces of [`Row::text_id`] that are no label registry's address: IP protocol
+/// numbers, end reasons, methods.
 const L4_IDS: usize = 1;
+const END_IDS: usize = 2;
+const METHOD_IDS: usize = 3;
 
 /// [`crate::DIST_FIELDS`], as `format::dist_fields` writes them.
 fn dist(row: &mut Row<'_>, r: &FlowRecord<'_>) {
