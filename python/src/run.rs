@@ -209,6 +209,7 @@ pub(crate) fn prepare_live(
         duration,
         engine: cfg.clone(),
         metrics: None,
+        act: None,
     };
     Ok(Prepared {
         source: Source::Live(Box::new(lc)),

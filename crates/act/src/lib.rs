@@ -36,6 +36,43 @@ pub struct PacketAct {
     /// its later packets need no trip to user space. 0: not now. Set on every packet of such a
     /// flow that still arrives (the kernel may track it as several connections).
     pub bind: u8,
+    /// `bind` is new for the flow at this packet: its action just became final, or a reload
+    /// changed it. An enforcer that is told once per decision ([`Enforce`], the eBPF data
+    /// path's map) acts on this, never on every packet.
+    pub bind_new: bool,
+}
+
+/// The action a [`bind_code`] stands for (None for a code no final action has).
+pub fn bound_action(code: u8) -> Option<Action> {
+    match code {
+        1 => Some(Action::Forward),
+        2 => Some(Action::Drop),
+        c if c & 0xc0 == 0x40 => Some(Action::Mark(c & 0x3f)),
+        _ => None,
+    }
+}
+
+/// A flow's two end-points and IP protocol, as an [`Enforce`] keys it (the order is the
+/// flow's: client first).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FlowEnds {
+    /// IP protocol number.
+    pub proto: u8,
+    /// The client's address and port (0 for protocols without ports).
+    pub client: (std::net::IpAddr, u16),
+    /// The server's.
+    pub server: (std::net::IpAddr, u16),
+}
+
+/// Enforces flows' final actions outside the packet path (`wirespeed inline --datapath ebpf`:
+/// the kernel's verdict map), told once per decision: when a flow's action becomes final (or
+/// changes), and when the flow ends. Called from the workers: implementations are cheap and
+/// never block for long; a failure is theirs to count (the flow then passes: fail-open).
+pub trait Enforce: Send + Sync {
+    /// `flow`'s action is final: `code` as [`bind_code`] gives it ([`bound_action`] reads it).
+    fn set(&self, flow: &FlowEnds, code: u8);
+    /// `flow`, which had an action set, ended: forget it.
+    fn remove(&self, flow: &FlowEnds);
 }
 
 /// The code a final action leaves in the connection's mark, for the kernel rules
@@ -223,6 +260,8 @@ struct FlowAct {
     settled: bool,
     /// Handed to the kernel.
     bound: bool,
+    /// The code it was last handed over with (0: none).
+    bound_code: u8,
     dropped_packets: u64,
     dropped_bytes: u64,
     bucket: Bucket,
@@ -236,6 +275,7 @@ const FREE: FlowAct = FlowAct {
     generation: 0,
     settled: false,
     bound: false,
+    bound_code: 0,
     dropped_packets: 0,
     dropped_bytes: 0,
     bucket: Bucket::EMPTY,
@@ -450,6 +490,8 @@ impl Actor {
                 out.bind = code;
                 newly = !st.bound;
                 st.bound = true;
+                out.bind_new = st.bound_code != code;
+                st.bound_code = code;
             }
         }
         if let Some(c) = self.counters.get_mut(ci) {

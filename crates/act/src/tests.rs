@@ -167,9 +167,12 @@ fn actor_drops_after_the_verdict_and_counts() {
     let p = a.packet(flow(3, 7, v, true), 100, 3, || facts(None));
     assert!(p.drop);
     assert_eq!(p.bind, 2);
+    assert!(p.bind_new, "an enforcer is told at the hand-over");
+    assert_eq!(bound_action(p.bind), Some(Action::Drop));
     // Still here: the kernel keys it apart (another connection): handed over again, counted once.
     let p = a.packet(flow(3, 7, v, true), 100, 4, || facts(None));
     assert_eq!(p.bind, 2);
+    assert!(!p.bind_new, "an enforcer is told once, not per packet");
     let e = a.end(3, 7).unwrap();
     let o = a.describe(&e);
     assert_eq!(o.rule, "no-web");
@@ -468,4 +471,48 @@ fn the_policy_file_is_capped_and_must_be_a_regular_file() {
             eprintln!("SKIPPED the FIFO case: mkfifo did not run");
         }
     }
+}
+
+#[test]
+fn an_enforcer_is_told_once_per_final_action() {
+    let (l, http, ..) = labels();
+    let cell = PolicyCell::new(
+        Policy::from_toml(
+            "[[rule]]\nname=\"no-web\"\napp=\"HTTP\"\naction=\"drop\"",
+            &l,
+        )
+        .unwrap(),
+    );
+    let mut a = Actor::new(cell.clone(), 8, true);
+    a.begin_batch();
+    let v = Some((http, Method::Dpi, 1.0));
+    let p = a.packet(flow(2, 5, v, false), 100, 1, || facts(None));
+    assert!(!p.bind_new, "not final before it settles");
+    let p = a.packet(flow(2, 5, v, true), 100, 2, || facts(None));
+    assert_eq!((p.bind, p.bind_new), (2, true));
+    let p = a.packet(flow(2, 5, v, true), 100, 3, || facts(None));
+    assert_eq!((p.bind, p.bind_new), (2, false));
+    // A reload that changes the action tells it again.
+    cell.replace(
+        Policy::from_toml(
+            "[[rule]]\nname=\"no-web\"\napp=\"HTTP\"\naction=\"mark\"\ndscp=\"EF\"",
+            &l,
+        )
+        .unwrap(),
+    );
+    a.begin_batch();
+    let p = a.packet(flow(3, 7, v, true), 100, 5, || facts(None));
+    assert_eq!((p.bind, p.bind_new), (0x40 | 46, true));
+    assert_eq!(bound_action(p.bind), Some(Action::Mark(46)));
+    let p = a.packet(flow(3, 7, v, true), 100, 6, || facts(None));
+    assert!(!p.bind_new);
+    // Another flow in the slot starts afresh.
+    let p = a.packet(flow(2, 6, v, true), 100, 7, || facts(None));
+    assert_eq!((p.bind, p.bind_new), (0x40 | 46, true));
+    // Without the hand-off nothing is final.
+    let mut b = Actor::new(cell, 8, false);
+    b.begin_batch();
+    let p = b.packet(flow(1, 1, v, true), 100, 1, || facts(None));
+    assert_eq!((p.bind, p.bind_new), (0, false));
+    assert_eq!(bound_action(0), None);
 }

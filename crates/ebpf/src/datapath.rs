@@ -158,6 +158,26 @@ impl Datapath {
         Ok(())
     }
 
+    /// Whether a program by this crate's name already runs at `hook` of `iface` through tcx
+    /// (another `wirespeed inline --datapath ebpf` on the interface, whose verdicts would mix
+    /// with ours): the kernel's list of the hook's tcx programs, by name (the kernel keeps its
+    /// first 15 bytes). False where tcx is not there (before Linux 6.6; a clsact filter is not
+    /// looked for).
+    pub fn attached_elsewhere(iface: &str, hook: Hook) -> Result<bool, Error> {
+        let tcx = KernelVersion::current()
+            .map(|v| v >= KernelVersion::new(6, 6, 0))
+            .unwrap_or(false);
+        if !tcx {
+            return Ok(false);
+        }
+        let (_, progs) = SchedClassifier::query_tcx(iface, hook.tc())
+            .map_err(|e| prog_err(&format!("listing the programs at {iface} {hook:?}"), e))?;
+        Ok(progs.iter().any(|p| {
+            let name = p.name();
+            !name.is_empty() && PROGRAM.as_bytes().starts_with(name)
+        }))
+    }
+
     /// Stop running the program at `hook` of `iface`. False if it was not attached there.
     /// A tcx link goes when its last descriptor closes: a child process forked meanwhile (and
     /// not yet executing its program, which closes the descriptor) delays that.

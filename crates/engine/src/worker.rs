@@ -189,6 +189,14 @@ impl<S: RecordSink> Worker<S> {
         ));
     }
 
+    /// Tell `e` of each flow's final action and of its end (after [`Worker::act`], with the
+    /// hand-off on): the eBPF data path of `inline`, which enforces outside the packet path.
+    pub fn enforce(&mut self, e: std::sync::Arc<dyn wirespeed_act::Enforce>) {
+        if let Some(a) = self.obs.act.as_mut() {
+            a.enforce = Some(e);
+        }
+    }
+
     /// Fold this worker's per-rule counters into its policy cell's totals (the end of a run).
     pub fn fold_act(&mut self) {
         if let Some(a) = self.obs.act.as_mut() {

@@ -7,6 +7,7 @@ use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
+use wirespeed_act::PacketAct;
 use wirespeed_capture::RawPacket;
 use wirespeed_engine::runtime::feed::MAX_BATCH;
 use wirespeed_engine::runtime::Feed;
@@ -37,6 +38,27 @@ pub struct LiveConfig {
     pub engine: EngineConfig,
     /// Publish the run's counters here as it goes (a metrics endpoint).
     pub metrics: Option<Arc<crate::metrics::RunStats>>,
+    /// Act on a policy while capturing (`inline --datapath ebpf`): None to only classify.
+    pub act: Option<CaptureAct>,
+}
+
+/// Acting on what is captured (`wirespeed inline --datapath ebpf`): the packets are copies,
+/// so nothing is done to them here; each flow's final action (where the NFQUEUE path hands a
+/// flow to the kernel) goes to `enforce`, which has the kernel act on the flow's later packets,
+/// and each such flow's end too. The rings then take only the packets each interface receives
+/// (its ingress, where the enforcing program runs; a forwarded packet is seen once).
+#[derive(Clone)]
+pub struct CaptureAct {
+    /// The policy, shared by the workers (replaced on SIGHUP).
+    pub policy: Arc<wirespeed_act::PolicyCell>,
+    /// Told of each flow's final action and of its end.
+    pub enforce: Arc<dyn wirespeed_act::Enforce>,
+}
+
+impl std::fmt::Debug for CaptureAct {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CaptureAct")
+    }
 }
 
 /// The kernel's counters of every ring, added up as the workers publish them (read by the status
@@ -104,6 +126,11 @@ pub fn run<S: RecordSink + Send>(
         .map(|_| RingFeed {
             rings: Vec::new(),
             kernel: kernel.clone(),
+            acts: if cfg.act.is_some() {
+                vec![PacketAct::default(); MAX_BATCH]
+            } else {
+                Vec::new()
+            },
         })
         .collect();
     for (k, iface) in cfg.ifaces.iter().enumerate() {
@@ -124,6 +151,14 @@ pub fn run<S: RecordSink + Send>(
                 };
                 io::Error::new(e.kind(), format!("{iface}: {e}{hint}"))
             })?;
+            if cfg.act.is_some() {
+                ring.ignore_outgoing().map_err(|e| {
+                    io::Error::new(
+                        e.kind(),
+                        format!("{iface}: capturing received packets alone (Linux 4.20): {e}"),
+                    )
+                })?;
+            }
             f.rings.push(Ring {
                 ring,
                 link,
@@ -157,6 +192,11 @@ pub fn run<S: RecordSink + Send>(
     };
     let mut session = Session::new(cfg.engine.clone(), par, sink, true);
     session.name_source(&cfg.ifaces.join(","));
+    if let Some(a) = &cfg.act {
+        // The hand-off on: a final action goes to the enforcer.
+        session.act(&a.policy, true);
+        session.enforce(&a.enforce);
+    }
     if let Some(m) = &cfg.metrics {
         session.publish_to(m.published().clone());
     }
@@ -234,6 +274,10 @@ struct Ring {
 struct RingFeed {
     rings: Vec<Ring>,
     kernel: Arc<Kernel>,
+    /// Acting ([`CaptureAct`]): a batch's slots for the engine's answers, which are not used
+    /// (the packets are copies; final actions reach the enforcer from the engine). Empty when
+    /// only classifying.
+    acts: Vec<PacketAct>,
 }
 
 impl RingFeed {
@@ -278,13 +322,22 @@ impl RingFeed {
 impl Feed for RingFeed {
     fn read(&mut self, each: &mut wirespeed_engine::runtime::feed::Each<'_>) -> io::Result<u64> {
         let mut n = 0u64;
+        let acts = &mut self.acts;
         for r in self.rings.iter_mut() {
             // A bounded number of blocks per ring and turn, so no interface starves another.
             for _ in 0..64 {
                 let Some(block) = r.ring.next_block() else {
                     break;
                 };
-                let (k, vlan) = process_block(block.bytes(), r.link, &mut |b| each(b, &mut []))?;
+                let (k, vlan) = process_block(block.bytes(), r.link, &mut |b| match acts
+                    .get_mut(..b.len())
+                {
+                    Some(a) if !a.is_empty() => {
+                        a.fill(PacketAct::default());
+                        each(b, a)
+                    }
+                    _ => each(b, &mut []),
+                })?;
                 drop(block);
                 n += k;
                 self.kernel.vlan_stripped.fetch_add(vlan, Ordering::Relaxed);

@@ -230,6 +230,18 @@ impl RxRing {
         Ok(ring)
     }
 
+    /// Deliver only the packets the interface receives, not those it sends (Linux 4.20): the
+    /// packets its ingress hook sees, each forwarded packet once on a router.
+    pub fn ignore_outgoing(&self) -> io::Result<()> {
+        let one: libc::c_int = 1;
+        setsockopt(
+            self.fd.as_raw_fd(),
+            libc::SOL_PACKET,
+            libc::PACKET_IGNORE_OUTGOING,
+            &one,
+        )
+    }
+
     /// The socket's descriptor (for `poll`).
     pub fn fd(&self) -> RawFd {
         self.fd.as_raw_fd()

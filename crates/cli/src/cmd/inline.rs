@@ -1,9 +1,11 @@
-//! `wirespeed inline`: act on the label inline, on packets from NFQUEUE, by a policy.
+//! `wirespeed inline`: act on the label inline, by a policy: on packets from NFQUEUE, or
+//! (`--datapath ebpf`, [`ebpf`]) on a copy of the traffic, a tc program enforcing each flow's
+//! final action from a map.
 
 use crate::args::{EngineArgs, TextFormat};
 use crate::config::{duration_arg, fits_in_memory, stop_flag};
 use crate::outputs::{self, serve_metrics, LiveOutputs};
-use clap::Args;
+use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -12,11 +14,36 @@ use wirespeed_engine::{EngineConfig, Summary};
 use wirespeed_export::Columns;
 use wirespeed_live::metrics::RunStats;
 
+mod ebpf;
+
+/// Where the policy's verdicts are carried out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum DatapathArg {
+    /// Every packet through this process (NFQUEUE, `--queue`) until its flow's action is
+    /// final, then the connection's mark and the rules of `--print-rules`.
+    Nfqueue,
+    /// A tc program on the ingress of `--interface` passes, drops or marks each flow by a map
+    /// this process writes once the flow's action is final; this process classifies a copy
+    /// of the traffic (AF_PACKET, as `live`). Needs a build with `--features ebpf`, root, and
+    /// a policy without rate limits.
+    Ebpf,
+}
+
 #[derive(Args)]
 pub(crate) struct InlineArgs {
+    /// Where verdicts are carried out: `nfqueue` (packets from `--queue`), or `ebpf` (a tc
+    /// program on the ingress of `--interface`, filled by this process as flows' actions
+    /// become final; packets before that pass; rate limits refused; docs/INLINE.md).
+    #[arg(long, value_enum, default_value = "nfqueue")]
+    datapath: DatapathArg,
+    /// With `--datapath ebpf`: the interfaces (comma-separated, or the option repeated) whose
+    /// ingress the program guards and whose received traffic is classified: on a router, every
+    /// interface traffic arrives on.
+    #[arg(short, long, value_delimiter = ',', value_name = "IF")]
+    interface: Vec<String>,
     /// NFQUEUE queue number, or a range `A:B` (one worker per queue; the kernel's
-    /// `--queue-balance` spreads connections over them).
-    #[arg(long, required_unless_present = "check")]
+    /// `--queue-balance` spreads connections over them). Needed by `--datapath nfqueue`.
+    #[arg(long)]
     queue: Option<String>,
     /// The policy (TOML, docs/INLINE.md). Reloaded on SIGHUP; counters and flows are kept.
     #[arg(long)]
@@ -125,6 +152,9 @@ fn run(a: &InlineArgs, cfg: EngineConfig, cols: Columns) -> Result<ExitCode, Str
     let policy = read_policy(&a.policy, cfg.rules.labels())?;
     let bypass = !a.no_bypass;
     if a.check {
+        if a.datapath == DatapathArg::Ebpf {
+            ebpf::enforceable(&policy)?;
+        }
         println!("rule\taction");
         for r in &policy.rules {
             println!("{}\t{}", r.name, r.action);
@@ -132,6 +162,35 @@ fn run(a: &InlineArgs, cfg: EngineConfig, cols: Columns) -> Result<ExitCode, Str
         println!("unclassified\t{}", policy.unclassified);
         println!("default\t{}", policy.default);
         return Ok(ExitCode::SUCCESS);
+    }
+    match a.datapath {
+        DatapathArg::Ebpf => {
+            for (given, what) in [
+                (a.queue.is_some(), "--queue"),
+                (a.print_rules, "--print-rules"),
+                (a.no_bypass, "--no-bypass"),
+            ] {
+                if given {
+                    return Err(format!(
+                        "{what} is for --datapath nfqueue; --datapath ebpf takes --interface"
+                    ));
+                }
+            }
+            if a.interface.is_empty() {
+                return Err("--datapath ebpf needs --interface IF (one or more)".into());
+            }
+            return ebpf::run(a, cfg, cols, policy);
+        }
+        DatapathArg::Nfqueue => {
+            if !a.interface.is_empty() {
+                return Err(
+                    "--interface is for --datapath ebpf; --datapath nfqueue takes --queue".into(),
+                );
+            }
+            if a.queue.is_none() {
+                return Err("--datapath nfqueue needs --queue N (or A:B)".into());
+            }
+        }
     }
     let queues = parse_queues(a.queue.as_deref().unwrap_or(""))?;
     fits_in_memory(&cfg, queues.len(), a.engine.max_flows)?;

@@ -116,6 +116,7 @@ fn run(a: &LiveArgs, cfg: EngineConfig, cols: Columns) -> Result<ExitCode, Strin
             .map(|d| duration_arg(d, "duration"))
             .transpose()?,
         metrics: a.metrics.map(|_| RunStats::live(cfg.rules.clone())),
+        act: None,
         engine: cfg,
     };
     let _metrics = serve_metrics(a.metrics, lc.metrics.as_ref(), a.quiet)?;

@@ -6,7 +6,7 @@ use crate::classify::{FlowExt, Stage};
 use crate::observe::{Cx, Observed, Observer, Packet};
 use crate::rules::Rules;
 use std::sync::Arc;
-use wirespeed_act::{Actor, Ended, FlowFacts, FlowRef, PacketAct, PolicyCell};
+use wirespeed_act::{Actor, Ended, Enforce, FlowEnds, FlowFacts, FlowRef, PacketAct, PolicyCell};
 use wirespeed_export::{ActFields, FlowRecord};
 use wirespeed_flow::Flow;
 
@@ -16,6 +16,22 @@ pub(crate) struct Inline {
     /// Payload inspection runs: a flow's classification is settled when it is done with the
     /// flow (else at once).
     dpi: bool,
+    /// Told of each flow's final action and of its end (`inline --datapath ebpf`), instead of
+    /// the packets' [`PacketAct::bind`] going to the kernel.
+    pub(crate) enforce: Option<Arc<dyn Enforce>>,
+}
+
+/// `f`'s end-points, client first (ports 0 for protocols other than TCP and UDP, as the eBPF
+/// program keys them).
+fn ends(f: &Flow<FlowExt>) -> FlowEnds {
+    let (c, s) = (f.client, f.server());
+    let ported = matches!(f.key.proto, 6 | 17);
+    let port = |i: usize| if ported { f.key.port[i] } else { 0 };
+    FlowEnds {
+        proto: f.key.proto,
+        client: (f.key.ip(c), port(c.index())),
+        server: (f.key.ip(s), port(s.index())),
+    }
 }
 
 impl Inline {
@@ -23,6 +39,7 @@ impl Inline {
         Inline {
             actor: Actor::new(cell, slots, bypass),
             dpi,
+            enforce: None,
         }
     }
 
@@ -61,7 +78,7 @@ impl Inline {
             verdict,
             settled,
         };
-        self.actor.packet(flow, len, ts, || {
+        let a = self.actor.packet(flow, len, ts, || {
             let (c, s) = (f.client, f.server());
             FlowFacts {
                 verdict,
@@ -70,7 +87,14 @@ impl Inline {
                 src: (f.key.ip(c), f.key.port[c.index()]),
                 dst: (f.key.ip(s), f.key.port[s.index()]),
             }
-        })
+        });
+        // Once per final action, never per packet.
+        if a.bind_new {
+            if let Some(e) = &self.enforce {
+                e.set(&ends(f), a.bind);
+            }
+        }
+        a
     }
 
     /// The record's fields for `e`.
@@ -116,6 +140,11 @@ impl Observer for Inline {
             self.actor.peek(slot, f.serial)
         };
         if let Some(e) = e {
+            if last && self.enforce.is_some() && self.actor.describe(&e).bound {
+                if let Some(x) = &self.enforce {
+                    x.remove(&ends(f));
+                }
+            }
             let this: &'r Self = self;
             rec.act = Some(this.fields(&e));
         }

@@ -204,6 +204,19 @@ impl<S: RecordSink + Send> Session<S> {
         }
     }
 
+    /// Every worker tells `e` of each flow's final action and of its end
+    /// ([`Worker::enforce`]; after [`Session::act`]).
+    pub fn enforce(&mut self, e: &std::sync::Arc<dyn wirespeed_act::Enforce>) {
+        match &mut self.run {
+            Run::One(w) => w.enforce(e.clone()),
+            Run::Many(p) => {
+                for w in p.workers.iter_mut() {
+                    w.enforce(e.clone());
+                }
+            }
+        }
+    }
+
     /// The run's rules (labels, tables, model).
     pub fn rules(&self) -> &Rules {
         &self.rules

@@ -1,0 +1,318 @@
+//! `wirespeed inline --datapath ebpf` (issue 39): the tc program of `wirespeed-ebpf` on the
+//! ingress of each `--interface`, the traffic those interfaces receive classified from a copy
+//! (the AF_PACKET capture of `live`), and the policy's actor as with NFQUEUE; where the NFQUEUE
+//! path would hand a flow to the kernel (its action is final), the flow's key goes into the
+//! program's map with the verdict, and leaves it when the flow ends. Rate limits are refused:
+//! the program cannot enforce them.
+
+use super::InlineArgs;
+use std::process::ExitCode;
+use wirespeed_act::{Action, Policy};
+use wirespeed_engine::EngineConfig;
+use wirespeed_export::Columns;
+
+/// Refuse a policy the eBPF data path cannot carry out (a rate limit, named), rather than let
+/// its flows pass unlimited.
+pub(super) fn enforceable(p: &Policy) -> Result<(), String> {
+    let named = p
+        .rules
+        .iter()
+        .map(|r| (r.name.as_str(), r.action))
+        .chain([("unclassified", p.unclassified), ("default", p.default)]);
+    for (name, action) in named {
+        if let Action::RateLimit { .. } = action {
+            return Err(format!(
+                "rule {name:?}: rate-limit cannot be enforced by --datapath ebpf yet (the tc \
+                 program passes, drops or marks); use --datapath nfqueue for this policy"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The run, once the policy is read and the options checked.
+pub(super) fn run(
+    a: &InlineArgs,
+    cfg: EngineConfig,
+    cols: Columns,
+    policy: Policy,
+) -> Result<ExitCode, String> {
+    enforceable(&policy)?;
+    imp::run(a, cfg, cols, policy)
+}
+
+#[cfg(not(all(feature = "ebpf", target_os = "linux")))]
+mod imp {
+    use super::*;
+
+    pub(super) fn run(
+        _: &InlineArgs,
+        _: EngineConfig,
+        _: Columns,
+        _: Policy,
+    ) -> Result<ExitCode, String> {
+        Err(
+            "--datapath ebpf: this wirespeed was built without the ebpf feature; build with \
+             --features ebpf (clang and libbpf-dev needed at build time, Linux)"
+                .into(),
+        )
+    }
+}
+
+#[cfg(all(feature = "ebpf", target_os = "linux"))]
+mod imp {
+    use super::super::read_policy;
+    use super::*;
+    use crate::config::{duration_arg, fits_in_memory, stop_flag};
+    use crate::outputs::{serve_metrics, LiveOutputs};
+    use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
+    use wirespeed_act::{bound_action, Enforce, FlowEnds, PolicyCell};
+    use wirespeed_ebpf::{Datapath, FlowKey, Hook, Verdict};
+    use wirespeed_engine::Summary;
+    use wirespeed_live::metrics::RunStats;
+
+    /// The program's map, written by the workers once per flow decision.
+    struct MapEnforcer {
+        dp: Mutex<Datapath>,
+        set: AtomicU64,
+        removed: AtomicU64,
+        failed: AtomicU64,
+        /// The first failure's words (the status line says it once).
+        first_failure: Mutex<Option<String>>,
+    }
+
+    impl MapEnforcer {
+        fn failed(&self, what: &str, e: impl std::fmt::Display) {
+            if self.failed.fetch_add(1, Ordering::Relaxed) == 0 {
+                if let Ok(mut f) = self.first_failure.lock() {
+                    *f = Some(format!("{what}: {e}"));
+                }
+            }
+        }
+
+        fn key(f: &FlowEnds) -> FlowKey {
+            FlowKey::new(f.client.0, f.client.1, f.server.0, f.server.1, f.proto)
+        }
+    }
+
+    impl Enforce for MapEnforcer {
+        fn set(&self, flow: &FlowEnds, code: u8) {
+            let v = match bound_action(code) {
+                Some(Action::Forward) => Verdict::Pass,
+                Some(Action::Drop) => Verdict::Drop,
+                Some(Action::Mark(d)) => Verdict::Dscp(d),
+                // Never a final action (rate limits are refused at start and at reload).
+                Some(Action::RateLimit { .. }) | None => return,
+            };
+            let r = match self.dp.lock() {
+                Ok(mut dp) => dp.set(&Self::key(flow), v),
+                Err(p) => p.into_inner().set(&Self::key(flow), v),
+            };
+            match r {
+                Ok(()) => {
+                    self.set.fetch_add(1, Ordering::Relaxed);
+                }
+                Err(e) => self.failed("writing a verdict", e),
+            }
+        }
+
+        fn remove(&self, flow: &FlowEnds) {
+            let r = match self.dp.lock() {
+                Ok(mut dp) => dp.remove(&Self::key(flow)),
+                Err(p) => p.into_inner().remove(&Self::key(flow)),
+            };
+            match r {
+                Ok(true) => {
+                    self.removed.fetch_add(1, Ordering::Relaxed);
+                }
+                // Evicted by the map's LRU already: nothing to do.
+                Ok(false) => {}
+                Err(e) => self.failed("removing a verdict", e),
+            }
+        }
+    }
+
+    pub(super) fn run(
+        a: &InlineArgs,
+        cfg: EngineConfig,
+        cols: Columns,
+        policy: Policy,
+    ) -> Result<ExitCode, String> {
+        fits_in_memory(&cfg, 1, a.engine.max_flows)?;
+        let mut ifaces: Vec<String> = Vec::new();
+        for i in &a.interface {
+            if !ifaces.contains(i) {
+                ifaces.push(i.clone());
+            }
+        }
+        for i in &ifaces {
+            // Two runs' verdicts on one hook would mix: the second is refused.
+            if Datapath::attached_elsewhere(i, Hook::Ingress).map_err(|e| e.to_string())? {
+                return Err(format!(
+                    "{i}: a wirespeed verdict program is already attached to its ingress \
+                     (another `wirespeed inline --datapath ebpf`?); stop that one first"
+                ));
+            }
+        }
+        let mut dp = Datapath::load().map_err(|e| format!("--datapath ebpf: {e}"))?;
+        for i in &ifaces {
+            // On failure `dp` is dropped, which detaches from those already attached.
+            dp.attach(i, Hook::Ingress)
+                .map_err(|e| format!("--datapath ebpf: {e}"))?;
+        }
+        let enforcer = Arc::new(MapEnforcer {
+            dp: Mutex::new(dp),
+            set: AtomicU64::new(0),
+            removed: AtomicU64::new(0),
+            failed: AtomicU64::new(0),
+            first_failure: Mutex::new(None),
+        });
+        let cell = PolicyCell::new(policy);
+        let labels = cfg.rules.clone();
+        let lc = wirespeed_live::LiveConfig {
+            ifaces: ifaces.clone(),
+            workers: 1,
+            pin: a.pin,
+            buffer_mb: 64,
+            filter: None,
+            user: None,
+            status_every: duration_arg(a.status, "status")?,
+            duration: a
+                .duration
+                .map(|d| duration_arg(d, "duration"))
+                .transpose()?,
+            metrics: a
+                .metrics
+                .map(|_| RunStats::inline(cfg.rules.clone(), cell.clone())),
+            act: Some(wirespeed_live::CaptureAct {
+                policy: cell.clone(),
+                enforce: enforcer.clone(),
+            }),
+            engine: cfg,
+        };
+        let _metrics = serve_metrics(a.metrics, lc.metrics.as_ref(), a.quiet)?;
+        let stop = stop_flag()?;
+        let reload = Arc::new(AtomicBool::new(false));
+        signal_hook::flag::register(signal_hook::consts::SIGHUP, reload.clone())
+            .map_err(|e| format!("signals: {e}"))?;
+        let quiet = a.quiet;
+        let status = |line: &str| {
+            if !quiet {
+                eprintln!("{line}");
+            }
+        };
+        let outs = LiveOutputs::start(
+            a.output.as_deref(),
+            a.format.into(),
+            cols,
+            a.ipfix.as_deref(),
+            a.kafka.as_deref(),
+            &stop,
+            lc.metrics.as_ref(),
+        )?;
+        let mut opened = outs.opener();
+        status(&format!(
+            "inline: ebpf: verdict program on the ingress of {}, {} rules",
+            ifaces.join(","),
+            cell.policy().rules.len()
+        ));
+        let done = AtomicBool::new(false);
+        let run = std::thread::scope(|sc| {
+            // SIGHUP: the policy read again, here rather than in the capture loop.
+            sc.spawn(|| {
+                while !done.load(Ordering::Relaxed) {
+                    std::thread::sleep(Duration::from_millis(50));
+                    if !reload.swap(false, Ordering::Relaxed) {
+                        continue;
+                    }
+                    match read_policy(&a.policy, labels.labels())
+                        .and_then(|p| enforceable(&p).map(|()| p))
+                    {
+                        Ok(p) => {
+                            let n = p.rules.len();
+                            cell.replace(p);
+                            status(&format!("inline: policy reloaded: {n} rules"));
+                        }
+                        Err(e) => status(&format!(
+                            "inline: policy not reloaded, the old one stays: {e}"
+                        )),
+                    }
+                }
+            });
+            let mut said_failure = false;
+            let r = wirespeed_live::run(&lc, outs.sink(), stop.clone(), &mut opened, &mut |l| {
+                status(l);
+                if !said_failure && enforcer.failed.load(Ordering::Relaxed) > 0 {
+                    said_failure = true;
+                    if let Ok(f) = enforcer.first_failure.lock() {
+                        status(&format!(
+                            "inline: ebpf: a map write failed (those flows pass; counted at the \
+                             end): {}",
+                            f.as_deref().unwrap_or("")
+                        ));
+                    }
+                }
+            });
+            done.store(true, Ordering::Relaxed);
+            r
+        });
+        let end = outs.finish(&run, quiet)?;
+        let o = run.map_err(|e| e.to_string())?;
+        // Every flow ended and its entry removed; the program detached (the map freed) when
+        // the enforcer goes, here.
+        let (flows_left, counters) = match enforcer.dp.lock() {
+            Ok(dp) => (dp.flows().ok(), dp.counters().ok()),
+            Err(_) => (None, None),
+        };
+        if !quiet {
+            let summary = Summary {
+                counters: o.counters,
+                categories: wirespeed_engine::app_categories(&o.apps, lc.engine.rules.labels()),
+                apps: o.apps,
+                files: Vec::new(),
+                elapsed_s: o.elapsed_s,
+                learn: o.learn,
+            };
+            eprint!("{}", summary.render(false));
+            eprintln!(
+                "ebpf: {} verdicts written, {} removed as their flows ended, {} map writes failed; \
+                 {} entries left at exit",
+                enforcer.set.load(Ordering::Relaxed),
+                enforcer.removed.load(Ordering::Relaxed),
+                enforcer.failed.load(Ordering::Relaxed),
+                flows_left.map_or("?".to_string(), |n| n.to_string()),
+            );
+            if let Some(c) = counters {
+                eprintln!(
+                    "ebpf program: {} packets without a verdict (passed), {} passed, {} dropped, \
+                     {} marked, {} not IP",
+                    c.no_entry, c.pass, c.drop, c.dscp, c.not_ip
+                );
+            }
+            eprintln!(
+                "capture: {} packets, {} lost with the ring full (their flows may be decided late)",
+                o.kernel.packets, o.kernel.drops
+            );
+            eprintln!(
+                "rule\taction\tflows\tpackets\tbytes\tdropped_pkts\tdropped_bytes\tmarked\tbound"
+            );
+            for (name, action, c) in cell.totals() {
+                eprintln!(
+                    "{name}\t{action}\t{}\t{}\t{}\t{}\t{}\t{}\t{}",
+                    c.flows,
+                    c.packets,
+                    c.bytes,
+                    c.dropped_packets,
+                    c.dropped_bytes,
+                    c.marked,
+                    c.bound
+                );
+            }
+        }
+        drop(lc);
+        drop(enforcer);
+        end.exit()
+    }
+}
