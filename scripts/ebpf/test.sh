@@ -3,7 +3,10 @@
 # (clang compiles bpf/verdict.c), checks the object with the kernel's verifier through bpftool
 # when bpftool is there, then runs the namespace test (crates/ebpf/tests/netns.rs): two
 # namespaces joined by a veth pair, 192.0.2.1/2 and 2001:db8::1/2, removed by the test even
-# when it fails. Needs root, clang, libbpf-dev, iproute2 and ping.
+# when it fails; and `wirespeed inline --datapath ebpf` itself (crates/cli/tests/it/inline/ebpf.rs):
+# a client, a router and a server (scripts/inline/topo.sh), a DNS flow dropped in the kernel once
+# named, its entry removed at the end, fail-open after kill -9. Needs root, clang, libbpf-dev,
+# iproute2, ping, python3 and bpftool.
 #
 #   sudo scripts/ebpf/test.sh        (CARGO_TARGET_DIR is honoured)
 set -eu
@@ -28,3 +31,4 @@ if command -v bpftool >/dev/null; then
     echo "verifier: accepted $obj"
 fi
 cargo test -p wirespeed-ebpf --features ebpf -- --include-ignored
+cargo test -p wirespeed --features ebpf --test it -- --include-ignored inline::ebpf

@@ -58,6 +58,10 @@ fn can_run(test: &str) -> bool {
     )
 }
 
+/// `--datapath ebpf` (issue 39), in the kernel: run by `scripts/ebpf/test.sh`.
+#[cfg(feature = "ebpf")]
+mod ebpf;
+
 /// The three namespaces; removed (with every process in them) on drop.
 struct Topo {
     name: String,
@@ -547,6 +551,59 @@ fn a_dropped_application_never_reaches_the_server_and_reload_keeps_counters() {
 
 /// `--check` on a policy that is not a regular file, or too large, or with a line or a name of
 /// megabytes (issue 33): a short error at once, exit 2; nothing here needs root.
+/// `--datapath ebpf` refuses a rate limit (`--check` too: before anything is attached), and,
+/// built without the `ebpf` feature, says how to build it; no root needed.
+#[test]
+fn ebpf_datapath_refuses_rate_limits_and_says_how_to_build_it() {
+    let policy = temp("ebpf-rate.toml");
+    std::fs::write(
+        &policy,
+        "[[rule]]\nname = \"slow-web\"\napp = \"HTTP\"\naction = \"rate-limit\"\nrate = \"1mbit\"\n",
+    )
+    .unwrap();
+    let run = |args: &[&str], p: &Path| {
+        let o = Command::new(bin())
+            .arg("inline")
+            .args(args)
+            .arg("--policy")
+            .arg(p)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    for args in [
+        &["--check", "--datapath", "ebpf"][..],
+        &["--datapath", "ebpf", "-i", "lo"][..],
+    ] {
+        let (code, err) = run(args, &policy);
+        assert_eq!(code, Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains("rule \"slow-web\": rate-limit cannot be enforced by --datapath ebpf"),
+            "{args:?}: {err}"
+        );
+    }
+    // NFQUEUE's options are not taken with it, nor is it without an interface.
+    let (code, err) = run(&["--datapath", "ebpf", "-i", "lo", "--queue", "0"], &policy);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--queue is for --datapath nfqueue"), "{err}");
+    let (code, err) = run(&["--datapath", "ebpf"], &policy);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("needs --interface"), "{err}");
+    if !cfg!(feature = "ebpf") {
+        std::fs::write(&policy, "").unwrap();
+        let (code, err) = run(&["--datapath", "ebpf", "-i", "lo"], &policy);
+        assert_eq!(code, Some(2), "{err}");
+        assert!(
+            err.contains("built without the ebpf feature; build with --features ebpf"),
+            "{err}"
+        );
+    }
+}
+
 #[test]
 fn check_refuses_devices_fifos_and_huge_policies_quickly() {
     let run = |p: &Path| {

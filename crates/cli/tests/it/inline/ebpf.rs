@@ -1,0 +1,310 @@
+//! `wirespeed inline --datapath ebpf` on real traffic (issue 39), in the three namespaces of
+//! `scripts/inline/topo.sh` (192.0.2.0/24 and 198.51.100.0/24 only): the binary attaches the
+//! tc program to both of the router's interfaces and classifies what they receive. A DNS
+//! client asks a tiny responder from one source port every 20 ms (one flow): answers come until
+//! the flow is named and its drop verdict written, then none (the map holds the flow's entry,
+//! read with bpftool through the process's own map descriptor); ping and HTTP pass meanwhile.
+//! A second run on the same interfaces is refused. SIGTERM: every entry removed (the summary
+//! says 0 left), the program detached, answers again. A second run cuts the flow again; after
+//! its `kill -9`, answers again (tcx links held only by the process go with it: fail-open).
+//! Every wait is on an event with `FAILSAFE` as its bound.
+//!
+//! Needs root, iproute2, python3, ping and bpftool, and the `ebpf` feature; ignored by default,
+//! run by `scripts/ebpf/test.sh`.
+
+use super::*;
+use std::io::Read;
+
+/// The responder: every datagram of 12 bytes or more to 198.51.100.1:53 comes back with the
+/// QR bit set (a DNS answer with no records).
+const DNSD: &str = "import socket
+s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM); s.bind(('198.51.100.1',53))
+while True:
+    d,a=s.recvfrom(2048)
+    if len(d)>=12:
+        r=bytearray(d); r[2]|=0x80; s.sendto(bytes(r),a)";
+
+/// The client: from 192.0.2.1:40053, a query for example.com every 20 ms, each followed by
+/// `answer N` or (after 50 ms) `lost N` on standard output; until killed.
+const DNSC: &str = "import socket,struct,time
+s=socket.socket(socket.AF_INET,socket.SOCK_DGRAM); s.bind(('192.0.2.1',40053)); s.settimeout(0.05)
+i=0
+while True:
+    time.sleep(0.02)
+    i=(i+1)&0xffff
+    s.sendto(struct.pack('>HHHHHH',i,0x0100,1,0,0,0)+b'\\x07example\\x03com\\x00'+struct.pack('>HH',1,1),('198.51.100.1',53))
+    try:
+        s.recv(2048); print('answer',i,flush=True)
+    except socket.timeout:
+        print('lost',i,flush=True)";
+
+/// The client's lines, read by a thread.
+struct Client {
+    _bg: Bg,
+    lines: mpsc::Receiver<bool>,
+}
+
+impl Client {
+    fn start(t: &Topo) -> Client {
+        let mut child = Command::new("ip")
+            .args(["netns", "exec", &t.ns('c'), "python3", "-c", DNSC])
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let out = child.stdout.take().unwrap();
+        let (tx, rx) = mpsc::channel();
+        std::thread::spawn(move || {
+            for l in BufReader::new(out).lines().map_while(Result::ok) {
+                if tx.send(l.starts_with("answer")).is_err() {
+                    break;
+                }
+            }
+        });
+        Client {
+            _bg: Bg(child),
+            lines: rx,
+        }
+    }
+
+    fn next(&self, what: &str) -> bool {
+        self.lines
+            .recv_timeout(FAILSAFE)
+            .unwrap_or_else(|_| panic!("the DNS client went quiet: {what}"))
+    }
+
+    /// Wait for `n` answers in a row (the flow passes).
+    fn answered(&self, n: usize, what: &str) {
+        let t = Instant::now();
+        let mut run = 0;
+        while run < n {
+            run = if self.next(what) { run + 1 } else { 0 };
+            assert!(t.elapsed() < FAILSAFE, "no {n} answers in a row: {what}");
+        }
+    }
+
+    /// Wait for `n` queries in a row lost (the flow is dropped).
+    fn cut(&self, n: usize, what: &str) {
+        let t = Instant::now();
+        let mut run = 0;
+        while run < n {
+            run = if self.next(what) { 0 } else { run + 1 };
+            assert!(t.elapsed() < FAILSAFE, "no {n} losses in a row: {what}");
+        }
+    }
+}
+
+/// `wirespeed inline --datapath ebpf` on the router's two interfaces, once ready.
+fn start(t: &Topo, policy: &Path, out: &Path) -> Inline {
+    let mut child = Command::new("ip")
+        .args([
+            "netns",
+            "exec",
+            &t.ns('r'),
+            bin(),
+            "inline",
+            "--datapath",
+            "ebpf",
+        ])
+        .args(["-i", &format!("{},{}", t.dev("r0"), t.dev("r1"))])
+        .args(["--status", "0", "--policy"])
+        .arg(policy)
+        .arg("-o")
+        .arg(out)
+        .stderr(Stdio::piped())
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let (tx, rx) = mpsc::channel();
+    let err = child.stderr.take().unwrap();
+    std::thread::spawn(move || {
+        for l in BufReader::new(err).lines().map_while(Result::ok) {
+            if tx.send(l).is_err() {
+                break;
+            }
+        }
+    });
+    let mut me = Inline {
+        child,
+        log: rx,
+        lines: Vec::new(),
+    };
+    me.wait_for("live: ready", FAILSAFE).unwrap();
+    me
+}
+
+/// The entries of the verdict map of process `pid` (found by its descriptors: the map of
+/// 40-byte keys and 4-byte values), as (protocol, the lower end-point's port, the higher's,
+/// action).
+fn verdicts(pid: u32) -> Vec<(u64, u16, u16, u64)> {
+    let mut id = None;
+    for e in std::fs::read_dir(format!("/proc/{pid}/fdinfo")).unwrap() {
+        let mut s = String::new();
+        let Ok(mut f) = std::fs::File::open(e.unwrap().path()) else {
+            continue;
+        };
+        let _ = f.read_to_string(&mut s);
+        let field = |k: &str| {
+            s.lines()
+                .find_map(|l| l.strip_prefix(k)?.trim().parse::<u64>().ok())
+        };
+        if field("key_size:") == Some(40) && field("value_size:") == Some(4) {
+            id = field("map_id:");
+        }
+    }
+    let id = id.unwrap_or_else(|| panic!("no verdict map among the descriptors of {pid}"));
+    let o = Command::new("bpftool")
+        .args(["-j", "map", "dump", "id", &id.to_string()])
+        .output()
+        .unwrap();
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    // The raw bytes (the BTF-formatted view is not there on every bpftool).
+    let bytes = |x: &serde_json::Value| -> Vec<u8> {
+        x.as_array()
+            .unwrap()
+            .iter()
+            .map(|b| u8::from_str_radix(b.as_str().unwrap().trim_start_matches("0x"), 16).unwrap())
+            .collect()
+    };
+    v.as_array()
+        .unwrap()
+        .iter()
+        .map(|e| {
+            let k = bytes(&e["key"]);
+            let val = bytes(&e["value"]);
+            (
+                u64::from(k[36]),
+                u16::from_be_bytes([k[32], k[33]]),
+                u16::from_be_bytes([k[34], k[35]]),
+                u64::from(val[0]),
+            )
+        })
+        .collect()
+}
+
+/// The DNS flow's entry: UDP, ports 53 and 40053, drop.
+fn dns_dropped(v: &[(u64, u16, u16, u64)]) -> bool {
+    v.iter().any(|&(p, a, b, act)| {
+        p == 17 && [a, b].contains(&53) && [a, b].contains(&40053) && act == 1
+    })
+}
+
+fn ping(t: &Topo) -> bool {
+    t.run(
+        'c',
+        &["ping", "-c", "3", "-i", "0.2", "-W", "2", "198.51.100.1"],
+    )
+    .status
+    .success()
+}
+
+#[test]
+#[ignore = "needs root, namespaces and a BPF program: scripts/ebpf/test.sh runs it"]
+fn ebpf_drops_a_named_flow_in_the_kernel_and_fails_open() {
+    if !crate::common::netns::can_run(
+        "inline --datapath ebpf",
+        &["ip", "python3", "ping", "bpftool"],
+    ) {
+        return;
+    }
+    let t = Topo::new("e");
+    let _dnsd = t.spawn('s', &["python3", "-c", DNSD]);
+    t.wait_listening('s', "udp", 53);
+    let _web = t.http_server(&[]);
+    let policy = temp("ebpf.toml");
+    std::fs::write(
+        &policy,
+        "[[rule]]\nname = \"no-dns\"\napp = \"DNS\"\naction = \"drop\"\n",
+    )
+    .unwrap();
+    let out = temp("ebpf.json");
+    let client = Client::start(&t);
+    client.answered(5, "before wirespeed");
+
+    let w = start(&t, &policy, &out);
+    // Named from its next query, the flow's verdict written: no answer any more.
+    client.cut(25, "after the verdict");
+    let pid = w.child.id();
+    let v = verdicts(pid);
+    assert!(dns_dropped(&v), "the map holds the DNS flow's drop: {v:?}");
+    // Other applications pass meanwhile: ICMP, and HTTP (its own entry, pass).
+    assert!(ping(&t), "ping through the router");
+    assert_eq!(http_get(&t, "http://198.51.100.1:8080/"), Some(200));
+    client.cut(5, "still dropped");
+    // The HTTP connection closed: its record written, its entry removed (waited for).
+    wait_until("the HTTP flow's entry removed when it ended", || {
+        !verdicts(pid)
+            .iter()
+            .any(|&(p, a, b, _)| p == 6 && (a == 8080 || b == 8080))
+    });
+
+    // A second run on the same interfaces is refused, and changes nothing (were it not, it
+    // would end by itself).
+    let o = t.run(
+        'r',
+        &[
+            bin(),
+            "inline",
+            "--duration",
+            "3",
+            "--datapath",
+            "ebpf",
+            "-i",
+            &t.dev("r0"),
+            "--policy",
+            policy.to_str().unwrap(),
+        ],
+    );
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(!o.status.success(), "{err}");
+    assert!(err.contains("already attached"), "{err}");
+    client.cut(5, "after the refused second run");
+
+    // SIGTERM: every entry removed as its flow ended, the program detached.
+    let log = w.stop();
+    let left = log
+        .lines()
+        .find(|l| l.starts_with("ebpf: "))
+        .unwrap_or_else(|| panic!("{log}"));
+    let n: Vec<u64> = left
+        .split(|c: char| !c.is_ascii_digit())
+        .filter_map(|x| x.parse().ok())
+        .collect();
+    assert!(n.len() >= 4 && n[0] >= 3, "{left}");
+    assert_eq!(
+        (n[1], n[2], n[3]),
+        (n[0], 0, 0),
+        "written = removed, none failed, none left: {left}"
+    );
+    assert!(
+        log.lines().any(|l| l.starts_with("ebpf program: ")
+            && l.split(", ")
+                .any(|x| x.ends_with(" dropped") && !x.starts_with("0 "))),
+        "the program dropped packets: {log}"
+    );
+    client.answered(5, "after SIGTERM: detached");
+    let recs = std::fs::read_to_string(&out).unwrap();
+    let dns: Vec<serde_json::Value> = recs
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|r: &serde_json::Value| r["app"] == "DNS")
+        .collect();
+    assert_eq!(dns.len(), 1, "{recs}");
+    assert_eq!(dns[0]["rule"], "no-dns");
+    assert_eq!(dns[0]["action"], "drop");
+    assert_eq!(dns[0]["bound"], true);
+    assert!(dns[0]["dropped_pkts"].as_u64().unwrap() >= 25, "{}", dns[0]);
+
+    // Again, then kill -9: the links go with the process; everything passes.
+    let w = start(&t, &policy, &temp("ebpf2.json"));
+    client.cut(25, "second run");
+    assert!(Command::new("kill")
+        .args(["-9", &w.child.id().to_string()])
+        .status()
+        .unwrap()
+        .success());
+    client.answered(5, "after kill -9: fail-open");
+    assert!(ping(&t));
+    drop(w);
+}
