@@ -1,4 +1,4 @@
-//! The eBPF data path of `wirespeed inline` (issue 39, first step): the kernel enforces, user
+//! The eBPF data path of `wirespeed inline --datapath ebpf` (issue 39): the kernel enforces, user
 //! space classifies. `bpf/verdict.c` is a tc classifier on the forwarding interfaces that looks
 //! each packet's flow up in a bounded map (LRU hash, [`MAX_FLOWS`] entries) and drops it,
 //! writes a DSCP into it (IPv4 checksum kept right) or passes it; a flow with no entry passes
