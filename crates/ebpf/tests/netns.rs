@@ -301,10 +301,30 @@ fn verdicts_in_the_kernel(how: Attach, tag: &str) {
     // (a) The verifier accepts the program; it runs on both hooks of wsa0.
     let mut dp = Datapath::load().unwrap_or_else(|e| panic!("{e}"));
     let mut dp = in_ns(&a, move || {
+        // Nothing of ours there yet (a second run's check, `inline --datapath ebpf`).
+        assert!(!Datapath::attached_elsewhere("wsa0", Hook::Ingress).unwrap());
         dp.attach_with("wsa0", Hook::Egress, how)
             .unwrap_or_else(|e| panic!("{e}"));
         dp.attach_with("wsa0", Hook::Ingress, how)
             .unwrap_or_else(|e| panic!("{e}"));
+        // Seen where tcx is (the clsact path is not looked at).
+        let tcx = how != Attach::Clsact
+            && Command::new("uname")
+                .arg("-r")
+                .output()
+                .ok()
+                .and_then(|o| {
+                    let r = String::from_utf8_lossy(&o.stdout).to_string();
+                    let mut v = r.split(|c: char| !c.is_ascii_digit());
+                    let major: u32 = v.next()?.parse().ok()?;
+                    let minor: u32 = v.next()?.parse().ok()?;
+                    Some((major, minor) >= (6, 6))
+                })
+                .unwrap_or(false);
+        assert_eq!(
+            Datapath::attached_elsewhere("wsa0", Hook::Ingress).unwrap(),
+            tcx
+        );
         dp
     });
     // Not all zero: IPv6 may be sending its first router and multicast listener messages.
