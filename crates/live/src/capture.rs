@@ -142,6 +142,8 @@ pub fn run<S: RecordSink + Send>(
                 blocks,
                 cfg.filter.as_deref(),
                 (n > 1).then_some(group_base.wrapping_add(k as u16)),
+                // Acting: what the interface receives, where the enforcing program runs.
+                cfg.act.is_some(),
             )
             .map_err(|e| {
                 let hint = if e.kind() == io::ErrorKind::PermissionDenied {
@@ -151,14 +153,6 @@ pub fn run<S: RecordSink + Send>(
                 };
                 io::Error::new(e.kind(), format!("{iface}: {e}{hint}"))
             })?;
-            if cfg.act.is_some() {
-                ring.ignore_outgoing().map_err(|e| {
-                    io::Error::new(
-                        e.kind(),
-                        format!("{iface}: capturing received packets alone (Linux 4.20): {e}"),
-                    )
-                })?;
-            }
             f.rings.push(Ring {
                 ring,
                 link,

@@ -171,13 +171,15 @@ impl RxRing {
     /// Open a ring of `block_nr` blocks of `block_size` bytes (a power of two, multiple of the
     /// page size) on interface `iface`, with `filter` attached before any packet arrives, and join
     /// fanout group `fanout` (hash mode: both directions of a flow go to one socket; fragments
-    /// are reassembled for the hash) when given.
+    /// are reassembled for the hash) when given; `received_only`: none of the packets the
+    /// interface sends (`PACKET_IGNORE_OUTGOING`, Linux 4.20).
     pub fn open(
         iface: &str,
         block_size: usize,
         block_nr: usize,
         filter: Option<&[BpfInsn]>,
         fanout: Option<u16>,
+        received_only: bool,
     ) -> io::Result<RxRing> {
         let index = ifindex(iface)?;
         let proto = libc::ETH_P_ALL as u16;
@@ -221,6 +223,17 @@ impl RxRing {
             block_nr,
             next: 0,
         };
+        if received_only {
+            // Only what the interface receives (its ingress; a forwarded packet once on a
+            // router), set before the socket is bound so that no sent packet gets in.
+            let one: libc::c_int = 1;
+            setsockopt(raw, libc::SOL_PACKET, libc::PACKET_IGNORE_OUTGOING, &one).map_err(|e| {
+                io::Error::new(
+                    e.kind(),
+                    format!("capturing received packets alone (Linux 4.20): {e}"),
+                )
+            })?;
+        }
         bind(raw, index, proto)?;
         if let Some(group) = fanout {
             let arg: u32 = u32::from(group)
@@ -228,18 +241,6 @@ impl RxRing {
             setsockopt(raw, libc::SOL_PACKET, libc::PACKET_FANOUT, &arg)?;
         }
         Ok(ring)
-    }
-
-    /// Deliver only the packets the interface receives, not those it sends (Linux 4.20): the
-    /// packets its ingress hook sees, each forwarded packet once on a router.
-    pub fn ignore_outgoing(&self) -> io::Result<()> {
-        let one: libc::c_int = 1;
-        setsockopt(
-            self.fd.as_raw_fd(),
-            libc::SOL_PACKET,
-            libc::PACKET_IGNORE_OUTGOING,
-            &one,
-        )
     }
 
     /// The socket's descriptor (for `poll`).
