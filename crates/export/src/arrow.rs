@@ -9,7 +9,7 @@
 //! (`crate::parquet`) encodes the same builders' arrays as row groups.
 
 use crate::format::{Columns, Fmt};
-use crate::{l4_name, FlowRecord, RecordSink, META_FIELDS, NUMERIC_META};
+use crate::{l4_name, numeric_meta, FlowRecord, RecordSink, META_FIELDS};
 use arrow_array::builder::{
     BooleanBuilder, Float64Builder, Int32Builder, ListBuilder, StringBuilder,
     TimestampMicrosecondBuilder, UInt16Builder, UInt32Builder, UInt64Builder, UInt8Builder,
@@ -142,7 +142,7 @@ pub(crate) fn column(name: &str) -> (Kind, bool) {
         return (k, true);
     }
     if let Some(i) = META_FIELDS.iter().position(|f| *f == name) {
-        let k = if NUMERIC_META & (1 << i) != 0 {
+        let k = if numeric_meta(i) {
             U32
         } else if DICT_META.contains(&name) {
             Dict
@@ -685,7 +685,7 @@ pub(crate) fn append(cols: &mut [Builder], r: &FlowRecord<'_>, c: &Columns, scra
     row.opt(r.stats_class);
     row.float((!r.stats_app.is_empty()).then(|| conf(r.stats_score)));
     for (i, v) in r.meta.iter().enumerate() {
-        if NUMERIC_META & (1 << i) != 0 {
+        if numeric_meta(i) {
             row.int(meta_num(v));
         } else {
             row.opt(v);

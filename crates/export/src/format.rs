@@ -13,8 +13,8 @@ use crate::out::{
     json_keys, json_room, Cursor, Out, Padded, Padded48, TsDigits, IP_ROOM, TS_ROOM, UINT_ROOM,
 };
 use crate::{
-    l4_name, FlowRecord, ACT_FIELDS, CORE_FIELDS, CORE_TAIL, DIST_FIELDS, META_COUNT, META_FIELDS,
-    META_JSON_NULLS, NUMERIC_META, SPLT_FIELDS, STATS_FIELDS, TCP_FIELDS,
+    l4_name, numeric_meta, FlowRecord, ACT_FIELDS, CORE_FIELDS, CORE_TAIL, DIST_FIELDS, META_COUNT,
+    META_FIELDS, META_JSON_NULLS, SPLT_FIELDS, STATS_FIELDS, TCP_FIELDS,
 };
 use std::io::{self, Write};
 use std::net::IpAddr;
@@ -1255,7 +1255,7 @@ unsafe fn meta_fields<S: Syntax, const SEL: bool>(
             m.set(first + i, o.at());
         }
         key::<S>(o, &META_KEYS[i]);
-        if NUMERIC_META & (1 << i) != 0 {
+        if numeric_meta(i) {
             S::opt_num(o, v);
         } else {
             S::str(o, v);

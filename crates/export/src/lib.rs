@@ -373,8 +373,18 @@ meta_fields!(
 );
 
 /// Metadata fields written as numbers (bit i: `META_FIELDS[i]`): `http_status`, `dns_qtype`,
-/// `dns_rcode`, `tls_cipher`.
-pub(crate) const NUMERIC_META: u32 = 1 << 9 | 1 << 11 | 1 << 12 | 1 << 25;
+/// `dns_rcode`, `tls_cipher`. Read through [`numeric_meta`].
+const NUMERIC_META: u64 = 1 << 9 | 1 << 11 | 1 << 12 | 1 << 25;
+
+// One bit a field: the mask must be wide enough for every field (it was a u32 while the 33rd
+// field was added: `1 << 32` overflowed, a panic in debug builds, and in release read bit 0).
+const _: () = assert!(META_COUNT <= u64::BITS as usize);
+
+/// Whether metadata field `i` (`META_FIELDS[i]`) is written as a number.
+#[inline(always)]
+pub(crate) const fn numeric_meta(i: usize) -> bool {
+    i < META_COUNT && NUMERIC_META & (1 << i) != 0
+}
 
 /// The record's fields in output order (CSV header). `source` and `pcap` come first and only when
 /// the writer was built with `with_source`.
@@ -847,7 +857,7 @@ pub(crate) mod tests {
         assert_eq!(v["flow_id"], 7);
         assert_eq!(v["tunnel"], serde_json::Value::Null, "no tunnel is absent");
         let numeric: Vec<&str> = (0..META_COUNT)
-            .filter(|i| NUMERIC_META & (1 << i) != 0)
+            .filter(|&i| numeric_meta(i))
             .map(|i| META_FIELDS[i])
             .collect();
         assert_eq!(

@@ -5,7 +5,7 @@
 #![allow(dead_code)]
 
 use crate::format::Columns;
-use crate::{l4_name, FlowRecord, META_COUNT, META_FIELDS, NUMERIC_META};
+use crate::{l4_name, numeric_meta, FlowRecord, META_COUNT, META_FIELDS};
 use std::io::Write;
 use std::net::IpAddr;
 use wirespeed_classify::LabelEntry;
@@ -379,7 +379,7 @@ pub(crate) fn record<S: Syntax>(b: &mut Vec<u8>, r: &FlowRecord<'_>, cols: &Colu
             } else {
                 b.push(b',');
             }
-            if NUMERIC_META & (1 << i) != 0 {
+            if numeric_meta(i) {
                 S::opt_num(b, v);
             } else {
                 S::opt_str(b, v);

@@ -20,8 +20,8 @@ use crate::format::{
 };
 use crate::out::{Cursor, Out, Padded};
 use crate::{
-    l4_name, FlowRecord, ACT_FIELDS, COMMUNITY_FIELD, CORE_FIELDS, CORE_TAIL, DIST_FIELDS,
-    FEATURE_FIELDS, META_FIELDS, NUMERIC_META, STATS_FIELDS, TCP_FIELDS, TUNNEL_PARENT_FIELD,
+    l4_name, numeric_meta, FlowRecord, ACT_FIELDS, COMMUNITY_FIELD, CORE_FIELDS, CORE_TAIL,
+    DIST_FIELDS, FEATURE_FIELDS, META_FIELDS, STATS_FIELDS, TCP_FIELDS, TUNNEL_PARENT_FIELD,
 };
 
 /// How a writer writes the columns it keeps.
@@ -381,7 +381,7 @@ unsafe fn value<S: Syntax>(
         },
         Col::Meta(i) => {
             let v = r.meta[usize::from(i)];
-            if NUMERIC_META & (1 << i) != 0 {
+            if numeric_meta(usize::from(i)) {
                 S::opt_num(o, v);
             } else {
                 S::opt_str(o, v);
