@@ -4,6 +4,10 @@
 #   kernel        the router forwards, no firewall rule
 #   inline        `wirespeed inline` with a 20-rule policy, flows handed to the kernel once final
 #   inline-nobypass  the same, every packet through wirespeed
+#   inline-ebpf   `wirespeed inline --datapath ebpf` (issue 39): the tc program on the router's
+#                 two interfaces enforces each flow's verdict from its map, wirespeed classifies
+#                 a copy (AF_PACKET); needs a binary built with `--features ebpf` (else the row
+#                 says so)
 # For each: iperf3 TCP (one stream, 5 s), ping's median round trip (500 pings, 2 ms apart), and
 # the packets per second the server receives of 64-byte frames (UDP, 18-byte payload, iperf3
 # sending as fast as it can for 5 s).
@@ -63,3 +67,18 @@ for mode in "" --no-bypass; do
     kill -TERM $pid; wait $pid || true
     grep -E '^queue:' "$tmp/log" | cut -c1-160 >&2
 done
+# The eBPF data path: no firewall rule; the program on the router's ingress, verdicts from the
+# copy of the traffic that wirespeed classifies.
+rules none
+ip netns exec $n-r "$W" inline --datapath ebpf -i "$n-r0,$n-r1" --policy "$tmp/policy.toml" \
+    -o /dev/null --status 0 2> "$tmp/log" &
+pid=$!
+sleep 1
+if kill -0 $pid 2>/dev/null; then
+    row "inline-ebpf"
+    kill -TERM $pid; wait $pid || true
+    grep -E 'ebpf' "$tmp/log" | cut -c1-200 >&2
+else
+    wait $pid || true
+    echo "inline-ebpf	(not run: $(head -c 160 "$tmp/log"))"
+fi
