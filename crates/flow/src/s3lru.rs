@@ -115,7 +115,7 @@ mod tests {
         // Misses enter the probationary segment (2 ways) only: from the third on, each
         // evicts the oldest newcomer; the upper segments stay free for flows that return.
         for n in 1..=8u64 {
-            let ev = (n > 2).then_some(n as u32 - 2);
+            let ev = (n > 2).then(|| n as u32 - 2);
             assert_eq!(c.access(k(n), n as u32), Access::Inserted(ev));
         }
         assert!(c.contains(k(8)) && c.contains(k(7)));
