@@ -115,6 +115,32 @@ fn parse_queues(s: &str) -> Result<Vec<u16>, String> {
     Ok((a..=b).collect())
 }
 
+/// SIGHUP asked for a reload (`reload` set): the policy read again from `path` and, when
+/// `check` accepts it, put in `cell`; either way the status line says what happened (a policy
+/// that cannot be read or is refused leaves the old one).
+fn reload_policy(
+    reload: &AtomicBool,
+    path: &Path,
+    labels: &wirespeed_classify::Labels,
+    cell: &wirespeed_act::PolicyCell,
+    check: fn(&wirespeed_act::Policy) -> Result<(), String>,
+    status: &dyn Fn(&str),
+) {
+    if !reload.swap(false, Ordering::Relaxed) {
+        return;
+    }
+    match read_policy(path, labels).and_then(|p| check(&p).map(|()| p)) {
+        Ok(p) => {
+            let n = p.rules.len();
+            cell.replace(p);
+            status(&format!("inline: policy reloaded: {n} rules"));
+        }
+        Err(e) => status(&format!(
+            "inline: policy not reloaded, the old one stays: {e}"
+        )),
+    }
+}
+
 fn read_policy(
     path: &Path,
     labels: &wirespeed_classify::Labels,
@@ -259,18 +285,14 @@ fn run(a: &InlineArgs, cfg: EngineConfig, cols: Columns) -> Result<ExitCode, Str
         }
     };
     let mut tick = || {
-        if reload.swap(false, Ordering::Relaxed) {
-            match read_policy(&policy_path, labels.labels()) {
-                Ok(p) => {
-                    let n = p.rules.len();
-                    cell.replace(p);
-                    status(&format!("inline: policy reloaded: {n} rules"));
-                }
-                Err(e) => status(&format!(
-                    "inline: policy not reloaded, the old one stays: {e}"
-                )),
-            }
-        }
+        reload_policy(
+            &reload,
+            &policy_path,
+            labels.labels(),
+            &cell,
+            |_| Ok(()),
+            &status,
+        )
     };
     let run = wirespeed_live::inline::run(
         &ic,

@@ -61,7 +61,7 @@ mod imp {
 
 #[cfg(all(feature = "ebpf", target_os = "linux"))]
 mod imp {
-    use super::super::read_policy;
+    use super::super::reload_policy;
     use super::*;
     use crate::config::{duration_arg, fits_in_memory, stop_flag};
     use crate::outputs::{serve_metrics, LiveOutputs};
@@ -224,21 +224,14 @@ mod imp {
             sc.spawn(|| {
                 while !done.load(Ordering::Relaxed) {
                     std::thread::sleep(Duration::from_millis(50));
-                    if !reload.swap(false, Ordering::Relaxed) {
-                        continue;
-                    }
-                    match read_policy(&a.policy, labels.labels())
-                        .and_then(|p| enforceable(&p).map(|()| p))
-                    {
-                        Ok(p) => {
-                            let n = p.rules.len();
-                            cell.replace(p);
-                            status(&format!("inline: policy reloaded: {n} rules"));
-                        }
-                        Err(e) => status(&format!(
-                            "inline: policy not reloaded, the old one stays: {e}"
-                        )),
-                    }
+                    reload_policy(
+                        &reload,
+                        &a.policy,
+                        labels.labels(),
+                        &cell,
+                        enforceable,
+                        &status,
+                    );
                 }
             });
             let mut said_failure = false;
