@@ -183,7 +183,7 @@ impl Inline {
 
     /// On the queues `queue` (`N` or `A:B`).
     fn start_on(t: &Topo, queue: &str, policy: &Path, out: &Path, extra: &[&str]) -> Inline {
-        let mut child = Command::new("ip")
+        let child = Command::new("ip")
             .args([
                 "netns",
                 "exec",
@@ -202,6 +202,11 @@ impl Inline {
             .stdout(Stdio::null())
             .spawn()
             .unwrap();
+        Inline::spawned(child, "inline: ready")
+    }
+
+    /// A started run, its status lines read on a thread of their own, once it says `ready`.
+    fn spawned(mut child: Child, ready: &str) -> Inline {
         let (tx, rx) = mpsc::channel();
         let err = child.stderr.take().unwrap();
         std::thread::spawn(move || {
@@ -216,7 +221,7 @@ impl Inline {
             log: rx,
             lines: Vec::new(),
         };
-        me.wait_for("inline: ready", FAILSAFE).unwrap();
+        me.wait_for(ready, FAILSAFE).unwrap();
         me
     }
     fn wait_for(&mut self, what: &str, limit: Duration) -> Result<(), String> {

@@ -98,7 +98,7 @@ impl Client {
 
 /// `wirespeed inline --datapath ebpf` on the router's two interfaces, once ready.
 fn start(t: &Topo, policy: &Path, out: &Path) -> Inline {
-    let mut child = Command::new("ip")
+    let child = Command::new("ip")
         .args([
             "netns",
             "exec",
@@ -117,22 +117,7 @@ fn start(t: &Topo, policy: &Path, out: &Path) -> Inline {
         .stdout(Stdio::null())
         .spawn()
         .unwrap();
-    let (tx, rx) = mpsc::channel();
-    let err = child.stderr.take().unwrap();
-    std::thread::spawn(move || {
-        for l in BufReader::new(err).lines().map_while(Result::ok) {
-            if tx.send(l).is_err() {
-                break;
-            }
-        }
-    });
-    let mut me = Inline {
-        child,
-        log: rx,
-        lines: Vec::new(),
-    };
-    me.wait_for("live: ready", FAILSAFE).unwrap();
-    me
+    Inline::spawned(child, "live: ready")
 }
 
 /// The entries of the verdict map of process `pid` (found by its descriptors: the map of
