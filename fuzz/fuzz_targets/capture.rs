@@ -47,4 +47,22 @@ fuzz_target!(|data: &[u8]| {
     }
     assert_eq!(n, batched);
     assert_eq!(it_errored, errored);
+    // A guessed record in the middle (pcap): inside the file; a reader from it ends, and a
+    // reader from the start stopped at it lands on it or past it, never reads beyond it.
+    if let Some(at) = file.record_near(file.len() / 2) {
+        assert!(at < file.len());
+        let from_there = file.reader_at(at).unwrap().count();
+        assert!(from_there <= data.len() / 16 + 1);
+        let mut head = file.reader();
+        head.stop_at(at);
+        let mut k = 0usize;
+        while let Ok(m) = head.next_batch(&mut batch, 32) {
+            batch.clear();
+            if m == 0 {
+                break;
+            }
+            k += m;
+        }
+        assert!(k <= n);
+    }
 });

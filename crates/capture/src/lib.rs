@@ -113,6 +113,9 @@ impl std::error::Error for CaptureError {}
 /// How far ahead of the reader its cache lines are prefetched (see `PacketReader::prefetch_ahead`).
 pub(crate) const PREFETCH_AHEAD: usize = 4096;
 
+/// How far past its starting point [`CaptureFile::record_near`] looks for a record.
+const NEAR_REACH: usize = 1 << 20;
+
 /// The file format, as decided from the magic number when the file is opened.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Format {
@@ -352,10 +355,63 @@ impl CaptureFile {
             Format::Pcap { .. } => 24,
             Format::Pcapng => 0,
         };
+        self.reader_from(pos)
+    }
+
+    /// A reader over a classic pcap file's records from offset `at`, taken to be where a
+    /// record starts: what it reads is what a reader from the start reads past `at` if one of
+    /// its records starts there (a record's reading depends only on the file's header). `None`
+    /// for pcapng, whose blocks depend on the interfaces described before them, and for an
+    /// offset inside the file's header or past its end. For splitting one pass over a file
+    /// between threads, with [`CaptureFile::record_near`] and [`PacketReader::stop_at`].
+    pub fn reader_at(&self, at: u64) -> Option<PacketReader<'_>> {
+        let at = usize::try_from(at).ok()?;
+        match self.format {
+            Format::Pcap { .. } if (24..=self.data.bytes().len()).contains(&at) => {
+                Some(self.reader_from(at))
+            }
+            _ => None,
+        }
+    }
+
+    /// Where a record of a classic pcap file plausibly starts, at or after `from` and within
+    /// 1 MiB of it: the first offset from which 16 records follow one another
+    /// with plausible headers (fraction of a second below one second, lengths the reader
+    /// accepts, captured no longer than on the wire) or run exactly to the end of the file. A
+    /// guess, not a fact: bytes of a packet can look like a chain of records. A caller trusts
+    /// it only once a reader from the start lands on it ([`PacketReader::stop_at`]). `None`
+    /// for pcapng and when nothing within reach looks like a record.
+    pub fn record_near(&self, from: u64) -> Option<u64> {
+        let Format::Pcap {
+            big_endian,
+            nanos,
+            max_caplen,
+            lens,
+            ..
+        } = self.format
+        else {
+            return None;
+        };
+        let b = self.data.bytes();
+        let from = usize::try_from(from).ok()?.max(24);
+        let last = from.saturating_add(NEAR_REACH).min(b.len());
+        let shape = pcap::Shape {
+            be: big_endian,
+            nanos,
+            max_caplen,
+            lens,
+        };
+        (from..last)
+            .find(|&at| shape.chain(b, at))
+            .map(|at| at as u64)
+    }
+
+    fn reader_from(&self, pos: usize) -> PacketReader<'_> {
         PacketReader {
             file: self,
             bytes: self.data.bytes(),
             pos,
+            end: usize::MAX,
             be: false,
             ifaces: Vec::new(),
             pending: None,
@@ -414,6 +470,8 @@ pub struct PacketReader<'a> {
     bytes: &'a [u8],
     /// Offset of the next record or block.
     pos: usize,
+    /// No record at or past this offset is read ([`PacketReader::stop_at`]).
+    end: usize,
     /// pcapng: the current section is big-endian.
     be: bool,
     /// pcapng: interfaces of the current section (grows only when an IDB is read).
@@ -494,7 +552,7 @@ impl<'a> PacketReader<'a> {
             self.populated = from + POPULATE_STEP;
         }
         let mut n = 0;
-        while n < max && !self.done {
+        while n < max && !self.done && self.pos < self.end {
             self.prefetch_ahead();
             match self.next_packet() {
                 Ok(Some(p)) => {
@@ -540,6 +598,14 @@ impl<'a> PacketReader<'a> {
     pub fn shared(mut self) -> Self {
         self.own_pages = false;
         self
+    }
+
+    /// Read no record that starts at or past offset `end`: once there, the reader answers
+    /// `Ok(0)` (and the iterator `None`) as at the end of the file, with [`PacketReader::position`]
+    /// exactly `end` if a record ends there, past it if the last record read spans it. Another
+    /// call moves the limit (`u64::MAX`: none) and reading goes on.
+    pub fn stop_at(&mut self, end: u64) {
+        self.end = usize::try_from(end).unwrap_or(usize::MAX);
     }
 
     /// Bytes of the file consumed so far (for progress bars): the offset just past the last
@@ -590,7 +656,7 @@ impl<'a> Iterator for PacketReader<'a> {
         if let Some(e) = self.pending.take() {
             return Some(Err(e));
         }
-        if self.done {
+        if self.done || self.pos >= self.end {
             return None;
         }
         match self.next_packet() {

@@ -18,6 +18,50 @@ pub(crate) enum LenOrder {
     Maybe,
 }
 
+/// Records [`Shape::chain`] wants in a row before it calls an offset a record's start.
+pub(crate) const CHAIN: usize = 16;
+
+/// What a file's header says its records look like, for guessing where one starts.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Shape {
+    pub(crate) be: bool,
+    pub(crate) nanos: bool,
+    pub(crate) max_caplen: u32,
+    pub(crate) lens: LenOrder,
+}
+
+impl Shape {
+    /// The record at `at`, if its header is plausible: the offset just past it.
+    fn record(&self, b: &[u8], at: usize) -> Option<usize> {
+        let head = b.get(at..at.checked_add(16)?)?;
+        let frac = rd32(head, 4, self.be);
+        let (mut caplen, mut origlen) = (rd32(head, 8, self.be), rd32(head, 12, self.be));
+        if self.lens == LenOrder::Swapped || (self.lens == LenOrder::Maybe && caplen > origlen) {
+            (caplen, origlen) = (origlen, caplen);
+        }
+        let second = if self.nanos { 1_000_000_000 } else { 1_000_000 };
+        if frac >= second || caplen > self.max_caplen || caplen > origlen || origlen == 0 {
+            return None;
+        }
+        let next = at + 16 + caplen as usize;
+        (next <= b.len()).then_some(next)
+    }
+
+    /// [`CHAIN`] plausible records from `at` on, or plausible ones up to the end of `b` exactly.
+    pub(crate) fn chain(&self, b: &[u8], mut at: usize) -> bool {
+        for _ in 0..CHAIN {
+            if at == b.len() {
+                return true;
+            }
+            match self.record(b, at) {
+                Some(next) => at = next,
+                None => return false,
+            }
+        }
+        true
+    }
+}
+
 impl<'a> PacketReader<'a> {
     #[inline]
     pub(crate) fn next_pcap(

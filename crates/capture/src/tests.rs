@@ -838,3 +838,105 @@ fn old_pcap_versions_swap_caplen_and_len() {
         );
     }
 }
+
+/// A classic pcap of packets with these lengths, each filled with `fill(i)`, and each record's
+/// offset.
+fn pcap_of(lens: &[usize], fill: impl Fn(usize) -> Vec<u8>) -> (Vec<u8>, Vec<u64>) {
+    let mut w = PcapWriter::new(Vec::new(), 1, false).unwrap();
+    let mut at = 24u64;
+    let mut starts = Vec::new();
+    for (i, &n) in lens.iter().enumerate() {
+        let mut data = fill(i);
+        data.resize(n, 0);
+        starts.push(at);
+        at += 16 + n as u64;
+        w.write(1_000_000_000 + i as u64 * 1_000, &data, n as u32)
+            .unwrap();
+    }
+    (w.finish().unwrap(), starts)
+}
+
+proptest::proptest! {
+    /// A reader started at a record's offset reads what a reader from the start reads from
+    /// there on; one stopped there ends exactly on it, and goes on when the limit is lifted.
+    #[test]
+    fn a_reader_from_a_record_reads_the_rest(
+        lens in proptest::collection::vec(1usize..300, 1..40),
+        pick in 0usize..40,
+        seed in 0u8..=255,
+    ) {
+        let (b, starts) = pcap_of(&lens, |i| vec![seed.wrapping_add(i as u8); 300]);
+        let f = bytes_file(b);
+        let (all, e) = read_all(&f);
+        proptest::prop_assert!(e.is_none());
+        let k = pick % starts.len();
+        let rest: Vec<_> = f.reader_at(starts[k]).unwrap().map(Result::unwrap).collect();
+        proptest::prop_assert_eq!(&rest[..], &all[k..]);
+        let mut r = f.reader();
+        r.stop_at(starts[k]);
+        let mut head = Vec::new();
+        while r.next_batch(&mut head, 7).unwrap() > 0 {}
+        proptest::prop_assert_eq!(&head[..], &all[..k]);
+        proptest::prop_assert_eq!(r.position(), starts[k]);
+        r.stop_at(u64::MAX);
+        let mut tail = Vec::new();
+        while r.next_batch(&mut tail, 7).unwrap() > 0 {}
+        proptest::prop_assert_eq!(&tail[..], &all[k..]);
+    }
+
+    /// The guess may be wrong (a packet's bytes can look like records), and a reader from the
+    /// start, stopped at it, tells: it lands exactly on the guess if and only if a record
+    /// starts there.
+    #[test]
+    fn landing_on_a_guess_tells_whether_a_record_starts_there(
+        lens in proptest::collection::vec(1usize..300, 1..40),
+        from in 0u64..12_000,
+        seed in 0u8..=255,
+    ) {
+        let (b, starts) = pcap_of(&lens, |i| {
+            (0..300).map(|j| seed.wrapping_mul(j as u8).wrapping_add(i as u8)).collect()
+        });
+        let f = bytes_file(b);
+        if let Some(g) = f.record_near(from) {
+            proptest::prop_assert!(g >= from.max(24) && g < f.len());
+            let mut r = f.reader();
+            r.stop_at(g);
+            let mut v = Vec::new();
+            while r.next_batch(&mut v, 5).unwrap() > 0 {}
+            proptest::prop_assert_eq!(r.position() == g, starts.contains(&g));
+        }
+    }
+
+    /// Any bytes after a pcap header: the guess is inside the file, and a reader from it
+    /// neither panics nor reads past the end.
+    #[test]
+    fn a_guess_in_noise_stays_in_the_file(
+        noise in proptest::collection::vec(proptest::num::u8::ANY, 0..4_000),
+        from in 0u64..4_100,
+    ) {
+        let (mut b, _) = pcap_of(&[], |_| Vec::new());
+        b.extend_from_slice(&noise);
+        let f = bytes_file(b);
+        if let Some(at) = f.record_near(from) {
+            proptest::prop_assert!(at >= from.max(24) && at < f.len());
+            for p in f.reader_at(at).unwrap().flatten() {
+                proptest::prop_assert!(p.data.len() <= noise.len());
+            }
+        }
+    }
+}
+
+#[test]
+fn pcapng_has_no_reader_from_the_middle() {
+    let mut w = PcapngWriter::new(Vec::new()).unwrap();
+    let i = w.add_interface(1).unwrap();
+    w.write(i, 1, &[0; 60], 60).unwrap();
+    let f = bytes_file(w.finish().unwrap());
+    assert!(f.reader_at(28).is_none());
+    assert!(f.record_near(0).is_none());
+    let (b, _) = pcap_of(&[60], |_| Vec::new());
+    let end = b.len() as u64;
+    let f = bytes_file(b);
+    assert!(f.reader_at(10).is_none() && f.reader_at(end + 1).is_none());
+    assert_eq!(f.reader_at(end).unwrap().count(), 0);
+}
