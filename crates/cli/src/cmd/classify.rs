@@ -302,6 +302,12 @@ pub(crate) fn print_dispatch(d: &DispatchStats) {
         d.frags_mapped
     );
     }
+    if d.plans > 0 {
+        eprintln!(
+            "ftp routes: {} passes over an input planned, {} of them read in two halves at once",
+            d.plans, d.plan_halves
+        );
+    }
     if d.reader_thread {
         eprintln!(
             "cpu time: reader {:.3} s, workers [{}] s",

@@ -112,6 +112,10 @@ pub struct DispatchStats {
     pub dropped: u64,
     /// Later fragments sent to their flow's worker by the ports of their first fragment.
     pub frags_mapped: u64,
+    /// Inputs whose FTP routes were planned (a pass over the input, `reader::plan`).
+    pub plans: u64,
+    /// Of those, the passes two workers read in halves at once.
+    pub plan_halves: u64,
     /// Packets the reader could not decode (sent to worker 0, which counts the reason).
     pub undecoded: u64,
     /// CPU time the reader thread used, ns (Linux; 0 where unknown).

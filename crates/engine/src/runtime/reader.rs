@@ -8,8 +8,9 @@ use crate::worker::{FileOutcome, Stamp};
 use crossbeam_channel::{bounded, unbounded, Receiver, Sender, TrySendError};
 use std::io;
 use std::net::IpAddr;
-use std::sync::atomic::{AtomicUsize, Ordering};
-use wirespeed_capture::{CaptureFile, RawPacket};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicU8, AtomicUsize, Ordering};
+use std::sync::Mutex;
+use wirespeed_capture::{CaptureFile, PacketReader, RawPacket};
 use wirespeed_export::RecordSink;
 use wirespeed_flow::FragTable;
 use wirespeed_wire::{decode, DecodeConfig, FastAddrs, FastFlow, LinkType};
@@ -120,7 +121,7 @@ impl<S: RecordSink + Send> Pool<S> {
                     if q >= n {
                         // The input's first packet of port 21: its routes, before the next.
                         q &= !super::steer::PLAN;
-                        plan(file, key, &reta, dcfg, steer, ord - first, None);
+                        stats.planned(plan(file, key, &reta, dcfg, steer, ord - first, None));
                     }
                     if in_flow {
                         now = now.max(p.ts_ns);
@@ -295,6 +296,125 @@ fn ip_of(a: &[u8; 16], alen: usize) -> IpAddr {
     }
 }
 
+/// A packet of TCP port 21 with payload, decoded: what the plan reads announcements from.
+/// Most packets are not: known from the fast path's ports, without the full decoder.
+#[inline]
+fn control<'p>(p: &RawPacket<'p>, cfg: &DecodeConfig) -> Option<wirespeed_wire::Decoded<'p>> {
+    if let Some(f) = wirespeed_wire::fast_flow(LinkType(p.link), p.data, p.wire_len as usize) {
+        if f.proto != TCP || (f.sport != 21 && f.dport != 21) {
+            return None;
+        }
+    }
+    let d = decode(LinkType(p.link), p.data, cfg).ok()?;
+    (d.proto == TCP && (d.src_port == 21 || d.dst_port == 21) && !d.payload.is_empty()).then_some(d)
+}
+
+/// Files smaller than this are planned in one pass: splitting would save less than it costs.
+const SPLIT_MIN: u64 = 8 << 20;
+
+/// Most packets of port 21 a worker collects in the half it reads for the plan: past this,
+/// the planning worker reads that half again itself (memory bounded by this, not the input).
+const HALF_FOUND: usize = 1 << 16;
+
+// [`Half`]'s states.
+const IDLE: u8 = 0;
+const OFFERED: u8 = 1;
+const TAKEN: u8 = 2;
+const DONE: u8 = 3;
+const WITHDRAWN: u8 = 4;
+
+/// The second half of the plan's pass over a classic pcap file, offered by the worker that
+/// plans (under the shared scan's lock) to one that waits for the scan, so two read the file
+/// at once. The half starts at a guessed record ([`CaptureFile::record_near`]): the helper
+/// collects its packets of port 21, and the planner uses them only if its own reading, in
+/// order, lands exactly on that guess (then the helper read what the planner would have);
+/// otherwise, or if no worker took the offer, the planner reads on itself. The routes are
+/// learnt in the input's order either way, by the planner alone: the records do not depend
+/// on who read which half.
+pub(crate) struct Half<'f> {
+    state: AtomicU8,
+    start: AtomicU64,
+    found: Mutex<Vec<RawPacket<'f>>>,
+    /// The helper stopped collecting at [`HALF_FOUND`] packets.
+    full: AtomicBool,
+    cfg: DecodeConfig,
+    /// Tests: the planner waits for a worker to take its offer before it reads, so that the
+    /// split is exercised whatever the machine's load.
+    #[cfg(test)]
+    wait_taken: bool,
+}
+
+impl<'f> Half<'f> {
+    pub(crate) fn new(cfg: DecodeConfig) -> Self {
+        Half {
+            state: AtomicU8::new(IDLE),
+            start: AtomicU64::new(0),
+            found: Mutex::new(Vec::new()),
+            full: AtomicBool::new(false),
+            cfg,
+            #[cfg(test)]
+            wait_taken: false,
+        }
+    }
+
+    /// A waiting worker reads the offered half, if there is one and no other took it first;
+    /// true if it did.
+    pub(crate) fn take(&self, file: &'f CaptureFile) -> bool {
+        if self.state.load(Ordering::Acquire) != OFFERED
+            || self
+                .state
+                .compare_exchange(OFFERED, TAKEN, Ordering::Acquire, Ordering::Relaxed)
+                .is_err()
+        {
+            return false;
+        }
+        let mut found = Vec::new();
+        let mut full = false;
+        if let Some(mut r) = file.reader_at(self.start.load(Ordering::Relaxed)) {
+            while !full {
+                let k = r.next_batch_visit(256, |p| {
+                    if found.len() >= HALF_FOUND {
+                        full = true;
+                    } else if control(&p, &self.cfg).is_some() {
+                        found.push(p);
+                    }
+                });
+                if !matches!(k, Ok(k) if k > 0) {
+                    break;
+                }
+            }
+        }
+        *super::scan::lock(&self.found) = found;
+        self.full.store(full, Ordering::Relaxed);
+        self.state.store(DONE, Ordering::Release);
+        true
+    }
+
+    /// The planner, done with the first half: the helper's packets once it is done, or `None`
+    /// if no worker took the offer (withdrawn now), the helper gave up, or the scan aborted.
+    fn settle(&self, abort: &AtomicBool) -> Option<Vec<RawPacket<'f>>> {
+        let taken = self
+            .state
+            .compare_exchange(OFFERED, WITHDRAWN, Ordering::Acquire, Ordering::Relaxed)
+            .is_err();
+        if !taken
+            || !super::scan::wait_for(abort, || self.state.load(Ordering::Acquire) == DONE)
+            || self.full.load(Ordering::Relaxed)
+        {
+            return None;
+        }
+        Some(std::mem::take(&mut *super::scan::lock(&self.found)))
+    }
+}
+
+/// The shared scan's part in a plan: where the pass publishes its position for the waiting
+/// workers, the half it may offer them, and the scan's abort flag.
+pub(crate) struct Shared<'s, 'f> {
+    pub(crate) at: &'s AtomicUsize,
+    pub(crate) half: &'s Half<'f>,
+    pub(crate) abort: &'s AtomicBool,
+}
+
 /// The routes of an input ([`super::steer`]), planned when its first packet of TCP port 21 is
 /// met, `done` packets into it: every FTP announcement its packets of port 21 make, routed to
 /// the control connection's worker (its hash's, as [`pick`] gives it), so that each announced
@@ -302,57 +422,89 @@ fn ip_of(a: &[u8; 16], alen: usize) -> IpAddr {
 /// announcement lies; then the connections of the `done` packets already dispatched by their
 /// hash are pinned there ([`Steer::pin`]).
 ///
-/// With `at` (a shared scan, whose other workers wait while this runs), the pass maps and
-/// gives back none of the file's pages itself: it publishes its position in `at` after each
-/// batch, and the waiting workers map the pages ahead of it
-/// ([`CaptureFile::populate_ahead`]) and give back those behind it
+/// With a shared scan (whose other workers wait while this runs), a classic pcap file of
+/// [`SPLIT_MIN`] or more is read in two halves at once ([`Half`]): this thread the first, a
+/// waiting worker the second. Otherwise the pass maps and gives back none of the file's pages
+/// itself: it publishes its position in `at` after each batch, and the waiting workers map
+/// the pages ahead of it ([`CaptureFile::populate_ahead`]) and give back those behind it
 /// ([`CaptureFile::release_behind`]): that was 70% of the pass, on the thread all wait for.
 #[cold]
 #[inline(never)]
-pub(crate) fn plan(
-    file: &CaptureFile,
+pub(crate) fn plan<'f>(
+    file: &'f CaptureFile,
     key: &rss::DispatchKey,
     reta: &[u8; 128],
     cfg: &DecodeConfig,
     steer: &mut Steer,
     done: u64,
-    at: Option<&AtomicUsize>,
-) {
+    shared: Option<Shared<'_, 'f>>,
+) -> Planned {
     steer.planned = true;
-    let mut reader = match at {
-        Some(_) => file.reader().shared(),
-        None => file.reader(),
+    let mut planned = Planned { halves: false };
+    let learn = |p: &RawPacket<'_>, steer: &mut Steer| {
+        let Some(d) = control(p, cfg) else {
+            return;
+        };
+        let alen = if d.ip_version == 4 { 4 } else { 16 };
+        let ports = (d.src_port, d.dst_port);
+        let q = usize::from(reta[rss::slot(key.hash(&d.src[..alen], &d.dst[..alen], ports))]);
+        let (src, dst) = (ip_of(&d.src, alen), ip_of(&d.dst, alen));
+        steer.learn(src, dst, ports.0, ports.1, d.payload, q);
     };
-    loop {
-        if let Some(at) = at {
-            at.store(reader.position() as usize, Ordering::Release);
+    // The second half offered to a waiting worker, from a guessed record.
+    let offered = shared.as_ref().and_then(|sh| {
+        let mid = (file.len() >= SPLIT_MIN)
+            .then(|| file.record_near(file.len() / 2))
+            .flatten()?;
+        sh.half.start.store(mid, Ordering::Relaxed);
+        sh.half.state.store(OFFERED, Ordering::Release);
+        #[cfg(test)]
+        if sh.half.wait_taken {
+            super::scan::wait_for(sh.abort, || {
+                sh.half.state.load(Ordering::Acquire) != OFFERED
+            });
         }
-        let r = reader.next_batch_visit(256, |p| {
-            if let Some(f) =
-                wirespeed_wire::fast_flow(LinkType(p.link), p.data, p.wire_len as usize)
-            {
-                if f.proto != TCP || (f.sport != 21 && f.dport != 21) {
-                    return;
-                }
-            }
-            let Ok(d) = decode(LinkType(p.link), p.data, cfg) else {
-                return;
-            };
-            if d.proto != TCP || (d.src_port != 21 && d.dst_port != 21) || d.payload.is_empty() {
-                return;
-            }
-            let alen = if d.ip_version == 4 { 4 } else { 16 };
-            let ports = (d.src_port, d.dst_port);
-            let q = usize::from(reta[rss::slot(key.hash(&d.src[..alen], &d.dst[..alen], ports))]);
-            let (src, dst) = (ip_of(&d.src, alen), ip_of(&d.dst, alen));
-            steer.learn(src, dst, ports.0, ports.1, d.payload, q);
-        });
+        Some((sh.half, mid, sh.abort))
+    });
+    let at = shared
+        .as_ref()
+        .map(|sh| sh.at)
+        .filter(|_| offered.is_none());
+    let mut reader = match (&offered, at) {
+        // Reading beside the helper, nobody maps pages for this pass: it maps its own.
+        (Some(_), _) | (None, None) => file.reader(),
+        (None, Some(_)) => file.reader().shared(),
+    };
+    if let Some((_, mid, _)) = offered {
+        reader.stop_at(mid);
+    }
+    let read = |reader: &mut PacketReader<'f>, steer: &mut Steer| loop {
+        if let Some(at) = at {
+            at.store(PacketReader::position(reader) as usize, Ordering::Release);
+        }
+        let r = reader.next_batch_visit(256, |p| learn(&p, steer));
         if !matches!(r, Ok(k) if k > 0) {
             break;
         }
+    };
+    read(&mut reader, steer);
+    if let Some((half, mid, abort)) = offered {
+        let landed = reader.position() == mid;
+        match half.settle(abort) {
+            Some(found) if landed => {
+                planned.halves = true;
+                for p in &found {
+                    learn(p, steer);
+                }
+            }
+            _ => {
+                reader.stop_at(u64::MAX);
+                read(&mut reader, steer);
+            }
+        }
     }
     if steer.routes() == 0 {
-        return;
+        return planned;
     }
     let mut reader = file.reader();
     let mut left = done;
@@ -383,6 +535,22 @@ pub(crate) fn plan(
             Ok(k) if k > 0 => left = left.saturating_sub(k as u64),
             _ => break,
         }
+    }
+    planned
+}
+
+/// What [`plan`] did, for the run's summary.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Planned {
+    /// Two workers read the input in halves at once.
+    pub(crate) halves: bool,
+}
+
+impl DispatchStats {
+    /// Count a plan.
+    pub(crate) fn planned(&mut self, p: Planned) {
+        self.plans += 1;
+        self.plan_halves += u64::from(p.halves);
     }
 }
 
@@ -424,4 +592,139 @@ pub(crate) fn pick_decoded(
     }
     let (src, dst) = (ip_of(&d.src, alen), ip_of(&d.dst, alen));
     (steer.route(src, dst, ports.0, ports.1, q), in_flow)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ftp_path() -> std::path::PathBuf {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/netcap/ftp.pcap")
+    }
+
+    /// ftp.pcap (a real FTP session), ~9 MiB of UDP packets, ftp.pcap again with its passive
+    /// port one higher: announcements of different routes in both halves of a file the plan
+    /// splits.
+    fn ftp_file() -> CaptureFile {
+        let ftp =
+            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/netcap/ftp.pcap");
+        let ftp = CaptureFile::open(&ftp).unwrap();
+        let mut w = wirespeed_capture::PcapWriter::new(Vec::new(), 1, true).unwrap();
+        let mut ts = 1_000_000_000u64;
+        let copy = |w: &mut wirespeed_capture::PcapWriter<Vec<u8>>, ts: &mut u64, again: bool| {
+            for p in ftp.reader() {
+                let mut data = p.unwrap().data.to_vec();
+                if let Some(i) = data.windows(8).position(|b| b == b"195,135)") {
+                    data[i + 6] += u8::from(again);
+                }
+                *ts += 1_000;
+                w.write(*ts, &data, data.len() as u32).unwrap();
+            }
+        };
+        copy(&mut w, &mut ts, false);
+        let mut udp = vec![0u8; 1_400];
+        udp[12..14].copy_from_slice(&[0x08, 0x00]);
+        udp[14..24].copy_from_slice(&[0x45, 0, 0x05, 0x6a, 0, 0, 0, 0, 64, 17]);
+        udp[26..34].copy_from_slice(&[192, 0, 2, 1, 198, 51, 100, 2]);
+        udp[34..38].copy_from_slice(&[0x30, 0x39, 0x00, 0x35]);
+        for _ in 0..(9 << 20) / 1_416 {
+            ts += 1_000;
+            w.write(ts, &udp, udp.len() as u32).unwrap();
+        }
+        copy(&mut w, &mut ts, true);
+        CaptureFile::from_bytes("ftp-udp-ftp", w.finish().unwrap()).unwrap()
+    }
+
+    fn planned<'f>(
+        file: &'f CaptureFile,
+        shared: Option<Shared<'_, 'f>>,
+    ) -> (Steer, DispatchStats) {
+        let key = rss::DispatchKey::from_seed(7);
+        let (mut steer, mut stats) = (Steer::default(), DispatchStats::default());
+        let cfg = DecodeConfig::default();
+        stats.planned(plan(
+            file,
+            &key,
+            &redirection_table(2),
+            &cfg,
+            &mut steer,
+            0,
+            shared,
+        ));
+        (steer, stats)
+    }
+
+    /// The plan's routes are the same whether a waiting worker read the second half or no
+    /// worker took it.
+    #[test]
+    fn a_plan_in_halves_learns_the_routes_of_one_pass() {
+        let file = ftp_file();
+        assert!(file.len() >= SPLIT_MIN);
+        let (one, st) = planned(&file, None);
+        let (first, _) = planned(&CaptureFile::open(&ftp_path()).unwrap(), None);
+        assert!(
+            one.routes() > first.routes(),
+            "announcements in both copies"
+        );
+        assert_eq!((st.plans, st.plan_halves), (1, 0));
+        let (at, abort) = (AtomicUsize::new(0), AtomicBool::new(false));
+        // Nobody takes the offer: the planner withdraws it and reads on.
+        let half = Half::new(DecodeConfig::default());
+        let shared = Shared {
+            at: &at,
+            half: &half,
+            abort: &abort,
+        };
+        let (alone, st) = planned(&file, Some(shared));
+        assert_eq!(alone.table(), one.table());
+        assert_eq!((st.plans, st.plan_halves), (1, 0));
+        assert!(!half.take(&file), "a withdrawn offer is not taken");
+        // A waiting worker takes it.
+        let mut half = Half::new(DecodeConfig::default());
+        half.wait_taken = true;
+        let (split, st) = std::thread::scope(|s| {
+            s.spawn(|| {
+                while !half.take(&file) {
+                    std::thread::yield_now();
+                }
+            });
+            let shared = Shared {
+                at: &at,
+                half: &half,
+                abort: &abort,
+            };
+            planned(&file, Some(shared))
+        });
+        assert_eq!(split.table(), one.table());
+        assert_eq!((st.plans, st.plan_halves), (1, 1));
+    }
+
+    /// The offer's protocol, step by step: a taken half is read and handed over once; an
+    /// offer withdrawn first is never taken.
+    #[test]
+    fn a_half_is_read_once_and_handed_to_the_planner() {
+        let file = ftp_file();
+        let mid = file.record_near(file.len() / 2).unwrap();
+        let abort = AtomicBool::new(false);
+        let cfg = DecodeConfig::default();
+        let half = Half::new(cfg);
+        half.start.store(mid, Ordering::Relaxed);
+        half.state.store(OFFERED, Ordering::Release);
+        assert!(half.take(&file));
+        assert!(!half.take(&file), "taken once");
+        let found = half.settle(&abort).unwrap();
+        let want: Vec<_> = file
+            .reader_at(mid)
+            .unwrap()
+            .map(Result::unwrap)
+            .filter(|p| control(p, &cfg).is_some())
+            .collect();
+        assert!(!want.is_empty());
+        assert_eq!(found, want);
+        let half = Half::new(cfg);
+        half.start.store(mid, Ordering::Relaxed);
+        half.state.store(OFFERED, Ordering::Release);
+        assert!(half.settle(&abort).is_none(), "withdrawn");
+        assert!(!half.take(&file));
+    }
 }

@@ -96,6 +96,7 @@ impl<S: RecordSink + Send> Pool<S> {
             plan_at: AtomicUsize::new(0),
             plan_populated: AtomicUsize::new(0),
             plan_released: Mutex::new(0),
+            half: Half::new(*decode),
             abort: AtomicBool::new(false),
             end_flows,
         };
@@ -148,6 +149,8 @@ impl<S: RecordSink + Send> Pool<S> {
         }
         let sc = job.scanner.into_inner().unwrap_or_else(|e| e.into_inner());
         stats.frags_mapped += sc.st.frags_mapped;
+        stats.plans += sc.st.plans;
+        stats.plan_halves += sc.st.plan_halves;
         stats.undecoded += sc.st.undecoded;
         *clock = sc.now;
         *ordinal = sc.ordinal;
@@ -200,6 +203,8 @@ pub(crate) struct Scan<'f, 'a> {
     plan_at: AtomicUsize,
     plan_populated: AtomicUsize,
     plan_released: Mutex<usize>,
+    /// The plan's second half, offered to a waiting worker ([`Half`]).
+    half: Half<'f>,
     /// A worker failed (sink error, panic): every other stops instead of waiting for it.
     abort: AtomicBool,
     /// End the flows at the end of the file (false: a window of a stream).
@@ -405,15 +410,20 @@ impl<'f> Scanner<'f, '_> {
                     // The file's first packet of port 21: its routes, before the next packet.
                     job.plan_populated.store(0, Ordering::Relaxed);
                     *lock(&job.plan_released) = 0;
-                    plan(
+                    let planned = plan(
                         job.file,
                         key,
                         reta,
                         dcfg,
                         steer,
                         stamp.ordinal - *first,
-                        Some(&job.plan_at),
+                        Some(Shared {
+                            at: &job.plan_at,
+                            half: &job.half,
+                            abort: &job.abort,
+                        }),
                     );
+                    st.planned(planned);
                     job.plan_at.store(0, Ordering::Relaxed);
                     if let Some(b) = bufs.get_mut(q & !PLAN) {
                         b.pkts.push(p);
@@ -477,9 +487,12 @@ impl<'f> Scan<'f, '_> {
                             Err(std::sync::TryLockError::Poisoned(_)) => true,
                             Err(std::sync::TryLockError::WouldBlock) => {
                                 waited = true;
-                                // The scan's holder may be planning: map the pages it reads
-                                // next and give back those it has read, instead of only
-                                // waiting for it.
+                                // The scan's holder may be planning: read the half of the
+                                // file it offers, or map the pages it reads next and give
+                                // back those it has read, instead of only waiting for it.
+                                if self.half.take(self.file) {
+                                    return false;
+                                }
                                 let at = self.plan_at.load(Ordering::Acquire);
                                 if at != 0 {
                                     self.file.populate_ahead(&self.plan_populated, at);

@@ -117,6 +117,14 @@ impl Steer {
         self.routes.len()
     }
 
+    /// Every route, in order (for tests comparing two plans).
+    #[cfg(test)]
+    pub(crate) fn table(&self) -> Vec<(Key, usize)> {
+        let mut t: Vec<_> = self.routes.iter().map(|(k, q)| (*k, *q)).collect();
+        t.sort();
+        t
+    }
+
     /// Connections kept on their hash's worker ([`Steer::pin`]).
     pub fn pinned(&self) -> usize {
         self.pinned.len() / 2
