@@ -82,9 +82,18 @@ impl<'a> PacketReader<'a> {
         if left < 16 {
             return Err(truncated(&self.file.path, at, 16, left));
         }
-        let sec = rd32(b, at, be);
-        let frac = rd32(b, at + 4, be);
-        let (mut caplen, mut origlen) = (rd32(b, at + 8, be), rd32(b, at + 12, be));
+        // The header once, as an array: its four fields without a bounds check each.
+        let head: [u8; 16] = bytes_at(b, at);
+        let field = |i: usize| {
+            let w = [head[i], head[i + 1], head[i + 2], head[i + 3]];
+            if be {
+                u32::from_be_bytes(w)
+            } else {
+                u32::from_le_bytes(w)
+            }
+        };
+        let (sec, frac) = (field(0), field(4));
+        let (mut caplen, mut origlen) = (field(8), field(12));
         if lens == LenOrder::Swapped || (lens == LenOrder::Maybe && caplen > origlen) {
             (caplen, origlen) = (origlen, caplen);
         }
