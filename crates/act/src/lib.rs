@@ -73,6 +73,24 @@ pub trait Enforce: Send + Sync {
     fn set(&self, flow: &FlowEnds, code: u8);
     /// `flow`, which had an action set, ended: forget it.
     fn remove(&self, flow: &FlowEnds);
+    /// Whether this enforcer carries out rate limits itself (the eBPF data path's HTB
+    /// classes): then a rate-limited flow is handed over with a [`rate_code`] once final, and
+    /// its packets are not policed in user space (they are copies). False by default.
+    fn rate_limits(&self) -> bool {
+        false
+    }
+}
+
+/// The code of a flow handed over to an [`Enforce`] that carries out rate limits: 0x80 |
+/// the decision's index (rules in order, then `unclassified`, then `default`), for indices up
+/// to 0x7e (None beyond: such a rate stays unenforced there, so the eBPF path refuses it).
+pub fn rate_code(index: usize) -> Option<u8> {
+    (index <= 0x7e).then(|| 0x80 | index as u8)
+}
+
+/// The decision index a [`rate_code`] stands for (None for other codes).
+pub fn bound_rate(code: u8) -> Option<usize> {
+    (code & 0x80 != 0 && code != 0xff).then(|| usize::from(code & 0x7f))
 }
 
 /// The code a final action leaves in the connection's mark, for the kernel rules
@@ -344,6 +362,9 @@ pub struct Actor {
     counters: Vec<RuleCounters>,
     flows: Vec<FlowAct>,
     bypass: bool,
+    /// Rate limits are the enforcer's ([`Enforce::rate_limits`]): hand them over, police
+    /// nothing here.
+    kernel_rates: bool,
     /// Flows whose slot lay beyond the state table (none when sized to the flow table).
     pub untracked: u64,
 }
@@ -360,8 +381,17 @@ impl Actor {
             cell,
             flows: vec![FREE; slots],
             bypass,
+            kernel_rates: false,
             untracked: 0,
         }
+    }
+
+    /// Rate limits are carried out by the enforcer (the eBPF data path's HTB classes): a
+    /// rate-limited flow is handed over with its [`rate_code`] once final, like the other
+    /// actions, and no packet is policed here (this actor sees copies; dropping one would do
+    /// nothing and count a drop that did not happen).
+    pub fn kernel_rates(&mut self) {
+        self.kernel_rates = true;
     }
 
     /// Take a new policy if one was put in the cell (once per batch: one atomic load).
@@ -453,6 +483,7 @@ impl Actor {
                 out.dscp = Some(d);
                 true
             }
+            Action::RateLimit { .. } if self.kernel_rates => true,
             Action::RateLimit {
                 rate,
                 burst,
@@ -486,7 +517,11 @@ impl Actor {
         // pair of hosts, a connection tracked anew after its entry expired).
         let mut newly = false;
         if self.bypass && flow.settled {
-            if let Some(code) = bind_code(action) {
+            let code = match action {
+                Action::RateLimit { .. } if self.kernel_rates => rate_code(ci),
+                a => bind_code(a),
+            };
+            if let Some(code) = code {
                 out.bind = code;
                 newly = !st.bound;
                 st.bound = true;

@@ -516,3 +516,40 @@ fn an_enforcer_is_told_once_per_final_action() {
     assert_eq!((p.bind, p.bind_new), (0, false));
     assert_eq!(bound_action(0), None);
 }
+
+#[test]
+fn an_enforcer_of_rates_gets_rate_limited_flows_and_nothing_is_policed_here() {
+    let (l, ..) = labels();
+    let cell = PolicyCell::new(
+        Policy::from_toml(
+            "[[rule]]\nproto=\"udp\"\naction=\"drop\"\n[[rule]]\nproto=\"tcp\"\n\
+             action=\"rate-limit\"\nrate=\"80kbit\"\nburst=\"8kbit\"",
+            &l,
+        )
+        .unwrap(),
+    );
+    let mut a = Actor::new(cell, 4, true);
+    a.kernel_rates();
+    let mut passed = 0u64;
+    for i in 0..2000u64 {
+        let p = a.packet(flow(0, 0, None, true), 1000, 1 + i * 1_000_000, || {
+            facts(None)
+        });
+        if i == 0 {
+            // The second rule: decision index 1.
+            assert_eq!((p.bind, p.bind_new), (0x81, true));
+            assert_eq!(bound_rate(p.bind), Some(1));
+            assert_eq!(bound_action(p.bind), None);
+        } else {
+            assert!(!p.bind_new);
+        }
+        if !p.drop {
+            passed += 1;
+        }
+    }
+    assert_eq!(passed, 2000, "the enforcer shapes; the copy is not policed");
+    assert_eq!(rate_code(0x7e), Some(0xfe));
+    assert_eq!(rate_code(0x7f), None);
+    assert_eq!(bound_rate(0x40 | 46), None);
+    assert_eq!(bound_rate(2), None);
+}

@@ -193,6 +193,9 @@ impl<S: RecordSink> Worker<S> {
     /// hand-off on): the eBPF data path of `inline`, which enforces outside the packet path.
     pub fn enforce(&mut self, e: std::sync::Arc<dyn wirespeed_act::Enforce>) {
         if let Some(a) = self.obs.act.as_mut() {
+            if e.rate_limits() {
+                a.actor.kernel_rates();
+            }
             a.enforce = Some(e);
         }
     }
