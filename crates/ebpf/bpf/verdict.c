@@ -3,7 +3,8 @@
 // wirespeed's eBPF data path (issue 39, first step): a tc (clsact) classifier that enforces the
 // verdict user space wrote for a packet's flow. Ethernet -> IPv4/IPv6 -> TCP/UDP (other IP
 // protocols with ports 0); the key is normalised (the lower end-point first) so both
-// directions of a flow find one entry. Verdicts: pass, drop, or set the DSCP. No entry: pass
+// directions of a flow find one entry. Verdicts: pass, drop, set the DSCP, or put the packet
+// in a rate limit's HTB class (the mark's top byte, read on egress). No entry: pass
 // (fail-open by construction). The key and value layouts are mirrored by `crates/ebpf/src/lib.rs`
 // (`FlowKey`, `Verdict`); change both together.
 //
@@ -23,6 +24,7 @@
 #define VERDICT_PASS 0
 #define VERDICT_DROP 1
 #define VERDICT_DSCP 2
+#define VERDICT_CLASS 3 // rate-limited: the top byte of skb->mark set to `class`
 
 // Counter slots (per-CPU array; user space sums the CPUs).
 #define CNT_NO_ENTRY 0 // parsed, no verdict: passed (fail-open)
@@ -30,7 +32,8 @@
 #define CNT_DROP 2     // verdict drop: shot
 #define CNT_DSCP 3     // verdict DSCP: written (or already that value)
 #define CNT_NOT_IP 4   // not IPv4/IPv6 over Ethernet, or too short to key: passed
-#define CNT_MAX 5
+#define CNT_CLASS 5    // verdict class: mark written, passed (the egress HTB shapes it)
+#define CNT_MAX 6
 
 struct flow_key {
 	__u8 lo_addr[16]; // IPv6, or IPv4-mapped IPv6 (::ffff:a.b.c.d)
@@ -43,7 +46,7 @@ struct flow_key {
 
 struct verdict {
 	__u8 action; // VERDICT_*
-	__u8 dscp;   // 0..63, for VERDICT_DSCP
+	__u8 dscp;   // 0..63, for VERDICT_DSCP; the HTB class minor (1..127) for VERDICT_CLASS
 	__u8 pad[2];
 };
 
@@ -175,6 +178,17 @@ keyed:;
 		count(CNT_DROP);
 		return TC_ACT_SHOT;
 	}
+	if (v->action == VERDICT_CLASS) {
+		// The shaper's fw filter on the egress interfaces' HTB reads the mark's top byte (the
+		// byte wirespeed owns); the rest of the mark is kept. skb->priority would not do: IPv4
+		// forwarding rewrites it from the TOS; the mark survives forwarding.
+		// One 32-bit store: the verifier refuses narrower writes to the context, which clang
+		// would otherwise make of a top-byte update.
+		__u32 mark = (skb->mark & 0x00ffffff) | ((__u32)v->dscp << 24);
+		*(volatile __u32 *)&skb->mark = mark;
+		count(CNT_CLASS);
+		return TC_ACT_OK;
+	}
 	if (v->action != VERDICT_DSCP) {
 		count(CNT_PASS);
 		return TC_ACT_OK;
@@ -219,6 +233,24 @@ counted_dscp:
 
 not_ip:
 	count(CNT_NOT_IP);
+	return TC_ACT_OK;
+}
+
+// The shaper's classifier, on the egress of the interfaces that carry the rate limits' HTB
+// qdisc (handle SHAPER_HANDLE, `crates/ebpf/src/shaper.rs`): a packet whose mark's top byte the
+// verdict program set to a class (1..127) on ingress gets skb->priority = SHAPER_HANDLE:class,
+// which HTB takes as the packet's class before any filter (so neither the fw nor the u32 mark
+// classifier is needed; kernels are built without them). It runs here, after routing, because
+// IPv4 forwarding rewrites skb->priority from the TOS; the mark survives forwarding. Other
+// packets are left alone (HTB's `default 0`: its direct queue, unshaped).
+#define SHAPER_HANDLE 0x5753
+
+SEC("classifier")
+int wirespeed_class(struct __sk_buff *skb)
+{
+	__u32 c = skb->mark >> 24;
+	if (c >= 1 && c <= 127)
+		skb->priority = (SHAPER_HANDLE << 16) | c;
 	return TC_ACT_OK;
 }
 

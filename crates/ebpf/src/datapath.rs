@@ -15,6 +15,8 @@ use std::fmt;
 pub static OBJECT: &[u8] = aya::include_bytes_aligned!(concat!(env!("OUT_DIR"), "/verdict.o"));
 
 const PROGRAM: &str = "wirespeed_verdict";
+/// The shaper's classifier (mark's top byte -> skb->priority, on egress).
+const CLASSIFIER: &str = "wirespeed_class";
 
 /// Where on an interface the program runs (its clsact/tcx hook).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -77,15 +79,16 @@ fn prog_err(what: &str, e: ProgramError) -> Error {
 pub struct Datapath {
     verdicts: HashMap<MapData, [u8; 40], [u8; 4]>,
     counters: PerCpuArray<MapData, u64>,
-    links: Vec<(String, Hook, SchedClassifierLinkId)>,
+    /// (interface, hook, program name, link).
+    links: Vec<(String, Hook, &'static str, SchedClassifierLinkId)>,
     // Last: the maps above are taken out of it, the program and its links stay in it.
     bpf: Ebpf,
 }
 
-/// The object's tc program.
-fn program(bpf: &mut Ebpf) -> Result<&mut SchedClassifier, Error> {
-    bpf.program_mut(PROGRAM)
-        .ok_or_else(|| Error(format!("no program {PROGRAM} in the object")))?
+/// One of the object's tc programs.
+fn program<'a>(bpf: &'a mut Ebpf, name: &str) -> Result<&'a mut SchedClassifier, Error> {
+    bpf.program_mut(name)
+        .ok_or_else(|| Error(format!("no program {name} in the object")))?
         .try_into()
         .map_err(|e| prog_err("the program's type", e))
 }
@@ -95,9 +98,11 @@ impl Datapath {
     /// Needs CAP_BPF and CAP_NET_ADMIN (root).
     pub fn load() -> Result<Datapath, Error> {
         let mut bpf = Ebpf::load(OBJECT).map_err(|e| err("loading the BPF object", e))?;
-        let prog = program(&mut bpf)?;
-        prog.load()
-            .map_err(|e| prog_err("the kernel refused the program", e))?;
+        for name in [PROGRAM, CLASSIFIER] {
+            program(&mut bpf, name)?
+                .load()
+                .map_err(|e| prog_err(&format!("the kernel refused the program {name}"), e))?;
+        }
         let verdicts = bpf
             .take_map("VERDICTS")
             .ok_or_else(|| Error("no map VERDICTS in the object".into()))?;
@@ -126,6 +131,24 @@ impl Datapath {
     /// detach and drop in the network namespace it was attached in (tcx links have no such
     /// need).
     pub fn attach_with(&mut self, iface: &str, hook: Hook, how: Attach) -> Result<(), Error> {
+        self.attach_program(PROGRAM, iface, hook, how)
+    }
+
+    /// Run the shaper's classifier on the egress of `iface`: a packet the verdict program
+    /// marked for a rate limit's class (on whichever interface it came in) gets the priority
+    /// that puts it in that class of the HTB qdisc there (`Shaper`). Detached with the others
+    /// when the `Datapath` is dropped.
+    pub fn attach_classifier(&mut self, iface: &str) -> Result<(), Error> {
+        self.attach_program(CLASSIFIER, iface, Hook::Egress, Attach::Auto)
+    }
+
+    fn attach_program(
+        &mut self,
+        name: &'static str,
+        iface: &str,
+        hook: Hook,
+        how: Attach,
+    ) -> Result<(), Error> {
         let tcx = match how {
             Attach::Tcx => true,
             Attach::Clsact => false,
@@ -150,11 +173,11 @@ impl Datapath {
         } else {
             TcAttachOptions::Netlink(NlOptions::default())
         };
-        let prog = program(&mut self.bpf)?;
+        let prog = program(&mut self.bpf, name)?;
         let id = prog
             .attach_with_options(iface, hook.tc(), options)
-            .map_err(|e| prog_err(&format!("attaching to {iface} {hook:?}"), e))?;
-        self.links.push((iface.to_string(), hook, id));
+            .map_err(|e| prog_err(&format!("attaching {name} to {iface} {hook:?}"), e))?;
+        self.links.push((iface.to_string(), hook, name, id));
         Ok(())
     }
 
@@ -185,12 +208,12 @@ impl Datapath {
         let Some(i) = self
             .links
             .iter()
-            .position(|(n, h, _)| n == iface && *h == hook)
+            .position(|(n, h, p, _)| n == iface && *h == hook && *p == PROGRAM)
         else {
             return Ok(false);
         };
-        let (_, _, id) = self.links.swap_remove(i);
-        let prog = program(&mut self.bpf)?;
+        let (_, _, _, id) = self.links.swap_remove(i);
+        let prog = program(&mut self.bpf, PROGRAM)?;
         prog.detach(id)
             .map_err(|e| prog_err(&format!("detaching from {iface} {hook:?}"), e))?;
         Ok(true)
@@ -230,7 +253,7 @@ impl Datapath {
 
     /// The packet counters, summed over the CPUs.
     pub fn counters(&self) -> Result<Counters, Error> {
-        let mut v = [0u64; 5];
+        let mut v = [0u64; 6];
         for (slot, out) in v.iter_mut().enumerate() {
             let per_cpu = self
                 .counters
@@ -244,6 +267,7 @@ impl Datapath {
             drop: v[2],
             dscp: v[3],
             not_ip: v[4],
+            class: v[5],
         })
     }
 }

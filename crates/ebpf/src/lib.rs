@@ -27,7 +27,15 @@ pub enum Verdict {
     Drop,
     /// Write this DSCP (0..=63; higher bits ignored) into their IP header, ECN kept.
     Dscp(u8),
+    /// Rate-limited: let them through with the top byte of `skb->mark` set to this class
+    /// (1..=[`MAX_CLASS`]; the rest of the mark kept), which the classifier program on the
+    /// egress interfaces turns into the priority that queues them in the `Shaper`'s HTB class
+    /// of that minor number. 0 is written as 1.
+    Class(u8),
 }
+
+/// The highest [`Verdict::Class`]: the mark's top byte, below 0x80.
+pub const MAX_CLASS: u8 = 127;
 
 impl Verdict {
     /// The map value's bytes: `struct verdict { u8 action; u8 dscp; u8 pad[2]; }`.
@@ -36,6 +44,7 @@ impl Verdict {
             Verdict::Pass => [0, 0, 0, 0],
             Verdict::Drop => [1, 0, 0, 0],
             Verdict::Dscp(d) => [2, d & 0x3f, 0, 0],
+            Verdict::Class(c) => [3, c.clamp(1, MAX_CLASS), 0, 0],
         }
     }
 }
@@ -53,6 +62,8 @@ pub struct Counters {
     pub dscp: u64,
     /// Not IPv4/IPv6 over Ethernet, or too short to key: passed.
     pub not_ip: u64,
+    /// Verdict class: marked for a rate limit's HTB class, passed.
+    pub class: u64,
 }
 
 /// The verdict map's key: `struct flow_key` of `bpf/verdict.c`, 40 bytes. Both addresses as
@@ -122,6 +133,10 @@ impl FlowKey {
 mod datapath;
 #[cfg(all(feature = "ebpf", target_os = "linux"))]
 pub use datapath::{Attach, Datapath, Error, Hook, OBJECT};
+#[cfg(all(feature = "ebpf", target_os = "linux"))]
+mod shaper;
+#[cfg(all(feature = "ebpf", target_os = "linux"))]
+pub use shaper::{ShapeClass, ShapeError, Shaper, SHAPER_HANDLE};
 
 #[cfg(test)]
 mod tests {
@@ -163,5 +178,8 @@ mod tests {
         assert_eq!(Verdict::Dscp(46).to_bytes(), [2, 46, 0, 0]);
         assert_eq!(Verdict::Dscp(0xff).to_bytes(), [2, 63, 0, 0]);
         assert_eq!(Verdict::Pass.to_bytes(), [0; 4]);
+        assert_eq!(Verdict::Class(5).to_bytes(), [3, 5, 0, 0]);
+        assert_eq!(Verdict::Class(0).to_bytes(), [3, 1, 0, 0]);
+        assert_eq!(Verdict::Class(200).to_bytes(), [3, 127, 0, 0]);
     }
 }
