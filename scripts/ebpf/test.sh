@@ -5,8 +5,10 @@
 # namespaces joined by a veth pair, 192.0.2.1/2 and 2001:db8::1/2, removed by the test even
 # when it fails; and `wirespeed inline --datapath ebpf` itself (crates/cli/tests/it/inline/ebpf.rs):
 # a client, a router and a server (scripts/inline/topo.sh), a DNS flow dropped in the kernel once
-# named, its entry removed at the end, fail-open after kill -9. Needs root, clang, libbpf-dev,
-# iproute2, ping, python3 and bpftool.
+# named, its entry removed at the end, fail-open after kill -9; and a 50 Mbit/s rate limit
+# holding iperf3 (TCP and UDP) within 10% of it through the HTB qdisc wirespeed puts on the
+# router's egress. Needs root, clang, libbpf-dev, iproute2 (tc), ping, python3, iperf3 and
+# bpftool.
 #
 #   sudo scripts/ebpf/test.sh        (CARGO_TARGET_DIR is honoured)
 set -eu

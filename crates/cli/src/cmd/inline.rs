@@ -123,7 +123,7 @@ fn reload_policy(
     path: &Path,
     labels: &wirespeed_classify::Labels,
     cell: &wirespeed_act::PolicyCell,
-    check: fn(&wirespeed_act::Policy) -> Result<(), String>,
+    check: &dyn Fn(&wirespeed_act::Policy) -> Result<(), String>,
     status: &dyn Fn(&str),
 ) {
     if !reload.swap(false, Ordering::Relaxed) {
@@ -290,7 +290,7 @@ fn run(a: &InlineArgs, cfg: EngineConfig, cols: Columns) -> Result<ExitCode, Str
             &policy_path,
             labels.labels(),
             &cell,
-            |_| Ok(()),
+            &|_| Ok(()),
             &status,
         )
     };

@@ -559,13 +559,12 @@ fn a_dropped_application_never_reaches_the_server_and_reload_keeps_counters() {
 /// `--datapath ebpf` refuses a rate limit (`--check` too: before anything is attached), and,
 /// built without the `ebpf` feature, says how to build it; no root needed.
 #[test]
-fn ebpf_datapath_refuses_rate_limits_and_says_how_to_build_it() {
+fn ebpf_datapath_refuses_rates_it_cannot_shape_and_says_how_to_build_it() {
     let policy = temp("ebpf-rate.toml");
-    std::fs::write(
-        &policy,
-        "[[rule]]\nname = \"slow-web\"\napp = \"HTTP\"\naction = \"rate-limit\"\nrate = \"1mbit\"\n",
-    )
-    .unwrap();
+    let rule = |extra: &str| {
+        format!("[[rule]]\nname = \"slow-web\"\napp = \"HTTP\"\naction = \"rate-limit\"\n{extra}\n")
+    };
+    std::fs::write(&policy, rule("rate = \"1000pps\"")).unwrap();
     let run = |args: &[&str], p: &Path| {
         let o = Command::new(bin())
             .arg("inline")
@@ -587,10 +586,22 @@ fn ebpf_datapath_refuses_rate_limits_and_says_how_to_build_it() {
         let (code, err) = run(args, &policy);
         assert_eq!(code, Some(2), "{args:?}: {err}");
         assert!(
-            err.contains("rule \"slow-web\": rate-limit cannot be enforced by --datapath ebpf"),
+            err.contains(
+                "rule \"slow-web\": a rate in packets per second cannot be enforced by \
+                 --datapath ebpf"
+            ),
             "{args:?}: {err}"
         );
     }
+    // One HTB class per rule: a rate per flow is refused; a bit rate per rule is taken.
+    std::fs::write(&policy, rule("rate = \"1mbit\"\nper = \"flow\"")).unwrap();
+    let (code, err) = run(&["--check", "--datapath", "ebpf"], &policy);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("per = \"flow\" cannot be enforced"), "{err}");
+    std::fs::write(&policy, rule("rate = \"1mbit\"")).unwrap();
+    let (code, err) = run(&["--check", "--datapath", "ebpf"], &policy);
+    assert_eq!(code, Some(0), "{err}");
+    std::fs::write(&policy, rule("rate = \"1000pps\"")).unwrap();
     // NFQUEUE's options are not taken with it, nor is it without an interface.
     let (code, err) = run(&["--datapath", "ebpf", "-i", "lo", "--queue", "0"], &policy);
     assert_eq!(code, Some(2), "{err}");

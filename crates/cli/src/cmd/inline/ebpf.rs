@@ -2,8 +2,9 @@
 //! ingress of each `--interface`, the traffic those interfaces receive classified from a copy
 //! (the AF_PACKET capture of `live`), and the policy's actor as with NFQUEUE; where the NFQUEUE
 //! path would hand a flow to the kernel (its action is final), the flow's key goes into the
-//! program's map with the verdict, and leaves it when the flow ends. Rate limits are refused:
-//! the program cannot enforce them.
+//! program's map with the verdict, and leaves it when the flow ends. Rate limits: the program
+//! marks a rate-limited flow's packets and an HTB class per rule on the interfaces' egress
+//! shapes them (`wirespeed_ebpf::Shaper`).
 
 use super::InlineArgs;
 use std::process::ExitCode;
@@ -11,21 +12,35 @@ use wirespeed_act::{Action, Policy};
 use wirespeed_engine::EngineConfig;
 use wirespeed_export::Columns;
 
-/// Refuse a policy the eBPF data path cannot carry out (a rate limit, named), rather than let
-/// its flows pass unlimited.
+/// Refuse a policy the eBPF data path cannot carry out, named, rather than let its flows pass
+/// unlimited: rate limits are HTB classes on the egress interfaces, so only bit rates (HTB
+/// counts bytes, not packets), shared by the rule's flows (one class per rule: `per = "flow"`
+/// would need a class per flow), and only the first 127 decisions' (the mark's top byte).
 pub(super) fn enforceable(p: &Policy) -> Result<(), String> {
     let named = p
         .rules
         .iter()
         .map(|r| (r.name.as_str(), r.action))
         .chain([("unclassified", p.unclassified), ("default", p.default)]);
-    for (name, action) in named {
-        if let Action::RateLimit { .. } = action {
-            return Err(format!(
-                "rule {name:?}: rate-limit cannot be enforced by --datapath ebpf yet (the tc \
-                 program passes, drops or marks); use --datapath nfqueue for this policy"
-            ));
-        }
+    for (index, (name, action)) in named.enumerate() {
+        let Action::RateLimit { rate, per_flow, .. } = action else {
+            continue;
+        };
+        let why = if let wirespeed_act::Rate::Packets(_) = rate {
+            "a rate in packets per second cannot be enforced by --datapath ebpf (its HTB \
+             classes count bits: give the rate in bit, kbit, mbit or gbit)"
+        } else if per_flow {
+            "per = \"flow\" cannot be enforced by --datapath ebpf (one HTB class per rule, \
+             shared by its flows: use per = \"rule\")"
+        } else if wirespeed_act::rate_code(index).is_none() {
+            "a rate limit past the 127th rule cannot be enforced by --datapath ebpf (the \
+             mark's top byte names the class)"
+        } else {
+            continue;
+        };
+        return Err(format!(
+            "rule {name:?}: {why}; or use --datapath nfqueue for this policy"
+        ));
     }
     Ok(())
 }
@@ -68,8 +83,8 @@ mod imp {
     use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
     use std::sync::{Arc, Mutex};
     use std::time::Duration;
-    use wirespeed_act::{bound_action, Enforce, FlowEnds, PolicyCell};
-    use wirespeed_ebpf::{Datapath, FlowKey, Hook, Verdict};
+    use wirespeed_act::{bound_action, bound_rate, Enforce, FlowEnds, PolicyCell, Rate};
+    use wirespeed_ebpf::{Datapath, FlowKey, Hook, ShapeClass, Shaper, Verdict};
     use wirespeed_engine::Summary;
     use wirespeed_live::metrics::RunStats;
 
@@ -97,14 +112,48 @@ mod imp {
         }
     }
 
+    /// The shaper's classes for `p`'s rate limits (those `enforceable` lets through): the
+    /// decision's index + 1 is the class (and the mark's top byte the program writes).
+    fn classes(p: &Policy) -> Vec<ShapeClass> {
+        let actions = p
+            .rules
+            .iter()
+            .map(|r| r.action)
+            .chain([p.unclassified, p.default]);
+        actions
+            .enumerate()
+            .filter_map(|(i, a)| match a {
+                Action::RateLimit {
+                    rate: Rate::Bits(bps),
+                    burst,
+                    per_flow: false,
+                } => Some(ShapeClass {
+                    class: u8::try_from(i + 1).ok()?,
+                    rate_bps: bps.round() as u64,
+                    burst_bytes: (burst / 8.0).round() as u64,
+                }),
+                _ => None,
+            })
+            .filter(|c| c.class <= wirespeed_ebpf::MAX_CLASS)
+            .collect()
+    }
+
     impl Enforce for MapEnforcer {
+        fn rate_limits(&self) -> bool {
+            true
+        }
+
         fn set(&self, flow: &FlowEnds, code: u8) {
-            let v = match bound_action(code) {
-                Some(Action::Forward) => Verdict::Pass,
-                Some(Action::Drop) => Verdict::Drop,
-                Some(Action::Mark(d)) => Verdict::Dscp(d),
-                // Never a final action (rate limits are refused at start and at reload).
-                Some(Action::RateLimit { .. }) | None => return,
+            let v = match (bound_action(code), bound_rate(code)) {
+                (Some(Action::Forward), _) => Verdict::Pass,
+                (Some(Action::Drop), _) => Verdict::Drop,
+                (Some(Action::Mark(d)), _) => Verdict::Dscp(d),
+                // The decision's class (its index + 1, as `classes` made them).
+                (_, Some(i)) => match u8::try_from(i + 1) {
+                    Ok(c) if c <= wirespeed_ebpf::MAX_CLASS => Verdict::Class(c),
+                    _ => return,
+                },
+                _ => return,
             };
             let r = match self.dp.lock() {
                 Ok(mut dp) => dp.set(&Self::key(flow), v),
@@ -156,10 +205,19 @@ mod imp {
                 ));
             }
         }
+        // The rate limits' HTB qdisc on the interfaces' egress (refused where another qdisc is
+        // the root), installed before the program marks anything; dropped last, which removes it.
+        let shaper = Shaper::install(&ifaces, &classes(&policy))
+            .map_err(|e| format!("--datapath ebpf: rate limits: {e}"))?;
+        let shaper = Mutex::new(shaper);
         let mut dp = Datapath::load().map_err(|e| format!("--datapath ebpf: {e}"))?;
         for i in &ifaces {
             // On failure `dp` is dropped, which detaches from those already attached.
             dp.attach(i, Hook::Ingress)
+                .map_err(|e| format!("--datapath ebpf: {e}"))?;
+            // The shaper's classifier: marked packets to their HTB class (a few instructions a
+            // packet; on every run, so a reload can bring the first rate limit).
+            dp.attach_classifier(i)
                 .map_err(|e| format!("--datapath ebpf: {e}"))?;
         }
         let enforcer = Arc::new(MapEnforcer {
@@ -218,20 +276,40 @@ mod imp {
             ifaces.join(","),
             cell.policy().rules.len()
         ));
+        let shaping = |shaper: &Shaper| {
+            if shaper.installed().is_empty() {
+                "no rate limits: no shaper".to_string()
+            } else {
+                format!(
+                    "rate limits: HTB qdisc {:x}: on the egress of {}",
+                    wirespeed_ebpf::SHAPER_HANDLE,
+                    shaper.installed().join(",")
+                )
+            }
+        };
+        if let Ok(s) = shaper.lock() {
+            status(&format!("inline: ebpf: {}", shaping(&s)));
+        }
+        // At a reload: the policy checked, then the shaper's classes made for it (before the
+        // workers take it, so a flow's new class is there when its mark is written).
+        let check = |p: &Policy| -> Result<(), String> {
+            enforceable(p)?;
+            let mut s = match shaper.lock() {
+                Ok(s) => s,
+                Err(e) => e.into_inner(),
+            };
+            s.update(&classes(p))
+                .map_err(|e| format!("rate limits: {e}"))?;
+            status(&format!("inline: ebpf: {}", shaping(&s)));
+            Ok(())
+        };
         let done = AtomicBool::new(false);
         let run = std::thread::scope(|sc| {
             // SIGHUP: the policy read again, here rather than in the capture loop.
             sc.spawn(|| {
                 while !done.load(Ordering::Relaxed) {
                     std::thread::sleep(Duration::from_millis(50));
-                    reload_policy(
-                        &reload,
-                        &a.policy,
-                        labels.labels(),
-                        &cell,
-                        enforceable,
-                        &status,
-                    );
+                    reload_policy(&reload, &a.policy, labels.labels(), &cell, &check, &status);
                 }
             });
             let mut said_failure = false;
@@ -280,8 +358,8 @@ mod imp {
             if let Some(c) = counters {
                 eprintln!(
                     "ebpf program: {} packets without a verdict (passed), {} passed, {} dropped, \
-                     {} marked, {} not IP",
-                    c.no_entry, c.pass, c.drop, c.dscp, c.not_ip
+                     {} marked, {} rate-limited (to the shaper), {} not IP",
+                    c.no_entry, c.pass, c.drop, c.dscp, c.class, c.not_ip
                 );
             }
             eprintln!(
@@ -306,6 +384,14 @@ mod imp {
         }
         drop(lc);
         drop(enforcer);
+        // The program is gone: nothing is marked any more. Now the qdiscs.
+        let mut shaper = match shaper.into_inner() {
+            Ok(s) => s,
+            Err(e) => e.into_inner(),
+        };
+        if let Err(e) = shaper.remove() {
+            eprintln!("inline: ebpf: removing the rate limits' qdisc: {e}");
+        }
         end.exit()
     }
 }
