@@ -85,12 +85,12 @@ pub trait Enforce: Send + Sync {
 /// the decision's index (rules in order, then `unclassified`, then `default`), for indices up
 /// to 0x7e (None beyond: such a rate stays unenforced there, so the eBPF path refuses it).
 pub fn rate_code(index: usize) -> Option<u8> {
-    (index <= 0x7e).then(|| 0x80 | index as u8)
+    (index <= 0x7e).then_some(0x80 | index as u8)
 }
 
 /// The decision index a [`rate_code`] stands for (None for other codes).
 pub fn bound_rate(code: u8) -> Option<usize> {
-    (code & 0x80 != 0 && code != 0xff).then(|| usize::from(code & 0x7f))
+    (code & 0x80 != 0 && code != 0xff).then_some(usize::from(code & 0x7f))
 }
 
 /// The code a final action leaves in the connection's mark, for the kernel rules
