@@ -28,8 +28,9 @@ if command -v bpftool >/dev/null; then
     pin=$(mktemp -d)
     trap 'umount "$pin" 2>/dev/null; rmdir "$pin"' EXIT
     mount -t bpf bpf "$pin"
-    bpftool prog load "$obj" "$pin/verdict" type classifier
-    bpftool prog show pinned "$pin/verdict"
+    # Every program of the object: the verdict program and the shaper's classifier.
+    bpftool prog loadall "$obj" "$pin/progs" type classifier
+    for p in "$pin"/progs/*; do bpftool prog show pinned "$p"; done
     echo "verifier: accepted $obj"
 fi
 cargo test -p wirespeed-ebpf --features ebpf -- --include-ignored

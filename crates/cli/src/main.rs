@@ -75,8 +75,9 @@ enum Cmd {
     /// Send the packets of a capture file out of an interface.
     Replay(replay::ReplayArgs),
     /// Act on the label inline: packets from NFQUEUE are forwarded, dropped, marked (DSCP) or
-    /// rate-limited by a policy of rules, or (`--datapath ebpf`) flows are passed, dropped or
-    /// marked by a tc program this process fills (docs/INLINE.md; Linux, needs CAP_NET_ADMIN).
+    /// rate-limited by a policy of rules, or (`--datapath ebpf`) flows are passed, dropped,
+    /// marked or shaped (an HTB class per rate-limit rule on the interfaces' egress) by tc
+    /// programs this process fills (docs/INLINE.md; Linux, needs CAP_NET_ADMIN).
     Inline(inline::InlineArgs),
     /// Print what the classifiers know: `apps` (every application, its category and the
     /// protocols it is named over, operator files included), `protocols` (every protocol, how

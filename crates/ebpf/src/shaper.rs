@@ -114,12 +114,11 @@ pub struct Shaper {
 }
 
 impl Shaper {
-    /// For `ifaces`, refusing (a clear error naming it) an interface whose root qdisc is
-    /// someone else's; installs the HTB qdisc when `classes` is not empty (else on the first
-    /// [`Shaper::update`] that brings one: a policy without rate limits costs the traffic
-    /// nothing).
+    /// For `ifaces`: installs the HTB qdisc when `classes` is not empty, refusing (a clear error
+    /// naming it) an interface whose root qdisc is someone else's; else nothing until the
+    /// first [`Shaper::update`] that brings a class (a policy without rate limits costs the
+    /// traffic nothing and leaves any root qdisc alone).
     pub fn install(ifaces: &[String], classes: &[ShapeClass]) -> Result<Shaper, ShapeError> {
-        Self::check(ifaces)?;
         let mut s = Shaper {
             ifaces: ifaces.to_vec(),
             installed: Vec::new(),

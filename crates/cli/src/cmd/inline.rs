@@ -38,7 +38,8 @@ pub(crate) struct InlineArgs {
     datapath: DatapathArg,
     /// With `--datapath ebpf`: the interfaces (comma-separated, or the option repeated) whose
     /// ingress the program guards and whose received traffic is classified: on a router, every
-    /// interface traffic arrives on.
+    /// interface traffic arrives on. A policy's rate limits put an HTB qdisc at the root of
+    /// their egress.
     #[arg(short, long, value_delimiter = ',', value_name = "IF")]
     interface: Vec<String>,
     /// NFQUEUE queue number, or a range `A:B` (one worker per queue; the kernel's

@@ -497,4 +497,9 @@ fn ebpf_rate_limit_holds_iperf3_to_the_rate() {
     );
     assert!(root_qdisc(&t, "r1").contains("pfifo 1:"));
     assert!(!root_qdisc(&t, "r0").contains("htb"), "nothing installed");
+    // A policy without rate limits needs no qdisc and leaves that one alone.
+    write("action = \"forward\"");
+    let w = start(&t, &policy, &temp("ebpf-htb4.json"));
+    w.stop();
+    assert!(root_qdisc(&t, "r1").contains("pfifo 1:"));
 }
