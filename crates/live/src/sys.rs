@@ -183,7 +183,11 @@ impl RxRing {
     ) -> io::Result<RxRing> {
         let index = ifindex(iface)?;
         let proto = libc::ETH_P_ALL as u16;
-        let fd = packet_socket(proto)?;
+        // Protocol 0: the socket receives nothing until `bind` below names the interface and
+        // the protocol (as libpcap does). Opened with ETH_P_ALL it would take every
+        // interface's packets from here on, and those arriving after the ring is set up and
+        // before the bind would reach the ring as this interface's.
+        let fd = packet_socket(0)?;
         let raw = fd.as_raw_fd();
         if let Some(prog) = filter {
             attach_filter(raw, prog)?;
