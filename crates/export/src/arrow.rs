@@ -11,11 +11,15 @@
 use crate::format::{Columns, Fmt};
 use crate::{l4_name, numeric_meta, FlowRecord, RecordSink, META_FIELDS};
 use arrow_array::builder::{
-    BooleanBuilder, Float64Builder, Int32Builder, ListBuilder, StringBuilder,
-    TimestampMicrosecondBuilder, UInt16Builder, UInt32Builder, UInt64Builder, UInt8Builder,
+    ArrayBuilder, BooleanBuilder, Int32Builder, ListBuilder, NullBufferBuilder, StringBuilder,
+    UInt32Builder, UInt8Builder,
 };
-use arrow_array::types::Int32Type;
-use arrow_array::{ArrayRef, DictionaryArray, RecordBatch};
+use arrow_array::cast::AsArray;
+use arrow_array::types::{
+    ArrowPrimitiveType, Float64Type, Int32Type, TimestampMicrosecondType, UInt16Type, UInt32Type,
+    UInt64Type, UInt8Type,
+};
+use arrow_array::{ArrayRef, DictionaryArray, PrimitiveArray, RecordBatch};
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use std::collections::HashMap;
 use std::io;
@@ -58,40 +62,6 @@ impl Kind {
             Kind::ListI32 => list(DataType::Int32),
             Kind::ListU32 => list(DataType::UInt32),
             Kind::ListU8 => list(DataType::UInt8),
-        }
-    }
-
-    /// A builder with room for `rows` values (text: 16 bytes a value), so that a batch's
-    /// buffers are not regrown (and copied) from empty as it fills.
-    fn builder(self, rows: usize) -> Col {
-        let list_field = |t| Arc::new(Field::new_list_field(t, false));
-        match self {
-            Kind::U8 => Col::U8(UInt8Builder::with_capacity(rows)),
-            Kind::U16 => Col::U16(UInt16Builder::with_capacity(rows)),
-            Kind::U32 => Col::U32(UInt32Builder::with_capacity(rows)),
-            Kind::U64 => Col::U64(UInt64Builder::with_capacity(rows)),
-            Kind::F64 => Col::F64(Float64Builder::with_capacity(rows)),
-            Kind::Bool => Col::Bool(BooleanBuilder::with_capacity(rows)),
-            Kind::Str => Col::Str(StringBuilder::with_capacity(rows, rows * 16)),
-            Kind::Dict => Col::Dict(DictCol {
-                keys: Int32Builder::with_capacity(rows),
-                ..DictCol::default()
-            }),
-            Kind::Ts => {
-                Col::Ts(TimestampMicrosecondBuilder::with_capacity(rows).with_timezone("UTC"))
-            }
-            Kind::ListI32 => Col::ListI32(
-                ListBuilder::with_capacity(Int32Builder::new(), rows)
-                    .with_field(list_field(DataType::Int32)),
-            ),
-            Kind::ListU32 => Col::ListU32(
-                ListBuilder::with_capacity(UInt32Builder::new(), rows)
-                    .with_field(list_field(DataType::UInt32)),
-            ),
-            Kind::ListU8 => Col::ListU8(
-                ListBuilder::with_capacity(UInt8Builder::new(), rows)
-                    .with_field(list_field(DataType::UInt8)),
-            ),
         }
     }
 }
@@ -250,56 +220,147 @@ pub fn schema(cols: &Columns) -> SchemaRef {
     }
 }
 
-/// One column's builder.
-enum Col {
-    U8(UInt8Builder),
-    U16(UInt16Builder),
-    U32(UInt32Builder),
-    U64(UInt64Builder),
-    F64(Float64Builder),
-    Bool(BooleanBuilder),
-    Str(StringBuilder),
-    Dict(DictCol),
-    Ts(TimestampMicrosecondBuilder),
-    ListI32(ListBuilder<Int32Builder>),
-    ListU32(ListBuilder<UInt32Builder>),
-    ListU8(ListBuilder<UInt8Builder>),
+/// A column being built: what a [`Slot`] asks of it.
+trait Column {
+    /// `n` nulls.
+    fn nulls(&mut self, n: usize);
+    /// The column so far, the builder left empty with room for `room` more values.
+    fn finish(&mut self, room: usize) -> ArrayRef;
 }
 
-impl Col {
-    /// `n` nulls.
-    fn nulls(&mut self, n: usize) {
-        match self {
-            Col::U8(b) => b.append_nulls(n),
-            Col::U16(b) => b.append_nulls(n),
-            Col::U32(b) => b.append_nulls(n),
-            Col::U64(b) => b.append_nulls(n),
-            Col::F64(b) => b.append_nulls(n),
-            Col::Bool(b) => b.append_nulls(n),
-            Col::Str(b) => b.append_nulls(n),
-            Col::Dict(b) => b.keys.append_nulls(n),
-            Col::Ts(b) => b.append_nulls(n),
-            Col::ListI32(b) => b.append_nulls(n),
-            Col::ListU32(b) => b.append_nulls(n),
-            Col::ListU8(b) => b.append_nulls(n),
+/// A column and the nulls it is owed: most optional values are absent (metadata, the TCP
+/// analysis of a UDP flow), and counting them, to append them in one go before the next value or
+/// at the end, costs a record a tenth of appending them one by one.
+struct Slot<C> {
+    col: C,
+    owed: usize,
+}
+
+impl<C: Column> Slot<C> {
+    fn new(col: C) -> Slot<C> {
+        Slot { col, owed: 0 }
+    }
+
+    /// A null, owed.
+    #[inline(always)]
+    fn null(&mut self) {
+        self.owed += 1;
+    }
+
+    /// The column, its owed nulls appended, for a value.
+    #[inline(always)]
+    fn value(&mut self) -> &mut C {
+        if self.owed > 0 {
+            self.col.nulls(self.owed);
+            self.owed = 0;
+        }
+        &mut self.col
+    }
+
+    fn finish(&mut self, room: usize) -> ArrayRef {
+        self.value().finish(room)
+    }
+}
+
+/// A column of fixed-width values: the values in a `Vec` (a null's a zero, as arrow's builders
+/// write it), and the validity bitmap only from the first null on. Arrow's `PrimitiveBuilder`
+/// costs some 30 instructions a value (a bit in its bitmap, a capacity check on each of two
+/// buffers); a push costs a few.
+struct Prim<T: ArrowPrimitiveType> {
+    values: Vec<T::Native>,
+    /// Validity, appended in runs: valid values up to `valid_to`, then the nulls at
+    /// [`Column::nulls`].
+    valid: NullBufferBuilder,
+    valid_to: usize,
+    /// The column's type (a timestamp's time zone).
+    data_type: DataType,
+}
+
+impl<T: ArrowPrimitiveType> Prim<T> {
+    fn new(rows: usize) -> Prim<T> {
+        Prim {
+            values: Vec::with_capacity(rows),
+            valid: NullBufferBuilder::new(rows),
+            valid_to: 0,
+            data_type: T::DATA_TYPE,
         }
     }
 
-    fn finish(&mut self) -> ArrayRef {
-        match self {
-            Col::U8(b) => Arc::new(b.finish()),
-            Col::U16(b) => Arc::new(b.finish()),
-            Col::U32(b) => Arc::new(b.finish()),
-            Col::U64(b) => Arc::new(b.finish()),
-            Col::F64(b) => Arc::new(b.finish()),
-            Col::Bool(b) => Arc::new(b.finish()),
-            Col::Str(b) => Arc::new(b.finish()),
-            Col::Dict(b) => Arc::new(b.finish()),
-            Col::Ts(b) => Arc::new(b.finish()),
-            Col::ListI32(b) => Arc::new(b.finish()),
-            Col::ListU32(b) => Arc::new(b.finish()),
-            Col::ListU8(b) => Arc::new(b.finish()),
+    #[inline(always)]
+    fn push(&mut self, v: T::Native) {
+        self.values.push(v);
+    }
+}
+
+impl<T: ArrowPrimitiveType> Column for Prim<T> {
+    fn nulls(&mut self, n: usize) {
+        let len = self.values.len();
+        self.valid.append_n_non_nulls(len - self.valid_to);
+        self.valid.append_n_nulls(n);
+        self.values.resize(len + n, T::Native::default());
+        self.valid_to = len + n;
+    }
+
+    fn finish(&mut self, room: usize) -> ArrayRef {
+        let values = std::mem::replace(&mut self.values, Vec::with_capacity(room));
+        self.valid.append_n_non_nulls(values.len() - self.valid_to);
+        self.valid_to = 0;
+        let nulls = self.valid.finish();
+        self.valid = NullBufferBuilder::new(room);
+        let a = PrimitiveArray::<T>::new(values.into(), nulls);
+        Arc::new(a.with_data_type(self.data_type.clone()))
+    }
+}
+
+/// An arrow builder (text, booleans, lists), and how to make an empty one with room for so
+/// many values.
+struct Built<B> {
+    b: B,
+    make: fn(usize) -> B,
+}
+
+impl<B> Built<B> {
+    fn new(make: fn(usize) -> B, rows: usize) -> Built<B> {
+        Built {
+            b: make(rows),
+            make,
         }
+    }
+}
+
+/// [`Column`] for arrow builders of the types given.
+macro_rules! built_column {
+    ($($b:ty),*) => {$(
+        impl Column for Built<$b> {
+            fn nulls(&mut self, n: usize) {
+                self.b.append_nulls(n);
+            }
+
+            fn finish(&mut self, room: usize) -> ArrayRef {
+                let a = Arc::new(self.b.finish());
+                // Arrow's `finish` leaves the builder empty, without capacity.
+                if room > 0 {
+                    self.b = (self.make)(room);
+                }
+                a
+            }
+        }
+    )*};
+}
+
+built_column!(
+    StringBuilder,
+    BooleanBuilder,
+    ListBuilder<Int32Builder>,
+    ListBuilder<UInt32Builder>,
+    ListBuilder<UInt8Builder>
+);
+
+/// A list builder of `Int32`, `UInt32` or `UInt8` items (not null).
+fn list_builder<B: ArrayBuilder + Default>(t: DataType) -> impl Fn(usize) -> ListBuilder<B> {
+    move |rows| {
+        ListBuilder::with_capacity(B::default(), rows)
+            .with_field(Arc::new(Field::new_list_field(t.clone(), false)))
     }
 }
 
@@ -307,9 +368,8 @@ impl Col {
 /// is looked up by the previous row's first, then by an id the caller has for it (a label's),
 /// then by its hash: arrow's `StringDictionaryBuilder` hashes every value, which cost a quarter
 /// of a record's time.
-#[derive(Default)]
 struct DictCol {
-    keys: Int32Builder,
+    keys: Prim<Int32Type>,
     values: StringBuilder,
     /// Key of each value (random seed: the values come from packets).
     index: HashMap<Box<str>, i32, foldhash::fast::RandomState>,
@@ -321,6 +381,17 @@ struct DictCol {
 }
 
 impl DictCol {
+    fn new(rows: usize) -> DictCol {
+        DictCol {
+            keys: Prim::new(rows),
+            values: StringBuilder::new(),
+            index: HashMap::default(),
+            by_id: Vec::new(),
+            scope: 0,
+            last: None,
+        }
+    }
+
     /// The bytes of value `k`.
     fn bytes(&self, k: i32) -> &[u8] {
         let o = self.values.offsets_slice();
@@ -349,7 +420,7 @@ impl DictCol {
 
     fn append(&mut self, s: &str) {
         let k = self.key(s);
-        self.keys.append_value(k);
+        self.keys.push(k);
     }
 
     /// `s`, which the caller knows by `id` among the ids of `scope` (the same id, the same
@@ -370,11 +441,19 @@ impl DictCol {
                 k
             }
         };
-        self.keys.append_value(k);
+        self.keys.push(k);
+    }
+}
+
+impl Column for DictCol {
+    fn nulls(&mut self, n: usize) {
+        self.keys.nulls(n);
     }
 
-    fn finish(&mut self) -> ArrayRef {
-        let keys = self.keys.finish();
+    /// The values and the index start again empty: each batch has its own dictionary.
+    fn finish(&mut self, room: usize) -> ArrayRef {
+        let keys = self.keys.finish(room);
+        let keys = keys.as_primitive::<Int32Type>().clone();
         let values: ArrayRef = Arc::new(self.values.finish());
         self.index.clear();
         self.by_id.clear();
@@ -386,170 +465,231 @@ impl DictCol {
     }
 }
 
-/// A column's builder and the nulls it is owed: most optional values are absent (metadata, the
-/// TCP analysis of a UDP flow), and counting them, to append them in one go before the next
-/// value or at the end, costs a record a tenth of appending them one by one.
-pub(crate) struct Builder {
-    col: Col,
-    nulls: usize,
-    kind: Kind,
-}
-
-impl Builder {
-    /// A builder with room for `rows` values.
-    pub(crate) fn with_capacity(k: Kind, rows: usize) -> Builder {
-        Builder {
-            col: k.builder(rows),
-            nulls: 0,
-            kind: k,
+/// Declares [`Cols`], the builders of each [`Kind`] in column order, and [`At`], a record's
+/// position among each kind's builders.
+macro_rules! cols {
+    ($($kind:ident $field:ident: $col:ty = $make:expr;)*) => {
+        /// The builders of a record's columns ([`names`]), by type: each kind's builders in
+        /// column order, their types resolved when the sink is made, so that a record's values go
+        /// each to its builder without a look at the column's type. [`Row`] writes a record's
+        /// values in column order, each kind's to that kind's next builder.
+        pub(crate) struct Cols {
+            $($field: Vec<Slot<$col>>,)*
+            /// Each column of [`names`]: its kind, and its index among that kind's builders.
+            order: Vec<(Kind, usize)>,
+            /// The kinds of the columns of [`META_FIELDS`], [`crate::DIST_FIELDS`],
+            /// [`crate::TCP_FIELDS`] and the AtoZ features (written in loops, or all null).
+            meta: Vec<Kind>,
+            dist: Vec<Kind>,
+            tcp: Vec<Kind>,
+            atoz: Vec<Kind>,
         }
-    }
 
-    /// The column, its owed nulls appended.
-    #[inline]
-    fn col(&mut self) -> &mut Col {
-        if self.nulls > 0 {
-            self.col.nulls(self.nulls);
-            self.nulls = 0;
+        /// A record's next builder of each kind.
+        #[derive(Default)]
+        struct At {
+            $($field: usize,)*
         }
-        &mut self.col
-    }
 
-    pub(crate) fn finish(&mut self) -> ArrayRef {
-        self.col().finish()
-    }
+        impl Cols {
+            /// The builders of the columns `cols`'s groups select, each with room for `rows`
+            /// values.
+            pub(crate) fn new(cols: &Columns, rows: usize) -> Cols {
+                let kinds = |names: &[&str]| names.iter().map(|n| column(n).0).collect();
+                let mut c = Cols {
+                    $($field: Vec::new(),)*
+                    order: Vec::new(),
+                    meta: kinds(&META_FIELDS),
+                    dist: kinds(&crate::DIST_FIELDS),
+                    tcp: kinds(&crate::TCP_FIELDS),
+                    atoz: kinds(&wirespeed_stats::ATOZ_NAMES),
+                };
+                for n in names(cols) {
+                    let k = column(n).0;
+                    let i = match k {
+                        $(Kind::$kind => {
+                            let make: fn(usize) -> $col = $make;
+                            c.$field.push(Slot::new(make(rows)));
+                            c.$field.len() - 1
+                        })*
+                    };
+                    c.order.push((k, i));
+                }
+                c
+            }
 
-    /// The column so far, the builder left with room for `rows` more values (arrow's builders
-    /// are left empty, without capacity, by `finish`).
-    pub(crate) fn finish_and_reserve(&mut self, rows: usize) -> ArrayRef {
-        let a = self.finish();
-        if rows > 0 {
-            match &mut self.col {
-                // The dictionary's values and index stay (cleared by its finish).
-                Col::Dict(d) => d.keys = Int32Builder::with_capacity(rows),
-                c => *c = self.kind.builder(rows),
+            /// Every column so far, in [`names`] order, the builders left with room for `room`
+            /// values.
+            pub(crate) fn finish(&mut self, room: usize) -> Vec<ArrayRef> {
+                self.order
+                    .iter()
+                    .map(|&(k, i)| match k {
+                        $(Kind::$kind => self.$field[i].finish(room),)*
+                    })
+                    .collect()
             }
         }
-        a
+
+        impl At {
+            /// Has a record filled every column (and no more)?
+            fn filled(&self, c: &Cols) -> bool {
+                true $(&& self.$field == c.$field.len())*
+            }
+        }
+    };
+}
+
+cols! {
+    U8 u8: Prim<UInt8Type> = Prim::new;
+    U16 u16: Prim<UInt16Type> = Prim::new;
+    U32 u32: Prim<UInt32Type> = Prim::new;
+    U64 u64: Prim<UInt64Type> = Prim::new;
+    F64 f64: Prim<Float64Type> = Prim::new;
+    Bool bool: Built<BooleanBuilder> = |rows| Built::new(BooleanBuilder::with_capacity, rows);
+    Str str: Built<StringBuilder> =
+        |rows| Built::new(|rows| StringBuilder::with_capacity(rows, rows * 16), rows);
+    Dict dict: DictCol = DictCol::new;
+    Ts ts: Prim<TimestampMicrosecondType> = |rows| Prim {
+        data_type: Kind::Ts.data_type(),
+        ..Prim::new(rows)
+    };
+    ListI32 list_i32: Built<ListBuilder<Int32Builder>> =
+        |rows| Built::new(|r| list_builder(DataType::Int32)(r), rows);
+    ListU32 list_u32: Built<ListBuilder<UInt32Builder>> =
+        |rows| Built::new(|r| list_builder(DataType::UInt32)(r), rows);
+    ListU8 list_u8: Built<ListBuilder<UInt8Builder>> =
+        |rows| Built::new(|r| list_builder(DataType::UInt8)(r), rows);
+}
+
+/// The next builder among `slots` (a record's `at`-th of its kind).
+#[inline(always)]
+fn next<'s, C>(slots: &'s mut [Slot<C>], at: &mut usize, what: &str) -> &'s mut Slot<C> {
+    let i = *at;
+    *at += 1;
+    match slots.get_mut(i) {
+        Some(s) => s,
+        None => past(what, i),
     }
 }
 
-/// Appends one record's values to the builders, column after column.
-struct Row<'a> {
-    cols: &'a mut [Builder],
-    at: usize,
-}
-
-impl Row<'_> {
-    #[inline(always)]
-    fn next(&mut self, what: &str) -> &mut Builder {
-        let at = self.at;
-        self.at += 1;
-        match self.cols.get_mut(at) {
-            Some(c) => c,
-            None => past(what, at),
-        }
-    }
-
-    /// A null in the next column (of any type): counted, appended with the column's next value
-    /// (most of a record's columns are absent metadata, so this path stays a few instructions).
-    #[inline(always)]
-    fn null(&mut self) {
-        self.next("a null").nulls += 1;
-    }
-
-    /// An unsigned integer (null when absent or too wide for the column).
-    #[inline(always)]
-    fn int(&mut self, v: Option<u64>) {
-        match v {
-            None => self.null(),
-            Some(v) => self.some_int(v),
-        }
-    }
-
-    fn some_int(&mut self, v: u64) {
-        let at = self.at;
-        match self.next("an integer").col() {
-            Col::U8(b) => b.append_option(u8::try_from(v).ok()),
-            Col::U16(b) => b.append_option(u16::try_from(v).ok()),
-            Col::U32(b) => b.append_option(u32::try_from(v).ok()),
-            Col::U64(b) => b.append_value(v),
-            _ => panic!("parquet: column {at} is not an integer"),
-        }
-    }
-
-    fn float(&mut self, v: Option<f64>) {
-        let Some(v) = v else { return self.null() };
-        let at = self.at;
-        match self.next("a number").col() {
-            Col::F64(b) => b.append_value(v),
-            _ => panic!("parquet: column {at} is not a number"),
-        }
-    }
-
-    fn flag(&mut self, v: Option<bool>) {
-        let Some(v) = v else { return self.null() };
-        let at = self.at;
-        match self.next("a boolean").col() {
-            Col::Bool(b) => b.append_value(v),
-            _ => panic!("parquet: column {at} is not a boolean"),
-        }
-    }
-
-    /// Text; `None` is null.
-    #[inline(always)]
-    fn text(&mut self, v: Option<&str>) {
-        match v {
-            None => self.null(),
-            Some(v) => self.some_text(v),
-        }
-    }
-
-    fn some_text(&mut self, v: &str) {
-        let at = self.at;
-        match self.next("text").col() {
-            Col::Str(b) => b.append_value(v),
-            Col::Dict(b) => b.append(v),
-            _ => panic!("parquet: column {at} is not text"),
-        }
-    }
-
-    /// Text the caller knows by an id among those of `scope` (a label, a protocol number): looked
-    /// up by the id in a dictionary column.
-    fn text_id(&mut self, scope: usize, id: usize, v: &str) {
-        let at = self.at;
-        match self.next("text").col() {
-            Col::Dict(b) => b.append_id(scope, id, v),
-            Col::Str(b) => b.append_value(v),
-            _ => panic!("parquet: column {at} is not text"),
-        }
-    }
-
-    /// Text that is absent when empty (JSON's `opt_str`).
-    #[inline(always)]
-    fn opt(&mut self, v: &str) {
-        self.text((!v.is_empty()).then_some(v));
-    }
-
-    fn ts(&mut self, ns: u64) {
-        let at = self.at;
-        match self.next("a time").col() {
-            Col::Ts(b) => b.append_value((ns / 1000) as i64),
-            _ => panic!("parquet: column {at} is not a timestamp"),
-        }
-    }
-
-    /// The next column, a list.
-    fn list(&mut self) -> &mut Col {
-        self.next("a list").col()
-    }
-}
-
-/// A record with more values than the schema has columns: a bug of this module.
+/// A record with more values of a type than the schema has columns of it: a bug of this
+/// module.
 #[cold]
 #[inline(never)]
 fn past(what: &str, at: usize) -> ! {
-    panic!("parquet: {what} past the schema's {at} columns")
+    panic!("arrow: a value past the schema's {at} columns of {what}")
+}
+
+/// Appends one record's values to the builders, column after column, each with the call for
+/// its column's type.
+struct Row<'a> {
+    cols: &'a mut Cols,
+    at: At,
+}
+
+/// An integer into a builder of `UInt8`..`UInt64`: null when absent or too wide for it.
+macro_rules! int_method {
+    ($($name:ident: $t:ty,)*) => {$(
+        #[inline(always)]
+        fn $name(&mut self, v: Option<u64>) {
+            let s = next(&mut self.cols.$name, &mut self.at.$name, stringify!($t));
+            match v.and_then(|v| <$t>::try_from(v).ok()) {
+                Some(v) => s.value().push(v),
+                None => s.null(),
+            }
+        }
+    )*};
+}
+
+impl Row<'_> {
+    int_method! {
+        u8: u8,
+        u16: u16,
+        u32: u32,
+        u64: u64,
+    }
+
+    #[inline(always)]
+    fn f64(&mut self, v: Option<f64>) {
+        let s = next(&mut self.cols.f64, &mut self.at.f64, "f64");
+        match v {
+            Some(v) => s.value().push(v),
+            None => s.null(),
+        }
+    }
+
+    #[inline(always)]
+    fn flag(&mut self, v: Option<bool>) {
+        let s = next(&mut self.cols.bool, &mut self.at.bool, "bool");
+        match v {
+            Some(v) => s.value().b.append_value(v),
+            None => s.null(),
+        }
+    }
+
+    /// Nanoseconds since the epoch, as a timestamp (µs).
+    #[inline(always)]
+    fn ts(&mut self, ns: u64) {
+        let s = next(&mut self.cols.ts, &mut self.at.ts, "timestamps");
+        s.value().push((ns / 1000) as i64);
+    }
+
+    /// Plain text; `None` is null.
+    #[inline(always)]
+    fn str(&mut self, v: Option<&str>) {
+        let s = next(&mut self.cols.str, &mut self.at.str, "text");
+        match v {
+            Some(v) => s.value().b.append_value(v),
+            None => s.null(),
+        }
+    }
+
+    /// Dictionary text; `None` is null.
+    #[inline(always)]
+    fn dict(&mut self, v: Option<&str>) {
+        let s = next(&mut self.cols.dict, &mut self.at.dict, "dictionary text");
+        match v {
+            Some(v) => s.value().append(v),
+            None => s.null(),
+        }
+    }
+
+    /// Dictionary text that is absent when empty (JSON's `opt_str`).
+    #[inline(always)]
+    fn opt_dict(&mut self, v: &str) {
+        self.dict((!v.is_empty()).then_some(v));
+    }
+
+    /// Dictionary text the caller knows by an id among those of `scope` (a label, a protocol
+    /// number).
+    #[inline(always)]
+    fn dict_id(&mut self, scope: usize, id: usize, v: &str) {
+        let s = next(&mut self.cols.dict, &mut self.at.dict, "dictionary text");
+        s.value().append_id(scope, id, v);
+    }
+
+    /// A null in the next column of kind `k`.
+    fn null(&mut self, k: Kind) {
+        macro_rules! null {
+            ($($kind:ident $field:ident),*) => {
+                match k {
+                    $(Kind::$kind => next(&mut self.cols.$field, &mut self.at.$field, "nulls").null(),)*
+                }
+            };
+        }
+        null!(U8 u8, U16 u16, U32 u32, U64 u64, F64 f64, Bool bool, Str str, Dict dict, Ts ts,
+            ListI32 list_i32, ListU32 list_u32, ListU8 list_u8);
+    }
+
+    /// Text, null when empty, in the next column of kind `k` (a metadata field): dictionary or
+    /// plain text, or a number (`Syntax::opt_num`: null when not one).
+    fn meta(&mut self, k: Kind, v: &str) {
+        match k {
+            Kind::U32 => self.u32(meta_num(v)),
+            Kind::Dict => self.opt_dict(v),
+            _ => self.str((!v.is_empty()).then_some(v)),
+        }
+    }
 }
 
 /// `Fmt::conf`'s value: two decimals, half away from zero, in [0, 1].
@@ -586,61 +726,64 @@ fn as_text(scratch: &[u8]) -> &str {
 }
 
 /// One record into the builders, in [`names`] order, with the values JSON writes.
-pub(crate) fn append(cols: &mut [Builder], r: &FlowRecord<'_>, c: &Columns, scratch: &mut Vec<u8>) {
-    let mut row = Row { cols, at: 0 };
+pub(crate) fn append(cols: &mut Cols, r: &FlowRecord<'_>, c: &Columns, scratch: &mut Vec<u8>) {
+    let mut row = Row {
+        cols,
+        at: At::default(),
+    };
     if c.with_source {
-        row.text(Some(r.source.unwrap_or("")));
-        row.opt(r.pcap.unwrap_or(""));
+        row.dict(Some(r.source.unwrap_or("")));
+        row.opt_dict(r.pcap.unwrap_or(""));
     }
-    row.int(Some(r.flow_id));
-    row.text(Some(Fmt::ip_str(scratch, &r.src_ip)));
-    row.int(Some(r.src_port.into()));
-    row.text(Some(Fmt::ip_str(scratch, &r.dst_ip)));
-    row.int(Some(r.dst_port.into()));
+    row.u64(Some(r.flow_id));
+    row.str(Some(Fmt::ip_str(scratch, &r.src_ip)));
+    row.u16(Some(r.src_port.into()));
+    row.str(Some(Fmt::ip_str(scratch, &r.dst_ip)));
+    row.u16(Some(r.dst_port.into()));
     match l4_name(r.l4) {
-        Some(n) => row.text_id(L4_IDS, r.l4.into(), n),
+        Some(n) => row.dict_id(L4_IDS, r.l4.into(), n),
         None => {
             scratch.clear();
             Fmt::int(scratch, r.l4);
-            row.text_id(L4_IDS, r.l4.into(), as_text(scratch));
+            row.dict_id(L4_IDS, r.l4.into(), as_text(scratch));
         }
     }
-    row.int(Some(r.l4.into()));
-    row.int(Some(r.vlan.into()));
-    row.opt(r.tunnel);
+    row.u8(Some(r.l4.into()));
+    row.u16(Some(r.vlan.into()));
+    row.opt_dict(r.tunnel);
     if c.tunnel_parent {
-        row.int(r.tunnel_parent);
+        row.u64(r.tunnel_parent);
     }
     row.ts(r.first_ts_ns);
     row.ts(r.last_ts_ns);
     let us = r.last_ts_ns.saturating_sub(r.first_ts_ns) / 1000;
-    row.float(Some(us as f64 / 1e6));
-    row.int(Some(r.c2s_pkts));
-    row.int(Some(r.c2s_bytes));
-    row.int(Some(r.s2c_pkts));
-    row.int(Some(r.s2c_bytes));
-    row.text_id(END_IDS, r.end_reason as usize, r.end_reason.as_str());
+    row.f64(Some(us as f64 / 1e6));
+    row.u64(Some(r.c2s_pkts));
+    row.u64(Some(r.c2s_bytes));
+    row.u64(Some(r.s2c_pkts));
+    row.u64(Some(r.s2c_bytes));
+    row.dict_id(END_IDS, r.end_reason as usize, r.end_reason.as_str());
     // Labels by their id in the run's registry.
     let labels = std::ptr::from_ref(r.labels) as usize;
     let (label, id) = (r.label_names(), r.label.index());
     proto(&mut row, labels, Some((id, label)));
-    row.text_id(labels, id, label.app());
-    row.text_id(labels, id, label.master());
-    row.text_id(labels, id, label.category());
-    row.opt(r.ip_owner);
+    row.dict_id(labels, id, label.app());
+    row.dict_id(labels, id, label.master());
+    row.dict_id(labels, id, label.category());
+    row.opt_dict(r.ip_owner);
     method(&mut row, r.method);
-    row.float(Some(conf(r.confidence)));
-    row.int(Some(r.ttb_pkts.into()));
-    row.int(Some(r.ttb_us));
+    row.f64(Some(conf(r.confidence)));
+    row.u32(Some(r.ttb_pkts.into()));
+    row.u64(Some(r.ttb_us));
     let fpc = r.fpc.map(|(l, _)| (l.index(), r.labels.get(l)));
     proto(&mut row, labels, fpc);
     method(&mut row, r.fpc.map(|f| f.1));
     row.flag(Some(r.encrypted));
     let mut risks = r.risks.iter();
     match (risks.next(), risks.next()) {
-        (None, _) => row.null(),
+        (None, _) => row.dict(None),
         // One risk (the common case): its name as it is.
-        (Some(k), None) => row.text(Some(k.name())),
+        (Some(k), None) => row.dict(Some(k.name())),
         _ => {
             scratch.clear();
             for (i, k) in r.risks.iter().enumerate() {
@@ -649,10 +792,10 @@ pub(crate) fn append(cols: &mut [Builder], r: &FlowRecord<'_>, c: &Columns, scra
                 }
                 scratch.extend_from_slice(k.name().as_bytes());
             }
-            row.text(Some(as_text(scratch)));
+            row.dict(Some(as_text(scratch)));
         }
     }
-    row.int(Some(r.risks.score().into()));
+    row.u32(Some(r.risks.score().into()));
     if c.community {
         scratch.clear();
         let defined = crate::community_id(
@@ -661,14 +804,14 @@ pub(crate) fn append(cols: &mut [Builder], r: &FlowRecord<'_>, c: &Columns, scra
             (r.dst_ip, r.dst_port),
             r.l4,
         );
-        row.text(defined.then(|| as_text(scratch)));
+        row.str(defined.then(|| as_text(scratch)));
     }
     if c.action {
         let a = r.act.as_ref();
-        row.text(a.map(|a| a.rule));
-        row.text(a.map(|a| a.action));
-        row.int(a.map(|a| a.dropped_pkts));
-        row.int(a.map(|a| a.dropped_bytes));
+        row.dict(a.map(|a| a.rule));
+        row.dict(a.map(|a| a.action));
+        row.u64(a.map(|a| a.dropped_pkts));
+        row.u64(a.map(|a| a.dropped_bytes));
         row.flag(a.map(|a| a.bound));
     }
     if c.dist {
@@ -681,40 +824,36 @@ pub(crate) fn append(cols: &mut [Builder], r: &FlowRecord<'_>, c: &Columns, scra
         features(&mut row, r);
     }
     // The model did not run: all three absent.
-    row.opt(r.stats_app);
-    row.opt(r.stats_class);
-    row.float((!r.stats_app.is_empty()).then(|| conf(r.stats_score)));
+    row.opt_dict(r.stats_app);
+    row.opt_dict(r.stats_class);
+    row.f64((!r.stats_app.is_empty()).then(|| conf(r.stats_score)));
     for (i, v) in r.meta.iter().enumerate() {
-        if numeric_meta(i) {
-            row.int(meta_num(v));
-        } else {
-            row.opt(v);
-        }
+        let k = row.cols.meta[i];
+        row.meta(k, v);
     }
-    debug_assert_eq!(
-        row.at,
-        row.cols.len(),
-        "parquet: a record fills every column"
+    debug_assert!(
+        row.at.filled(row.cols),
+        "arrow: a record fills every column"
     );
 }
 
 /// `MASTER.APP` (or `APP`) of a label (its id among `labels`' ids), or null.
 fn proto(row: &mut Row<'_>, labels: usize, l: Option<(usize, &wirespeed_classify::LabelEntry)>) {
     let Some((id, l)) = l else {
-        return row.text(None);
+        return row.dict(None);
     };
-    row.text_id(labels, id, l.proto());
+    row.dict_id(labels, id, l.proto());
 }
 
 /// A method's name (null without one), looked up by the method's number.
 fn method(row: &mut Row<'_>, m: Option<Method>) {
     match m {
-        None => row.null(),
-        Some(m) => row.text_id(METHOD_IDS, m as usize, m.as_str()),
+        None => row.dict(None),
+        Some(m) => row.dict_id(METHOD_IDS, m as usize, m.as_str()),
     }
 }
 
-/// The id spaces of [`Row::text_id`] that are no label registry's address: IP protocol
+/// The id spaces of [`Row::dict_id`] that are no label registry's address: IP protocol
 /// numbers, end reasons, methods.
 const L4_IDS: usize = 1;
 const END_IDS: usize = 2;
@@ -723,26 +862,28 @@ const METHOD_IDS: usize = 3;
 /// [`crate::DIST_FIELDS`], as `format::dist_fields` writes them.
 fn dist(row: &mut Row<'_>, r: &FlowRecord<'_>) {
     let Some(d) = r.dist.as_ref() else {
-        crate::DIST_FIELDS.iter().for_each(|_| row.null());
+        for i in 0..row.cols.dist.len() {
+            row.null(row.cols.dist[i]);
+        }
         return;
     };
     for dir in [&d.c2s, &d.s2c] {
         let sizes = dir.packets > 0;
         let gaps = dir.gaps > 0;
-        row.int(sizes.then_some(dir.size_min.into()));
-        row.float(sizes.then(|| fixed3(dir.size_mean)));
-        row.int(sizes.then_some(dir.size_max.into()));
-        row.float(sizes.then(|| fixed3(dir.size_std)));
+        row.u32(sizes.then_some(dir.size_min.into()));
+        row.f64(sizes.then(|| fixed3(dir.size_mean)));
+        row.u32(sizes.then_some(dir.size_max.into()));
+        row.f64(sizes.then(|| fixed3(dir.size_std)));
         for v in [
             dir.gap_min_us,
             dir.gap_mean_us,
             dir.gap_max_us,
             dir.gap_std_us,
         ] {
-            row.float(gaps.then(|| fixed3(v)));
+            row.f64(gaps.then(|| fixed3(v)));
         }
         for n in dir.flags {
-            row.int(Some(n.into()));
+            row.u32(Some(n.into()));
         }
     }
 }
@@ -750,36 +891,38 @@ fn dist(row: &mut Row<'_>, r: &FlowRecord<'_>) {
 /// [`crate::TCP_FIELDS`], as `format::tcp_fields` writes them.
 fn tcp(row: &mut Row<'_>, r: &FlowRecord<'_>) {
     let Some(t) = r.tcp.as_ref() else {
-        crate::TCP_FIELDS.iter().for_each(|_| row.null());
+        for i in 0..row.cols.tcp.len() {
+            row.null(row.cols.tcp[i]);
+        }
         return;
     };
     for d in [&t.c2s, &t.s2c] {
         let rtt = d.rtt_n > 0;
-        row.int(Some(d.retrans.into()));
-        row.int(Some(d.retrans_bytes));
-        row.int(Some(d.ooo.into()));
-        row.int(Some(d.dup.into()));
-        row.int(Some(d.rtt_n.into()));
-        row.int(rtt.then_some(d.rtt_min_us.into()));
-        row.float(rtt.then(|| fixed3(d.rtt_mean_us)));
-        row.int(rtt.then_some(d.rtt_max_us.into()));
-        row.float(rtt.then(|| fixed3(d.rtt_std_us)));
-        row.int(d.ttl.map(|t| t.0.into()));
-        row.int(d.ttl.map(|t| t.1.into()));
-        row.int(d.mss.map(u64::from));
-        row.int(d.wscale.map(u64::from));
+        row.u32(Some(d.retrans.into()));
+        row.u64(Some(d.retrans_bytes));
+        row.u32(Some(d.ooo.into()));
+        row.u32(Some(d.dup.into()));
+        row.u32(Some(d.rtt_n.into()));
+        row.u32(rtt.then_some(d.rtt_min_us.into()));
+        row.f64(rtt.then(|| fixed3(d.rtt_mean_us)));
+        row.u32(rtt.then_some(d.rtt_max_us.into()));
+        row.f64(rtt.then(|| fixed3(d.rtt_std_us)));
+        row.u8(d.ttl.map(|t| t.0.into()));
+        row.u8(d.ttl.map(|t| t.1.into()));
+        row.u16(d.mss.map(u64::from));
+        row.u8(d.wscale.map(u64::from));
         row.flag(d.sack_ok);
         row.flag(d.ts_ok);
-        row.int(d.win_init.map(u64::from));
-        row.int(Some(d.zero_win.into()));
-        row.int(Some(d.unique_bytes));
-        row.int(d.first_payload_us);
-        row.int(d.last_payload_us);
+        row.u16(d.win_init.map(u64::from));
+        row.u32(Some(d.zero_win.into()));
+        row.u64(Some(d.unique_bytes));
+        row.u64(d.first_payload_us);
+        row.u64(d.last_payload_us);
     }
-    row.int(t.hs_rtt_us);
-    row.opt(t.close);
-    row.opt(t.history());
-    row.opt(t.conn_state);
+    row.u64(t.hs_rtt_us);
+    row.opt_dict(t.close);
+    row.opt_dict(t.history());
+    row.opt_dict(t.conn_state);
 }
 
 /// [`crate::FEATURE_FIELDS`]: the `splt_*` lists, then the AtoZ features (two decimals, as
@@ -789,46 +932,31 @@ fn features(row: &mut Row<'_>, r: &FlowRecord<'_>) {
     let e = &r.early;
     let n = e.len();
     for mode in [SizeMode::Ip, SizeMode::Payload] {
-        match row.list() {
-            Col::ListI32(b) => b.append_value((0..n).map(|i| Some(e.signed(i, mode)))),
-            _ => panic!("parquet: splt_ip/splt_payload are lists of Int32"),
-        }
+        let s = next(&mut row.cols.list_i32, &mut row.at.list_i32, "lists");
+        s.value()
+            .b
+            .append_value((0..n).map(|i| Some(e.signed(i, mode))));
     }
-    match row.list() {
-        Col::ListU32(b) => b.append_value(e.iat_us[..n.saturating_sub(1)].iter().map(|&v| Some(v))),
-        _ => panic!("parquet: splt_iat_us is a list of UInt32"),
-    }
-    match row.list() {
-        Col::ListU8(b) => b.append_value(e.flags[..n].iter().map(|&v| Some(v))),
-        _ => panic!("parquet: splt_flags is a list of UInt8"),
-    }
+    let s = next(&mut row.cols.list_u32, &mut row.at.list_u32, "lists");
+    s.value()
+        .b
+        .append_value(e.iat_us[..n.saturating_sub(1)].iter().map(|&v| Some(v)));
+    let s = next(&mut row.cols.list_u8, &mut row.at.list_u8, "lists");
+    s.value()
+        .b
+        .append_value(e.flags[..n].iter().map(|&v| Some(v)));
     let f = e.atoz(r.l4, r.dst_port);
-    for (name, v) in wirespeed_stats::ATOZ_NAMES.iter().zip(f) {
+    for (i, v) in f.into_iter().enumerate().take(row.cols.atoz.len()) {
         let h = (0.0..1e15)
             .contains(&v)
             .then(|| (v as f64 * 100.0).round() as u64);
-        if ATOZ_FLOATS.contains(name) {
-            row.float(h.map(|h| h as f64 / 100.0));
+        if row.cols.atoz[i] == Kind::F64 {
+            row.f64(h.map(|h| h as f64 / 100.0));
         } else {
             // Whole numbers by construction (counts from u32s as f32).
-            row.int(h.map(|h| (h / 100).min(u32::MAX.into())));
+            row.u32(h.map(|h| (h / 100).min(u32::MAX.into())));
         }
     }
-}
-
-/// The builders of every column of `schema`, empty.
-#[cfg(feature = "parquet")]
-pub(crate) fn builders(schema: &Schema) -> Vec<Builder> {
-    builders_for(schema, 0)
-}
-
-/// [`builders`], each with room for `rows` values.
-fn builders_for(schema: &Schema, rows: usize) -> Vec<Builder> {
-    schema
-        .fields()
-        .iter()
-        .map(|f| Builder::with_capacity(column(f.name()).0, rows))
-        .collect()
 }
 
 /// The most rows a [`BatchSink`]'s builders make room for ahead (their buffers are allocated
@@ -844,7 +972,7 @@ pub struct BatchSink {
     /// With [`Columns::keep`]: the kept columns' indices among the builders'.
     keep: Option<Vec<usize>>,
     cols: Columns,
-    builders: Vec<Builder>,
+    builders: Cols,
     rows: usize,
     rows_per_batch: usize,
     scratch: Vec<u8>,
@@ -856,7 +984,7 @@ impl BatchSink {
     /// records (at least 1).
     pub fn new(cols: Columns, rows_per_batch: usize) -> BatchSink {
         BatchSink {
-            builders: builders_for(&full_schema(&cols), rows_per_batch.clamp(1, ROOM)),
+            builders: Cols::new(&cols, rows_per_batch.clamp(1, ROOM)),
             schema: schema(&cols),
             keep: kept(&cols),
             cols,
@@ -894,12 +1022,7 @@ impl BatchSink {
         } else {
             0
         };
-        let arrays: Vec<ArrayRef> = self
-            .builders
-            .iter_mut()
-            .map(|b| b.finish_and_reserve(room))
-            .collect();
-        let arrays = project(arrays, self.keep.as_deref());
+        let arrays = project(self.builders.finish(room), self.keep.as_deref());
         self.rows = 0;
         // Types checked once more, cheaply: a mismatch is a bug, and an error, not bad data.
         let batch = RecordBatch::try_new(self.schema.clone(), arrays)

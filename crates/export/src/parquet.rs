@@ -23,7 +23,7 @@
 //! `docs/SCHEMA.md` ("Parquet") and [`schema`]. Compression: Snappy (pure Rust, a small build;
 //! see DESIGN.md).
 
-use crate::arrow::{append, builders, schema, Builder};
+use crate::arrow::{append, schema, Cols};
 use crate::format::Columns;
 use crate::{FlowRecord, RecordSink};
 use ::parquet::arrow::arrow_writer::{compute_leaves, ArrowRowGroupWriterFactory};
@@ -61,9 +61,8 @@ pub struct Written {
 /// What the workers' sinks share: the file's writer behind a lock, and what makes a row group.
 struct Shared {
     schema: SchemaRef,
-    /// Every column the groups select, which the sinks' builders fill ([`Columns::keep`]
-    /// aside), and the kept ones' indices among them.
-    full: SchemaRef,
+    /// The kept columns' indices among those the groups select, which the sinks' builders
+    /// fill ([`Columns::keep`] aside).
     keep: Option<Vec<usize>>,
     cols: Columns,
     rows_per_group: usize,
@@ -182,7 +181,6 @@ impl ParquetFile {
         Ok(ParquetFile {
             shared: Arc::new(Shared {
                 schema,
-                full: crate::arrow::full_schema(&cols),
                 keep: crate::arrow::kept(&cols),
                 cols,
                 rows_per_group: rows_per_group.max(1),
@@ -206,7 +204,7 @@ impl ParquetFile {
     /// A sink for one worker (each worker needs its own).
     pub fn sink(&self) -> ParquetSink {
         ParquetSink {
-            cols: builders(&self.shared.full),
+            cols: Cols::new(&self.shared.cols, 0),
             rows: 0,
             scratch: Vec::with_capacity(64),
             shared: self.shared.clone(),
@@ -276,7 +274,7 @@ impl Drop for ParquetFile {
 /// One worker's records on their way to a [`ParquetFile`]: Arrow builders, encoded as a row
 /// group every `rows_per_group` records and at [`RecordSink::finish`].
 pub struct ParquetSink {
-    cols: Vec<Builder>,
+    cols: Cols,
     rows: usize,
     scratch: Vec<u8>,
     shared: Arc<Shared>,
@@ -287,7 +285,7 @@ impl ParquetSink {
         if self.rows == 0 {
             return Ok(());
         }
-        let arrays: Vec<ArrayRef> = self.cols.iter_mut().map(Builder::finish).collect();
+        let arrays = self.cols.finish(0);
         self.rows = 0;
         self.shared.write_group(arrays)
     }
@@ -508,11 +506,11 @@ mod tests {
                 keep: None,
             };
             let schema = schema(&cols);
-            let mut b: Vec<Builder> = builders(&schema);
+            let mut b = Cols::new(&cols, 0);
             let mut scratch = Vec::new();
             append(&mut b, &full(&l), &cols, &mut scratch);
             append(&mut b, &rec(&l), &cols, &mut scratch);
-            let arrays: Vec<ArrayRef> = b.iter_mut().map(Builder::finish).collect();
+            let arrays = b.finish(0);
             let batch = RecordBatch::try_new(schema.clone(), arrays).unwrap();
             assert_eq!(batch.num_rows(), 2);
             // The JSON record's keys (in FIELDS order, as the JSON writer's tests check).
