@@ -9,7 +9,10 @@
 //! (`crate::parquet`) encodes the same builders' arrays as row groups.
 
 use crate::format::{Columns, Fmt};
-use crate::{l4_name, numeric_meta, FlowRecord, RecordSink, META_FIELDS};
+use crate::{
+    l4_name, numeric_meta, FlowRecord, RecordSink, COMMUNITY_FIELD, META_FIELDS,
+    TUNNEL_PARENT_FIELD,
+};
 use arrow_array::builder::{
     ArrayBuilder, BooleanBuilder, Int32Builder, ListBuilder, NullBufferBuilder, StringBuilder,
     UInt32Builder, UInt8Builder,
@@ -256,10 +259,6 @@ impl<C: Column> Slot<C> {
         }
         &mut self.col
     }
-
-    fn finish(&mut self, room: usize) -> ArrayRef {
-        self.value().finish(room)
-    }
 }
 
 /// A column of fixed-width values: the values in a `Vec` (a null's a zero, as arrow's builders
@@ -282,7 +281,11 @@ impl<T: ArrowPrimitiveType> Prim<T> {
             values: Vec::with_capacity(rows),
             valid: NullBufferBuilder::new(rows),
             valid_to: 0,
-            data_type: T::DATA_TYPE,
+            // Every time is UTC.
+            data_type: match T::DATA_TYPE {
+                DataType::Timestamp(unit, None) => DataType::Timestamp(unit, Some("UTC".into())),
+                t => t,
+            },
         }
     }
 
@@ -465,230 +468,507 @@ impl Column for DictCol {
     }
 }
 
-/// Declares [`Cols`], the builders of each [`Kind`] in column order, and [`At`], a record's
-/// position among each kind's builders.
-macro_rules! cols {
-    ($($kind:ident $field:ident: $col:ty = $make:expr;)*) => {
-        /// The builders of a record's columns ([`names`]), by type: each kind's builders in
-        /// column order, their types resolved when the sink is made, so that a record's values go
-        /// each to its builder without a look at the column's type. [`Row`] writes a record's
-        /// values in column order, each kind's to that kind's next builder.
-        pub(crate) struct Cols {
-            $($field: Vec<Slot<$col>>,)*
-            /// Each column of [`names`]: its kind, and its index among that kind's builders.
-            order: Vec<(Kind, usize)>,
-            /// The kinds of the columns of [`META_FIELDS`], [`crate::DIST_FIELDS`],
-            /// [`crate::TCP_FIELDS`] and the AtoZ features (written in loops, or all null).
-            meta: Vec<Kind>,
-            dist: Vec<Kind>,
-            tcp: Vec<Kind>,
-            atoz: Vec<Kind>,
+/// A column, or a group of columns, a record writes: made empty, all null for a record without
+/// it, and finished into arrays in column order.
+trait Group {
+    /// Empty, with room for `rows` values a column.
+    fn make(rows: usize) -> Self;
+    /// A null in each column.
+    fn null(&mut self);
+    /// The columns so far, in order, into `out`, the builders left with room for `room`
+    /// values.
+    fn finish(&mut self, room: usize, out: &mut Vec<ArrayRef>);
+    /// The columns' names, in order, into `out`: `name` for a column, `name_` and the
+    /// field's name for a group's (the field's name alone at the top).
+    fn names(&self, name: &str, out: &mut Vec<String>);
+}
+
+/// A column's builder, empty, with room for `rows` values.
+trait Make {
+    fn make(rows: usize) -> Self;
+}
+
+impl<T: ArrowPrimitiveType> Make for Prim<T> {
+    fn make(rows: usize) -> Self {
+        Prim::new(rows)
+    }
+}
+
+impl Make for DictCol {
+    fn make(rows: usize) -> Self {
+        DictCol::new(rows)
+    }
+}
+
+impl Make for Built<StringBuilder> {
+    fn make(rows: usize) -> Self {
+        // 16 bytes a value ahead: the buffers are not regrown (and copied) from empty.
+        Built::new(|rows| StringBuilder::with_capacity(rows, rows * 16), rows)
+    }
+}
+
+impl Make for Built<BooleanBuilder> {
+    fn make(rows: usize) -> Self {
+        Built::new(BooleanBuilder::with_capacity, rows)
+    }
+}
+
+impl Make for Built<ListBuilder<Int32Builder>> {
+    fn make(rows: usize) -> Self {
+        Built::new(|r| list_builder(DataType::Int32)(r), rows)
+    }
+}
+
+impl Make for Built<ListBuilder<UInt32Builder>> {
+    fn make(rows: usize) -> Self {
+        Built::new(|r| list_builder(DataType::UInt32)(r), rows)
+    }
+}
+
+impl Make for Built<ListBuilder<UInt8Builder>> {
+    fn make(rows: usize) -> Self {
+        Built::new(|r| list_builder(DataType::UInt8)(r), rows)
+    }
+}
+
+impl<C: Column + Make> Group for Slot<C> {
+    fn make(rows: usize) -> Self {
+        Slot::new(C::make(rows))
+    }
+
+    fn null(&mut self) {
+        Slot::null(self);
+    }
+
+    fn finish(&mut self, room: usize, out: &mut Vec<ArrayRef>) {
+        out.push(self.value().finish(room));
+    }
+
+    fn names(&self, name: &str, out: &mut Vec<String>) {
+        out.push(name.to_string());
+    }
+}
+
+/// An optional group: its columns when the sink writes it.
+impl<G: Group> Group for Option<G> {
+    fn make(_: usize) -> Self {
+        None
+    }
+
+    fn null(&mut self) {
+        if let Some(g) = self {
+            g.null();
+        }
+    }
+
+    fn finish(&mut self, room: usize, out: &mut Vec<ArrayRef>) {
+        if let Some(g) = self {
+            g.finish(room, out);
+        }
+    }
+
+    fn names(&self, name: &str, out: &mut Vec<String>) {
+        if let Some(g) = self {
+            g.names(name, out);
+        }
+    }
+}
+
+/// Declares a [`Group`] of columns: a struct of the fields given, in column order.
+macro_rules! group {
+    ($(#[$m:meta])* struct $name:ident { $($field:ident: $ty:ty,)* }) => {
+        $(#[$m])*
+        struct $name {
+            $($field: $ty,)*
         }
 
-        /// A record's next builder of each kind.
-        #[derive(Default)]
-        struct At {
-            $($field: usize,)*
-        }
-
-        impl Cols {
-            /// The builders of the columns `cols`'s groups select, each with room for `rows`
-            /// values.
-            pub(crate) fn new(cols: &Columns, rows: usize) -> Cols {
-                let kinds = |names: &[&str]| names.iter().map(|n| column(n).0).collect();
-                let mut c = Cols {
-                    $($field: Vec::new(),)*
-                    order: Vec::new(),
-                    meta: kinds(&META_FIELDS),
-                    dist: kinds(&crate::DIST_FIELDS),
-                    tcp: kinds(&crate::TCP_FIELDS),
-                    atoz: kinds(&wirespeed_stats::ATOZ_NAMES),
-                };
-                for n in names(cols) {
-                    let k = column(n).0;
-                    let i = match k {
-                        $(Kind::$kind => {
-                            let make: fn(usize) -> $col = $make;
-                            c.$field.push(Slot::new(make(rows)));
-                            c.$field.len() - 1
-                        })*
-                    };
-                    c.order.push((k, i));
-                }
-                c
+        impl Group for $name {
+            fn make(rows: usize) -> Self {
+                $name { $($field: Group::make(rows),)* }
             }
 
-            /// Every column so far, in [`names`] order, the builders left with room for `room`
-            /// values.
-            pub(crate) fn finish(&mut self, room: usize) -> Vec<ArrayRef> {
-                self.order
-                    .iter()
-                    .map(|&(k, i)| match k {
-                        $(Kind::$kind => self.$field[i].finish(room),)*
-                    })
-                    .collect()
+            fn null(&mut self) {
+                $(self.$field.null();)*
             }
-        }
 
-        impl At {
-            /// Has a record filled every column (and no more)?
-            fn filled(&self, c: &Cols) -> bool {
-                true $(&& self.$field == c.$field.len())*
+            fn finish(&mut self, room: usize, out: &mut Vec<ArrayRef>) {
+                $(self.$field.finish(room, out);)*
+            }
+
+            fn names(&self, name: &str, out: &mut Vec<String>) {
+                let join = |f: &str| if name.is_empty() { f.to_string() } else { format!("{name}_{f}") };
+                $(self.$field.names(&join(stringify!($field)), out);)*
             }
         }
     };
 }
 
-cols! {
-    U8 u8: Prim<UInt8Type> = Prim::new;
-    U16 u16: Prim<UInt16Type> = Prim::new;
-    U32 u32: Prim<UInt32Type> = Prim::new;
-    U64 u64: Prim<UInt64Type> = Prim::new;
-    F64 f64: Prim<Float64Type> = Prim::new;
-    Bool bool: Built<BooleanBuilder> = |rows| Built::new(BooleanBuilder::with_capacity, rows);
-    Str str: Built<StringBuilder> =
-        |rows| Built::new(|rows| StringBuilder::with_capacity(rows, rows * 16), rows);
-    Dict dict: DictCol = DictCol::new;
-    Ts ts: Prim<TimestampMicrosecondType> = |rows| Prim {
-        data_type: Kind::Ts.data_type(),
-        ..Prim::new(rows)
-    };
-    ListI32 list_i32: Built<ListBuilder<Int32Builder>> =
-        |rows| Built::new(|r| list_builder(DataType::Int32)(r), rows);
-    ListU32 list_u32: Built<ListBuilder<UInt32Builder>> =
-        |rows| Built::new(|r| list_builder(DataType::UInt32)(r), rows);
-    ListU8 list_u8: Built<ListBuilder<UInt8Builder>> =
-        |rows| Built::new(|r| list_builder(DataType::UInt8)(r), rows);
-}
+type Int<T> = Slot<Prim<T>>;
+type F64 = Slot<Prim<Float64Type>>;
+type Ts = Slot<Prim<TimestampMicrosecondType>>;
+type Text = Slot<Built<StringBuilder>>;
+type Dict = Slot<DictCol>;
+type Flag = Slot<Built<BooleanBuilder>>;
+type List<B> = Slot<Built<ListBuilder<B>>>;
 
-/// The next builder among `slots` (a record's `at`-th of its kind).
-#[inline(always)]
-fn next<'s, C>(slots: &'s mut [Slot<C>], at: &mut usize, what: &str) -> &'s mut Slot<C> {
-    let i = *at;
-    *at += 1;
-    match slots.get_mut(i) {
-        Some(s) => s,
-        None => past(what, i),
-    }
-}
-
-/// A record with more values of a type than the schema has columns of it: a bug of this
-/// module.
-#[cold]
-#[inline(never)]
-fn past(what: &str, at: usize) -> ! {
-    panic!("arrow: a value past the schema's {at} columns of {what}")
-}
-
-/// Appends one record's values to the builders, column after column, each with the call for
-/// its column's type.
-struct Row<'a> {
-    cols: &'a mut Cols,
-    at: At,
-}
-
-/// An integer into a builder of `UInt8`..`UInt64`: null when absent or too wide for it.
-macro_rules! int_method {
-    ($($name:ident: $t:ty,)*) => {$(
-        #[inline(always)]
-        fn $name(&mut self, v: Option<u64>) {
-            let s = next(&mut self.cols.$name, &mut self.at.$name, stringify!($t));
-            match v.and_then(|v| <$t>::try_from(v).ok()) {
-                Some(v) => s.value().push(v),
-                None => s.null(),
-            }
-        }
-    )*};
-}
-
-impl Row<'_> {
-    int_method! {
-        u8: u8,
-        u16: u16,
-        u32: u32,
-        u64: u64,
-    }
-
+impl<T: ArrowPrimitiveType> Slot<Prim<T>> {
+    /// A value; `None` is null.
     #[inline(always)]
-    fn f64(&mut self, v: Option<f64>) {
-        let s = next(&mut self.cols.f64, &mut self.at.f64, "f64");
+    fn put(&mut self, v: Option<T::Native>) {
         match v {
-            Some(v) => s.value().push(v),
-            None => s.null(),
+            Some(v) => self.value().push(v),
+            None => self.null(),
         }
     }
+}
 
+impl<T: ArrowPrimitiveType> Slot<Prim<T>>
+where
+    T::Native: TryFrom<u64>,
+{
+    /// An integer: null when absent or too wide for the column.
     #[inline(always)]
-    fn flag(&mut self, v: Option<bool>) {
-        let s = next(&mut self.cols.bool, &mut self.at.bool, "bool");
+    fn int(&mut self, v: Option<u64>) {
+        self.put(v.and_then(|v| T::Native::try_from(v).ok()));
+    }
+}
+
+impl Slot<Built<StringBuilder>> {
+    /// Text; `None` is null.
+    #[inline(always)]
+    fn text(&mut self, v: Option<&str>) {
         match v {
-            Some(v) => s.value().b.append_value(v),
-            None => s.null(),
+            Some(v) => self.value().b.append_value(v),
+            None => self.null(),
         }
     }
+}
 
-    /// Nanoseconds since the epoch, as a timestamp (µs).
+impl Slot<Built<BooleanBuilder>> {
     #[inline(always)]
-    fn ts(&mut self, ns: u64) {
-        let s = next(&mut self.cols.ts, &mut self.at.ts, "timestamps");
-        s.value().push((ns / 1000) as i64);
-    }
-
-    /// Plain text; `None` is null.
-    #[inline(always)]
-    fn str(&mut self, v: Option<&str>) {
-        let s = next(&mut self.cols.str, &mut self.at.str, "text");
+    fn put(&mut self, v: Option<bool>) {
         match v {
-            Some(v) => s.value().b.append_value(v),
-            None => s.null(),
+            Some(v) => self.value().b.append_value(v),
+            None => self.null(),
         }
     }
+}
 
-    /// Dictionary text; `None` is null.
+impl Slot<DictCol> {
+    /// Text; `None` is null.
     #[inline(always)]
-    fn dict(&mut self, v: Option<&str>) {
-        let s = next(&mut self.cols.dict, &mut self.at.dict, "dictionary text");
+    fn text(&mut self, v: Option<&str>) {
         match v {
-            Some(v) => s.value().append(v),
-            None => s.null(),
+            Some(v) => self.value().append(v),
+            None => self.null(),
         }
     }
 
-    /// Dictionary text that is absent when empty (JSON's `opt_str`).
+    /// Text that is absent when empty (JSON's `opt_str`).
     #[inline(always)]
-    fn opt_dict(&mut self, v: &str) {
-        self.dict((!v.is_empty()).then_some(v));
+    fn opt(&mut self, v: &str) {
+        self.text((!v.is_empty()).then_some(v));
     }
 
-    /// Dictionary text the caller knows by an id among those of `scope` (a label, a protocol
-    /// number).
+    /// Text the caller knows by an id among those of `scope` (a label, a protocol number).
     #[inline(always)]
-    fn dict_id(&mut self, scope: usize, id: usize, v: &str) {
-        let s = next(&mut self.cols.dict, &mut self.at.dict, "dictionary text");
-        s.value().append_id(scope, id, v);
+    fn id(&mut self, scope: usize, id: usize, v: &str) {
+        self.value().append_id(scope, id, v);
+    }
+}
+
+/// A column of one of a few kinds, chosen when the sink is made (by [`column`]): the metadata
+/// and the AtoZ features, written in loops.
+enum Either {
+    U32(Prim<UInt32Type>),
+    F64(Prim<Float64Type>),
+    Dict(DictCol),
+    Text(Built<StringBuilder>),
+}
+
+impl Either {
+    fn of(name: &str, rows: usize) -> Slot<Either> {
+        Slot::new(match column(name).0 {
+            Kind::U32 => Either::U32(Prim::make(rows)),
+            Kind::F64 => Either::F64(Prim::make(rows)),
+            Kind::Dict => Either::Dict(DictCol::make(rows)),
+            Kind::Str => Either::Text(Built::make(rows)),
+            k => panic!("arrow: {name}: no column of {k:?} in a loop"),
+        })
+    }
+}
+
+impl Column for Either {
+    fn nulls(&mut self, n: usize) {
+        match self {
+            Either::U32(c) => c.nulls(n),
+            Either::F64(c) => c.nulls(n),
+            Either::Dict(c) => c.nulls(n),
+            Either::Text(c) => c.nulls(n),
+        }
     }
 
-    /// A null in the next column of kind `k`.
-    fn null(&mut self, k: Kind) {
-        macro_rules! null {
-            ($($kind:ident $field:ident),*) => {
-                match k {
-                    $(Kind::$kind => next(&mut self.cols.$field, &mut self.at.$field, "nulls").null(),)*
-                }
-            };
+    fn finish(&mut self, room: usize) -> ArrayRef {
+        match self {
+            Either::U32(c) => c.finish(room),
+            Either::F64(c) => c.finish(room),
+            Either::Dict(c) => c.finish(room),
+            Either::Text(c) => c.finish(room),
         }
-        null!(U8 u8, U16 u16, U32 u32, U64 u64, F64 f64, Bool bool, Str str, Dict dict, Ts ts,
-            ListI32 list_i32, ListU32 list_u32, ListU8 list_u8);
+    }
+}
+
+/// Columns of [`Either`], named `names`.
+struct Eithers {
+    cols: Vec<Slot<Either>>,
+    names: &'static [&'static str],
+}
+
+impl Eithers {
+    fn new(names: &'static [&'static str], rows: usize) -> Eithers {
+        Eithers {
+            cols: names.iter().map(|n| Either::of(n, rows)).collect(),
+            names,
+        }
     }
 
-    /// Text, null when empty, in the next column of kind `k` (a metadata field): dictionary or
-    /// plain text, or a number (`Syntax::opt_num`: null when not one).
-    fn meta(&mut self, k: Kind, v: &str) {
-        match k {
-            Kind::U32 => self.u32(meta_num(v)),
-            Kind::Dict => self.opt_dict(v),
-            _ => self.str((!v.is_empty()).then_some(v)),
+    fn finish(&mut self, room: usize, out: &mut Vec<ArrayRef>) {
+        out.extend(self.cols.iter_mut().map(|c| c.value().finish(room)));
+    }
+
+    fn names(&self, out: &mut Vec<String>) {
+        out.extend(self.names.iter().map(|n| n.to_string()));
+    }
+}
+
+group! {
+    /// `source` and `pcap`.
+    struct Source {
+        source: Dict,
+        pcap: Dict,
+    }
+}
+
+group! {
+    /// [`crate::FIELDS`] up to `tunnel`.
+    struct Head {
+        flow_id: Int<UInt64Type>,
+        src_ip: Text,
+        src_port: Int<UInt16Type>,
+        dst_ip: Text,
+        dst_port: Int<UInt16Type>,
+        l4: Dict,
+        ip_proto: Int<UInt8Type>,
+        vlan: Int<UInt16Type>,
+        tunnel: Dict,
+    }
+}
+
+group! {
+    /// [`crate::FIELDS`] from `first_ts` to `risk_score`.
+    struct Tail {
+        first_ts: Ts,
+        last_ts: Ts,
+        duration: F64,
+        c2s_pkts: Int<UInt64Type>,
+        c2s_bytes: Int<UInt64Type>,
+        s2c_pkts: Int<UInt64Type>,
+        s2c_bytes: Int<UInt64Type>,
+        end_reason: Dict,
+        proto: Dict,
+        app: Dict,
+        master: Dict,
+        category: Dict,
+        ip_owner: Dict,
+        method: Dict,
+        confidence: F64,
+        ttb_pkts: Int<UInt32Type>,
+        ttb_us: Int<UInt64Type>,
+        fpc: Dict,
+        fpc_method: Dict,
+        encrypted: Flag,
+        risks: Dict,
+        risk_score: Int<UInt32Type>,
+    }
+}
+
+group! {
+    /// [`crate::ACT_FIELDS`].
+    struct Act {
+        rule: Dict,
+        action: Dict,
+        dropped_pkts: Int<UInt64Type>,
+        dropped_bytes: Int<UInt64Type>,
+        bound: Flag,
+    }
+}
+
+group! {
+    /// [`crate::DIST_FIELDS`] of a direction.
+    struct DistDir {
+        ps_min: Int<UInt32Type>,
+        ps_mean: F64,
+        ps_max: Int<UInt32Type>,
+        ps_std: F64,
+        piat_min_us: F64,
+        piat_mean_us: F64,
+        piat_max_us: F64,
+        piat_std_us: F64,
+        syn: Int<UInt32Type>,
+        fin: Int<UInt32Type>,
+        rst: Int<UInt32Type>,
+        psh: Int<UInt32Type>,
+        ack: Int<UInt32Type>,
+        urg: Int<UInt32Type>,
+        ece: Int<UInt32Type>,
+        cwr: Int<UInt32Type>,
+    }
+}
+
+group! {
+    /// [`crate::DIST_FIELDS`].
+    struct Dist {
+        c2s: DistDir,
+        s2c: DistDir,
+    }
+}
+
+group! {
+    /// [`crate::TCP_FIELDS`] of a direction.
+    struct TcpDir {
+        retrans: Int<UInt32Type>,
+        retrans_bytes: Int<UInt64Type>,
+        ooo: Int<UInt32Type>,
+        dup: Int<UInt32Type>,
+        rtt_n: Int<UInt32Type>,
+        rtt_min_us: Int<UInt32Type>,
+        rtt_mean_us: F64,
+        rtt_max_us: Int<UInt32Type>,
+        rtt_std_us: F64,
+        ttl_min: Int<UInt8Type>,
+        ttl_max: Int<UInt8Type>,
+        mss: Int<UInt16Type>,
+        wscale: Int<UInt8Type>,
+        sack_ok: Flag,
+        ts_ok: Flag,
+        win_init: Int<UInt16Type>,
+        zero_win: Int<UInt32Type>,
+        unique_bytes: Int<UInt64Type>,
+        first_payload_us: Int<UInt64Type>,
+        last_payload_us: Int<UInt64Type>,
+    }
+}
+
+group! {
+    /// [`crate::TCP_FIELDS`].
+    struct Tcp {
+        c2s: TcpDir,
+        s2c: TcpDir,
+        hs_rtt_us: Int<UInt64Type>,
+        tcp_close: Dict,
+        history: Dict,
+        conn_state: Dict,
+    }
+}
+
+group! {
+    /// The `splt_*` lists of [`crate::FEATURE_FIELDS`].
+    struct Splt {
+        splt_ip: List<Int32Builder>,
+        splt_payload: List<Int32Builder>,
+        splt_iat_us: List<UInt32Builder>,
+        splt_flags: List<UInt8Builder>,
+    }
+}
+
+group! {
+    /// The statistical verdict's fields.
+    struct Stats {
+        stats_app: Dict,
+        stats_class: Dict,
+        stats_score: F64,
+    }
+}
+
+/// The builders of a record's columns ([`names`]), typed when the sink is made: the fixed
+/// columns a struct's fields, the optional groups there or not, so that a record's values go
+/// each to its builder by name, without a look at the column's type.
+pub(crate) struct Cols {
+    source: Option<Source>,
+    head: Head,
+    tunnel_parent: Option<Int<UInt64Type>>,
+    tail: Tail,
+    community_id: Option<Text>,
+    act: Option<Act>,
+    dist: Option<Dist>,
+    tcp: Option<Tcp>,
+    splt: Option<Splt>,
+    /// The AtoZ features (with `splt`).
+    atoz: Option<Eithers>,
+    stats: Stats,
+    meta: Eithers,
+}
+
+impl Cols {
+    /// The builders of the columns `cols`'s groups select, each with room for `rows` values.
+    pub(crate) fn new(cols: &Columns, rows: usize) -> Cols {
+        fn some<G: Group>(on: bool, rows: usize) -> Option<G> {
+            on.then(|| G::make(rows))
         }
+        let c = Cols {
+            source: some(cols.with_source, rows),
+            head: Head::make(rows),
+            tunnel_parent: some(cols.tunnel_parent, rows),
+            tail: Tail::make(rows),
+            community_id: some(cols.community, rows),
+            act: some(cols.action, rows),
+            dist: some(cols.dist, rows),
+            tcp: some(cols.tcp, rows),
+            splt: some(cols.features, rows),
+            atoz: cols
+                .features
+                .then(|| Eithers::new(&wirespeed_stats::ATOZ_NAMES, rows)),
+            stats: Stats::make(rows),
+            meta: Eithers::new(&META_FIELDS, rows),
+        };
+        // The builders' order is the schema's (a bug otherwise: checked once, here).
+        let mut n = Vec::new();
+        c.source.names("", &mut n);
+        c.head.names("", &mut n);
+        c.tunnel_parent.names(TUNNEL_PARENT_FIELD, &mut n);
+        c.tail.names("", &mut n);
+        c.community_id.names(COMMUNITY_FIELD, &mut n);
+        c.act.names("", &mut n);
+        c.dist.names("", &mut n);
+        c.tcp.names("", &mut n);
+        c.splt.names("", &mut n);
+        if let Some(a) = &c.atoz {
+            a.names(&mut n);
+        }
+        c.stats.names("", &mut n);
+        c.meta.names(&mut n);
+        assert_eq!(n, names(cols), "arrow: the builders in the schema's order");
+        c
+    }
+
+    /// Every column so far, in [`names`] order, the builders left with room for `room` values.
+    pub(crate) fn finish(&mut self, room: usize) -> Vec<ArrayRef> {
+        let mut out = Vec::new();
+        self.source.finish(room, &mut out);
+        self.head.finish(room, &mut out);
+        self.tunnel_parent.finish(room, &mut out);
+        self.tail.finish(room, &mut out);
+        self.community_id.finish(room, &mut out);
+        self.act.finish(room, &mut out);
+        self.dist.finish(room, &mut out);
+        self.tcp.finish(room, &mut out);
+        self.splt.finish(room, &mut out);
+        if let Some(a) = &mut self.atoz {
+            a.finish(room, &mut out);
+        }
+        self.stats.finish(room, &mut out);
+        self.meta.finish(room, &mut out);
+        out
     }
 }
 
@@ -725,65 +1005,66 @@ fn as_text(scratch: &[u8]) -> &str {
     std::str::from_utf8(scratch).unwrap_or_default()
 }
 
-/// One record into the builders, in [`names`] order, with the values JSON writes.
-pub(crate) fn append(cols: &mut Cols, r: &FlowRecord<'_>, c: &Columns, scratch: &mut Vec<u8>) {
-    let mut row = Row {
-        cols,
-        at: At::default(),
-    };
-    if c.with_source {
-        row.dict(Some(r.source.unwrap_or("")));
-        row.opt_dict(r.pcap.unwrap_or(""));
+/// One record into the builders, with the values JSON writes.
+pub(crate) fn append(cols: &mut Cols, r: &FlowRecord<'_>, scratch: &mut Vec<u8>) {
+    if let Some(s) = &mut cols.source {
+        s.source.text(Some(r.source.unwrap_or("")));
+        s.pcap.opt(r.pcap.unwrap_or(""));
     }
-    row.u64(Some(r.flow_id));
-    row.str(Some(Fmt::ip_str(scratch, &r.src_ip)));
-    row.u16(Some(r.src_port.into()));
-    row.str(Some(Fmt::ip_str(scratch, &r.dst_ip)));
-    row.u16(Some(r.dst_port.into()));
+    let h = &mut cols.head;
+    h.flow_id.put(Some(r.flow_id));
+    h.src_ip.text(Some(Fmt::ip_str(scratch, &r.src_ip)));
+    h.src_port.put(Some(r.src_port));
+    h.dst_ip.text(Some(Fmt::ip_str(scratch, &r.dst_ip)));
+    h.dst_port.put(Some(r.dst_port));
     match l4_name(r.l4) {
-        Some(n) => row.dict_id(L4_IDS, r.l4.into(), n),
+        Some(n) => h.l4.id(L4_IDS, r.l4.into(), n),
         None => {
             scratch.clear();
             Fmt::int(scratch, r.l4);
-            row.dict_id(L4_IDS, r.l4.into(), as_text(scratch));
+            h.l4.id(L4_IDS, r.l4.into(), as_text(scratch));
         }
     }
-    row.u8(Some(r.l4.into()));
-    row.u16(Some(r.vlan.into()));
-    row.opt_dict(r.tunnel);
-    if c.tunnel_parent {
-        row.u64(r.tunnel_parent);
+    h.ip_proto.put(Some(r.l4));
+    h.vlan.put(Some(r.vlan));
+    h.tunnel.opt(r.tunnel);
+    if let Some(p) = &mut cols.tunnel_parent {
+        p.put(r.tunnel_parent);
     }
-    row.ts(r.first_ts_ns);
-    row.ts(r.last_ts_ns);
+    let t = &mut cols.tail;
+    t.first_ts.put(Some((r.first_ts_ns / 1000) as i64));
+    t.last_ts.put(Some((r.last_ts_ns / 1000) as i64));
     let us = r.last_ts_ns.saturating_sub(r.first_ts_ns) / 1000;
-    row.f64(Some(us as f64 / 1e6));
-    row.u64(Some(r.c2s_pkts));
-    row.u64(Some(r.c2s_bytes));
-    row.u64(Some(r.s2c_pkts));
-    row.u64(Some(r.s2c_bytes));
-    row.dict_id(END_IDS, r.end_reason as usize, r.end_reason.as_str());
+    t.duration.put(Some(us as f64 / 1e6));
+    t.c2s_pkts.put(Some(r.c2s_pkts));
+    t.c2s_bytes.put(Some(r.c2s_bytes));
+    t.s2c_pkts.put(Some(r.s2c_pkts));
+    t.s2c_bytes.put(Some(r.s2c_bytes));
+    t.end_reason
+        .id(END_IDS, r.end_reason as usize, r.end_reason.as_str());
     // Labels by their id in the run's registry.
     let labels = std::ptr::from_ref(r.labels) as usize;
     let (label, id) = (r.label_names(), r.label.index());
-    proto(&mut row, labels, Some((id, label)));
-    row.dict_id(labels, id, label.app());
-    row.dict_id(labels, id, label.master());
-    row.dict_id(labels, id, label.category());
-    row.opt_dict(r.ip_owner);
-    method(&mut row, r.method);
-    row.f64(Some(conf(r.confidence)));
-    row.u32(Some(r.ttb_pkts.into()));
-    row.u64(Some(r.ttb_us));
-    let fpc = r.fpc.map(|(l, _)| (l.index(), r.labels.get(l)));
-    proto(&mut row, labels, fpc);
-    method(&mut row, r.fpc.map(|f| f.1));
-    row.flag(Some(r.encrypted));
+    t.proto.id(labels, id, label.proto());
+    t.app.id(labels, id, label.app());
+    t.master.id(labels, id, label.master());
+    t.category.id(labels, id, label.category());
+    t.ip_owner.opt(r.ip_owner);
+    method(&mut t.method, r.method);
+    t.confidence.put(Some(conf(r.confidence)));
+    t.ttb_pkts.int(Some(r.ttb_pkts.into()));
+    t.ttb_us.put(Some(r.ttb_us));
+    match r.fpc {
+        None => t.fpc.null(),
+        Some((l, _)) => t.fpc.id(labels, l.index(), r.labels.get(l).proto()),
+    }
+    method(&mut t.fpc_method, r.fpc.map(|f| f.1));
+    t.encrypted.put(Some(r.encrypted));
     let mut risks = r.risks.iter();
     match (risks.next(), risks.next()) {
-        (None, _) => row.dict(None),
+        (None, _) => t.risks.null(),
         // One risk (the common case): its name as it is.
-        (Some(k), None) => row.dict(Some(k.name())),
+        (Some(k), None) => t.risks.text(Some(k.name())),
         _ => {
             scratch.clear();
             for (i, k) in r.risks.iter().enumerate() {
@@ -792,11 +1073,11 @@ pub(crate) fn append(cols: &mut Cols, r: &FlowRecord<'_>, c: &Columns, scratch: 
                 }
                 scratch.extend_from_slice(k.name().as_bytes());
             }
-            row.dict(Some(as_text(scratch)));
+            t.risks.text(Some(as_text(scratch)));
         }
     }
-    row.u32(Some(r.risks.score().into()));
-    if c.community {
+    t.risk_score.int(Some(r.risks.score().into()));
+    if let Some(c) = &mut cols.community_id {
         scratch.clear();
         let defined = crate::community_id(
             scratch,
@@ -804,157 +1085,163 @@ pub(crate) fn append(cols: &mut Cols, r: &FlowRecord<'_>, c: &Columns, scratch: 
             (r.dst_ip, r.dst_port),
             r.l4,
         );
-        row.str(defined.then(|| as_text(scratch)));
+        c.text(defined.then(|| as_text(scratch)));
     }
-    if c.action {
+    if let Some(c) = &mut cols.act {
         let a = r.act.as_ref();
-        row.dict(a.map(|a| a.rule));
-        row.dict(a.map(|a| a.action));
-        row.u64(a.map(|a| a.dropped_pkts));
-        row.u64(a.map(|a| a.dropped_bytes));
-        row.flag(a.map(|a| a.bound));
+        c.rule.text(a.map(|a| a.rule));
+        c.action.text(a.map(|a| a.action));
+        c.dropped_pkts.put(a.map(|a| a.dropped_pkts));
+        c.dropped_bytes.put(a.map(|a| a.dropped_bytes));
+        c.bound.put(a.map(|a| a.bound));
     }
-    if c.dist {
-        dist(&mut row, r);
+    if let Some(d) = &mut cols.dist {
+        dist(d, r);
     }
-    if c.tcp {
-        tcp(&mut row, r);
+    if let Some(t) = &mut cols.tcp {
+        tcp(t, r);
     }
-    if c.features {
-        features(&mut row, r);
+    if let (Some(s), Some(a)) = (&mut cols.splt, &mut cols.atoz) {
+        features(s, a, r);
     }
     // The model did not run: all three absent.
-    row.opt_dict(r.stats_app);
-    row.opt_dict(r.stats_class);
-    row.f64((!r.stats_app.is_empty()).then(|| conf(r.stats_score)));
-    for (i, v) in r.meta.iter().enumerate() {
-        let k = row.cols.meta[i];
-        row.meta(k, v);
+    let s = &mut cols.stats;
+    s.stats_app.opt(r.stats_app);
+    s.stats_class.opt(r.stats_class);
+    s.stats_score
+        .put((!r.stats_app.is_empty()).then(|| conf(r.stats_score)));
+    for (c, &v) in cols.meta.cols.iter_mut().zip(r.meta.iter()) {
+        if v.is_empty() {
+            c.null();
+            continue;
+        }
+        match c.value() {
+            // A number on the wire (`Syntax::opt_num`), or null.
+            Either::U32(n) => match meta_num(v).and_then(|v| u32::try_from(v).ok()) {
+                Some(v) => n.push(v),
+                None => n.nulls(1),
+            },
+            Either::Dict(d) => d.append(v),
+            Either::Text(s) => s.b.append_value(v),
+            Either::F64(_) => panic!("arrow: no metadata is a float"),
+        }
     }
-    debug_assert!(
-        row.at.filled(row.cols),
-        "arrow: a record fills every column"
-    );
-}
-
-/// `MASTER.APP` (or `APP`) of a label (its id among `labels`' ids), or null.
-fn proto(row: &mut Row<'_>, labels: usize, l: Option<(usize, &wirespeed_classify::LabelEntry)>) {
-    let Some((id, l)) = l else {
-        return row.dict(None);
-    };
-    row.dict_id(labels, id, l.proto());
 }
 
 /// A method's name (null without one), looked up by the method's number.
-fn method(row: &mut Row<'_>, m: Option<Method>) {
+fn method(col: &mut Dict, m: Option<Method>) {
     match m {
-        None => row.dict(None),
-        Some(m) => row.dict_id(METHOD_IDS, m as usize, m.as_str()),
+        None => col.null(),
+        Some(m) => col.id(METHOD_IDS, m as usize, m.as_str()),
     }
 }
 
-/// The id spaces of [`Row::dict_id`] that are no label registry's address: IP protocol
+/// The id spaces of [`DictCol::append_id`] that are no label registry's address: IP protocol
 /// numbers, end reasons, methods.
 const L4_IDS: usize = 1;
 const END_IDS: usize = 2;
 const METHOD_IDS: usize = 3;
 
 /// [`crate::DIST_FIELDS`], as `format::dist_fields` writes them.
-fn dist(row: &mut Row<'_>, r: &FlowRecord<'_>) {
+fn dist(c: &mut Dist, r: &FlowRecord<'_>) {
     let Some(d) = r.dist.as_ref() else {
-        for i in 0..row.cols.dist.len() {
-            row.null(row.cols.dist[i]);
-        }
-        return;
+        return c.null();
     };
-    for dir in [&d.c2s, &d.s2c] {
+    for (c, dir) in [(&mut c.c2s, &d.c2s), (&mut c.s2c, &d.s2c)] {
         let sizes = dir.packets > 0;
         let gaps = dir.gaps > 0;
-        row.u32(sizes.then_some(dir.size_min.into()));
-        row.f64(sizes.then(|| fixed3(dir.size_mean)));
-        row.u32(sizes.then_some(dir.size_max.into()));
-        row.f64(sizes.then(|| fixed3(dir.size_std)));
-        for v in [
-            dir.gap_min_us,
-            dir.gap_mean_us,
-            dir.gap_max_us,
-            dir.gap_std_us,
+        c.ps_min.int(sizes.then_some(dir.size_min.into()));
+        c.ps_mean.put(sizes.then(|| fixed3(dir.size_mean)));
+        c.ps_max.int(sizes.then_some(dir.size_max.into()));
+        c.ps_std.put(sizes.then(|| fixed3(dir.size_std)));
+        for (c, v) in [
+            (&mut c.piat_min_us, dir.gap_min_us),
+            (&mut c.piat_mean_us, dir.gap_mean_us),
+            (&mut c.piat_max_us, dir.gap_max_us),
+            (&mut c.piat_std_us, dir.gap_std_us),
         ] {
-            row.f64(gaps.then(|| fixed3(v)));
+            c.put(gaps.then(|| fixed3(v)));
         }
-        for n in dir.flags {
-            row.u32(Some(n.into()));
+        let flags = [
+            &mut c.syn, &mut c.fin, &mut c.rst, &mut c.psh, &mut c.ack, &mut c.urg, &mut c.ece,
+            &mut c.cwr,
+        ];
+        for (c, n) in flags.into_iter().zip(dir.flags) {
+            c.int(Some(n.into()));
         }
     }
 }
 
 /// [`crate::TCP_FIELDS`], as `format::tcp_fields` writes them.
-fn tcp(row: &mut Row<'_>, r: &FlowRecord<'_>) {
+fn tcp(c: &mut Tcp, r: &FlowRecord<'_>) {
     let Some(t) = r.tcp.as_ref() else {
-        for i in 0..row.cols.tcp.len() {
-            row.null(row.cols.tcp[i]);
-        }
-        return;
+        return c.null();
     };
-    for d in [&t.c2s, &t.s2c] {
+    for (c, d) in [(&mut c.c2s, &t.c2s), (&mut c.s2c, &t.s2c)] {
         let rtt = d.rtt_n > 0;
-        row.u32(Some(d.retrans.into()));
-        row.u64(Some(d.retrans_bytes));
-        row.u32(Some(d.ooo.into()));
-        row.u32(Some(d.dup.into()));
-        row.u32(Some(d.rtt_n.into()));
-        row.u32(rtt.then_some(d.rtt_min_us.into()));
-        row.f64(rtt.then(|| fixed3(d.rtt_mean_us)));
-        row.u32(rtt.then_some(d.rtt_max_us.into()));
-        row.f64(rtt.then(|| fixed3(d.rtt_std_us)));
-        row.u8(d.ttl.map(|t| t.0.into()));
-        row.u8(d.ttl.map(|t| t.1.into()));
-        row.u16(d.mss.map(u64::from));
-        row.u8(d.wscale.map(u64::from));
-        row.flag(d.sack_ok);
-        row.flag(d.ts_ok);
-        row.u16(d.win_init.map(u64::from));
-        row.u32(Some(d.zero_win.into()));
-        row.u64(Some(d.unique_bytes));
-        row.u64(d.first_payload_us);
-        row.u64(d.last_payload_us);
+        c.retrans.int(Some(d.retrans.into()));
+        c.retrans_bytes.put(Some(d.retrans_bytes));
+        c.ooo.int(Some(d.ooo.into()));
+        c.dup.int(Some(d.dup.into()));
+        c.rtt_n.int(Some(d.rtt_n.into()));
+        c.rtt_min_us.int(rtt.then_some(d.rtt_min_us.into()));
+        c.rtt_mean_us.put(rtt.then(|| fixed3(d.rtt_mean_us)));
+        c.rtt_max_us.int(rtt.then_some(d.rtt_max_us.into()));
+        c.rtt_std_us.put(rtt.then(|| fixed3(d.rtt_std_us)));
+        c.ttl_min.int(d.ttl.map(|t| t.0.into()));
+        c.ttl_max.int(d.ttl.map(|t| t.1.into()));
+        c.mss.int(d.mss.map(u64::from));
+        c.wscale.int(d.wscale.map(u64::from));
+        c.sack_ok.put(d.sack_ok);
+        c.ts_ok.put(d.ts_ok);
+        c.win_init.int(d.win_init.map(u64::from));
+        c.zero_win.int(Some(d.zero_win.into()));
+        c.unique_bytes.put(Some(d.unique_bytes));
+        c.first_payload_us.put(d.first_payload_us);
+        c.last_payload_us.put(d.last_payload_us);
     }
-    row.u64(t.hs_rtt_us);
-    row.opt_dict(t.close);
-    row.opt_dict(t.history());
-    row.opt_dict(t.conn_state);
+    c.hs_rtt_us.put(t.hs_rtt_us);
+    c.tcp_close.opt(t.close);
+    c.history.opt(t.history());
+    c.conn_state.opt(t.conn_state);
 }
 
 /// [`crate::FEATURE_FIELDS`]: the `splt_*` lists, then the AtoZ features (two decimals, as
 /// `format::feature_fields` writes them; null where JSON writes null).
-fn features(row: &mut Row<'_>, r: &FlowRecord<'_>) {
+fn features(s: &mut Splt, atoz: &mut Eithers, r: &FlowRecord<'_>) {
     use wirespeed_stats::SizeMode;
     let e = &r.early;
     let n = e.len();
-    for mode in [SizeMode::Ip, SizeMode::Payload] {
-        let s = next(&mut row.cols.list_i32, &mut row.at.list_i32, "lists");
-        s.value()
+    for (c, mode) in [
+        (&mut s.splt_ip, SizeMode::Ip),
+        (&mut s.splt_payload, SizeMode::Payload),
+    ] {
+        c.value()
             .b
             .append_value((0..n).map(|i| Some(e.signed(i, mode))));
     }
-    let s = next(&mut row.cols.list_u32, &mut row.at.list_u32, "lists");
-    s.value()
+    s.splt_iat_us
+        .value()
         .b
         .append_value(e.iat_us[..n.saturating_sub(1)].iter().map(|&v| Some(v)));
-    let s = next(&mut row.cols.list_u8, &mut row.at.list_u8, "lists");
-    s.value()
+    s.splt_flags
+        .value()
         .b
         .append_value(e.flags[..n].iter().map(|&v| Some(v)));
     let f = e.atoz(r.l4, r.dst_port);
-    for (i, v) in f.into_iter().enumerate().take(row.cols.atoz.len()) {
+    for (c, v) in atoz.cols.iter_mut().zip(f) {
         let h = (0.0..1e15)
             .contains(&v)
             .then(|| (v as f64 * 100.0).round() as u64);
-        if row.cols.atoz[i] == Kind::F64 {
-            row.f64(h.map(|h| h as f64 / 100.0));
-        } else {
+        let Some(h) = h else {
+            c.null();
+            continue;
+        };
+        match c.value() {
+            Either::F64(x) => x.push(h as f64 / 100.0),
             // Whole numbers by construction (counts from u32s as f32).
-            row.u32(h.map(|h| (h / 100).min(u32::MAX.into())));
+            Either::U32(x) => x.push((h / 100).min(u32::MAX.into()) as u32),
+            _ => panic!("arrow: the AtoZ features are numbers"),
         }
     }
 }
@@ -971,7 +1258,6 @@ pub struct BatchSink {
     schema: SchemaRef,
     /// With [`Columns::keep`]: the kept columns' indices among the builders'.
     keep: Option<Vec<usize>>,
-    cols: Columns,
     builders: Cols,
     rows: usize,
     rows_per_batch: usize,
@@ -987,7 +1273,6 @@ impl BatchSink {
             builders: Cols::new(&cols, rows_per_batch.clamp(1, ROOM)),
             schema: schema(&cols),
             keep: kept(&cols),
-            cols,
             rows: 0,
             rows_per_batch: rows_per_batch.max(1),
             scratch: Vec::with_capacity(64),
@@ -1034,7 +1319,7 @@ impl BatchSink {
 
 impl RecordSink for BatchSink {
     fn write(&mut self, r: &FlowRecord<'_>) -> io::Result<()> {
-        append(&mut self.builders, r, &self.cols, &mut self.scratch);
+        append(&mut self.builders, r, &mut self.scratch);
         self.rows += 1;
         if self.rows >= self.rows_per_batch {
             self.cut(true)?;

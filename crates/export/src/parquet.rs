@@ -293,7 +293,7 @@ impl ParquetSink {
 
 impl RecordSink for ParquetSink {
     fn write(&mut self, r: &FlowRecord<'_>) -> io::Result<()> {
-        append(&mut self.cols, r, &self.shared.cols, &mut self.scratch);
+        append(&mut self.cols, r, &mut self.scratch);
         self.rows += 1;
         if self.rows >= self.shared.rows_per_group {
             self.flush()?;
@@ -508,8 +508,8 @@ mod tests {
             let schema = schema(&cols);
             let mut b = Cols::new(&cols, 0);
             let mut scratch = Vec::new();
-            append(&mut b, &full(&l), &cols, &mut scratch);
-            append(&mut b, &rec(&l), &cols, &mut scratch);
+            append(&mut b, &full(&l), &mut scratch);
+            append(&mut b, &rec(&l), &mut scratch);
             let arrays = b.finish(0);
             let batch = RecordBatch::try_new(schema.clone(), arrays).unwrap();
             assert_eq!(batch.num_rows(), 2);
