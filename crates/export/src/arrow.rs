@@ -10,7 +10,7 @@
 
 use crate::format::{Columns, Fmt};
 use crate::{
-    l4_name, numeric_meta, FlowRecord, RecordSink, COMMUNITY_FIELD, META_FIELDS,
+    l4_name, numeric_meta, FlowRecord, RecordSink, COMMUNITY_FIELD, META_COUNT, META_FIELDS,
     TUNNEL_PARENT_FIELD,
 };
 use arrow_array::builder::{
@@ -22,7 +22,8 @@ use arrow_array::types::{
     ArrowPrimitiveType, Float64Type, Int32Type, TimestampMicrosecondType, UInt16Type, UInt32Type,
     UInt64Type, UInt8Type,
 };
-use arrow_array::{ArrayRef, DictionaryArray, PrimitiveArray, RecordBatch};
+use arrow_array::{ArrayRef, DictionaryArray, PrimitiveArray, RecordBatch, StringArray};
+use arrow_buffer::{NullBuffer, OffsetBuffer};
 use arrow_schema::{DataType, Field, Schema, SchemaRef, TimeUnit};
 use std::collections::HashMap;
 use std::io;
@@ -261,16 +262,44 @@ impl<C: Column> Slot<C> {
     }
 }
 
+/// A column's validity, appended in runs: the values up to `valid_to` valid, then the nulls
+/// of each [`Column::nulls`]. The bitmap is made at the first null (none without one).
+struct Validity {
+    b: NullBufferBuilder,
+    valid_to: usize,
+}
+
+impl Validity {
+    fn new(rows: usize) -> Validity {
+        Validity {
+            b: NullBufferBuilder::new(rows),
+            valid_to: 0,
+        }
+    }
+
+    /// `n` nulls after the `len` values so far.
+    fn nulls(&mut self, len: usize, n: usize) {
+        self.b.append_n_non_nulls(len - self.valid_to);
+        self.b.append_n_nulls(n);
+        self.valid_to = len + n;
+    }
+
+    /// The validity of the `len` values so far, the builder left empty with room for `room`.
+    fn finish(&mut self, len: usize, room: usize) -> Option<NullBuffer> {
+        self.b.append_n_non_nulls(len - self.valid_to);
+        self.valid_to = 0;
+        let nulls = self.b.finish();
+        self.b = NullBufferBuilder::new(room);
+        nulls
+    }
+}
+
 /// A column of fixed-width values: the values in a `Vec` (a null's a zero, as arrow's builders
-/// write it), and the validity bitmap only from the first null on. Arrow's `PrimitiveBuilder`
-/// costs some 30 instructions a value (a bit in its bitmap, a capacity check on each of two
-/// buffers); a push costs a few.
+/// write it), the validity in runs. Arrow's `PrimitiveBuilder` costs some 30 instructions a
+/// value (a bit in its bitmap, a capacity check on each of two buffers); a push costs a few.
 struct Prim<T: ArrowPrimitiveType> {
     values: Vec<T::Native>,
-    /// Validity, appended in runs: valid values up to `valid_to`, then the nulls at
-    /// [`Column::nulls`].
-    valid: NullBufferBuilder,
-    valid_to: usize,
+    valid: Validity,
     /// The column's type (a timestamp's time zone).
     data_type: DataType,
 }
@@ -279,8 +308,7 @@ impl<T: ArrowPrimitiveType> Prim<T> {
     fn new(rows: usize) -> Prim<T> {
         Prim {
             values: Vec::with_capacity(rows),
-            valid: NullBufferBuilder::new(rows),
-            valid_to: 0,
+            valid: Validity::new(rows),
             // Every time is UTC.
             data_type: match T::DATA_TYPE {
                 DataType::Timestamp(unit, None) => DataType::Timestamp(unit, Some("UTC".into())),
@@ -298,24 +326,69 @@ impl<T: ArrowPrimitiveType> Prim<T> {
 impl<T: ArrowPrimitiveType> Column for Prim<T> {
     fn nulls(&mut self, n: usize) {
         let len = self.values.len();
-        self.valid.append_n_non_nulls(len - self.valid_to);
-        self.valid.append_n_nulls(n);
+        self.valid.nulls(len, n);
         self.values.resize(len + n, T::Native::default());
-        self.valid_to = len + n;
     }
 
     fn finish(&mut self, room: usize) -> ArrayRef {
         let values = std::mem::replace(&mut self.values, Vec::with_capacity(room));
-        self.valid.append_n_non_nulls(values.len() - self.valid_to);
-        self.valid_to = 0;
-        let nulls = self.valid.finish();
-        self.valid = NullBufferBuilder::new(room);
+        let nulls = self.valid.finish(values.len(), room);
         let a = PrimitiveArray::<T>::new(values.into(), nulls);
         Arc::new(a.with_data_type(self.data_type.clone()))
     }
 }
 
-/// An arrow builder (text, booleans, lists), and how to make an empty one with room for so
+/// A column of text (`Utf8`): the bytes and the offsets in `Vec`s, the validity in runs (as
+/// [`Prim`]'s). Arrow's `StringBuilder` sets a bit of its bitmap for each value.
+struct TextCol {
+    bytes: Vec<u8>,
+    /// Where each value ends (a null: where the previous one does), after a first 0.
+    ends: Vec<i32>,
+    valid: Validity,
+}
+
+impl TextCol {
+    fn new(rows: usize) -> TextCol {
+        let mut ends = Vec::with_capacity(rows + 1);
+        ends.push(0);
+        TextCol {
+            // 16 bytes a value ahead: the buffer is not regrown (and copied) from empty.
+            bytes: Vec::with_capacity(rows * 16),
+            ends,
+            valid: Validity::new(rows),
+        }
+    }
+
+    #[inline(always)]
+    fn push(&mut self, s: &str) {
+        self.bytes.extend_from_slice(s.as_bytes());
+        match i32::try_from(self.bytes.len()) {
+            Ok(end) => self.ends.push(end),
+            Err(_) => panic!("arrow: a text column of over 2 GiB in one batch"),
+        }
+    }
+}
+
+impl Column for TextCol {
+    fn nulls(&mut self, n: usize) {
+        let (rows, end) = (self.ends.len() - 1, self.bytes.len() as i32);
+        self.valid.nulls(rows, n);
+        self.ends.resize(rows + 1 + n, end);
+    }
+
+    fn finish(&mut self, room: usize) -> ArrayRef {
+        let ends = std::mem::replace(&mut self.ends, TextCol::new(room).ends);
+        let bytes = std::mem::replace(&mut self.bytes, Vec::with_capacity(room * 16));
+        let nulls = self.valid.finish(ends.len() - 1, room);
+        // The bytes are UTF-8, of `&str`s (checked once more here, a batch at a time).
+        match StringArray::try_new(OffsetBuffer::new(ends.into()), bytes.into(), nulls) {
+            Ok(a) => Arc::new(a),
+            Err(e) => panic!("arrow: text of &strs is a text column: {e}"),
+        }
+    }
+}
+
+/// An arrow builder (booleans, lists), and how to make an empty one with room for so
 /// many values.
 struct Built<B> {
     b: B,
@@ -352,7 +425,6 @@ macro_rules! built_column {
 }
 
 built_column!(
-    StringBuilder,
     BooleanBuilder,
     ListBuilder<Int32Builder>,
     ListBuilder<UInt32Builder>,
@@ -500,10 +572,9 @@ impl Make for DictCol {
     }
 }
 
-impl Make for Built<StringBuilder> {
+impl Make for TextCol {
     fn make(rows: usize) -> Self {
-        // 16 bytes a value ahead: the buffers are not regrown (and copied) from empty.
-        Built::new(|rows| StringBuilder::with_capacity(rows, rows * 16), rows)
+        TextCol::new(rows)
     }
 }
 
@@ -606,7 +677,7 @@ macro_rules! group {
 type Int<T> = Slot<Prim<T>>;
 type F64 = Slot<Prim<Float64Type>>;
 type Ts = Slot<Prim<TimestampMicrosecondType>>;
-type Text = Slot<Built<StringBuilder>>;
+type Text = Slot<TextCol>;
 type Dict = Slot<DictCol>;
 type Flag = Slot<Built<BooleanBuilder>>;
 type List<B> = Slot<Built<ListBuilder<B>>>;
@@ -633,12 +704,12 @@ where
     }
 }
 
-impl Slot<Built<StringBuilder>> {
+impl Slot<TextCol> {
     /// Text; `None` is null.
     #[inline(always)]
     fn text(&mut self, v: Option<&str>) {
         match v {
-            Some(v) => self.value().b.append_value(v),
+            Some(v) => self.value().push(v),
             None => self.null(),
         }
     }
@@ -683,7 +754,7 @@ enum Either {
     U32(Prim<UInt32Type>),
     F64(Prim<Float64Type>),
     Dict(DictCol),
-    Text(Built<StringBuilder>),
+    Text(TextCol),
 }
 
 impl Either {
@@ -692,7 +763,7 @@ impl Either {
             Kind::U32 => Either::U32(Prim::make(rows)),
             Kind::F64 => Either::F64(Prim::make(rows)),
             Kind::Dict => Either::Dict(DictCol::make(rows)),
-            Kind::Str => Either::Text(Built::make(rows)),
+            Kind::Str => Either::Text(TextCol::make(rows)),
             k => panic!("arrow: {name}: no column of {k:?} in a loop"),
         })
     }
@@ -719,15 +790,15 @@ impl Column for Either {
 }
 
 /// Columns of [`Either`], named `names`.
-struct Eithers {
-    cols: Vec<Slot<Either>>,
-    names: &'static [&'static str],
+struct Eithers<const N: usize> {
+    cols: [Slot<Either>; N],
+    names: &'static [&'static str; N],
 }
 
-impl Eithers {
-    fn new(names: &'static [&'static str], rows: usize) -> Eithers {
+impl<const N: usize> Eithers<N> {
+    fn new(names: &'static [&'static str; N], rows: usize) -> Eithers<N> {
         Eithers {
-            cols: names.iter().map(|n| Either::of(n, rows)).collect(),
+            cols: std::array::from_fn(|i| Either::of(names[i], rows)),
             names,
         }
     }
@@ -904,9 +975,9 @@ pub(crate) struct Cols {
     tcp: Option<Tcp>,
     splt: Option<Splt>,
     /// The AtoZ features (with `splt`).
-    atoz: Option<Eithers>,
+    atoz: Option<Eithers<{ wirespeed_stats::ATOZ_NAMES.len() }>>,
     stats: Stats,
-    meta: Eithers,
+    meta: Eithers<{ META_COUNT }>,
 }
 
 impl Cols {
@@ -1110,7 +1181,8 @@ pub(crate) fn append(cols: &mut Cols, r: &FlowRecord<'_>, scratch: &mut Vec<u8>)
     s.stats_class.opt(r.stats_class);
     s.stats_score
         .put((!r.stats_app.is_empty()).then(|| conf(r.stats_score)));
-    for (c, &v) in cols.meta.cols.iter_mut().zip(r.meta.iter()) {
+    for i in 0..META_COUNT {
+        let (c, v) = (&mut cols.meta.cols[i], r.meta[i]);
         if v.is_empty() {
             c.null();
             continue;
@@ -1122,7 +1194,7 @@ pub(crate) fn append(cols: &mut Cols, r: &FlowRecord<'_>, scratch: &mut Vec<u8>)
                 None => n.nulls(1),
             },
             Either::Dict(d) => d.append(v),
-            Either::Text(s) => s.b.append_value(v),
+            Either::Text(s) => s.push(v),
             Either::F64(_) => panic!("arrow: no metadata is a float"),
         }
     }
@@ -1208,7 +1280,11 @@ fn tcp(c: &mut Tcp, r: &FlowRecord<'_>) {
 
 /// [`crate::FEATURE_FIELDS`]: the `splt_*` lists, then the AtoZ features (two decimals, as
 /// `format::feature_fields` writes them; null where JSON writes null).
-fn features(s: &mut Splt, atoz: &mut Eithers, r: &FlowRecord<'_>) {
+fn features(
+    s: &mut Splt,
+    atoz: &mut Eithers<{ wirespeed_stats::ATOZ_NAMES.len() }>,
+    r: &FlowRecord<'_>,
+) {
     use wirespeed_stats::SizeMode;
     let e = &r.early;
     let n = e.len();
