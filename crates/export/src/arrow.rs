@@ -388,20 +388,9 @@ impl Column for TextCol {
     }
 }
 
-/// An arrow builder (booleans, lists), and how to make an empty one with room for so
-/// many values.
+/// An arrow builder (booleans, lists).
 struct Built<B> {
     b: B,
-    make: fn(usize) -> B,
-}
-
-impl<B> Built<B> {
-    fn new(make: fn(usize) -> B, rows: usize) -> Built<B> {
-        Built {
-            b: make(rows),
-            make,
-        }
-    }
 }
 
 /// [`Column`] for arrow builders of the types given.
@@ -416,7 +405,7 @@ macro_rules! built_column {
                 let a = Arc::new(self.b.finish());
                 // Arrow's `finish` leaves the builder empty, without capacity.
                 if room > 0 {
-                    self.b = (self.make)(room);
+                    *self = Self::make(room);
                 }
                 a
             }
@@ -431,11 +420,11 @@ built_column!(
     ListBuilder<UInt8Builder>
 );
 
-/// A list builder of `Int32`, `UInt32` or `UInt8` items (not null).
-fn list_builder<B: ArrayBuilder + Default>(t: DataType) -> impl Fn(usize) -> ListBuilder<B> {
-    move |rows| {
-        ListBuilder::with_capacity(B::default(), rows)
-            .with_field(Arc::new(Field::new_list_field(t.clone(), false)))
+/// A list builder of `Int32`, `UInt32` or `UInt8` items (not null), with room for `rows` lists.
+fn list<B: ArrayBuilder + Default>(t: DataType, rows: usize) -> Built<ListBuilder<B>> {
+    let field = Arc::new(Field::new_list_field(t, false));
+    Built {
+        b: ListBuilder::with_capacity(B::default(), rows).with_field(field),
     }
 }
 
@@ -580,25 +569,27 @@ impl Make for TextCol {
 
 impl Make for Built<BooleanBuilder> {
     fn make(rows: usize) -> Self {
-        Built::new(BooleanBuilder::with_capacity, rows)
+        Built {
+            b: BooleanBuilder::with_capacity(rows),
+        }
     }
 }
 
 impl Make for Built<ListBuilder<Int32Builder>> {
     fn make(rows: usize) -> Self {
-        Built::new(|r| list_builder(DataType::Int32)(r), rows)
+        list(DataType::Int32, rows)
     }
 }
 
 impl Make for Built<ListBuilder<UInt32Builder>> {
     fn make(rows: usize) -> Self {
-        Built::new(|r| list_builder(DataType::UInt32)(r), rows)
+        list(DataType::UInt32, rows)
     }
 }
 
 impl Make for Built<ListBuilder<UInt8Builder>> {
     fn make(rows: usize) -> Self {
-        Built::new(|r| list_builder(DataType::UInt8)(r), rows)
+        list(DataType::UInt8, rows)
     }
 }
 
