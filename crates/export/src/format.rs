@@ -431,17 +431,42 @@ pub(crate) fn bound<S: Syntax>(
 /// One record in `S`'s syntax, appended to `b`.
 #[inline]
 pub(crate) fn record<S: Syntax>(b: &mut Vec<u8>, r: &FlowRecord<'_>, cols: &Columns) {
-    let meta_len = r.meta.iter().map(|v| v.len()).sum();
+    let meta = MetaLens::of(&r.meta);
     let labels = Names {
         label: r.label_names(),
         fpc: r.fpc.map(|(l, _)| r.labels.get(l)),
     };
-    let room = bound::<S>(r, &labels, cols, meta_len);
+    let room = bound::<S>(r, &labels, cols, meta.total);
     let mut o = Out::new(b, room);
     // SAFETY: `bound` is the most `fields` writes for this record (its terms follow the
     // fields), and it is reserved.
     let mut none = Marks::NONE;
-    unsafe { fields::<S, false>(&mut o, r, &labels, cols, meta_len, &mut none) }
+    unsafe { fields::<S, false>(&mut o, r, &labels, cols, &meta, &mut none) }
+}
+
+/// The number of groups of eight metadata fields.
+const META_GROUPS: usize = META_COUNT.div_ceil(8);
+
+/// The metadata's lengths, in one pass: in all (for the reservation) and by group of eight
+/// fields (which groups hold a value, for [`meta_fields`]).
+pub(crate) struct MetaLens {
+    total: usize,
+    groups: [usize; META_GROUPS],
+}
+
+impl MetaLens {
+    /// Those of `meta`. (No sum can overflow: the strings are in memory.)
+    #[inline(always)]
+    pub(crate) fn of(meta: &[&str; META_COUNT]) -> MetaLens {
+        let mut groups = [0; META_GROUPS];
+        for (g, group) in meta.chunks(8).enumerate() {
+            groups[g] = group.iter().map(|v| v.len()).sum();
+        }
+        MetaLens {
+            total: groups.iter().sum(),
+            groups,
+        }
+    }
 }
 
 /// The number of field offsets a [`Marks`] holds: `source`, `pcap`, [`crate::FIELDS`], and the
@@ -664,10 +689,10 @@ pub(crate) fn record_kept<S: Syntax>(
     cols: &Columns,
     kept: &mut Kept,
 ) {
-    let meta_len = r.meta.iter().map(|v| v.len()).sum();
+    let meta = MetaLens::of(&r.meta);
     let labels = Names::of(r);
     // The whole record's room, and the empty CSV field's quotes.
-    let room = bound::<S>(r, &labels, cols, meta_len).saturating_add(2);
+    let room = bound::<S>(r, &labels, cols, meta.total).saturating_add(2);
     let mut o = Out::new(b, room);
     let start = o.at();
     let m = &mut *kept.marks;
@@ -675,7 +700,7 @@ pub(crate) fn record_kept<S: Syntax>(
     // (each to at or before where it was), and the closing text (and CSV's `""`) after them fit
     // where the whole record's text was.
     unsafe {
-        fields::<S, true>(&mut o, r, &labels, cols, meta_len, m);
+        fields::<S, true>(&mut o, r, &labels, cols, &meta, m);
         let base = start as *mut u8;
         let mut dst = base.add(S::OPEN.len());
         for (k, &(s, e)) in kept.runs.iter().enumerate() {
@@ -737,14 +762,14 @@ impl<'a> Names<'a> {
 /// the statistical verdict ([`early_fields`]), then the metadata, in [`crate::FIELDS`] order.
 ///
 /// # Safety
-/// Room for [`bound`] bytes, `meta_len` being the metadata's total length.
+/// Room for [`bound`] bytes, `meta` being the record's metadata lengths.
 #[inline(always)]
 unsafe fn fields<S: Syntax, const SEL: bool>(
     o: &mut Cursor,
     r: &FlowRecord<'_>,
     names: &Names<'_>,
     cols: &Columns,
-    meta_len: usize,
+    meta: &MetaLens,
     m: &mut Marks,
 ) {
     let Columns {
@@ -1019,7 +1044,7 @@ unsafe fn fields<S: Syntax, const SEL: bool>(
         }
     }
     early_fields::<S, SEL>(o, r, m);
-    meta_fields::<S, SEL>(o, r, meta_len, m);
+    meta_fields::<S, SEL>(o, r, meta, m);
     if SEL {
         m.set(END, o.at());
     }
@@ -1204,12 +1229,12 @@ const SPLT_KEYS: [Padded; 4] = [
 /// the others, the runs between the fields that are set.
 ///
 /// # Safety
-/// Room for [`META_ROOM`] and [`Syntax::ESCAPE`] × `meta_len` bytes.
+/// Room for [`META_ROOM`] and [`Syntax::ESCAPE`] × `meta.total` bytes, `meta` being `r`'s.
 #[inline(always)]
 unsafe fn meta_fields<S: Syntax, const SEL: bool>(
     o: &mut Cursor,
     r: &FlowRecord<'_>,
-    meta_len: usize,
+    meta: &MetaLens,
     m: &mut Marks,
 ) {
     let (nulls, at) = META_NULLS;
@@ -1232,14 +1257,14 @@ unsafe fn meta_fields<S: Syntax, const SEL: bool>(
             o.bytes(&META_COMMAS[..to - from]);
         }
     };
-    if meta_len == 0 {
+    if meta.total == 0 {
         return run(o, m, 0, META_COUNT);
     }
     // Which are set, as bits (a branch-free pass over each group of eight that holds one:
     // a flow's metadata is mostly one protocol's), then the runs between them.
     let mut set = 0u64;
     for (g, group) in r.meta.chunks(8).enumerate() {
-        if group.iter().fold(0, |a, v| a | v.len()) != 0 {
+        if meta.groups[g] != 0 {
             for (j, v) in group.iter().enumerate() {
                 set |= u64::from(!v.is_empty()) << (8 * g + j);
             }
