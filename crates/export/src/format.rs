@@ -874,11 +874,23 @@ unsafe fn fields<S: Syntax, const SEL: bool>(
     // shorter than the 100 seconds they span), converted once.
     let mut digits = TsDigits::default();
     key!("first_ts");
+    let first_at = o.at();
     o.ts_with(r.first_ts_ns, &mut digits);
+    let first_len = o.at().offset_from(first_at) as usize;
     key!("last_ts");
-    o.ts_with(r.last_ts_ns, &mut digits);
-    key!("duration");
-    o.duration(r.last_ts_ns.saturating_sub(r.first_ts_ns));
+    if r.last_ts_ns / 1000 == r.first_ts_ns / 1000 {
+        // The same microsecond (most flows: a packet, or two at once): the first time's text
+        // again, and a duration of less than a microsecond, written as `o.duration` writes it.
+        // SAFETY: the first time's text, written just before the key, in this allocation; the
+        // copy goes after the key, past it.
+        o.bytes(std::slice::from_raw_parts(first_at, first_len));
+        key!("duration");
+        o.bytes(b"0.000000");
+    } else {
+        o.ts_with(r.last_ts_ns, &mut digits);
+        key!("duration");
+        o.duration(r.last_ts_ns.saturating_sub(r.first_ts_ns));
+    }
     key!("c2s_pkts");
     o.uint(r.c2s_pkts);
     key!("c2s_bytes");

@@ -1075,6 +1075,12 @@ mod tests {
                         prop_oneof![0u64..2_000_000_000, 0u64..10_000_000_000_000]
                     )
                         .prop_map(|(a, d)| (a, a + d)),
+                    // Within a microsecond (a flow of one packet, or of two at once), either way.
+                    (num(), 0u64..1000, any::<bool>()).prop_map(|(a, d, up)| if up {
+                        (a, a.saturating_add(d))
+                    } else {
+                        (a, a.saturating_sub(d))
+                    }),
                 ],
                 proptest::array::uniform4(num()),
             ),
