@@ -1,6 +1,7 @@
 //! CSV (RFC 4180) with a header line: every column in [`crate::FIELDS`] order.
 
-use crate::format::{flush_at, record, record_buffer, Columns, Syntax, FLUSH_AT};
+use crate::format::{flush_at, record_buffer, record_with, Columns, Syntax, FLUSH_AT};
+use crate::out::TsDigits;
 use crate::select::Selection;
 use crate::{FlowRecord, RecordSink};
 use std::io::{self, Write};
@@ -12,6 +13,8 @@ pub struct CsvWriter<W: Write> {
     cols: Columns,
     /// The kept columns' writer, with [`Columns::keep`].
     sel: Option<Box<Selection>>,
+    /// The last time's first eight digits.
+    ts: TsDigits,
 }
 
 impl<W: Write> CsvWriter<W> {
@@ -26,6 +29,7 @@ impl<W: Write> CsvWriter<W> {
                 ..Columns::default()
             },
             sel: None,
+            ts: TsDigits::default(),
         };
         w.header();
         w
@@ -105,7 +109,7 @@ impl<W: Write> CsvWriter<W> {
 impl<W: Write> RecordSink for CsvWriter<W> {
     fn write(&mut self, r: &FlowRecord<'_>) -> io::Result<()> {
         match self.sel.as_deref_mut() {
-            None => record::<Csv>(&mut self.buf, r, &self.cols),
+            None => record_with::<Csv>(&mut self.buf, r, &self.cols, &mut self.ts),
             Some(s) => s.record::<Csv>(&mut self.buf, r, &self.cols),
         }
         flush_at(&mut self.out, &mut self.buf, FLUSH_AT)

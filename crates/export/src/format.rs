@@ -429,6 +429,7 @@ pub(crate) fn bound<S: Syntax>(
 }
 
 /// One record in `S`'s syntax, appended to `b`.
+#[cfg(any(test, feature = "kafka"))]
 #[inline]
 pub(crate) fn record<S: Syntax>(b: &mut Vec<u8>, r: &FlowRecord<'_>, cols: &Columns) {
     let meta = MetaLens::of(&r.meta);
@@ -441,7 +442,36 @@ pub(crate) fn record<S: Syntax>(b: &mut Vec<u8>, r: &FlowRecord<'_>, cols: &Colu
     // SAFETY: `bound` is the most `fields` writes for this record (its terms follow the
     // fields), and it is reserved.
     let mut none = Marks::NONE;
-    unsafe { fields::<S, false>(&mut o, r, &labels, cols, &meta, &mut none) }
+    unsafe {
+        fields::<S, false>(
+            &mut o,
+            r,
+            &labels,
+            cols,
+            &meta,
+            &mut none,
+            &mut TsDigits::default(),
+        )
+    }
+}
+
+/// [`record`], with `ts` the seconds' digits of the time the writer wrote last: most records
+/// begin in the 100 seconds of the one before, whose first eight digits are then not made
+/// again.
+#[inline]
+pub(crate) fn record_with<S: Syntax>(
+    b: &mut Vec<u8>,
+    r: &FlowRecord<'_>,
+    cols: &Columns,
+    ts: &mut TsDigits,
+) {
+    let meta = MetaLens::of(&r.meta);
+    let labels = Names::of(r);
+    let room = bound::<S>(r, &labels, cols, meta.total);
+    let mut o = Out::new(b, room);
+    let mut none = Marks::NONE;
+    // SAFETY: as `record`.
+    unsafe { fields::<S, false>(&mut o, r, &labels, cols, &meta, &mut none, ts) }
 }
 
 /// The number of groups of eight metadata fields.
@@ -700,7 +730,7 @@ pub(crate) fn record_kept<S: Syntax>(
     // (each to at or before where it was), and the closing text (and CSV's `""`) after them fit
     // where the whole record's text was.
     unsafe {
-        fields::<S, true>(&mut o, r, &labels, cols, &meta, m);
+        fields::<S, true>(&mut o, r, &labels, cols, &meta, m, &mut TsDigits::default());
         let base = start as *mut u8;
         let mut dst = base.add(S::OPEN.len());
         for (k, &(s, e)) in kept.runs.iter().enumerate() {
@@ -762,7 +792,8 @@ impl<'a> Names<'a> {
 /// the statistical verdict ([`early_fields`]), then the metadata, in [`crate::FIELDS`] order.
 ///
 /// # Safety
-/// Room for [`bound`] bytes, `meta` being the record's metadata lengths.
+/// Room for [`bound`] bytes, `meta` being the record's metadata lengths. `digits`: the last
+/// time's first eight digits (its default when none), for [`Cursor::ts_with`].
 #[inline(always)]
 unsafe fn fields<S: Syntax, const SEL: bool>(
     o: &mut Cursor,
@@ -771,6 +802,7 @@ unsafe fn fields<S: Syntax, const SEL: bool>(
     cols: &Columns,
     meta: &MetaLens,
     m: &mut Marks,
+    digits: &mut TsDigits,
 ) {
     let Columns {
         with_source,
@@ -872,10 +904,9 @@ unsafe fn fields<S: Syntax, const SEL: bool>(
     }
     // The first eight digits of the two times, when they are the same (most flows are
     // shorter than the 100 seconds they span), converted once.
-    let mut digits = TsDigits::default();
     key!("first_ts");
     let first_at = o.at();
-    o.ts_with(r.first_ts_ns, &mut digits);
+    o.ts_with(r.first_ts_ns, digits);
     let first_len = o.at().offset_from(first_at) as usize;
     key!("last_ts");
     if r.last_ts_ns / 1000 == r.first_ts_ns / 1000 {
@@ -887,7 +918,7 @@ unsafe fn fields<S: Syntax, const SEL: bool>(
         key!("duration");
         o.bytes(b"0.000000");
     } else {
-        o.ts_with(r.last_ts_ns, &mut digits);
+        o.ts_with(r.last_ts_ns, digits);
         key!("duration");
         o.duration(r.last_ts_ns.saturating_sub(r.first_ts_ns));
     }

@@ -1,6 +1,7 @@
 //! JSON lines: one object per record, every key of [`crate::FIELDS`] the options select, in order; absent values are `null`.
 
-use crate::format::{flush_at, record, record_buffer, Columns, Syntax, FLUSH_AT};
+use crate::format::{flush_at, record_buffer, record_with, Columns, Syntax, FLUSH_AT};
+use crate::out::TsDigits;
 use crate::select::Selection;
 use crate::{FlowRecord, RecordSink};
 use std::io::{self, Write};
@@ -12,6 +13,8 @@ pub struct JsonLinesWriter<W: Write> {
     cols: Columns,
     /// The kept columns' writer, with [`Columns::keep`].
     sel: Option<Box<Selection>>,
+    /// The last time's first eight digits.
+    ts: TsDigits,
 }
 
 impl<W: Write> JsonLinesWriter<W> {
@@ -25,6 +28,7 @@ impl<W: Write> JsonLinesWriter<W> {
                 ..Columns::default()
             },
             sel: None,
+            ts: TsDigits::default(),
         }
     }
 
@@ -86,7 +90,7 @@ impl<W: Write> JsonLinesWriter<W> {
 impl<W: Write> RecordSink for JsonLinesWriter<W> {
     fn write(&mut self, r: &FlowRecord<'_>) -> io::Result<()> {
         match self.sel.as_deref_mut() {
-            None => record::<Json>(&mut self.buf, r, &self.cols),
+            None => record_with::<Json>(&mut self.buf, r, &self.cols, &mut self.ts),
             Some(s) => s.record::<Json>(&mut self.buf, r, &self.cols),
         }
         flush_at(&mut self.out, &mut self.buf, FLUSH_AT)

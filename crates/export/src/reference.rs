@@ -1219,13 +1219,17 @@ mod tests {
     fn both(records: &[(FlowRecord<'_>, Columns)]) {
         for json in [true, false] {
             let (mut new, mut old) = (b"prefix".to_vec(), b"prefix".to_vec());
+            // The writers' way: the last time's digits kept from record to record.
+            let (mut kept, mut digits) = (b"prefix".to_vec(), crate::out::TsDigits::default());
             for (r, cols) in records {
                 let at = new.len();
                 if json {
+                    format::record_with::<crate::json::Json>(&mut kept, r, cols, &mut digits);
                     format::record::<crate::json::Json>(&mut new, r, cols);
                     super::record::<super::Json>(&mut old, r, cols);
                     assert!(new.len() - at <= format::record_bound::<crate::json::Json>(r, cols));
                 } else {
+                    format::record_with::<crate::csv::Csv>(&mut kept, r, cols, &mut digits);
                     format::record::<crate::csv::Csv>(&mut new, r, cols);
                     super::record::<super::Csv>(&mut old, r, cols);
                     assert!(new.len() - at <= format::record_bound::<crate::csv::Csv>(r, cols));
@@ -1237,6 +1241,7 @@ mod tests {
                 "json {json}"
             );
             assert_eq!(new, old, "bytes, json {json}");
+            assert_eq!(kept, old, "bytes with the digits kept, json {json}");
         }
     }
 
@@ -1343,5 +1348,31 @@ mod tests {
         let r = c.record(&labels);
         assert_eq!(r.label_names().app(), q);
         both(&[(r, c.columns())]);
+    }
+
+    /// The digits kept from record to record: times in the 100 seconds of the one before,
+    /// in others, and short ones, each flow of one microsecond and of seconds.
+    #[test]
+    fn kept_digits_follow_the_times() {
+        let labels = crate::tests::labels();
+        let starts = [
+            1_600_000_000_123_456_789u64,
+            1_600_000_050_000_000_000,
+            1_600_000_200_999_999_999,
+            1_600_000_000_000_000_000,
+            5,
+            1_600_000_099_999_999_999,
+        ];
+        let records: Vec<(FlowRecord<'_>, Columns)> = starts
+            .iter()
+            .flat_map(|&t| [(t, t + 999), (t, t + 7_000_000_000)])
+            .map(|(first, last)| {
+                let mut r = crate::tests::rec(&labels);
+                r.first_ts_ns = first;
+                r.last_ts_ns = last;
+                (r, Columns::default())
+            })
+            .collect();
+        both(&records);
     }
 }
