@@ -415,7 +415,9 @@ impl CaptureFile {
             be: false,
             ifaces: Vec::new(),
             pending: None,
-            released: 0,
+            // A reader from the middle gives back only what it has read: the pages before its
+            // start are another reader's (a release from 0 would unmap them under it).
+            released: pos,
             populated: 0,
             prefetched: 0,
             own_pages: true,

@@ -940,3 +940,23 @@ fn pcapng_has_no_reader_from_the_middle() {
     assert!(f.reader_at(10).is_none() && f.reader_at(end + 1).is_none());
     assert_eq!(f.reader_at(end).unwrap().count(), 0);
 }
+
+/// A reader from the middle of a file gives back no page before its start (another reader's,
+/// such as the first half's in a pass split between threads): its record of what it released
+/// starts where it starts, and moves only behind it.
+#[test]
+fn a_reader_from_the_middle_releases_nothing_before_it() {
+    // 113 MB: the reader starts past the distance it releases behind (48 MiB) and reads as
+    // much again, so it releases once.
+    let lens = vec![1_400usize; 80_000];
+    let (b, starts) = pcap_of(&lens, |_| Vec::new());
+    let f = bytes_file(b);
+    let at = starts[40_000] as usize;
+    let mut r = f.reader_at(at as u64).unwrap();
+    let mut v = Vec::new();
+    while r.next_batch(&mut v, 256).unwrap() > 0 {
+        v.clear();
+        assert!(r.released >= at, "released up to {} from {at}", r.released);
+    }
+    assert!(r.released > at, "released behind itself");
+}
