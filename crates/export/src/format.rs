@@ -432,27 +432,7 @@ pub(crate) fn bound<S: Syntax>(
 #[cfg(any(test, feature = "kafka"))]
 #[inline]
 pub(crate) fn record<S: Syntax>(b: &mut Vec<u8>, r: &FlowRecord<'_>, cols: &Columns) {
-    let meta = MetaLens::of(&r.meta);
-    let labels = Names {
-        label: r.label_names(),
-        fpc: r.fpc.map(|(l, _)| r.labels.get(l)),
-    };
-    let room = bound::<S>(r, &labels, cols, meta.total);
-    let mut o = Out::new(b, room);
-    // SAFETY: `bound` is the most `fields` writes for this record (its terms follow the
-    // fields), and it is reserved.
-    let mut none = Marks::NONE;
-    unsafe {
-        fields::<S, false>(
-            &mut o,
-            r,
-            &labels,
-            cols,
-            &meta,
-            &mut none,
-            &mut TsDigits::default(),
-        )
-    }
+    record_with::<S>(b, r, cols, &mut TsDigits::default());
 }
 
 /// [`record`], with `ts` the seconds' digits of the time the writer wrote last: most records
