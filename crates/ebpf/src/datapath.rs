@@ -49,7 +49,7 @@ pub enum Attach {
 
 /// What went wrong, with the kernel's words (and the verifier's log when it refused).
 #[derive(Debug)]
-pub struct Error(String);
+pub struct Error(pub(crate) String);
 
 impl fmt::Display for Error {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

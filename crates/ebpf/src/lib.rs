@@ -136,7 +136,7 @@ pub use datapath::{Attach, Datapath, Error, Hook, OBJECT};
 #[cfg(all(feature = "ebpf", target_os = "linux"))]
 mod shaper;
 #[cfg(all(feature = "ebpf", target_os = "linux"))]
-pub use shaper::{ShapeClass, ShapeError, Shaper, SHAPER_HANDLE};
+pub use shaper::{ShapeClass, Shaper, SHAPER_HANDLE};
 
 #[cfg(test)]
 mod tests {

@@ -12,7 +12,7 @@
 //! classes is in the dependency tree (aya's netlink is private to its clsact code), and `tc` is
 //! there wherever the eBPF path runs (Debian's iproute2). Each call's stderr is in the error.
 
-use std::fmt;
+use crate::Error;
 use std::process::Command;
 
 /// The HTB qdisc's handle (major number): one wirespeed recognises as its own, left behind by a
@@ -32,27 +32,15 @@ pub struct ShapeClass {
     pub burst_bytes: u64,
 }
 
-/// What went wrong: the `tc` command and its words.
-#[derive(Debug)]
-pub struct ShapeError(String);
-
-impl fmt::Display for ShapeError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for ShapeError {}
-
-fn tc(args: &[&str]) -> Result<String, ShapeError> {
+fn tc(args: &[&str]) -> Result<String, Error> {
     let out = Command::new("tc").args(args).output().map_err(|e| {
-        ShapeError(format!(
+        Error(format!(
             "running `tc {}`: {e} (rate limits on the eBPF data path need iproute2's tc)",
             args.join(" ")
         ))
     })?;
     if !out.status.success() {
-        return Err(ShapeError(format!(
+        return Err(Error(format!(
             "`tc {}` failed ({}): {}",
             args.join(" "),
             out.status,
@@ -78,7 +66,7 @@ fn handle() -> String {
 }
 
 /// The root qdisc of `iface` from `tc qdisc show dev IF root` (`qdisc KIND HANDLE root ...`).
-fn root_of(iface: &str) -> Result<Root, ShapeError> {
+fn root_of(iface: &str) -> Result<Root, Error> {
     let out = tc(&["qdisc", "show", "dev", iface, "root"])?;
     Ok(parse_root(&out))
 }
@@ -118,7 +106,7 @@ impl Shaper {
     /// naming it) an interface whose root qdisc is someone else's; else nothing until the
     /// first [`Shaper::update`] that brings a class (a policy without rate limits costs the
     /// traffic nothing and leaves any root qdisc alone).
-    pub fn install(ifaces: &[String], classes: &[ShapeClass]) -> Result<Shaper, ShapeError> {
+    pub fn install(ifaces: &[String], classes: &[ShapeClass]) -> Result<Shaper, Error> {
         let mut s = Shaper {
             ifaces: ifaces.to_vec(),
             installed: Vec::new(),
@@ -129,10 +117,10 @@ impl Shaper {
     }
 
     /// Refuse interfaces whose root qdisc is not the kernel's default nor ours.
-    fn check(ifaces: &[String]) -> Result<(), ShapeError> {
+    fn check(ifaces: &[String]) -> Result<(), Error> {
         for i in ifaces {
             if let Root::Foreign(kind, h) = root_of(i)? {
-                return Err(ShapeError(format!(
+                return Err(Error(format!(
                     "{i}: its egress root qdisc is {kind} {h}, not wirespeed's; rate limits on \
                      the eBPF data path put an HTB qdisc ({}) there and will not replace another \
                      one (remove it: `tc qdisc del dev {i} root`, or use --datapath nfqueue)",
@@ -143,7 +131,7 @@ impl Shaper {
         Ok(())
     }
 
-    fn install_qdisc(&mut self) -> Result<(), ShapeError> {
+    fn install_qdisc(&mut self) -> Result<(), Error> {
         Self::check(&self.ifaces)?;
         let h = handle();
         for i in self.ifaces.clone() {
@@ -173,7 +161,7 @@ impl Shaper {
 
     /// Make the classes `classes` (replacing rates that changed, removing classes no longer
     /// wanted). On failure some interfaces may have the new classes and others the old.
-    pub fn update(&mut self, classes: &[ShapeClass]) -> Result<(), ShapeError> {
+    pub fn update(&mut self, classes: &[ShapeClass]) -> Result<(), Error> {
         if classes.is_empty() && self.installed.is_empty() {
             return Ok(());
         }
@@ -226,7 +214,7 @@ impl Shaper {
 
     /// Remove the qdiscs (each only if still ours); the first failure is returned, the others
     /// are still tried.
-    pub fn remove(&mut self) -> Result<(), ShapeError> {
+    pub fn remove(&mut self) -> Result<(), Error> {
         let mut first = Ok(());
         for i in std::mem::take(&mut self.installed) {
             let r = match root_of(&i) {
