@@ -497,10 +497,12 @@ impl Learner {
         }
     }
 
-    /// The input's clock is `clk`: enter its epoch if it is a new one.
+    /// The input's clock is `clk`: enter its epoch if it is a new one, calling `before` first
+    /// (entering may wait for the other workers: the caller tells them how far it has run).
     #[inline]
-    pub(crate) fn tick(&mut self, clk: u64) {
+    pub(crate) fn tick(&mut self, clk: u64, before: impl FnOnce()) {
         if clk >= self.next_ns && !self.off {
+            before();
             self.enter(clk);
         }
     }

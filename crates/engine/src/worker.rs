@@ -170,9 +170,15 @@ impl<S: RecordSink> Worker<S> {
         self
     }
 
-    /// Share the run's announced connections ([`crate::expect`]) with this worker.
-    pub fn expecting(mut self, expect: std::sync::Arc<crate::expect::Expectations>) -> Self {
+    /// Share the run's announced connections ([`crate::expect`]) with this worker, worker
+    /// `index` of those sharing them.
+    pub fn expecting(
+        mut self,
+        expect: std::sync::Arc<crate::expect::Expectations>,
+        index: usize,
+    ) -> Self {
         self.stage.dpi.expect = expect;
+        self.stage.dpi.me = index;
         self
     }
 
@@ -455,7 +461,13 @@ impl<S: RecordSink> Worker<S> {
         // Observers are set between batches, never in one.
         let observing = obs.any();
         for q in pending.iter() {
-            stage.learned.tick(q.clk);
+            // Entering an epoch may wait for the other workers; one of them may be waiting for
+            // this worker to run its packets before this one ([`crate::expect`]): it has.
+            stage.learned.tick(q.clk, || {
+                if let Some(s) = stamps.and_then(|k| k.get(q.idx as usize)) {
+                    stage.dpi.progress(s.ordinal);
+                }
+            });
             let mut on_end =
                 |f: &mut Flow<FlowExt>, why: EndReason| out.end(f, why, stage, obs, arbiter, rules);
             let r = table.lookup_or_insert(
@@ -570,7 +582,8 @@ impl<S: RecordSink> Worker<S> {
     /// worker sees.
     pub fn advance_clock(&mut self, now: u64) {
         self.now = self.now.max(now);
-        self.stage.learned.tick(self.now);
+        // Callers publish how far this worker has run before they move its clock.
+        self.stage.learned.tick(self.now, || {});
     }
 
     /// End every open flow (end of an input file, or shutdown) and write their records.

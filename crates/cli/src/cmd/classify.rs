@@ -302,10 +302,14 @@ pub(crate) fn print_dispatch(d: &DispatchStats) {
         d.frags_mapped
     );
     }
-    if d.plans > 0 {
+    if d.watched + d.unwatched > 0 {
         eprintln!(
-            "ftp routes: {} passes over an input planned, {} of them read in two halves at once",
-            d.plans, d.plan_halves
+            "ftp announcements: {} connections watched ({} not: table full), {} first payloads \
+             waited for another worker ({:.3} s)",
+            d.watched,
+            d.unwatched,
+            d.watch_waits,
+            d.watch_wait_ns as f64 / 1e9
         );
     }
     if d.reader_thread {

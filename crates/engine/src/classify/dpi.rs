@@ -21,9 +21,17 @@ pub struct DpiClassifier {
     /// Connections announced by flows (FTP data), shared by the run's workers
     /// ([`crate::expect`]); the worker's own until the pool hands it the run's.
     pub(crate) expect: Arc<Expectations>,
+    /// This worker's number among those sharing `expect`.
+    pub(crate) me: usize,
 }
 
 impl DpiClassifier {
+    /// This worker has run every packet of its own numbered below `upto` ([`crate::expect`]).
+    #[inline]
+    pub(crate) fn progress(&self, upto: u64) {
+        self.expect.progress(self.me, upto);
+    }
+
     /// A payload verdict that is a protocol alone (`TLS`) becomes the service its host name
     /// belongs to (`TLS.YouTube`, [`Rules::name_by_host`]), keeping its time to bind: at most
     /// once per flow, a verdict so named is no longer a protocol alone. Only the flow's verdict
@@ -69,6 +77,7 @@ impl Classifier for DpiClassifier {
             rules: cfg.rules.clone(),
             enabled: cfg.classifiers.has(Method::Dpi),
             expect: Arc::new(Expectations::new()),
+            me: 0,
         }
     }
 
@@ -92,7 +101,7 @@ impl Classifier for DpiClassifier {
             let port = flow.server_port();
             if let Some(label) = self
                 .expect
-                .take(client_ip, server_ip, port, p.ts, p.ordinal)
+                .take(self.me, client_ip, server_ip, port, p.ts, p.ordinal)
             {
                 let v = Verdict {
                     label,

@@ -42,11 +42,12 @@ pub struct LearnedClassifier {
 }
 
 impl LearnedClassifier {
-    /// The input's clock is `clk` (before each packet, and when the clock moves without one).
+    /// The input's clock is `clk` (before each packet, and when the clock moves without one);
+    /// `before` runs first if that enters a new epoch (see [`crate::learn::Learner::tick`]).
     #[inline]
-    pub(crate) fn tick(&mut self, clk: u64) {
+    pub(crate) fn tick(&mut self, clk: u64, before: impl FnOnce()) {
         self.clk = clk;
-        self.learner.tick(clk);
+        self.learner.tick(clk, before);
     }
 }
 

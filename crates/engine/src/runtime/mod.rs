@@ -9,7 +9,7 @@ pub mod pool;
 pub mod reader;
 pub mod scan;
 pub mod session;
-pub mod steer;
+pub mod watch;
 
 pub use feed::{Feed, FeedCounters, Published, WorkerSnapshot};
 pub use pool::{reserved_bytes, worker_config, DispatchStats, ParallelConfig, Pool};

@@ -112,10 +112,15 @@ pub struct DispatchStats {
     pub dropped: u64,
     /// Later fragments sent to their flow's worker by the ports of their first fragment.
     pub frags_mapped: u64,
-    /// Inputs whose FTP routes were planned (a pass over the input, `reader::plan`).
-    pub plans: u64,
-    /// Of those, the passes two workers read in halves at once.
-    pub plan_halves: u64,
+    /// Connections the dispatcher read announced on FTP's control connections and watched
+    /// ([`super::watch`]).
+    pub watched: u64,
+    /// Announced connections not watched: the table was full.
+    pub unwatched: u64,
+    /// Lookups of a watched connection that waited for another worker.
+    pub watch_waits: u64,
+    /// Their wall time waiting, ns.
+    pub watch_wait_ns: u64,
     /// Packets the reader could not decode (sent to worker 0, which counts the reason).
     pub undecoded: u64,
     /// CPU time the reader thread used, ns (Linux; 0 where unknown).
@@ -145,8 +150,8 @@ pub struct Pool<S: RecordSink + Send> {
     pub(crate) key: crate::rss::DispatchKey,
     /// Packets of the run's inputs read so far: the next packet's number ([`crate::Stamp`]).
     pub(crate) ordinal: u64,
-    /// The dispatcher's routes for FTP data connections ([`super::steer`]).
-    pub(crate) steer: super::steer::Steer,
+    /// The dispatcher's view of the connections FTP announces ([`super::watch`]).
+    pub(crate) watch: super::watch::Watch,
     /// Connections announced by one flow for another, shared by the workers.
     pub(crate) expect: std::sync::Arc<crate::expect::Expectations>,
     pub(crate) reader_thread: bool,
@@ -240,7 +245,7 @@ impl<S: RecordSink + Send> Pool<S> {
         let scan = super::scan::SLOTS * super::scan::CHUNK_MAX_PACKETS.max(batch);
         let rings = (ring + 2) * SEND_BATCHES * batch * n;
         let skew = 2 * scan.max(rings) as u64;
-        let expect = std::sync::Arc::new(crate::expect::Expectations::with_skew(skew));
+        let expect = std::sync::Arc::new(crate::expect::Expectations::with_workers(n, skew));
         Pool {
             workers: (0..n)
                 .map(|i| {
@@ -248,7 +253,7 @@ impl<S: RecordSink + Send> Pool<S> {
                         Worker::new(wc.clone(), sink(i), with_source)
                             .numbered(i, n)
                             .learning(hub.clone(), i)
-                            .expecting(expect.clone()),
+                            .expecting(expect.clone(), i),
                     )
                 })
                 .collect(),
@@ -268,7 +273,7 @@ impl<S: RecordSink + Send> Pool<S> {
                 }
             },
             ordinal: 0,
-            steer: super::steer::Steer::default(),
+            watch: super::watch::Watch::new(expect.clone()),
             expect,
             reader_thread: par.reader_thread,
             // `--tunnels both`: a tunnel's outer flow and the flows inside it meet in one
@@ -358,7 +363,7 @@ impl<S: RecordSink + Send> Pool<S> {
         }
         // Each file is its own capture: its times start over.
         self.expect.clear();
-        self.steer.clear();
+        self.watch.clear();
         let outcome = if wirespeed_capture::stream::is_stream(path) {
             // A pipe or standard input: its windows through the scanning workers one after the
             // other, the input's clock carried from one to the next; the flows end once, at the
@@ -366,9 +371,6 @@ impl<S: RecordSink + Send> Pool<S> {
             let mut clock = 0u64;
             let stop = self.workers.first().and_then(|w| w.config().stop.clone());
             let o = crate::input::stream(path, stop.as_ref(), progress, &mut |file, p| {
-                // A pipe is planned window by window: a connection announced in a later
-                // window than its first packets is not covered.
-                self.steer.make_room();
                 self.run_file_scan(file, &mut |at, _| p(at), &mut clock, false)
             })?;
             for w in &mut self.workers {
@@ -392,6 +394,11 @@ impl<S: RecordSink + Send> Pool<S> {
             }
         };
         self.capture_errors += u64::from(outcome.error.is_some());
+        let ord = std::sync::atomic::Ordering::Relaxed;
+        self.stats.watched = self.watch.watched;
+        self.stats.unwatched = self.expect.unwatched.load(ord);
+        self.stats.watch_waits = self.expect.waits.load(ord);
+        self.stats.watch_wait_ns = self.expect.wait_ns.load(ord);
         Ok(outcome)
     }
 }

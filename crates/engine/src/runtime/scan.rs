@@ -2,7 +2,7 @@
 
 use super::pool::*;
 use super::reader::*;
-use super::steer::PLAN;
+use crate::expect::Expectations;
 use crate::worker::{FileOutcome, Stamp, Worker};
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -30,7 +30,8 @@ impl<S: RecordSink + Send> Pool<S> {
             frag,
             key,
             ordinal,
-            steer,
+            watch,
+            expect,
             decode,
             batch,
             pin,
@@ -38,6 +39,7 @@ impl<S: RecordSink + Send> Pool<S> {
             stats,
             ..
         } = self;
+        let expect: &Expectations = expect;
         let n = workers.len();
         let cores = if *pin {
             core_affinity::get_core_ids().unwrap_or_default()
@@ -66,10 +68,9 @@ impl<S: RecordSink + Send> Pool<S> {
                 reta: redirection_table(n),
                 key: *key,
                 ordinal: *ordinal,
-                first: *ordinal,
                 dcfg: *decode,
                 frag,
-                steer,
+                watch,
                 st: DispatchStats::default(),
                 now: *clock,
                 packets: 0,
@@ -83,6 +84,7 @@ impl<S: RecordSink + Send> Pool<S> {
                     filled: AtomicU64::new(0),
                     done: AtomicUsize::new(0),
                     end_clock: AtomicU64::new(0),
+                    end_ordinal: AtomicU64::new(0),
                     end_pos: AtomicUsize::new(0),
                     last: AtomicBool::new(false),
                     lists: (0..n)
@@ -93,13 +95,12 @@ impl<S: RecordSink + Send> Pool<S> {
             pos: &pos,
             scanned: AtomicUsize::new(0),
             populated: AtomicUsize::new(0),
-            plan_at: AtomicUsize::new(0),
-            plan_populated: AtomicUsize::new(0),
-            plan_released: Mutex::new(0),
-            half: Half::new(*decode),
+            expect,
             abort: AtomicBool::new(false),
             end_flows,
         };
+        // No worker has run a packet of this file yet.
+        expect.begin(*ordinal);
         // The first pages before anyone reads: no worker waits on the first chunk's faults.
         file.populate_ahead(&job.populated, 0);
         let shares = std::thread::scope(|s| {
@@ -149,8 +150,6 @@ impl<S: RecordSink + Send> Pool<S> {
         }
         let sc = job.scanner.into_inner().unwrap_or_else(|e| e.into_inner());
         stats.frags_mapped += sc.st.frags_mapped;
-        stats.plans += sc.st.plans;
-        stats.plan_halves += sc.st.plan_halves;
         stats.undecoded += sc.st.undecoded;
         *clock = sc.now;
         *ordinal = sc.ordinal;
@@ -197,14 +196,9 @@ pub(crate) struct Scan<'f, 'a> {
     /// [`CaptureFile::populate_ahead`]).
     scanned: AtomicUsize,
     populated: AtomicUsize,
-    /// While the routes are planned ([`plan`], under the scan's lock): how far the plan's pass
-    /// has read (0: no plan running), how far the waiting workers have mapped the pages ahead
-    /// of it, and how far they have given back those behind it.
-    plan_at: AtomicUsize,
-    plan_populated: AtomicUsize,
-    plan_released: Mutex<usize>,
-    /// The plan's second half, offered to a waiting worker ([`Half`]).
-    half: Half<'f>,
+    /// The run's announced connections: each worker publishes there how far it has run
+    /// ([`Expectations::progress`]).
+    expect: &'a Expectations,
     /// A worker failed (sink error, panic): every other stops instead of waiting for it.
     abort: AtomicBool,
     /// End the flows at the end of the file (false: a window of a stream).
@@ -219,6 +213,8 @@ pub(crate) struct Chunk<'f> {
     done: AtomicUsize,
     /// The input's clock after the chunk's last packet.
     end_clock: AtomicU64,
+    /// The number of the packet after the chunk's last.
+    end_ordinal: AtomicU64,
     /// The file's offset just past the chunk.
     end_pos: AtomicUsize,
     /// No chunk follows this one (end of file, damage).
@@ -248,12 +244,11 @@ pub(crate) struct Scanner<'f, 'a> {
     reader: PacketReader<'f>,
     reta: [u8; 128],
     key: crate::rss::DispatchKey,
-    /// The next packet's number in the run's input, and the file's first packet's.
+    /// The next packet's number in the run's input.
     ordinal: u64,
-    first: u64,
     dcfg: DecodeConfig,
     frag: &'a mut FragTable,
-    steer: &'a mut super::steer::Steer,
+    watch: &'a mut super::watch::Watch,
     st: DispatchStats,
     /// The input's clock: the latest time of a packet that counts in a flow.
     now: u64,
@@ -320,13 +315,15 @@ pub(crate) fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
-/// Sets the scan's abort flag if its thread unwinds, so no other worker waits for it forever.
-pub(crate) struct AbortOnPanic<'a>(&'a AtomicBool);
+/// Sets the scan's abort flag if its thread unwinds (and stops the lookups' waits), so no other
+/// worker waits for it forever.
+pub(crate) struct AbortOnPanic<'a>(&'a AtomicBool, &'a Expectations);
 
 impl Drop for AbortOnPanic<'_> {
     fn drop(&mut self) {
         if std::thread::panicking() {
             self.0.store(true, Ordering::Relaxed);
+            self.1.abort();
         }
     }
 }
@@ -364,6 +361,7 @@ impl<'f> Scanner<'f, '_> {
             }
             slot.done.store(0, Ordering::Relaxed);
             slot.end_clock.store(self.now, Ordering::Relaxed);
+            slot.end_ordinal.store(self.ordinal, Ordering::Relaxed);
             let at = self.reader.position() as usize;
             slot.end_pos.store(at, Ordering::Relaxed);
             job.scanned.store(at, Ordering::Relaxed);
@@ -383,10 +381,9 @@ impl<'f> Scanner<'f, '_> {
             reta,
             key,
             ordinal,
-            first,
             dcfg,
             frag,
-            steer,
+            watch,
             st,
             now,
             bufs,
@@ -394,7 +391,7 @@ impl<'f> Scanner<'f, '_> {
         } = self;
         loop {
             let r = reader.next_batch_visit(job.batch, |p| {
-                let (q, in_flow) = pick(&p, key, reta, dcfg, frag, steer, st);
+                let (q, in_flow) = pick(&p, key, reta, dcfg, frag, watch, st, *ordinal);
                 if in_flow {
                     *now = (*now).max(p.ts_ns);
                 }
@@ -406,29 +403,6 @@ impl<'f> Scanner<'f, '_> {
                 if let Some(b) = bufs.get_mut(q) {
                     b.pkts.push(p);
                     b.stamps.push(stamp);
-                } else if q & PLAN != 0 {
-                    // The file's first packet of port 21: its routes, before the next packet.
-                    job.plan_populated.store(0, Ordering::Relaxed);
-                    *lock(&job.plan_released) = 0;
-                    let planned = plan(
-                        job.file,
-                        key,
-                        reta,
-                        dcfg,
-                        steer,
-                        stamp.ordinal - *first,
-                        Some(Shared {
-                            at: &job.plan_at,
-                            half: &job.half,
-                            abort: &job.abort,
-                        }),
-                    );
-                    st.planned(planned);
-                    job.plan_at.store(0, Ordering::Relaxed);
-                    if let Some(b) = bufs.get_mut(q & !PLAN) {
-                        b.pkts.push(p);
-                        b.stamps.push(stamp);
-                    }
                 }
             });
             match r {
@@ -464,7 +438,7 @@ impl<'f> Scan<'f, '_> {
         w: &mut Worker<S>,
         progress: &mut dyn FnMut(u64, u64),
     ) -> Share {
-        let _abort = AbortOnPanic(&self.abort);
+        let _abort = AbortOnPanic(&self.abort, self.expect);
         let _release = crate::learn::AbortOnUnwind(w.learn_hub().clone());
         let bs = self.batch;
         let total = self.file.len();
@@ -487,19 +461,6 @@ impl<'f> Scan<'f, '_> {
                             Err(std::sync::TryLockError::Poisoned(_)) => true,
                             Err(std::sync::TryLockError::WouldBlock) => {
                                 waited = true;
-                                // The scan's holder may be planning: read the half of the
-                                // file it offers, or map the pages it reads next and give
-                                // back those it has read, instead of only waiting for it.
-                                if self.half.take(self.file) {
-                                    return false;
-                                }
-                                let at = self.plan_at.load(Ordering::Acquire);
-                                if at != 0 {
-                                    self.file.populate_ahead(&self.plan_populated, at);
-                                    if let Ok(mut r) = self.plan_released.try_lock() {
-                                        self.file.release_behind(&mut r, at);
-                                    }
-                                }
                                 false
                             }
                         }
@@ -516,6 +477,11 @@ impl<'f> Scan<'f, '_> {
                 let List { pkts, stamps } = &mut *l;
                 for (p, c) in pkts.chunks(bs).zip(stamps.chunks(bs)) {
                     if out.res.is_ok() {
+                        // Every packet of this worker's before this batch has been run (a
+                        // lookup waiting on it may go on: [`crate::expect`]).
+                        if let Some(s) = c.first() {
+                            self.expect.progress(me, s.ordinal);
+                        }
                         out.batches += 1;
                         out.res = w.process_batch_stamped(p, c);
                     }
@@ -526,12 +492,16 @@ impl<'f> Scan<'f, '_> {
             }
             // Read the slot before handing it back: once every worker is done with it, the
             // scan may fill it again.
+            // Published before the clock moves: entering an epoch may wait for the others.
+            self.expect
+                .progress(me, slot.end_ordinal.load(Ordering::Relaxed));
             w.advance_clock(slot.end_clock.load(Ordering::Relaxed));
             let at = slot.end_pos.load(Ordering::Relaxed);
             let last = slot.last.load(Ordering::Relaxed);
             slot.done.fetch_add(1, Ordering::Release);
             if out.res.is_err() {
                 self.abort.store(true, Ordering::Relaxed);
+                self.expect.abort();
                 w.learn_hub().abort();
                 break;
             }
@@ -549,8 +519,9 @@ impl<'f> Scan<'f, '_> {
             }
             k += 1;
         }
-        // Done with the file: hold back no one's page releases.
+        // Done with the file: hold back no one's page releases, nor anyone's lookup.
         self.pos[me].store(usize::MAX, Ordering::Relaxed);
+        self.expect.progress(me, u64::MAX);
         if out.res.is_ok() && self.end_flows && !self.abort.load(Ordering::Relaxed) {
             out.res = w.flush();
         }

@@ -536,14 +536,14 @@ fn a_failing_sink_ends_the_run_with_its_error_and_no_worker_waits_forever() {
     }
 }
 
-/// The FTP plan's pass (`reader::plan`, run under the scan's lock at the input's first packet
-/// of port 21) over a file larger than the pages a reader keeps behind it (16 MiB): the waiting
-/// workers map the pages ahead of the pass and give back those behind it, and the records are
-/// one worker's. ftp.pcap (a real FTP session, scripts/netcap), ~24 MiB of the worst case, then
-/// ftp.pcap again (announcements the pass must reach at the end of the file), each part's times
-/// following the last's.
+/// FTP sessions at both ends of a file larger than the pages a reader keeps behind it (16 MiB):
+/// the dispatcher watches the connections each announces ([`wirespeed_engine::runtime::watch`]),
+/// the data connections' lookups wait for the control connection's worker where they must, and
+/// the records are one worker's. ftp.pcap (a real FTP session, scripts/netcap), ~24 MiB of the
+/// worst case, then ftp.pcap again, each part's times following the last's. (Until the seventh
+/// session this exercised the plan's pass over the whole file that routed data connections.)
 #[test]
-fn ftp_plan_over_a_large_file_records_do_not_depend_on_workers() {
+fn ftp_over_a_large_file_records_do_not_depend_on_workers() {
     let ftp = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/netcap/ftp.pcap");
     let worst = temp("plan-worst.pcap");
     let wc = gen::WorstCase {
