@@ -380,3 +380,31 @@ def test_stream_of_a_live_interface_gives_the_files_flows(corpus, cli, tmp_path)
         for n in ns:
             ip("netns", "del", n)
         ip("link", "del", dev[0])
+
+
+# --- import ---------------------------------------------------------------------------------
+
+
+def test_import_leaves_pyarrow_and_numpy_until_a_table_is_made(corpus):
+    """`import wirespeed` imports neither pyarrow nor numpy (whose OpenBLAS threads would spin on
+    the cores the run is about to use); the first table imports pyarrow, and its schema is the
+    same; EVENT_SCHEMA is made on first use."""
+    pcap = str(corpus / "http_auth.pcap")
+    code = (
+        "import sys, warnings, wirespeed\n"
+        "before = sorted(m for m in ('pyarrow', 'numpy') if m in sys.modules)\n"
+        "warnings.simplefilter('ignore')\n"
+        f"t = wirespeed.classify({pcap!r})\n"
+        "import pyarrow as pa\n"
+        "assert isinstance(t, pa.Table) and t.num_rows > 0, t\n"
+        "assert isinstance(wirespeed.EVENT_SCHEMA, pa.Schema)\n"
+        "assert wirespeed.EVENT_SCHEMA.field('ts').type == pa.float64()\n"
+        "print(before)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=FAILSAFE
+    )
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]", out.stdout
+    with pytest.raises(AttributeError):
+        wirespeed.NO_SUCH_NAME  # noqa: B018

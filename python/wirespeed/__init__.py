@@ -16,14 +16,29 @@ Ctrl-C stops any of them (``KeyboardInterrupt``).
 
 from __future__ import annotations
 
+import functools
 import os
 import warnings
 from collections.abc import Iterable
-from typing import Any, Iterator, Optional, Sequence, Union
-
-import pyarrow as pa
+from typing import TYPE_CHECKING, Any, Iterator, Optional, Sequence, Union
 
 from . import _wirespeed
+
+if TYPE_CHECKING:
+    import pyarrow as pa
+
+
+def _pa() -> Any:
+    """pyarrow, imported when the first table or batch is made rather than with wirespeed.
+
+    pyarrow imports numpy, and numpy's OpenBLAS starts a thread per core that spins for about
+    0.1 s of CPU before it sleeps. Imported with wirespeed, that spin shared the cores with the
+    run that usually follows at once (0.04 s of a 0.51 s script on two cores: the corpus mix
+    x20 to a DataFrame); imported after the run, it overlaps Python's own single-threaded work.
+    """
+    import pyarrow
+
+    return pyarrow
 
 __all__ = [
     "classify",
@@ -357,7 +372,7 @@ def classify(
     _warn(warned)
     # Rows in flow_id order already (the native side sorts them, stable, so an interim record
     # stays before the flow's final one, whether or not `columns` keeps flow_id).
-    return pa.RecordBatchReader._import_from_c_capsule(capsule).read_all()
+    return _pa().RecordBatchReader._import_from_c_capsule(capsule).read_all()
 
 
 class FlowStream:
@@ -377,7 +392,7 @@ class FlowStream:
     def schema(self) -> pa.Schema:
         """The schema of every batch (the Parquet output's: docs/SCHEMA.md)."""
         if self._schema is None:
-            self._schema = pa.RecordBatchReader._import_from_c_capsule(
+            self._schema = _pa().RecordBatchReader._import_from_c_capsule(
                 self._native.schema()
             ).schema
         return self._schema
@@ -400,12 +415,12 @@ class FlowStream:
                 raise StopIteration
             kind, value = item
             if kind == "batch":
-                return pa.RecordBatchReader._import_from_c_capsule(value).read_next_batch()
+                return _pa().RecordBatchReader._import_from_c_capsule(value).read_next_batch()
             _warn([value], stacklevel=2)
 
     def read_all(self) -> pa.Table:
         """Every batch still to come, as one table (in the order the batches came)."""
-        return pa.Table.from_batches(list(self), schema=self.schema)
+        return _pa().Table.from_batches(list(self), schema=self.schema)
 
     def stop(self) -> None:
         """Stop reading packets (a file at its next batch of packets, a live capture at once)
@@ -521,49 +536,61 @@ def stream(
     return FlowStream(native)
 
 
-# The fields of docs/EVENTS.md, typed: common, then each type's.
-_EVENT_FIELDS = [
-    ("ts", pa.float64()),
-    ("event_type", pa.string()),
-    ("flow_id", pa.uint64()),
-    ("src_ip", pa.string()),
-    ("src_port", pa.uint16()),
-    ("dst_ip", pa.string()),
-    ("dst_port", pa.uint16()),
-    ("l4", pa.string()),
-    ("community_id", pa.string()),
-    ("trans_id", pa.uint16()),
-    ("rtt_us", pa.uint64()),
-    ("query", pa.string()),
-    ("qclass", pa.uint16()),
-    ("qtype", pa.uint16()),
-    ("rcode", pa.uint8()),
-    ("aa", pa.bool_()),
-    ("tc", pa.bool_()),
-    ("rd", pa.bool_()),
-    ("ra", pa.bool_()),
-    ("answers", pa.list_(pa.string())),
-    ("ttls", pa.list_(pa.uint32())),
-    ("trans_depth", pa.uint32()),
-    ("method", pa.string()),
-    ("host", pa.string()),
-    ("uri", pa.string()),
-    ("user_agent", pa.string()),
-    ("request_body_len", pa.uint64()),
-    ("status", pa.uint16()),
-    ("content_type", pa.string()),
-    ("response_body_len", pa.uint64()),
-    ("version", pa.string()),
-    ("sni", pa.string()),
-    ("alpn", pa.string()),
-    ("cipher", pa.uint16()),
-    ("ja3", pa.string()),
-    ("ja4", pa.string()),
-    ("subject", pa.string()),
-    ("issuer", pa.string()),
-    ("truncated", pa.bool_()),
+# The fields of docs/EVENTS.md, typed: common, then each type's (pyarrow's types, made when first
+# asked for: see `_pa`).
+@functools.lru_cache(maxsize=None)
+def _event_schema() -> "pa.Schema":
+    pa = _pa()
+    return pa.schema(
+        [
+            ("ts", pa.float64()),
+            ("event_type", pa.string()),
+            ("flow_id", pa.uint64()),
+            ("src_ip", pa.string()),
+            ("src_port", pa.uint16()),
+            ("dst_ip", pa.string()),
+            ("dst_port", pa.uint16()),
+            ("l4", pa.string()),
+            ("community_id", pa.string()),
+            ("trans_id", pa.uint16()),
+            ("rtt_us", pa.uint64()),
+            ("query", pa.string()),
+            ("qclass", pa.uint16()),
+            ("qtype", pa.uint16()),
+            ("rcode", pa.uint8()),
+            ("aa", pa.bool_()),
+            ("tc", pa.bool_()),
+            ("rd", pa.bool_()),
+            ("ra", pa.bool_()),
+            ("answers", pa.list_(pa.string())),
+            ("ttls", pa.list_(pa.uint32())),
+            ("trans_depth", pa.uint32()),
+            ("method", pa.string()),
+            ("host", pa.string()),
+            ("uri", pa.string()),
+            ("user_agent", pa.string()),
+            ("request_body_len", pa.uint64()),
+            ("status", pa.uint16()),
+            ("content_type", pa.string()),
+            ("response_body_len", pa.uint64()),
+            ("version", pa.string()),
+            ("sni", pa.string()),
+            ("alpn", pa.string()),
+            ("cipher", pa.uint16()),
+            ("ja3", pa.string()),
+            ("ja4", pa.string()),
+            ("subject", pa.string()),
+            ("issuer", pa.string()),
+            ("truncated", pa.bool_()),
 ]
-EVENT_SCHEMA = pa.schema(_EVENT_FIELDS)
+    )
+
+
+def __getattr__(name: str) -> Any:
+    # EVENT_SCHEMA, made on first use (PEP 562) so that importing wirespeed imports no pyarrow.
+    if name == "EVENT_SCHEMA":
+        return _event_schema()
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def events(
@@ -609,8 +636,12 @@ def events(
         ),
     )
     _warn(warned)
+    pa = _pa()
+    import pyarrow.compute
+
+    schema = _event_schema()
     if not lines:
-        table = EVENT_SCHEMA.empty_table()
+        table = schema.empty_table()
     else:
         import io
 
@@ -619,7 +650,7 @@ def events(
         table = pj.read_json(
             io.BytesIO(lines),
             parse_options=pj.ParseOptions(
-                explicit_schema=EVENT_SCHEMA, unexpected_field_behavior="error"
+                explicit_schema=schema, unexpected_field_behavior="error"
             ),
         )
     ts = pa.compute.multiply(table.column("ts"), 1e6)

@@ -36,13 +36,24 @@ import warnings
 from collections import namedtuple
 import secrets
 from hashlib import blake2b
-from typing import Any, Iterator, Optional
-
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
+from typing import TYPE_CHECKING, Any, Iterator, Optional
 
 import wirespeed
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
+
+def _load() -> None:
+    """numpy and pyarrow, imported when the first table is converted rather than with this
+    module: numpy's OpenBLAS threads spin on every core for ~0.1 s after it loads, and the run
+    that follows the import would share the cores with them (see `wirespeed._pa`)."""
+    global np, pa, pc
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
 
 __all__ = ["NFStreamer", "NFlow", "COLUMNS", "ARGUMENTS", "columns", "mapping_markdown"]
 
@@ -395,6 +406,7 @@ class NFStreamer:
 
 
 def _anonymize(df, columns) -> None:
+    _load()
     if isinstance(columns, str):
         raise TypeError("columns_to_anonymize must be a list of column names, not a str")
     columns = list(columns)
@@ -412,6 +424,7 @@ def _anonymize(df, columns) -> None:
 
 
 def _splt_as_text(t: pa.Table) -> pa.Table:
+    _load()
     for name in ("splt_direction", "splt_ps", "splt_piat_ms"):
         if name not in t.column_names:
             continue
@@ -432,11 +445,13 @@ def _splt_as_text(t: pa.Table) -> pa.Table:
 # --------------------------------------------------------------------------------------------
 
 def _np(col, dtype="float64"):
+    _load()
     arr = pc.cast(col, pa.float64()) if dtype == "float64" else col
     return np.asarray(arr.to_numpy(zero_copy_only=False), dtype=dtype)
 
 
 def _convert(t: pa.Table, s: NFStreamer) -> pa.Table:
+    _load()
     n = t.num_rows
     g = lambda name: t.column(name).combine_chunks()  # noqa: E731
     f = lambda name: _np(g(name))  # noqa: E731  (float64, NaN for null)
