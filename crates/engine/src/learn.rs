@@ -497,14 +497,21 @@ impl Learner {
         }
     }
 
-    /// The input's clock is `clk`: enter its epoch if it is a new one, calling `before` first
-    /// (entering may wait for the other workers: the caller tells them how far it has run).
+    /// The input's clock is `clk`: enter its epoch if it is a new one (which may wait for the
+    /// other workers: see [`Learner::due`]).
     #[inline]
-    pub(crate) fn tick(&mut self, clk: u64, before: impl FnOnce()) {
-        if clk >= self.next_ns && !self.off {
-            before();
+    pub(crate) fn tick(&mut self, clk: u64) {
+        if self.due(clk) {
             self.enter(clk);
         }
+    }
+
+    /// `tick(clk)` would enter a new epoch, and so may wait for the other workers: a worker
+    /// first tells them how far it has run (one of them may be waiting on that,
+    /// [`crate::expect`]).
+    #[inline(always)]
+    pub(crate) fn due(&self, clk: u64) -> bool {
+        clk >= self.next_ns && !self.off
     }
 
     #[cold]

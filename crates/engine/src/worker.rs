@@ -463,11 +463,10 @@ impl<S: RecordSink> Worker<S> {
         for q in pending.iter() {
             // Entering an epoch may wait for the other workers; one of them may be waiting for
             // this worker to run its packets before this one ([`crate::expect`]): it has.
-            stage.learned.tick(q.clk, || {
-                if let Some(s) = stamps.and_then(|k| k.get(q.idx as usize)) {
-                    stage.dpi.progress(s.ordinal);
-                }
-            });
+            if stage.learned.due(q.clk) {
+                progress_at(&stage.dpi, stamps, q.idx);
+            }
+            stage.learned.tick(q.clk);
             let mut on_end =
                 |f: &mut Flow<FlowExt>, why: EndReason| out.end(f, why, stage, obs, arbiter, rules);
             let r = table.lookup_or_insert(
@@ -583,7 +582,7 @@ impl<S: RecordSink> Worker<S> {
     pub fn advance_clock(&mut self, now: u64) {
         self.now = self.now.max(now);
         // Callers publish how far this worker has run before they move its clock.
-        self.stage.learned.tick(self.now, || {});
+        self.stage.learned.tick(self.now);
     }
 
     /// End every open flow (end of an input file, or shutdown) and write their records.
@@ -610,6 +609,16 @@ impl<S: RecordSink> Worker<S> {
             e.finish()?;
         }
         Ok(self.out.sink)
+    }
+}
+
+/// This worker has run every packet of its own before `batch[i]` (the packet whose stamp is
+/// `stamps[i]`): told to the run's other workers before it enters a new epoch.
+#[cold]
+#[inline(never)]
+fn progress_at(dpi: &crate::classify::dpi::DpiClassifier, stamps: Option<&[Stamp]>, i: u32) {
+    if let Some(s) = stamps.and_then(|k| k.get(i as usize)) {
+        dpi.progress(s.ordinal);
     }
 }
 

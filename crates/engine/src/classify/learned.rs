@@ -42,12 +42,17 @@ pub struct LearnedClassifier {
 }
 
 impl LearnedClassifier {
-    /// The input's clock is `clk` (before each packet, and when the clock moves without one);
-    /// `before` runs first if that enters a new epoch (see [`crate::learn::Learner::tick`]).
+    /// The input's clock is `clk` (before each packet, and when the clock moves without one).
     #[inline]
-    pub(crate) fn tick(&mut self, clk: u64, before: impl FnOnce()) {
+    pub(crate) fn tick(&mut self, clk: u64) {
         self.clk = clk;
-        self.learner.tick(clk, before);
+        self.learner.tick(clk);
+    }
+
+    /// [`crate::learn::Learner::due`].
+    #[inline(always)]
+    pub(crate) fn due(&self, clk: u64) -> bool {
+        self.learner.due(clk)
     }
 }
 
