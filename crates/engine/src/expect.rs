@@ -183,6 +183,7 @@ impl Expectations {
         self.prune_watch(&mut w, at);
         let bit = 1u128 << q.min(127);
         let new = if let Some(x) = w.keys.get_mut(&key) {
+            // Announced again: aged from now on ([`Expectations::prune_watch`]), one entry still.
             x.workers |= bit;
             x.last = at;
             false
@@ -204,26 +205,40 @@ impl Expectations {
             if let Some(b) = self.watch_ports.get(usize::from(key.2 >> 6)) {
                 b.fetch_or(1 << (key.2 & 63), Ordering::Release);
             }
+            w.order.push_back((key, at));
             true
         };
-        w.order.push_back((key, at));
         self.watching.store(w.keys.len(), Ordering::Release);
         Some(new)
     }
 
     /// Watched connections forget announcements no packet can use any more (see
-    /// [`Expectations::prune`]).
+    /// [`Expectations::prune`]). `order` holds one entry per key, so both are bounded by
+    /// [`WATCH_CAPACITY`] however often a connection is announced again: an entry found old
+    /// whose key was announced since goes to the back, aged from that announcement.
     fn prune_watch(&self, w: &mut Watch, at: u64) {
         let gone = LIFE_PACKETS.saturating_add(self.skew);
+        let mut guard = w.order.len();
         while let Some(&(k, a)) = w.order.front() {
-            if at.saturating_sub(a) <= gone {
+            if at.saturating_sub(a) <= gone || guard == 0 {
                 break;
             }
+            guard -= 1;
             w.order.pop_front();
-            if w.keys.get(&k).is_some_and(|x| x.last == a) {
-                w.keys.remove(&k);
+            match w.keys.get(&k).map(|x| x.last) {
+                Some(last) if at.saturating_sub(last) <= gone => w.order.push_back((k, last)),
+                _ => {
+                    w.keys.remove(&k);
+                }
             }
         }
+    }
+
+    /// Connections watched, and entries of their order (tests: both stay bounded).
+    #[cfg(test)]
+    pub(crate) fn watch_sizes(&self) -> (usize, usize) {
+        let w = self.watch.lock().unwrap_or_else(|p| p.into_inner());
+        (w.keys.len(), w.order.len())
     }
 
     /// Is server port `port` some watched connection's? (The dispatcher's own copy of this

@@ -216,4 +216,30 @@ mod tests {
         assert_eq!(lookup.join().unwrap(), Some(label));
         assert_eq!(t.waits.load(std::sync::atomic::Ordering::Relaxed), 1);
     }
+
+    /// Announcing one connection again and again (a hostile control connection) keeps one
+    /// entry; old ones go once no packet can use them, re-announced ones are kept.
+    #[test]
+    fn announcements_again_and_again_stay_bounded() {
+        let t = Arc::new(Expectations::with_workers(2, 0));
+        let mut w = Watch::new(t.clone());
+        let (c, srv) = (ip(1), ip(2));
+        let r = b"227 Entering passive mode (192,0,2,2,195,135).\r\n".repeat(20);
+        for at in 0..10_000u64 {
+            w.packet(srv, c, 21, 45868, &r, 1, at);
+        }
+        assert_eq!(t.watch_sizes(), (1, 1));
+        // Another connection, then much later: the first, re-announced, stays; a third
+        // announced only long ago goes.
+        let other = b"227 Entering passive mode (192,0,2,2,195,136).\r\n";
+        w.packet(srv, c, 21, 45868, other, 1, 10_000);
+        assert_eq!(t.watch_sizes(), (2, 2));
+        let late = 10_000 + crate::expect::LIFE_PACKETS + 1;
+        w.packet(srv, c, 21, 45868, &r, 1, late);
+        assert_eq!(
+            t.watch_sizes(),
+            (1, 1),
+            "the connection announced only long ago is gone"
+        );
+    }
 }
