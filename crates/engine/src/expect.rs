@@ -314,15 +314,7 @@ impl Expectations {
             return;
         }
         let t = std::time::Instant::now();
-        let mut spins = 0u32;
-        while behind() && !self.aborted.load(Ordering::Relaxed) {
-            if spins < 64 {
-                spins += 1;
-                std::hint::spin_loop();
-            } else {
-                std::thread::yield_now();
-            }
-        }
+        crate::spin::wait_for(&self.aborted, || !behind());
         self.waits.fetch_add(1, Ordering::Relaxed);
         self.wait_ns
             .fetch_add(t.elapsed().as_nanos() as u64, Ordering::Relaxed);

@@ -24,6 +24,7 @@ mod record;
 pub mod rss;
 mod rules;
 pub mod runtime;
+mod spin;
 mod summary;
 pub mod train;
 mod tunnels;

@@ -3,6 +3,7 @@
 use super::pool::*;
 use super::reader::*;
 use crate::expect::Expectations;
+use crate::spin::wait_for;
 use crate::worker::{FileOutcome, Stamp, Worker};
 use std::io;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -290,23 +291,6 @@ impl Default for Share {
             scan_ns: 0,
         }
     }
-}
-
-/// Wait for `ready`, spinning briefly, then yielding; false if the scan was aborted first.
-pub(crate) fn wait_for(abort: &AtomicBool, mut ready: impl FnMut() -> bool) -> bool {
-    let mut spins = 0u32;
-    while !ready() {
-        if abort.load(Ordering::Relaxed) {
-            return false;
-        }
-        if spins < 64 {
-            spins += 1;
-            std::hint::spin_loop();
-        } else {
-            std::thread::yield_now();
-        }
-    }
-    true
 }
 
 /// Lock a mutex, whatever a panicking thread left in it (lists are cleared before reuse, the
