@@ -11,6 +11,12 @@ packets) unless --capture names a file, then runs R rounds of, each in a fresh
   nfstream             NFStreamer(source=FILE, n_dissections=20).to_pandas()
   wirespeed            wirespeed.classify(FILE).to_pandas()
   wirespeed.nfstream   wirespeed.nfstream.NFStreamer(source=FILE, n_dissections=20).to_pandas()
+  floor                import pyarrow; pyarrow.table({'a': [1]}).to_pandas(): Python's own part
+                       of any of them (interpreter, pyarrow, pandas, exit), no packet read
+
+The table's last column is nfstream's median over each case's; after it, the time a case may
+take for nfstream's median over it to reach 15x, and how much of that the floor leaves to the
+work itself.
 
 and prints a Markdown table: median wall-clock seconds (and the spread), packets per second,
 peak RSS of the child (os.wait4's ru_maxrss: the process's own) and of its largest child
@@ -46,6 +52,12 @@ CASES = {
         "import warnings\n"
         "warnings.simplefilter('ignore')\n"
         "df = NFStreamer(source=SRC, n_dissections=20).to_pandas()\n"
+    ),
+    # Python's own share of any capture-to-DataFrame run: the interpreter, pyarrow and pandas
+    # imported, a one-row table converted, the interpreter's exit. No packet is read.
+    "floor": (
+        "import pyarrow\n"
+        "df = pyarrow.table({'a': [1]}).to_pandas()\n"
     ),
 }
 EPILOGUE = (
@@ -119,18 +131,27 @@ def main() -> int:
 
     print(f"\n{capture}: {packets:,} packets, {os.path.getsize(capture) / 2**20:.0f} MiB; "
           f"{args.rounds} rounds, each a fresh `python -c` (import included); {os.cpu_count()} CPUs\n")
-    print("| | median s | min–max s | packets/s | peak RSS MiB | largest child's RSS MiB | rows |")
-    print("|---|---:|---:|---:|---:|---:|---:|")
-    base = None
+    print("| | median s | min–max s | packets/s | peak RSS MiB | largest child's RSS MiB | rows | nfstream ÷ |")
+    print("|---|---:|---:|---:|---:|---:|---:|---:|")
+    medians = {c: statistics.median(x[0] for x in results[c]) for c in cases}
+    nf = medians.get("nfstream")
     for c in cases:
         walls = [x[0] for x in results[c]]
-        med = statistics.median(walls)
-        base = base or med
+        med = medians[c]
         rss = max(x[1] for x in results[c]) / 1024
         kids = max(x[2] for x in results[c]) / 1024
         rows = results[c][-1][3]
-        print(f"| {c} | {med:.2f} | {min(walls):.2f}–{max(walls):.2f} | {packets / med:,.0f} | "
-              f"{rss:.0f} | {kids:.0f} | {rows:,} |")
+        ratio = f"{nf / med:.1f}×" if nf else ""
+        pps = f"{packets / med:,.0f}" if c != "floor" else ""
+        print(f"| {c} | {med:.2f} | {min(walls):.2f}–{max(walls):.2f} | {pps} | "
+              f"{rss:.0f} | {kids:.0f} | {rows:,} | {ratio} |")
+    if nf:
+        budget = nf / 15
+        print(f"\n15× nfstream: a run may take {budget:.3f} s", end="")
+        if "floor" in medians:
+            print(f"; Python's own part (floor) takes {medians['floor']:.3f} s of it, leaving "
+                  f"{budget - medians['floor']:.3f} s to read the capture and build the table", end="")
+        print(".")
     print("\nRSS: ru_maxrss of the `python -c` process (os.wait4; this script stays small, as a "
           "child's figure starts from its parent's peak); nfstream meters in processes of its own, "
           "whose largest peak is the next column (the child's RUSAGE_CHILDREN).")
