@@ -169,3 +169,24 @@ proptest::proptest! {
         proptest::prop_assert_eq!(zero_run(&b), naive);
     }
 }
+
+proptest::proptest! {
+    /// CRYPTO frames written at their offsets give the bytes a zeroed buffer would hold, in any
+    /// order, with gaps and overlaps, up to the last byte written.
+    #[test]
+    fn put_at_equals_a_zeroed_buffer(
+        frames in proptest::collection::vec((0usize..300, proptest::collection::vec(1u8..=255, 0..80)), 0..12)
+    ) {
+        let mut zeroed = [0u8; 512];
+        let mut end = 0;
+        let mut buf = ArrayVec::<u8, 512>::new();
+        for (off, data) in &frames {
+            zeroed[*off..*off + data.len()].copy_from_slice(data);
+            end = end.max(off + data.len());
+            proptest::prop_assert!(put_at(&mut buf, *off, data).is_some());
+        }
+        // An empty frame past the end still leaves zeros up to its offset.
+        let end = frames.iter().map(|(o, _)| *o).max().unwrap_or(0).max(end);
+        proptest::prop_assert_eq!(&buf[..], &zeroed[..end]);
+    }
+}
