@@ -95,6 +95,10 @@ struct Watch {
     keys: HashMap<Key, Watched>,
     /// Keys in the order they were announced, with that announcement's packet number.
     order: VecDeque<(Key, u64)>,
+    /// Watched connections per server port (65,536 entries from the first announcement on):
+    /// a port's bit in [`Expectations::watch_ports`] is cleared when its last one goes, so
+    /// the ports of connections long gone stop costing their packets a lookup.
+    per_port: Vec<u16>,
 }
 
 /// The run's expectations.
@@ -192,6 +196,12 @@ impl Expectations {
                 self.unwatched.fetch_add(1, Ordering::Relaxed);
                 return None;
             }
+            if w.per_port.is_empty() {
+                w.per_port = vec![0; 1 << 16];
+            }
+            if let Some(n) = w.per_port.get_mut(usize::from(key.2)) {
+                *n += 1;
+            }
             w.keys.insert(
                 key,
                 Watched {
@@ -228,7 +238,23 @@ impl Expectations {
             match w.keys.get(&k).map(|x| x.last) {
                 Some(last) if at.saturating_sub(last) <= gone => w.order.push_back((k, last)),
                 _ => {
-                    w.keys.remove(&k);
+                    if w.keys.remove(&k).is_some() {
+                        self.unwatch_port(w, k.2);
+                    }
+                }
+            }
+        }
+        self.watching.store(w.keys.len(), Ordering::Release);
+    }
+
+    /// One watched connection of server port `port` is gone: the port's bit goes with its
+    /// last one.
+    fn unwatch_port(&self, w: &mut Watch, port: u16) {
+        if let Some(n) = w.per_port.get_mut(usize::from(port)) {
+            *n = n.saturating_sub(1);
+            if *n == 0 {
+                if let Some(b) = self.watch_ports.get(usize::from(port >> 6)) {
+                    b.fetch_and(!(1 << (port & 63)), Ordering::Release);
                 }
             }
         }
@@ -242,9 +268,10 @@ impl Expectations {
     }
 
     /// Is server port `port` some watched connection's? (The dispatcher's own copy of this
-    /// answer is [`crate::runtime::watch::Watch::idle`].)
+    /// answer is [`crate::runtime::watch::Watch::idle`], which asks this one again when it
+    /// finds a port's bit set.)
     #[inline(always)]
-    fn watched_port(&self, port: u16) -> bool {
+    pub(crate) fn watched_port(&self, port: u16) -> bool {
         self.watch_ports
             .get(usize::from(port >> 6))
             .is_some_and(|b| b.load(Ordering::Acquire) & (1 << (port & 63)) != 0)
@@ -268,6 +295,9 @@ impl Expectations {
             return None;
         }
         let mut w = self.watch.lock().unwrap_or_else(|p| p.into_inner());
+        // Connections age here too, not only at announcements: with none announced any more,
+        // the old ones still go, and their ports' packets stop coming here.
+        self.prune_watch(&mut w, at);
         let x = w.keys.get_mut(&key).filter(|x| x.first < at)?;
         x.workers |= 1u128 << q.min(127);
         if !payload {
@@ -410,6 +440,7 @@ impl Expectations {
         let mut w = self.watch.lock().unwrap_or_else(|p| p.into_inner());
         w.keys.clear();
         w.order.clear();
+        w.per_port.fill(0);
         self.watching.store(0, Ordering::Release);
         for b in self.watch_ports.iter() {
             b.store(0, Ordering::Relaxed);

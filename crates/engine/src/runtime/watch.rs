@@ -121,6 +121,11 @@ impl Watch {
                     self.flush |= first;
                     return;
                 }
+                // Every connection watched on this port has aged out of the table: its
+                // packets stop coming here (a long live run announces many ports in turn).
+                if !self.expect.watched_port(key.2) {
+                    self.ports[usize::from(key.2 >> 6)] &= !(1 << (key.2 & 63));
+                }
             }
         }
     }
@@ -241,5 +246,72 @@ mod tests {
             (1, 1),
             "the connection announced only long ago is gone"
         );
+    }
+
+    /// A port announced once stops sending its packets to the slow path when its connection
+    /// has aged out, with no announcement after it (a long live run: FTP's passive ports are
+    /// the clients' ephemeral range, and a hostile control connection may announce a busy
+    /// port such as 443).
+    #[test]
+    fn an_aged_announcement_stops_watching_its_port() {
+        let t = Arc::new(Expectations::with_workers(2, 0));
+        let mut w = Watch::new(t.clone());
+        let (c, srv, other) = (ip(1), ip(2), ip(3));
+        // 192.0.2.2 port 443 (1,187), announced on worker 1.
+        let r = b"227 Entering passive mode (192,0,2,2,1,187).\r\n";
+        w.packet(srv, c, 21, 45868, r, 1, 10);
+        assert!(!w.idle(50000, 443));
+        // Another client's packets to port 443 still go through the lookup while the
+        // announcement may be used.
+        w.packet(other, srv, 50000, 443, b"x", 0, 11);
+        assert!(!w.idle(50000, 443));
+        assert_eq!(t.watch_sizes(), (1, 1));
+        // Long after: the next packet of the port ages the announcement out, and the port is
+        // idle again, in the table and in the dispatcher's copy.
+        let late = 11 + crate::expect::LIFE_PACKETS + 1;
+        w.packet(other, srv, 50001, 443, b"x", 0, late);
+        assert_eq!(t.watch_sizes(), (0, 0));
+        assert!(w.idle(50001, 443), "port 443 is not watched any more");
+        // Announced again: watched again.
+        w.packet(srv, c, 21, 45868, r, 1, late + 1);
+        assert!(!w.idle(50002, 443));
+        assert_eq!(t.watch_sizes(), (1, 1));
+    }
+
+    /// Two connections announced on one port: the port stays watched until the last goes.
+    #[test]
+    fn a_port_stays_watched_until_its_last_connection_goes() {
+        let t = Arc::new(Expectations::with_workers(2, 0));
+        let mut w = Watch::new(t.clone());
+        let (c, srv, srv2) = (ip(1), ip(2), ip(4));
+        w.packet(
+            srv,
+            c,
+            21,
+            45868,
+            b"227 Entering passive mode (192,0,2,2,195,135).\r\n",
+            1,
+            10,
+        );
+        let half = crate::expect::LIFE_PACKETS / 2;
+        w.packet(
+            srv2,
+            c,
+            21,
+            45869,
+            b"227 Entering passive mode (192,0,2,4,195,135).\r\n",
+            1,
+            10 + half,
+        );
+        assert_eq!(t.watch_sizes(), (2, 2));
+        // The first has aged, the second not: the port is still watched.
+        let at = 11 + crate::expect::LIFE_PACKETS;
+        w.packet(c, srv2, 52000, 50055, b"", 0, at);
+        assert_eq!(t.watch_sizes(), (1, 1));
+        assert!(!w.idle(52000, 50055));
+        // Then the second.
+        w.packet(c, srv2, 52000, 50055, b"", 0, at + half + 1);
+        assert_eq!(t.watch_sizes(), (0, 0));
+        assert!(w.idle(52000, 50055));
     }
 }
