@@ -8,6 +8,11 @@
 #                 two interfaces enforces each flow's verdict from its map, wirespeed classifies
 #                 a copy (AF_PACKET); needs a binary built with `--features ebpf` (else the row
 #                 says so)
+#   ebpf-program-only  the same tc program (crates/ebpf/bpf/verdict.c, built here with clang)
+#                 attached by `tc` to the same two interfaces, with no wirespeed process and so
+#                 no copy: an empty map, every packet looked up and passed. What the program
+#                 itself costs the forwarding path: the ceiling of any eBPF data path that
+#                 copies less (needs clang and libbpf-dev, else the row says so)
 # For each: iperf3 TCP (one stream, 5 s), ping's median round trip (500 pings, 2 ms apart), and
 # the packets per second the server receives of 64-byte frames (UDP, 18-byte payload, iperf3
 # sending as fast as it can for 5 s).
@@ -81,4 +86,19 @@ if kill -0 $pid 2>/dev/null; then
 else
     wait $pid || true
     echo "inline-ebpf	(not run: $(head -c 160 "$tmp/log"))"
+fi
+# The program alone: loaded and attached by tc (clsact, direct action), its map left empty.
+src=$here/../../crates/ebpf/bpf/verdict.c
+if clang -O2 -g -target bpf -Wall -I/usr/include/$(uname -m)-linux-gnu -c "$src" \
+        -o "$tmp/verdict.o" 2> "$tmp/clang.log"; then
+    for i in $n-r0 $n-r1; do
+        ip netns exec $n-r tc qdisc add dev $i clsact
+        ip netns exec $n-r tc filter add dev $i ingress bpf da obj "$tmp/verdict.o" sec classifier
+    done
+    row "ebpf-program-only"
+    for i in $n-r0 $n-r1; do
+        ip netns exec $n-r tc qdisc del dev $i clsact
+    done
+else
+    echo "ebpf-program-only	(not run: clang: $(head -c 160 "$tmp/clang.log"))"
 fi
