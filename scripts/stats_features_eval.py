@@ -37,6 +37,9 @@ nDPI DPI masters with >= 30 flows):
      (they barely change the split: folds are dealt heaviest capture first).
 No hyperparameter is tuned on the held-out folds; every seed is fixed.
 
+Needs numpy and scikit-learn (not in the project's test environment: `pip install numpy
+scikit-learn` into the interpreter that runs this), and a built binary (--bin).
+
 Only what is known when the runtime asks the model (packet P, or the flow's end if it has fewer
 packets) is used: the first P entries of splt_payload / splt_ip / splt_iat_us / splt_flags, the
 server and client ports and the transport, and the handshake fields of the SYN / SYN-ACK /
