@@ -106,6 +106,9 @@ for r in $(seq "$rounds"); do
         kill -TERM $c
         wait $c || true
         echo "$r	ringbuf$1-$2	$t	$p	$(sed -n 's/consume: \([0-9]*\) records.*/\1/p' "$tmp/consume.log")"
+        # A copy not read (a ring full, or a ring not read) costs the program almost nothing
+        # and would flatter the row: the last column must be about every packet the router
+        # received in the row's 10 s (~3 M here: TCP's segments and ACKs, UDP's datagrams).
         detach
     done
     ip netns exec $n-r tcpdump -i $n-r0 -s 256 -w /dev/null 2>/dev/null &
