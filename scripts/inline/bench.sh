@@ -34,18 +34,12 @@ printf '[[rule]]\nname = "web"\ncategory = "Web"\naction = "mark"\ndscp = "AF21"
 "$W" inline --policy "$tmp/policy.toml" --check | tail -n +2 | wc -l | xargs echo "policy rules (with the 2 fall-backs):" >&2
 ip netns exec $n-s iperf3 -s -D -B 198.51.100.1 >/dev/null 2>&1
 sleep 0.5
-tcp() {
-    ip netns exec $n-c iperf3 -c 198.51.100.1 -t 5 -O 1 -J | python3 -c \
-        'import json,sys; d=json.load(sys.stdin); print("%.2f" % (d["end"]["sum_received"]["bits_per_second"]/1e9))'
-}
+# tcp, pps
+. "$here/measure.sh"
 rtt() {
     ip netns exec $n-c ping -q -n -i 0.002 -c 500 198.51.100.1 >/dev/null
     ip netns exec $n-c ping -n -i 0.002 -c 500 198.51.100.1 | python3 -c \
         'import sys,statistics; t=[float(l.split("time=")[1].split()[0]) for l in sys.stdin if "time=" in l]; print("%.0f" % (statistics.median(t)*1000))'
-}
-pps() {
-    ip netns exec $n-c iperf3 -c 198.51.100.1 -u -b 0 -l 18 -t 5 -J | python3 -c \
-        'import json,sys; d=json.load(sys.stdin); s=d["end"]["sum"]; print("%.0f %.0f" % (s["packets"]/s["seconds"], s["lost_percent"]))'
 }
 rules() {
     ip netns exec $n-r iptables-legacy -F

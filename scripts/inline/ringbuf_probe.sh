@@ -72,14 +72,8 @@ cc -O2 "$here/ringbuf_probe/consume.c" -o "$tmp/consume" -lbpf
 "$here/topo.sh" up $n
 ip netns exec $n-s iperf3 -s -D -B 198.51.100.1 >/dev/null 2>&1
 sleep 0.5
-tcp() {
-    ip netns exec $n-c iperf3 -c 198.51.100.1 -t 5 -O 1 -J | python3 -c \
-        'import json,sys; d=json.load(sys.stdin); print("%.2f" % (d["end"]["sum_received"]["bits_per_second"]/1e9))'
-}
-pps() {
-    ip netns exec $n-c iperf3 -c 198.51.100.1 -u -b 0 -l 18 -t 5 -J | python3 -c \
-        'import json,sys; d=json.load(sys.stdin); s=d["end"]["sum"]; print("%.0f" % (s["packets"]/s["seconds"]))'
-}
+# tcp, pps
+. "$here/measure.sh"
 attach() {
     for i in $n-r0 $n-r1; do
         ip netns exec $n-r tc qdisc add dev $i clsact
@@ -91,9 +85,9 @@ detach() {
 }
 echo "round	setup	TCP Gbit/s	64-byte pps received	copies read"
 for r in $(seq "$rounds"); do
-    echo "$r	kernel	$(tcp)	$(pps)	-"
+    t=$(tcp); p=$(pps); echo "$r	kernel	$t	${p% *}	-"
     attach "$tmp/verdict.o"
-    echo "$r	program-only	$(tcp)	$(pps)	-"
+    t=$(tcp); p=$(pps); echo "$r	program-only	$t	${p% *}	-"
     detach
     for v in "256 wake -w" "256 batch" "2048 batch"; do
         set -- $v
@@ -103,6 +97,7 @@ for r in $(seq "$rounds"); do
         sleep 0.3
         t=$(tcp)
         p=$(pps)
+        p=${p% *}
         kill -TERM $c
         wait $c || true
         echo "$r	ringbuf$1-$2	$t	$p	$(sed -n 's/consume: \([0-9]*\) records.*/\1/p' "$tmp/consume.log")"
@@ -116,7 +111,7 @@ for r in $(seq "$rounds"); do
     ip netns exec $n-r tcpdump -i $n-r1 -s 256 -w /dev/null 2>/dev/null &
     t2=$!
     sleep 1
-    echo "$r	tcpdump256	$(tcp)	$(pps)	-"
+    t=$(tcp); p=$(pps); echo "$r	tcpdump256	$t	${p% *}	-"
     kill $t1 $t2
     wait $t1 $t2 2>/dev/null || true
 done
