@@ -697,15 +697,19 @@ impl<V: Default> FlowTable<V> {
         on_end: &mut impl FnMut(&mut Flow<V>, EndReason),
     ) {
         self.count_end(reason);
+        // The flow's index entry was last touched at its last packet, long ago for an idle flow:
+        // ask for its line now so that the miss overlaps the end's record work.
+        let hash = self.hasher.hash(&self.slots[slot].key);
+        crate::prefetch(&self.index[hash as usize & self.mask]);
         on_end(&mut self.slots[slot], reason);
-        self.remove_index(slot);
+        self.remove_index(slot, hash);
         self.slots[slot].key.ip_version = 0;
         self.live -= 1;
     }
 
-    /// Remove the index entry pointing at `slot` with backward-shift deletion.
-    fn remove_index(&mut self, slot: usize) {
-        let hash = self.hasher.hash(&self.slots[slot].key);
+    /// Remove the index entry pointing at `slot` (whose key hashes to `hash`) with
+    /// backward-shift deletion.
+    fn remove_index(&mut self, slot: usize, hash: u64) {
         let target = slot as u64 + 1;
         let mut i = hash as usize & self.mask;
         let mut found = false;
@@ -824,7 +828,8 @@ impl<V: Default> FlowTable<V> {
                 self.count_end(why);
                 on_end(&mut self.slots[s], why);
                 if one_by_one {
-                    self.remove_index(s);
+                    let hash = self.hasher.hash(&self.slots[s].key);
+                    self.remove_index(s, hash);
                 }
                 self.slots[s].key.ip_version = 0;
                 self.free.push(s as u32);
