@@ -81,13 +81,21 @@ PARAM = {
     "memcached": ("TCP", 11211, "Memcached", 42211),
     "syslog": ("UDP", 514, "Syslog", 42514),
     "telnet": ("TCP", 23, "Telnet", 42023),
+    # second round
+    # QUIC v1 (aioquic, ALPN h3, SNI www.example.org): nDPI names QUIC by its Initial packet,
+    # the application by the SNI, as for TLS (corpus: 85 flows "QUIC", 59 "QUIC.Google")
+    "quic": ("UDP", 443, "QUIC", 42443),
+    # MariaDB's server speaks the MySQL client/server protocol (corpus mysql.pcapng: "MySQL")
+    "mysql": ("TCP", 3306, "MySQL", 41306),
+    "ldap": ("TCP", 389, "LDAP", 41389),
 }
 
 # A second unusual port for each: one that belongs to another protocol, so that a rule which
 # trusts the port over the payload names the flow wrongly (variant "-swap", IPv4).
 SWAP = {"http": 443, "https": 80, "ssh": 443, "dns2": 123, "mqtt": 80, "redis": 22,
         "ntp": 161, "postgres": 3306, "git": 21, "rsync": 110, "snmp": 514,
-        "memcached": 6379, "syslog": 53, "telnet": 25}
+        "memcached": 6379, "syslog": 53, "telnet": 25,
+        "quic": 53, "mysql": 5432, "ldap": 143}
 
 
 def param_variants():
@@ -100,7 +108,7 @@ def param_variants():
             keys = [("UDP", p), ("TCP", p)] if l4 is None else [(l4, p)]
             out.append({"name": f"{sc}-{suffix}", "scenario": sc, "env": env,
                         "labels": {k: [lab(name)] for k in keys}})
-    for sc, name in (("http", "HTTP.Google"), ("https", "TLS.Google")):
+    for sc, name in (("http", "HTTP.Google"), ("https", "TLS.Google"), ("quic", "QUIC.Google")):
         for suffix, env in (("v4", {}), ("alt", {"NC_PORT": str(PARAM[sc][3])})):
             p = int(env.get("NC_PORT", PARAM[sc][1]))
             env = dict(env, NC_HOST="www.google.com")

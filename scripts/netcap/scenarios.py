@@ -810,6 +810,105 @@ TELNET_CLIENT = ["sh", "-c", ADDR_SH + '(sleep 1; echo "echo hi"; sleep 1; echo 
                  '| timeout 8 telnet "$A" "${NC_PORT:-23}"; echo telnet done']
 
 
+# --- Scenarios added in the second round (more protocols; same NC_V6 / NC_PORT / NC_HOST) ---
+
+# aioquic 1.7 (PyPI, pip into the python3 on PATH): an HTTP/3 server (self-signed EC
+# certificate for NC_HOST) and a client that opens two QUIC v1 connections (SNI NC_HOST,
+# ALPN h3), each with one GET answered 200.
+QUIC_SERVER = r"""
+import asyncio, os, subprocess
+from aioquic.asyncio import serve, QuicConnectionProtocol
+from aioquic.quic.configuration import QuicConfiguration
+from aioquic.h3.connection import H3_ALPN, H3Connection
+from aioquic.h3.events import HeadersReceived
+w = os.environ["WORK"]; host = os.environ.get("NC_HOST", "www.example.org")
+v6 = bool(os.environ.get("NC_V6")); addr = os.environ["SERVER6" if v6 else "SERVER"]
+k, c = os.path.join(w, "qk.pem"), os.path.join(w, "qc.pem")
+subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
+                "-nodes", "-days", "2", "-subj", "/CN=" + host, "-keyout", k, "-out", c],
+               check=True, capture_output=True)
+cfg = QuicConfiguration(is_client=False, alpn_protocols=H3_ALPN); cfg.load_cert_chain(c, k)
+class P(QuicConnectionProtocol):
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw); self.h3 = H3Connection(self._quic)
+    def quic_event_received(self, ev):
+        for e in self.h3.handle_event(ev):
+            if isinstance(e, HeadersReceived):
+                body = b"wirespeed held-out\n" * 20
+                self.h3.send_headers(e.stream_id, [(b":status", b"200"),
+                                     (b"content-length", str(len(body)).encode())])
+                self.h3.send_data(e.stream_id, body, end_stream=True)
+        self.transmit()
+async def main():
+    await serve(addr, int(os.environ.get("NC_PORT", "443")), configuration=cfg,
+                create_protocol=P)
+    await asyncio.get_running_loop().create_future()
+asyncio.run(main())
+"""
+QUIC_CLIENT = r"""
+import asyncio, os, ssl
+from aioquic.asyncio import connect, QuicConnectionProtocol
+from aioquic.quic.configuration import QuicConfiguration
+from aioquic.h3.connection import H3_ALPN, H3Connection
+from aioquic.h3.events import DataReceived, HeadersReceived
+host = os.environ.get("NC_HOST", "www.example.org")
+v6 = bool(os.environ.get("NC_V6")); addr = os.environ["SERVER6" if v6 else "SERVER"]
+class C(QuicConnectionProtocol):
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw); self.h3 = H3Connection(self._quic); self.done = asyncio.Event()
+    def quic_event_received(self, ev):
+        for e in self.h3.handle_event(ev):
+            if isinstance(e, (DataReceived, HeadersReceived)) and e.stream_ended:
+                self.done.set()
+async def get():
+    cfg = QuicConfiguration(is_client=True, alpn_protocols=H3_ALPN, server_name=host)
+    cfg.verify_mode = ssl.CERT_NONE
+    async with connect(addr, int(os.environ.get("NC_PORT", "443")), configuration=cfg,
+                       create_protocol=C) as c:
+        sid = c._quic.get_next_available_stream_id()
+        c.h3.send_headers(sid, [(b":method", b"GET"), (b":scheme", b"https"),
+                                (b":authority", host.encode()), (b":path", b"/"),
+                                (b"user-agent", b"aioquic-heldout")], end_stream=True)
+        c.transmit()
+        await asyncio.wait_for(c.done.wait(), 10)
+for _ in range(2):
+    asyncio.run(get())
+print("quic done")
+"""
+
+
+# MariaDB 10.11 (Debian mariadb-server, mariadb-client): a data directory made at start
+# (mariadb-install-db), the server without grant tables (any user is let in, after the
+# usual handshake and authentication exchange) and without TLS; the mariadb client runs two
+# queries over TCP. (The client waits for the server's Unix socket in WORK, as psql does.)
+MYSQL_SERVER = ["sh", "-c", ADDR_SH + 'mariadb-install-db --no-defaults --user=root '
+                '--datadir="$WORK/db" --auth-root-authentication-method=normal >/dev/null && '
+                'exec mariadbd --no-defaults --user=root --datadir="$WORK/db" '
+                '--socket="$WORK/m.sock" --pid-file="$WORK/m.pid" --bind-address="$A" '
+                '--port="${NC_PORT:-3306}" --skip-grant-tables --skip-ssl --log-error=/dev/null']
+MYSQL_CLIENT = ["sh", "-c", ADDR_SH + 'for i in $(seq 80); do [ -S "$WORK/m.sock" ] && break; '
+                'sleep 0.25; done; mariadb --no-defaults -h "$A" -P "${NC_PORT:-3306}" '
+                '-u heldout --skip-ssl -e "select 1; select version()" && echo mysql done']
+
+
+# OpenLDAP's slapd 2.5 (Debian slapd, ldap-utils) with an mdb database for dc=example,dc=org
+# (slapd.conf made at start); ldapadd binds as its rootdn and adds two entries, then
+# ldapsearch binds anonymously and searches the subtree: LDAPv3 over TCP, no TLS.
+LDAP_SERVER = ["sh", "-c", ADDR_SH + 'U="ldap://$A:${NC_PORT:-389}/"; [ -n "$NC_V6" ] && '
+               'U="ldap://[$A]:${NC_PORT:-389}/"; mkdir -p "$WORK/ldb" && '
+               'printf "include /etc/ldap/schema/core.schema\\npidfile $WORK/slapd.pid\\n'
+               'modulepath /usr/lib/ldap\\nmoduleload back_mdb\\ndatabase mdb\\n'
+               'suffix dc=example,dc=org\\nrootdn cn=admin,dc=example,dc=org\\nrootpw secret\\n'
+               'directory $WORK/ldb\\naccess to * by * read\\n" > "$WORK/slapd.conf" && '
+               'exec slapd -d 0 -f "$WORK/slapd.conf" -h "$U"']
+LDAP_CLIENT = ["sh", "-c", RESOLVE_SH + 'U="ldap://$R:${NC_PORT:-389}/"; '
+               'printf "dn: dc=example,dc=org\\nobjectClass: dcObject\\nobjectClass: organization\\n'
+               'o: Example\\ndc: example\\n\\ndn: cn=alice,dc=example,dc=org\\n'
+               'objectClass: person\\ncn: alice\\nsn: Example\\n" > "$WORK/e.ldif" && '
+               'ldapadd -x -H "$U" -D cn=admin,dc=example,dc=org -w secret -f "$WORK/e.ldif" && '
+               'ldapsearch -x -LLL -H "$U" -b dc=example,dc=org "(cn=alice)" && echo ldap done']
+
+
 ALL = {
     "ftp": {"server": [PY, "-c", FTP_SERVER], "client": [PY, "-c", FTP_CLIENT], "settle": 3},
     "mail": {"server": [PY, "-c", DOVECOT_SERVER], "client": [PY, "-c", MAIL_CLIENT],
@@ -860,4 +959,8 @@ ALL = {
     "memcached": {"server": MEMCACHED_SERVER, "client": MEMCACHED_CLIENT},
     "syslog": {"server": [PY, "-c", SYSLOG_SERVER], "client": SYSLOG_CLIENT},
     "telnet": {"server": TELNET_SERVER, "client": TELNET_CLIENT},
+    "quic": {"server": [PYENV, "-c", QUIC_SERVER], "client": [PYENV, "-c", QUIC_CLIENT],
+             "settle": 2},
+    "mysql": {"server": MYSQL_SERVER, "client": MYSQL_CLIENT, "settle": 2},
+    "ldap": {"server": LDAP_SERVER, "client": LDAP_CLIENT},
 }
