@@ -88,6 +88,13 @@ PARAM = {
     # MariaDB's server speaks the MySQL client/server protocol (corpus mysql.pcapng: "MySQL")
     "mysql": ("TCP", 3306, "MySQL", 41306),
     "ldap": ("TCP", 389, "LDAP", 41389),
+    # SMB 3.1.1 over TCP directly (no NetBIOS name service): nDPI's DPI verdict on an SMB2/3
+    # session is NetBIOS.SMBv23 (corpus smb_deletefile.pcap, "DPI"; the plain "SMBv23" rows of
+    # the corpus are port guesses on scans)
+    "smb": ("TCP", 445, "NetBIOS.SMBv23", 41445),
+    "sip": ("UDP", 5060, "SIP", 41060),
+    "irc": ("TCP", 6667, "IRC", 41667),
+    "stun": ("UDP", 3478, "STUN", 41478),
 }
 
 # A second unusual port for each: one that belongs to another protocol, so that a rule which
@@ -95,7 +102,8 @@ PARAM = {
 SWAP = {"http": 443, "https": 80, "ssh": 443, "dns2": 123, "mqtt": 80, "redis": 22,
         "ntp": 161, "postgres": 3306, "git": 21, "rsync": 110, "snmp": 514,
         "memcached": 6379, "syslog": 53, "telnet": 25,
-        "quic": 53, "mysql": 5432, "ldap": 143}
+        "quic": 53, "mysql": 5432, "ldap": 143, "smb": 3389, "sip": 123, "irc": 5222,
+        "stun": 5060}
 
 
 def param_variants():

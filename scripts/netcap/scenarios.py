@@ -909,6 +909,82 @@ LDAP_CLIENT = ["sh", "-c", RESOLVE_SH + 'U="ldap://$R:${NC_PORT:-389}/"; '
                'ldapsearch -x -LLL -H "$U" -b dc=example,dc=org "(cn=alice)" && echo ldap done']
 
 
+# Samba 4.17's smbd (Debian samba, smbclient) as a standalone server with one guest share
+# (smb.conf made at start, NetBIOS off, SMB over TCP directly on NC_PORT); smbclient logs in
+# as a guest, negotiates SMB 3.1.1 and lists the share and gets a file.
+SMB_CONF = r"""[global]
+workgroup = HELDOUT
+server role = standalone server
+map to guest = Bad User
+smb ports = {port}
+interfaces = {addr}
+bind interfaces only = yes
+disable netbios = yes
+load printers = no
+printing = bsd
+printcap name = /dev/null
+private dir = {w}/smb/private
+lock directory = {w}/smb/lock
+state directory = {w}/smb/state
+cache directory = {w}/smb/cache
+pid directory = {w}/smb/run
+ncalrpc dir = {w}/smb/ncalrpc
+log file = {w}/smb/log
+[pub]
+path = {w}/share
+guest ok = yes
+read only = yes
+"""
+SMB_SERVER = r"""
+import os
+w = os.environ["WORK"]; v6 = bool(os.environ.get("NC_V6"))
+for d in ("share", "smb/private", "smb/lock", "smb/state", "smb/cache", "smb/run"):
+    os.makedirs(os.path.join(w, d), exist_ok=True)
+os.chmod(w, 0o755); os.chmod(os.path.join(w, "share"), 0o755)
+open(os.path.join(w, "share", "notes.txt"), "w").write("wirespeed smb test\n" * 40)
+conf = os.path.join(w, "smb.conf")
+open(conf, "w").write(CONF.format(w=w, port=os.environ.get("NC_PORT", "445"),
+                                  addr=os.environ["SERVER6" if v6 else "SERVER"]))
+os.execvp("smbd", ["smbd", "-F", "-s", conf])
+""".replace("CONF", repr(SMB_CONF))
+SMB_CLIENT = ["sh", "-c", ADDR_SH + 'cd "$WORK" && smbclient -N -I "$A" -p "${NC_PORT:-445}" '
+              '//heldout/pub -c "ls; get notes.txt /dev/null" && echo smb done']
+
+
+# SIPp 3.6 (Debian sip-tester) with its built-in scenarios over UDP: "uas" answers, "uac"
+# places one call (INVITE, 180, 200, ACK, BYE, 200) from udp/40506 (sipp would take 5060,
+# which would name the flow for a port rule even on the -alt and -swap variants).
+SIP_SERVER = ["sh", "-c", ADDR_SH + 'exec sipp -sn uas -i "$A" -p "${NC_PORT:-5060}" -nostdin '
+              '>/dev/null']
+SIP_CLIENT = ["sh", "-c", RESOLVE_SH + 'L=$CLIENT; [ -n "$NC_V6" ] && L=$CLIENT6; '
+              'timeout 20 sipp -sn uac "$R:${NC_PORT:-5060}" -i "$L" -p 40506 -m 1 -nostdin '
+              '-timeout 15 >/dev/null && echo sip done']
+
+
+# ngIRCd 26 (Debian ngircd; ngircd.conf made at start, no PAM, ident or DNS look-ups) and
+# sic 1.1 (Debian sic, suckless' simple IRC client), fed its commands on standard input:
+# registration (NICK, USER), JOIN #heldout, a PRIVMSG to the channel, QUIT.
+IRC_SERVER = ["sh", "-c", ADDR_SH + 'printf "[Global]\\nName = irc.example.org\\n'
+              'Info = heldout\\nListen = $A\\nPorts = ${NC_PORT:-6667}\\n'
+              'PidFile = $WORK/ngircd.pid\\nMotdPhrase = wirespeed held-out\\n[Options]\\n'
+              'PAM = no\\nIdent = no\\nDNS = no\\n" > "$WORK/ngircd.conf" && '
+              'exec ngircd -n -f "$WORK/ngircd.conf"']
+IRC_CLIENT = ["sh", "-c", ADDR_SH + '(sleep 1.5; echo ":j #heldout"; sleep 0.5; '
+              'echo "hello from the held-out set"; sleep 0.5; echo ":QUIT :bye"; sleep 1) | '
+              'timeout 10 sic -h "$A" -p "${NC_PORT:-6667}" -n alice; echo irc done']
+
+
+# coturn 4.6 (Debian coturn) as a plain STUN server (no TURN relay, no TLS/DTLS, no
+# configuration file) and its turnutils_stunclient, run twice (two flows): a Binding request
+# over UDP, answered with the client's (XOR-)mapped address (RFC 5389). (Its -f, RFC 5780
+# behaviour discovery, is refused by a server without a second address, and then hangs.)
+STUN_SERVER = ["sh", "-c", ADDR_SH + 'exec turnserver -n --stun-only --no-tls --no-dtls '
+               '--no-cli --listening-ip="$A" --listening-port="${NC_PORT:-3478}" '
+               '--pidfile="$WORK/turn.pid" --log-file=stdout --simple-log']
+STUN_CLIENT = ["sh", "-c", ADDR_SH + 'for i in 1 2; do timeout 10 turnutils_stunclient '
+               '-p "${NC_PORT:-3478}" "$A" || exit 1; done; echo stun done']
+
+
 ALL = {
     "ftp": {"server": [PY, "-c", FTP_SERVER], "client": [PY, "-c", FTP_CLIENT], "settle": 3},
     "mail": {"server": [PY, "-c", DOVECOT_SERVER], "client": [PY, "-c", MAIL_CLIENT],
@@ -963,4 +1039,8 @@ ALL = {
              "settle": 2},
     "mysql": {"server": MYSQL_SERVER, "client": MYSQL_CLIENT, "settle": 2},
     "ldap": {"server": LDAP_SERVER, "client": LDAP_CLIENT},
+    "smb": {"server": [PY, "-c", SMB_SERVER], "client": SMB_CLIENT, "settle": 3},
+    "sip": {"server": SIP_SERVER, "client": SIP_CLIENT},
+    "irc": {"server": IRC_SERVER, "client": IRC_CLIENT},
+    "stun": {"server": STUN_SERVER, "client": STUN_CLIENT},
 }
