@@ -95,6 +95,12 @@ PARAM = {
     "sip": ("UDP", 5060, "SIP", 41060),
     "irc": ("TCP", 6667, "IRC", 41667),
     "stun": ("UDP", 3478, "STUN", 41478),
+    # nDPI spells RADIUS "Radius" (corpus: 56 flows)
+    "radius": ("UDP", 1812, "Radius", 41812),
+    # SOCKS5 CONNECT, then HTTP inside the tunnel: nDPI names the connection SOCKS (corpus
+    # socks.pcap, shadowsocks.pcap: SOCKS on tcp/1080 with HTTP or TLS after the reply).
+    # Not 41080: that is http's -alt port
+    "socks": ("TCP", 1080, "SOCKS", 42080),
 }
 
 # A second unusual port for each: one that belongs to another protocol, so that a rule which
@@ -103,7 +109,7 @@ SWAP = {"http": 443, "https": 80, "ssh": 443, "dns2": 123, "mqtt": 80, "redis": 
         "ntp": 161, "postgres": 3306, "git": 21, "rsync": 110, "snmp": 514,
         "memcached": 6379, "syslog": 53, "telnet": 25,
         "quic": 53, "mysql": 5432, "ldap": 143, "smb": 3389, "sip": 123, "irc": 5222,
-        "stun": 5060}
+        "stun": 5060, "radius": 500, "socks": 3128}
 
 
 def param_variants():

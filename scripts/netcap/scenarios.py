@@ -985,6 +985,92 @@ STUN_CLIENT = ["sh", "-c", ADDR_SH + 'for i in 1 2; do timeout 10 turnutils_stun
                '-p "${NC_PORT:-3478}" "$A" || exit 1; done; echo stun done']
 
 
+# FreeRADIUS 3.2 (Debian freeradius, freeradius-utils) with a radiusd.conf of its own (made at
+# start: the client's two addresses, shared secret testing123, the files and pap modules, one
+# user); radclient sends an Access-Request with the right password (Access-Accept), then one
+# with a wrong one (Access-Reject), each from its own socket.
+RADIUS_CONF = r"""prefix = /usr
+exec_prefix = /usr
+sysconfdir = /etc
+localstatedir = {w}
+logdir = {w}
+raddbdir = {w}
+radacctdir = {w}
+run_dir = {w}
+libdir = /usr/lib/freeradius
+pidfile = {w}/radiusd.pid
+name = radiusd
+max_request_time = 30
+log {{
+  destination = stdout
+}}
+client heldout {{
+  ipaddr = {client}
+  secret = testing123
+}}
+client heldout6 {{
+  ipv6addr = {client6}
+  secret = testing123
+}}
+modules {{
+  pap {{
+  }}
+  files {{
+    filename = {w}/users
+  }}
+}}
+server default {{
+  listen {{
+    type = auth
+    {fam} = {addr}
+    port = {port}
+  }}
+  authorize {{
+    files
+    pap
+  }}
+  authenticate {{
+    Auth-Type PAP {{
+      pap
+    }}
+  }}
+}}
+"""
+RADIUS_SERVER = r"""
+import os
+w = os.environ["WORK"]; v6 = bool(os.environ.get("NC_V6"))
+open(os.path.join(w, "dictionary"), "w").close()
+open(os.path.join(w, "users"), "w").write('alice Cleartext-Password := "secret"\n'
+                                          '\tReply-Message := "hello alice"\n')
+open(os.path.join(w, "radiusd.conf"), "w").write(CONF.format(
+    w=w, client=os.environ["CLIENT"], client6=os.environ["CLIENT6"],
+    fam="ipv6addr" if v6 else "ipaddr", addr=os.environ["SERVER6" if v6 else "SERVER"],
+    port=os.environ.get("NC_PORT", "1812")))
+os.execvp("freeradius", ["freeradius", "-f", "-l", "stdout", "-d", w, "-n", "radiusd"])
+""".replace("CONF", repr(RADIUS_CONF))
+RADIUS_CLIENT = ["sh", "-c", RESOLVE_SH + 'D="$R:${NC_PORT:-1812}"; '
+                 'echo "User-Name=alice,User-Password=secret" | radclient -x "$D" auth testing123 '
+                 '&& { echo "User-Name=alice,User-Password=wrong" | radclient -x "$D" auth '
+                 'testing123; [ $? -eq 1 ]; } && echo radius done']
+
+
+# Dante 1.4 (Debian dante-server) as a SOCKS server without authentication, and Python's
+# http.server behind it in the server's namespace (the proxy's own connection to it stays on
+# that namespace's loopback, so the capture holds the SOCKS connections alone); curl fetches
+# the page twice through it, with SOCKS5 (method "no authentication", CONNECT to the address).
+SOCKS_SERVER = ["sh", "-c", ADDR_SH + 'printf "logoutput: stderr\\ninternal: $A port = '
+                '${NC_PORT:-1080}\\nexternal: $A\\nclientmethod: none\\nsocksmethod: none\\n'
+                'user.privileged: root\\nuser.unprivileged: nobody\\n'
+                'client pass {\\n from: 0/0 to: 0/0\\n}\\nsocks pass {\\n from: 0/0 to: 0/0\\n}\\n" '
+                '> "$WORK/danted.conf" && cd "$WORK" && mkdir -p www && '
+                'echo "<p>wirespeed held-out</p>" > www/index.html && '
+                '{ /usr/bin/python3 -m http.server -d www -b "$A" 8080 >/dev/null 2>&1 & } && '
+                'exec danted -f "$WORK/danted.conf" -p "$WORK/danted.pid"']
+SOCKS_CLIENT = ["sh", "-c", RESOLVE_SH + 'for i in 1 2; do curl -sS -o /dev/null '
+                '--socks5 "$R:${NC_PORT:-1080}" "http://$R:8080/index.html" || exit 1; done; '
+                'echo socks done']
+
+
 ALL = {
     "ftp": {"server": [PY, "-c", FTP_SERVER], "client": [PY, "-c", FTP_CLIENT], "settle": 3},
     "mail": {"server": [PY, "-c", DOVECOT_SERVER], "client": [PY, "-c", MAIL_CLIENT],
@@ -1043,4 +1129,6 @@ ALL = {
     "sip": {"server": SIP_SERVER, "client": SIP_CLIENT},
     "irc": {"server": IRC_SERVER, "client": IRC_CLIENT},
     "stun": {"server": STUN_SERVER, "client": STUN_CLIENT},
+    "radius": {"server": [PY, "-c", RADIUS_SERVER], "client": RADIUS_CLIENT, "settle": 2},
+    "socks": {"server": SOCKS_SERVER, "client": SOCKS_CLIENT, "settle": 2},
 }
