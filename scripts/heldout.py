@@ -101,6 +101,11 @@ PARAM = {
     # socks.pcap, shadowsocks.pcap: SOCKS on tcp/1080 with HTTP or TLS after the reply).
     # Not 41080: that is http's -alt port
     "socks": ("TCP", 1080, "SOCKS", 42080),
+    # OpenVPN in TLS mode (P_CONTROL_HARD_RESET_CLIENT_V2, TLS in P_CONTROL, P_DATA_V2) and
+    # WireGuard (handshake initiation and response, transport data), both over UDP; the
+    # tunnels' inner addresses are 198.51.100.1/.2 and nothing inside them is captured
+    "openvpn": ("UDP", 1194, "OpenVPN", 41194),
+    "wireguard": ("UDP", 51820, "WireGuard", 41820),
 }
 
 # A second unusual port for each: one that belongs to another protocol, so that a rule which
@@ -109,7 +114,7 @@ SWAP = {"http": 443, "https": 80, "ssh": 443, "dns2": 123, "mqtt": 80, "redis": 
         "ntp": 161, "postgres": 3306, "git": 21, "rsync": 110, "snmp": 514,
         "memcached": 6379, "syslog": 53, "telnet": 25,
         "quic": 53, "mysql": 5432, "ldap": 143, "smb": 3389, "sip": 123, "irc": 5222,
-        "stun": 5060, "radius": 500, "socks": 3128}
+        "stun": 5060, "radius": 500, "socks": 3128, "openvpn": 443, "wireguard": 1194}
 
 
 def param_variants():

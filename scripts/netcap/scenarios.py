@@ -1071,6 +1071,53 @@ SOCKS_CLIENT = ["sh", "-c", RESOLVE_SH + 'for i in 1 2; do curl -sS -o /dev/null
                 'echo socks done']
 
 
+# OpenVPN 2.6 (Debian openvpn) point to point over UDP in TLS mode: a CA and the two ends'
+# certificates (EC P-256, made with openssl at start), each end a tun device (198.51.100.1
+# and .2); once the client logs "Initialization Sequence Completed" it pings the server's
+# tunnel address three times through the tunnel (data channel, AES-256-GCM), then stops.
+OVPN_SERVER = ["sh", "-c", ADDR_SH + 'cd "$WORK" && '
+               'E="-newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 2"; '
+               'openssl req -x509 $E -subj /CN=heldout-ca -keyout ca.key -out ca.pem 2>/dev/null && '
+               'for n in server client; do openssl req $E -subj "/CN=$n" -keyout $n.key '
+               '-out $n.csr 2>/dev/null && openssl x509 -req -in $n.csr -CA ca.pem -CAkey ca.key '
+               '-CAcreateserial -days 2 -out $n.pem 2>/dev/null || exit 1; done; touch pki.done; '
+               'U=udp; [ -n "$NC_V6" ] && U=udp6; '
+               'exec openvpn --dev tun --proto $U --local "$A" --port "${NC_PORT:-1194}" '
+               '--tls-server --ca ca.pem --cert server.pem --key server.key --dh none '
+               '--ifconfig 198.51.100.1 198.51.100.2 --verb 1']
+OVPN_CLIENT = ["sh", "-c", ADDR_SH + 'cd "$WORK" && for i in $(seq 40); do [ -e pki.done ] && '
+               'break; sleep 0.25; done; U=udp; [ -n "$NC_V6" ] && U=udp6; '
+               'openvpn --dev tun --proto $U --remote "$A" "${NC_PORT:-1194}" --nobind '
+               '--tls-client --ca ca.pem --cert client.pem --key client.key '
+               '--ifconfig 198.51.100.2 198.51.100.1 --verb 1 --log c.log --writepid c.pid & '
+               'for i in $(seq 60); do grep -q "Initialization Sequence Completed" c.log 2>/dev/null '
+               '&& break; sleep 0.25; done; ping -c 3 -i 0.3 -W 2 198.51.100.1; r=$?; '
+               'kill $(cat c.pid); wait; [ $r -eq 0 ] && echo openvpn done']
+
+
+# WireGuard with the userspace wireguard-go (Debian wireguard-go; this kernel has no wireguard
+# module) and wg (Debian wireguard-tools): a key pair for each end made at start, the server's
+# interface listening on NC_PORT (198.51.100.1), the client's (198.51.100.2) with the server as
+# its endpoint; the client's three pings through the tunnel start the handshake (initiation,
+# response), then transport data. (Their UAPI sockets in /var/run/wireguard are named by the
+# interface, hence two names.)
+WG_SERVER = ["sh", "-c", ADDR_SH + 'cd "$WORK" && umask 077 && for n in s c; do wg genkey > $n.key '
+             '&& wg pubkey < $n.key > $n.pub || exit 1; done; '
+             'WG_PROCESS_FOREGROUND=1 wireguard-go wgsrv0 & '
+             'for i in $(seq 40); do ip link show wgsrv0 >/dev/null 2>&1 && break; sleep 0.1; done; '
+             'wg set wgsrv0 listen-port "${NC_PORT:-51820}" private-key s.key '
+             'peer "$(cat c.pub)" allowed-ips 198.51.100.2/32 && '
+             'ip addr add 198.51.100.1/24 dev wgsrv0 && ip link set wgsrv0 up && touch wg.ready; '
+             'wait']
+WG_CLIENT = ["sh", "-c", RESOLVE_SH + 'cd "$WORK" && for i in $(seq 40); do [ -e wg.ready ] && '
+             'break; sleep 0.25; done; WG_PROCESS_FOREGROUND=1 wireguard-go wgcli0 & G=$!; '
+             'for i in $(seq 40); do ip link show wgcli0 >/dev/null 2>&1 && break; sleep 0.1; done; '
+             'wg set wgcli0 private-key c.key peer "$(cat s.pub)" allowed-ips 198.51.100.0/24 '
+             'endpoint "$R:${NC_PORT:-51820}" && ip addr add 198.51.100.2/24 dev wgcli0 && '
+             'ip link set wgcli0 up && ping -c 3 -i 0.3 -W 3 198.51.100.1; r=$?; '
+             'kill $G; wait; [ $r -eq 0 ] && echo wireguard done']
+
+
 ALL = {
     "ftp": {"server": [PY, "-c", FTP_SERVER], "client": [PY, "-c", FTP_CLIENT], "settle": 3},
     "mail": {"server": [PY, "-c", DOVECOT_SERVER], "client": [PY, "-c", MAIL_CLIENT],
@@ -1131,4 +1178,6 @@ ALL = {
     "stun": {"server": STUN_SERVER, "client": STUN_CLIENT},
     "radius": {"server": [PY, "-c", RADIUS_SERVER], "client": RADIUS_CLIENT, "settle": 2},
     "socks": {"server": SOCKS_SERVER, "client": SOCKS_CLIENT, "settle": 2},
+    "openvpn": {"server": OVPN_SERVER, "client": OVPN_CLIENT, "settle": 2},
+    "wireguard": {"server": WG_SERVER, "client": WG_CLIENT},
 }
