@@ -106,6 +106,9 @@ PARAM = {
     # tunnels' inner addresses are 198.51.100.1/.2 and nothing inside them is captured
     "openvpn": ("UDP", 1194, "OpenVPN", 41194),
     "wireguard": ("UDP", 51820, "WireGuard", 41820),
+    # Modbus/TCP function codes 3, 6, 1 (no Schneider UMAS function 90): plain "Modbus"
+    "modbus": ("TCP", 502, "Modbus", 41502),
+    "vnc": ("TCP", 5900, "VNC", 41900),
 }
 
 # A second unusual port for each: one that belongs to another protocol, so that a rule which
@@ -114,7 +117,8 @@ SWAP = {"http": 443, "https": 80, "ssh": 443, "dns2": 123, "mqtt": 80, "redis": 
         "ntp": 161, "postgres": 3306, "git": 21, "rsync": 110, "snmp": 514,
         "memcached": 6379, "syslog": 53, "telnet": 25,
         "quic": 53, "mysql": 5432, "ldap": 143, "smb": 3389, "sip": 123, "irc": 5222,
-        "stun": 5060, "radius": 500, "socks": 3128, "openvpn": 443, "wireguard": 1194}
+        "stun": 5060, "radius": 500, "socks": 3128, "openvpn": 443, "wireguard": 1194,
+        "modbus": 102, "vnc": 22}
 
 
 def param_variants():

@@ -1118,6 +1118,46 @@ WG_CLIENT = ["sh", "-c", RESOLVE_SH + 'cd "$WORK" && for i in $(seq 40); do [ -e
              'kill $G; wait; [ $r -eq 0 ] && echo wireguard done']
 
 
+# pymodbus 3.16 (PyPI, pip into the python3 on PATH): a Modbus/TCP server (unit 1, 100
+# holding registers, coils) and its synchronous client: read holding registers (function 3),
+# write a register (6), read it back, read coils (1), on one connection.
+MODBUS_SERVER = r"""
+import os
+from pymodbus.datastore import ModbusDeviceContext, ModbusServerContext, ModbusSequentialDataBlock
+from pymodbus.server import StartTcpServer
+v6 = bool(os.environ.get("NC_V6"))
+dev = ModbusDeviceContext(hr=ModbusSequentialDataBlock(1, list(range(100))),
+                          co=ModbusSequentialDataBlock(1, [True, False] * 50))
+StartTcpServer(ModbusServerContext(devices=dev, single=True),
+               address=(os.environ["SERVER6" if v6 else "SERVER"], int(os.environ.get("NC_PORT", "502"))))
+"""
+MODBUS_CLIENT = r"""
+import os
+from pymodbus.client import ModbusTcpClient
+v6 = bool(os.environ.get("NC_V6"))
+c = ModbusTcpClient(os.environ["SERVER6" if v6 else "SERVER"], port=int(os.environ.get("NC_PORT", "502")))
+assert c.connect()
+r = c.read_holding_registers(0, count=8, device_id=1); assert not r.isError(), r
+assert not c.write_register(5, 1234, device_id=1).isError()
+r = c.read_holding_registers(5, count=1, device_id=1); assert r.registers == [1234], r
+assert not c.read_coils(0, count=16, device_id=1).isError()
+c.close()
+print("modbus done")
+"""
+
+
+# TigerVNC 1.12's X server (Debian tigervnc-standalone-server: Xtigervnc, display :47, no X11
+# over TCP) serving RFB on NC_PORT without authentication (security type None), and vncdotool
+# 1.4 (PyPI, pip into the python3 on PATH) as the client: RFB 3.8 handshake, a framebuffer
+# update request, a screenshot written to WORK, a key press, disconnect.
+VNC_SERVER = ["sh", "-c", ADDR_SH + 'exec Xtigervnc :47 -rfbport "${NC_PORT:-5900}" '
+              '-interface "$A" -SecurityTypes None -geometry 320x200 -depth 24 -nolisten tcp '
+              '-AlwaysShared']
+VNC_CLIENT = ["sh", "-c", RESOLVE_SH + 'timeout 20 ' + PYENV + ' -m vncdotool.command '
+              '-s "$R::${NC_PORT:-5900}" capture "$WORK/screen.png" key a && '
+              '[ -s "$WORK/screen.png" ] && echo vnc done']
+
+
 ALL = {
     "ftp": {"server": [PY, "-c", FTP_SERVER], "client": [PY, "-c", FTP_CLIENT], "settle": 3},
     "mail": {"server": [PY, "-c", DOVECOT_SERVER], "client": [PY, "-c", MAIL_CLIENT],
@@ -1180,4 +1220,7 @@ ALL = {
     "socks": {"server": SOCKS_SERVER, "client": SOCKS_CLIENT, "settle": 2},
     "openvpn": {"server": OVPN_SERVER, "client": OVPN_CLIENT, "settle": 2},
     "wireguard": {"server": WG_SERVER, "client": WG_CLIENT},
+    "modbus": {"server": [PYENV, "-c", MODBUS_SERVER], "client": [PYENV, "-c", MODBUS_CLIENT],
+               "settle": 2},
+    "vnc": {"server": VNC_SERVER, "client": VNC_CLIENT, "settle": 2},
 }
