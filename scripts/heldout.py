@@ -156,6 +156,10 @@ FIXED = [
     # prosody with c2s encryption required: the stream upgrades with STARTTLS; nDPI calls
     # XMPP "Jabber" (corpus jabber.pcap)
     {"name": "xmpp", "labels": {("TCP", 5222): [lab("Jabber")]}},
+    # second round. DHCP (dnsmasq, udhcpc): the client's broadcasts (0.0.0.0:68 ->
+    # 255.255.255.255:67) and the server's answers (192.0.2.2:67 -> the offered address:68);
+    # dnsmasq's ICMP echo to the address before it offers it is not labelled
+    {"name": "dhcp", "labels": {("UDP", 67): [lab("DHCP")]}},
 ]
 for _v in FIXED:
     _v.setdefault("scenario", _v["name"])
@@ -196,7 +200,9 @@ def capture(v, path):
 
 
 def server_key(l4, src, sport, dst, dport):
-    if dst in SERVERS:
+    # (a DHCP client without an address yet broadcasts to the server's port: 0.0.0.0:68 ->
+    # 255.255.255.255:67)
+    if dst in SERVERS or dst == "255.255.255.255":
         return (l4, int(dport))
     if src in SERVERS:
         return (l4, int(sport))

@@ -1158,6 +1158,19 @@ VNC_CLIENT = ["sh", "-c", RESOLVE_SH + 'timeout 20 ' + PYENV + ' -m vncdotool.co
               '[ -s "$WORK/screen.png" ] && echo vnc done']
 
 
+# dnsmasq (Debian dnsmasq-base) as a DHCP server only (no DNS: --port=0) handing out
+# 192.0.2.100-150, and BusyBox's udhcpc (Debian udhcpc) on the client's interface: DISCOVER
+# and REQUEST broadcast from 0.0.0.0:68 to 255.255.255.255:67, OFFER and ACK from the
+# server's port 67; its script is /bin/true, so the lease is not applied. Ports 67 and 68 are
+# the protocol's own, hence one variant.
+DHCP_SERVER = ["sh", "-c", 'exec dnsmasq --no-daemon --port=0 --no-resolv --no-hosts '
+               '--dhcp-range=192.0.2.100,192.0.2.150,255.255.255.0,1h --dhcp-authoritative '
+               '--dhcp-leasefile="$WORK/leases" --log-dhcp --log-facility=-']
+DHCP_CLIENT = ["sh", "-c", 'I=$(ls /sys/class/net | grep -v "^lo$" | head -1); '
+               'timeout 20 udhcpc -i "$I" -f -q -n -t 3 -T 2 -s /bin/true -x hostname:heldout '
+               '&& echo dhcp done']
+
+
 ALL = {
     "ftp": {"server": [PY, "-c", FTP_SERVER], "client": [PY, "-c", FTP_CLIENT], "settle": 3},
     "mail": {"server": [PY, "-c", DOVECOT_SERVER], "client": [PY, "-c", MAIL_CLIENT],
@@ -1223,4 +1236,5 @@ ALL = {
     "modbus": {"server": [PYENV, "-c", MODBUS_SERVER], "client": [PYENV, "-c", MODBUS_CLIENT],
                "settle": 2},
     "vnc": {"server": VNC_SERVER, "client": VNC_CLIENT, "settle": 2},
+    "dhcp": {"server": DHCP_SERVER, "client": DHCP_CLIENT},
 }
