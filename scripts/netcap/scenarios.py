@@ -4,12 +4,24 @@ Packages (Debian): python3-pyftpdlib, python3-openssl, dovecot-imapd, dovecot-po
 python3-aiosmtpd, dnsmasq-base, python3-websockets, nghttp2-server, nghttp2-client, tcpdump,
 iproute2. Clients use Python's standard library
 (ftplib, imaplib, poplib, smtplib, socket), run by /usr/bin/python3, which sees Debian's
-packages.
+packages. The parametrised scenarios (below ADDR_SH) name theirs where they start.
+
+Second round (quic, mysql, ldap, smb, sip, irc, stun, radius, socks, openvpn, wireguard,
+modbus, vnc, dhcp):
+
+    apt-get install -y --no-install-recommends mariadb-server mariadb-client slapd ldap-utils \
+        samba smbclient sip-tester ngircd sic coturn freeradius freeradius-utils dante-server \
+        openvpn wireguard-go wireguard-tools tigervnc-standalone-server dnsmasq-base udhcpc
+    python3 -m pip install aioquic 'pymodbus>=3.10,<4' vncdotool   # the python3 on PATH
+
+(DEBIAN_FRONTEND=noninteractive for slapd's questions; a policy-rc.d that denies starts keeps
+the daemons from starting outside the namespaces. The openvpn and wireguard scenarios need
+/dev/net/tun.)
 """
 import os
 
 PY = "/usr/bin/python3"
-# The python3 on PATH, where pip installs (aiocoap).
+# The python3 on PATH, where pip installs (aiocoap, aioquic, pymodbus, vncdotool).
 PYENV = __import__("shutil").which("python3") or PY
 HERE = os.path.dirname(os.path.abspath(__file__))
 
