@@ -1112,10 +1112,12 @@ OVPN_CLIENT = ["sh", "-c", ADDR_SH + 'cd "$WORK" && for i in $(seq 40); do [ -e 
 # interface listening on NC_PORT (198.51.100.1), the client's (198.51.100.2) with the server as
 # its endpoint; the client's three pings through the tunnel start the handshake (initiation,
 # response), then transport data. (Their UAPI sockets in /var/run/wireguard are named by the
-# interface, hence two names.)
+# interface, hence two names; the server's shell stops its wireguard-go on SIGTERM, so that
+# the socket is removed before netcap kills what is left in the namespace.)
 WG_SERVER = ["sh", "-c", ADDR_SH + 'cd "$WORK" && umask 077 && for n in s c; do wg genkey > $n.key '
              '&& wg pubkey < $n.key > $n.pub || exit 1; done; '
-             'WG_PROCESS_FOREGROUND=1 wireguard-go wgsrv0 & '
+             'WG_PROCESS_FOREGROUND=1 wireguard-go wgsrv0 & G=$!; '
+             'trap "kill \\$G; wait; exit 0" TERM; '
              'for i in $(seq 40); do ip link show wgsrv0 >/dev/null 2>&1 && break; sleep 0.1; done; '
              'wg set wgsrv0 listen-port "${NC_PORT:-51820}" private-key s.key '
              'peer "$(cat c.pub)" allowed-ips 198.51.100.2/32 && '
