@@ -8,6 +8,9 @@
 #                 two interfaces enforces each flow's verdict from its map, wirespeed classifies
 #                 a copy (AF_PACKET); needs a binary built with `--features ebpf` (else the row
 #                 says so)
+#   inline-ebpf --copy undecided  the same, with the copy filter on wirespeed's capture
+#                 sockets: a decided flow's packets are no longer copied (but for SYN/FIN/RST and
+#                 one a second)
 #   ebpf-program-only  the same tc program (crates/ebpf/bpf/verdict.c, built here with clang)
 #                 attached by `tc` to the same two interfaces, with no wirespeed process and so
 #                 no copy: an empty map, every packet looked up and passed. What the program
@@ -69,18 +72,25 @@ done
 # The eBPF data path: no firewall rule; the program on the router's ingress, verdicts from the
 # copy of the traffic that wirespeed classifies.
 rules none
-ip netns exec $n-r "$W" inline --datapath ebpf -i "$n-r0,$n-r1" --policy "$tmp/policy.toml" \
-    -o /dev/null --status 0 2> "$tmp/log" &
-pid=$!
-sleep 1
-if kill -0 $pid 2>/dev/null; then
-    row "inline-ebpf"
-    kill -TERM $pid; wait $pid || true
-    grep -E 'ebpf' "$tmp/log" | cut -c1-200 >&2
-else
-    wait $pid || true
-    echo "inline-ebpf	(not run: $(head -c 160 "$tmp/log"))"
-fi
+for copy in all undecided; do
+    name="inline-ebpf"
+    [ $copy = all ] || name="inline-ebpf --copy $copy"
+    ip netns exec $n-r "$W" inline --datapath ebpf -i "$n-r0,$n-r1" --policy "$tmp/policy.toml" \
+        --copy $copy -o /dev/null --status 0 2> "$tmp/log" &
+    pid=$!
+    sleep 1
+    if kill -0 $pid 2>/dev/null; then
+        row "$name"
+        # The classifying process's CPU over the row (user + system, clock ticks).
+        awk -v t="$(getconf CLK_TCK)" '{printf "%s: wirespeed CPU %.2f s\n", n, ($14 + $15) / t}' \
+            n="$name" /proc/$pid/stat >&2
+        kill -TERM $pid; wait $pid || true
+        grep -E '^(ebpf|copy filter|capture)' "$tmp/log" | cut -c1-200 >&2
+    else
+        wait $pid || true
+        echo "$name	(not run: $(head -c 160 "$tmp/log"))"
+    fi
+done
 # The program alone: loaded and attached by tc (clsact, direct action), its map left empty.
 src=$here/../../crates/ebpf/bpf/verdict.c
 if clang -O2 -g -target bpf -Wall -I/usr/include/$(uname -m)-linux-gnu -c "$src" \

@@ -33,7 +33,9 @@
 #define CNT_DSCP 3     // verdict DSCP: written (or already that value)
 #define CNT_NOT_IP 4   // not IPv4/IPv6 over Ethernet, or too short to key: passed
 #define CNT_CLASS 5    // verdict class: mark written, passed (the egress HTB shapes it)
-#define CNT_MAX 6
+#define CNT_COPY_SKIPPED 6       // the copy filter: a decided flow's packet not copied
+#define CNT_COPY_SKIPPED_BYTES 7 // ... and its bytes
+#define CNT_MAX 8
 
 struct flow_key {
 	__u8 lo_addr[16]; // IPv6, or IPv4-mapped IPv6 (::ffff:a.b.c.d)
@@ -47,11 +49,12 @@ struct flow_key {
 struct verdict {
 	__u8 action; // VERDICT_*
 	__u8 dscp;   // 0..63, for VERDICT_DSCP; the HTB class minor (1..127) for VERDICT_CLASS
-	__u8 pad[2];
+	__u8 pad[6];
+	__u64 copied_ns; // the copy filter: when it last let one of the flow's packets through
 };
 
 _Static_assert(sizeof(struct flow_key) == 40, "FlowKey::to_bytes in src/lib.rs writes 40 bytes");
-_Static_assert(sizeof(struct verdict) == 4, "Verdict::to_bytes in src/lib.rs writes 4 bytes");
+_Static_assert(sizeof(struct verdict) == 16, "Verdict::to_bytes in src/lib.rs writes 16 bytes");
 
 struct {
 	__uint(type, BPF_MAP_TYPE_LRU_HASH);
@@ -67,11 +70,16 @@ struct {
 	__type(value, __u64);
 } COUNTERS SEC(".maps");
 
-static __always_inline void count(__u32 slot)
+static __always_inline void count_n(__u32 slot, __u64 n)
 {
 	__u64 *c = bpf_map_lookup_elem(&COUNTERS, &slot);
 	if (c)
-		*c += 1;
+		*c += n;
+}
+
+static __always_inline void count(__u32 slot)
+{
+	count_n(slot, 1);
 }
 
 // Whether end-point (a, pa) sorts after (b, pb): address bytes, then port bytes (big-endian,
@@ -252,6 +260,95 @@ int wirespeed_class(struct __sk_buff *skb)
 	if (c >= 1 && c <= 127)
 		skb->priority = (SHAPER_HANDLE << 16) | c;
 	return TC_ACT_OK;
+}
+
+// The copy filter (`inline --datapath ebpf --copy undecided`): a socket filter on wirespeed's
+// own AF_PACKET capture sockets, run by the kernel before it copies a packet into their rings.
+// A packet of a flow with no entry in VERDICTS (not decided yet) is copied whole; so is a TCP
+// packet with SYN, FIN or RST (a flow's start and end stay seen, so its entry is removed when
+// it ends) and one packet of a decided flow a second (KEEPALIVE_NS: its flow stays open in
+// wirespeed, which would otherwise end it idle and remove the entry while it still runs). Any
+// other packet of a decided flow is not copied (returns 0): the tc program enforces it, and
+// copying it is what costs the forwarding path (docs/INLINE.md). Socket filters have no direct
+// packet access: the headers are read with bpf_skb_load_bytes, from the Ethernet header
+// (packet sockets of type SOCK_RAW run their filter on the whole frame).
+#define KEEPALIVE_NS 1000000000ULL
+
+SEC("socket")
+int wirespeed_copy(struct __sk_buff *skb)
+{
+	__u8 src[16] = {}, dst[16] = {}, sport[2] = {}, dport[2] = {};
+	__u8 proto, tcp_flags = 0;
+	__u32 l4_off;
+	__u16 eth_proto;
+
+	if (bpf_skb_load_bytes(skb, 12, &eth_proto, 2) < 0)
+		return skb->len;
+	if (eth_proto == bpf_htons(ETH_P_IP)) {
+		struct iphdr ip;
+		if (bpf_skb_load_bytes(skb, ETH_HLEN, &ip, sizeof(ip)) < 0 || ip.version != 4 ||
+		    ip.ihl < 5)
+			return skb->len;
+		src[10] = 0xff;
+		src[11] = 0xff;
+		dst[10] = 0xff;
+		dst[11] = 0xff;
+		__builtin_memcpy(&src[12], &ip.saddr, 4);
+		__builtin_memcpy(&dst[12], &ip.daddr, 4);
+		proto = ip.protocol;
+		l4_off = ETH_HLEN + ip.ihl * 4;
+		if (ip.frag_off & bpf_htons(0x1fff))
+			goto keyed;
+	} else if (eth_proto == bpf_htons(ETH_P_IPV6)) {
+		struct ipv6hdr ip6;
+		if (bpf_skb_load_bytes(skb, ETH_HLEN, &ip6, sizeof(ip6)) < 0)
+			return skb->len;
+		__builtin_memcpy(src, &ip6.saddr, 16);
+		__builtin_memcpy(dst, &ip6.daddr, 16);
+		proto = ip6.nexthdr;
+		l4_off = ETH_HLEN + sizeof(ip6);
+	} else {
+		return skb->len;
+	}
+
+	if (proto == IPPROTO_TCP) {
+		// Ports, and the flags at offset 13.
+		__u8 l4[14];
+		if (bpf_skb_load_bytes(skb, l4_off, l4, sizeof(l4)) < 0)
+			return skb->len;
+		sport[0] = l4[0];
+		sport[1] = l4[1];
+		dport[0] = l4[2];
+		dport[1] = l4[3];
+		tcp_flags = l4[13];
+	} else if (proto == IPPROTO_UDP) {
+		__u8 l4[4];
+		if (bpf_skb_load_bytes(skb, l4_off, l4, sizeof(l4)) < 0)
+			return skb->len;
+		sport[0] = l4[0];
+		sport[1] = l4[1];
+		dport[0] = l4[2];
+		dport[1] = l4[3];
+	}
+
+keyed:;
+	struct flow_key key;
+	__builtin_memset(&key, 0, sizeof(key));
+	fill_key(&key, src, dst, sport, dport, proto);
+	struct verdict *v = bpf_map_lookup_elem(&VERDICTS, &key);
+	if (!v)
+		return skb->len;
+	// FIN 0x01, SYN 0x02, RST 0x04.
+	if (tcp_flags & 0x07)
+		return skb->len;
+	__u64 now = bpf_ktime_get_ns();
+	if (now - v->copied_ns >= KEEPALIVE_NS) {
+		v->copied_ns = now;
+		return skb->len;
+	}
+	count(CNT_COPY_SKIPPED);
+	count_n(CNT_COPY_SKIPPED_BYTES, skb->len);
+	return 0;
 }
 
 char _license[] SEC("license") = "Dual MIT/GPL";

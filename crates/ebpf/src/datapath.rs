@@ -6,7 +6,7 @@ use aya::maps::{HashMap, MapData, PerCpuArray};
 use aya::programs::tc::{
     self, NlOptions, SchedClassifierLinkId, TcAttachOptions, TcAttachType, TcError,
 };
-use aya::programs::{LinkOrder, ProgramError, SchedClassifier};
+use aya::programs::{LinkOrder, ProgramError, SchedClassifier, SocketFilter};
 use aya::util::KernelVersion;
 use aya::Ebpf;
 use std::fmt;
@@ -17,6 +17,7 @@ pub static OBJECT: &[u8] = aya::include_bytes_aligned!(concat!(env!("OUT_DIR"), 
 const PROGRAM: &str = "wirespeed_verdict";
 /// The shaper's classifier (mark's top byte -> skb->priority, on egress).
 const CLASSIFIER: &str = "wirespeed_class";
+const COPY_FILTER: &str = "wirespeed_copy";
 
 /// Where on an interface the program runs (its clsact/tcx hook).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -77,7 +78,7 @@ fn prog_err(what: &str, e: ProgramError) -> Error {
 /// every interface and frees the maps (aya owns the links and file descriptors); see
 /// [`Datapath::attach_with`] for the namespace to drop it in.
 pub struct Datapath {
-    verdicts: HashMap<MapData, [u8; 40], [u8; 4]>,
+    verdicts: HashMap<MapData, [u8; 40], [u8; 16]>,
     counters: PerCpuArray<MapData, u64>,
     /// (interface, hook, program name, link).
     links: Vec<(String, Hook, &'static str, SchedClassifierLinkId)>,
@@ -103,6 +104,13 @@ impl Datapath {
                 .load()
                 .map_err(|e| prog_err(&format!("the kernel refused the program {name}"), e))?;
         }
+        let copy: &mut SocketFilter = bpf
+            .program_mut(COPY_FILTER)
+            .ok_or_else(|| Error(format!("no program {COPY_FILTER} in the object")))?
+            .try_into()
+            .map_err(|e| prog_err("the copy filter's type", e))?;
+        copy.load()
+            .map_err(|e| prog_err(&format!("the kernel refused the program {COPY_FILTER}"), e))?;
         let verdicts = bpf
             .take_map("VERDICTS")
             .ok_or_else(|| Error("no map VERDICTS in the object".into()))?;
@@ -251,9 +259,26 @@ impl Datapath {
         Ok(n)
     }
 
+    /// Attach the copy filter to `socket`, an AF_PACKET socket of the capture (type SOCK_RAW,
+    /// so the filter reads the frame from its Ethernet header): from then on the kernel copies
+    /// into it only the packets of flows with no verdict in the map, TCP packets with SYN, FIN
+    /// or RST, and one packet a second of each decided flow (which keeps the flow open in the
+    /// capture: see `bpf/verdict.c`). It replaces any filter the socket had; the socket holds
+    /// the program, so it stays as long as the socket does.
+    pub fn attach_copy_filter(&self, socket: std::os::fd::BorrowedFd<'_>) -> Result<(), Error> {
+        let copy: &SocketFilter = self
+            .bpf
+            .program(COPY_FILTER)
+            .ok_or_else(|| Error(format!("no program {COPY_FILTER} in the object")))?
+            .try_into()
+            .map_err(|e| prog_err("the copy filter's type", e))?;
+        copy.attach(socket)
+            .map_err(|e| prog_err("attaching the copy filter to a capture socket", e))
+    }
+
     /// The packet counters, summed over the CPUs.
     pub fn counters(&self) -> Result<Counters, Error> {
-        let mut v = [0u64; 6];
+        let mut v = [0u64; 8];
         for (slot, out) in v.iter_mut().enumerate() {
             let per_cpu = self
                 .counters
@@ -268,6 +293,8 @@ impl Datapath {
             dscp: v[3],
             not_ip: v[4],
             class: v[5],
+            copy_skipped: v[6],
+            copy_skipped_bytes: v[7],
         })
     }
 }

@@ -38,14 +38,19 @@ pub enum Verdict {
 pub const MAX_CLASS: u8 = 127;
 
 impl Verdict {
-    /// The map value's bytes: `struct verdict { u8 action; u8 dscp; u8 pad[2]; }`.
-    pub fn to_bytes(self) -> [u8; 4] {
-        match self {
-            Verdict::Pass => [0, 0, 0, 0],
-            Verdict::Drop => [1, 0, 0, 0],
-            Verdict::Dscp(d) => [2, d & 0x3f, 0, 0],
-            Verdict::Class(c) => [3, c.clamp(1, MAX_CLASS), 0, 0],
-        }
+    /// The map value's bytes: `struct verdict { u8 action; u8 dscp; u8 pad[6]; u64
+    /// copied_ns; }`, the copy filter's time 0 (its next packet is copied).
+    pub fn to_bytes(self) -> [u8; 16] {
+        let (action, arg) = match self {
+            Verdict::Pass => (0, 0),
+            Verdict::Drop => (1, 0),
+            Verdict::Dscp(d) => (2, d & 0x3f),
+            Verdict::Class(c) => (3, c.clamp(1, MAX_CLASS)),
+        };
+        let mut b = [0u8; 16];
+        b[0] = action;
+        b[1] = arg;
+        b
     }
 }
 
@@ -64,6 +69,11 @@ pub struct Counters {
     pub not_ip: u64,
     /// Verdict class: marked for a rate limit's HTB class, passed.
     pub class: u64,
+    /// The copy filter (`Datapath::attach_copy_filter`): packets of decided flows it kept out
+    /// of the capture socket (the kernel enforced them; wirespeed did not see them).
+    pub copy_skipped: u64,
+    /// Their bytes (whole frames).
+    pub copy_skipped_bytes: u64,
 }
 
 /// The verdict map's key: `struct flow_key` of `bpf/verdict.c`, 40 bytes. Both addresses as
@@ -174,12 +184,16 @@ mod tests {
 
     #[test]
     fn verdict_bytes() {
-        assert_eq!(Verdict::Drop.to_bytes(), [1, 0, 0, 0]);
-        assert_eq!(Verdict::Dscp(46).to_bytes(), [2, 46, 0, 0]);
-        assert_eq!(Verdict::Dscp(0xff).to_bytes(), [2, 63, 0, 0]);
-        assert_eq!(Verdict::Pass.to_bytes(), [0; 4]);
-        assert_eq!(Verdict::Class(5).to_bytes(), [3, 5, 0, 0]);
-        assert_eq!(Verdict::Class(0).to_bytes(), [3, 1, 0, 0]);
-        assert_eq!(Verdict::Class(200).to_bytes(), [3, 127, 0, 0]);
+        assert_eq!(Verdict::Drop.to_bytes()[..2], [1, 0]);
+        assert_eq!(Verdict::Dscp(46).to_bytes()[..2], [2, 46]);
+        assert_eq!(Verdict::Dscp(0xff).to_bytes()[..2], [2, 63]);
+        assert_eq!(Verdict::Pass.to_bytes(), [0; 16]);
+        // The copy filter's time starts at 0, the padding too.
+        for v in [Verdict::Drop, Verdict::Dscp(46), Verdict::Class(5)] {
+            assert_eq!(v.to_bytes()[2..], [0; 14]);
+        }
+        assert_eq!(Verdict::Class(5).to_bytes()[..2], [3, 5]);
+        assert_eq!(Verdict::Class(0).to_bytes()[..2], [3, 1]);
+        assert_eq!(Verdict::Class(200).to_bytes()[..2], [3, 127]);
     }
 }

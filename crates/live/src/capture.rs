@@ -53,7 +53,14 @@ pub struct CaptureAct {
     pub policy: Arc<wirespeed_act::PolicyCell>,
     /// Told of each flow's final action and of its end.
     pub enforce: Arc<dyn wirespeed_act::Enforce>,
+    /// Attached to each capture socket once it is open (`--copy undecided`: an eBPF socket
+    /// filter that keeps most packets of decided flows out of the rings); None: every packet
+    /// the interface receives is copied.
+    pub copy_filter: Option<CopyFilter>,
 }
+
+/// Attaches a filter to one capture socket (an AF_PACKET socket of type SOCK_RAW).
+pub type CopyFilter = Arc<dyn Fn(std::os::fd::BorrowedFd<'_>) -> io::Result<()> + Send + Sync>;
 
 impl std::fmt::Debug for CaptureAct {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -153,6 +160,11 @@ pub fn run<S: RecordSink + Send>(
                 };
                 io::Error::new(e.kind(), format!("{iface}: {e}{hint}"))
             })?;
+            if let Some(copy) = cfg.act.as_ref().and_then(|a| a.copy_filter.as_ref()) {
+                // Packets that came between the bind and now were copied: copies, harmless.
+                copy(ring.socket())
+                    .map_err(|e| io::Error::new(e.kind(), format!("{iface}: {e}")))?;
+            }
             f.rings.push(Ring {
                 ring,
                 link,

@@ -15,5 +15,5 @@ pub mod nfqueue;
 pub mod replay;
 pub mod sys;
 
-pub use capture::{block_packets, run, CaptureAct, LiveConfig, LiveOutcome};
+pub use capture::{block_packets, run, CaptureAct, CopyFilter, LiveConfig, LiveOutcome};
 pub use replay::{replay, Pace, ReplayStats};

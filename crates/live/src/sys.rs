@@ -252,6 +252,12 @@ impl RxRing {
         self.fd.as_raw_fd()
     }
 
+    /// The socket, borrowed (to attach a filter to it).
+    pub fn socket(&self) -> std::os::fd::BorrowedFd<'_> {
+        use std::os::fd::AsFd;
+        self.fd.as_fd()
+    }
+
     /// Header word `block_status` of block `i`, read with acquire ordering: once it says
     /// `TP_STATUS_USER`, the kernel's writes to the block are visible and it will not write there
     /// until the status is set back.

@@ -29,6 +29,16 @@ pub(crate) enum DatapathArg {
     Ebpf,
 }
 
+/// `--copy`: which packets the kernel copies to this process with `--datapath ebpf`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum CopyArg {
+    /// Every packet the interfaces receive (records count every packet).
+    All,
+    /// Packets of flows not decided yet; of a decided flow only TCP SYN, FIN and RST and one
+    /// packet a second (an eBPF socket filter on the capture sockets reads the verdict map).
+    Undecided,
+}
+
 #[derive(Args)]
 pub(crate) struct InlineArgs {
     /// Where verdicts are carried out: `nfqueue` (packets from `--queue`), or `ebpf` (a tc
@@ -42,6 +52,14 @@ pub(crate) struct InlineArgs {
     /// their egress.
     #[arg(short, long, value_delimiter = ',', value_name = "IF")]
     interface: Vec<String>,
+    /// With `--datapath ebpf`: which packets the kernel copies to this process. `all`: every
+    /// packet the interfaces receive. `undecided`: once a flow's verdict is in the map, only
+    /// its TCP SYN, FIN and RST and one packet a second (which keeps the flow open here until
+    /// it ends); the program still enforces every packet, and the copies no longer cost the
+    /// forwarding path. A decided flow's record then counts what was copied, as with NFQUEUE's
+    /// hand-off (`"bound": true`); the summary counts what was not (docs/INLINE.md).
+    #[arg(long, value_enum, default_value = "all")]
+    copy: CopyArg,
     /// NFQUEUE queue number, or a range `A:B` (one worker per queue; the kernel's
     /// `--queue-balance` spreads connections over them). Needed by `--datapath nfqueue`.
     #[arg(long)]
@@ -212,6 +230,13 @@ fn run(a: &InlineArgs, cfg: EngineConfig, cols: Columns) -> Result<ExitCode, Str
             if !a.interface.is_empty() {
                 return Err(
                     "--interface is for --datapath ebpf; --datapath nfqueue takes --queue".into(),
+                );
+            }
+            if a.copy != CopyArg::All {
+                return Err(
+                    "--copy is for --datapath ebpf (NFQUEUE hands decided flows to \
+                            the kernel by their connection mark)"
+                        .into(),
                 );
             }
             if a.queue.is_none() {

@@ -190,6 +190,19 @@ mod imp {
         policy: Policy,
     ) -> Result<ExitCode, String> {
         fits_in_memory(&cfg, 1, a.engine.max_flows)?;
+        if a.copy == super::super::CopyArg::Undecided {
+            // A decided flow is copied once a second (bpf/verdict.c, KEEPALIVE_NS): an idle
+            // timeout as short would end it here while it runs, and remove its entry.
+            let t = &cfg.flow.timeouts;
+            let shortest = t.tcp_ns.min(t.udp_ns).min(t.other_ns);
+            if shortest <= 2_000_000_000 {
+                return Err(format!(
+                    "--copy undecided copies a decided flow's packets once a second: its idle \
+                     timeouts must be longer than 2 s (the shortest is {} s)",
+                    shortest as f64 / 1e9
+                ));
+            }
+        }
         let mut ifaces: Vec<String> = Vec::new();
         for i in &a.interface {
             if !ifaces.contains(i) {
@@ -247,6 +260,18 @@ mod imp {
             act: Some(wirespeed_live::CaptureAct {
                 policy: cell.clone(),
                 enforce: enforcer.clone(),
+                copy_filter: (a.copy == super::super::CopyArg::Undecided).then(|| {
+                    let e = enforcer.clone();
+                    let f: wirespeed_live::CopyFilter = Arc::new(move |fd| {
+                        let dp = match e.dp.lock() {
+                            Ok(dp) => dp,
+                            Err(p) => p.into_inner(),
+                        };
+                        dp.attach_copy_filter(fd)
+                            .map_err(|e| std::io::Error::other(e.to_string()))
+                    });
+                    f
+                }),
             }),
             engine: cfg,
         };
@@ -272,9 +297,15 @@ mod imp {
         )?;
         let mut opened = outs.opener();
         status(&format!(
-            "inline: ebpf: verdict program on the ingress of {}, {} rules",
+            "inline: ebpf: verdict program on the ingress of {}, {} rules; {}",
             ifaces.join(","),
-            cell.policy().rules.len()
+            cell.policy().rules.len(),
+            match a.copy {
+                super::super::CopyArg::All => "every packet copied to this process",
+                super::super::CopyArg::Undecided =>
+                    "undecided flows copied to this process (decided ones: SYN, FIN, RST and \
+                     one packet a second)",
+            }
         ));
         let shaping = |shaper: &Shaper| {
             if shaper.installed().is_empty() {
@@ -361,6 +392,13 @@ mod imp {
                      {} marked, {} rate-limited (to the shaper), {} not IP",
                     c.no_entry, c.pass, c.drop, c.dscp, c.class, c.not_ip
                 );
+                if a.copy == super::super::CopyArg::Undecided {
+                    eprintln!(
+                        "copy filter: {} packets ({} bytes) of decided flows not copied to this \
+                         process (enforced by the program; not in their records)",
+                        c.copy_skipped, c.copy_skipped_bytes
+                    );
+                }
             }
             eprintln!(
                 "capture: {} packets, {} lost with the ring full (their flows may be decided late)",

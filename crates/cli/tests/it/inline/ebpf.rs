@@ -99,6 +99,11 @@ impl Client {
 
 /// `wirespeed inline --datapath ebpf` on the router's two interfaces, once ready.
 fn start(t: &Topo, policy: &Path, out: &Path) -> Inline {
+    start_with(t, policy, out, &[])
+}
+
+/// The same, with `extra` options.
+fn start_with(t: &Topo, policy: &Path, out: &Path, extra: &[&str]) -> Inline {
     let child = Command::new("ip")
         .args([
             "netns",
@@ -114,6 +119,7 @@ fn start(t: &Topo, policy: &Path, out: &Path) -> Inline {
         .arg(policy)
         .arg("-o")
         .arg(out)
+        .args(extra)
         .stderr(Stdio::piped())
         .stdout(Stdio::null())
         .spawn()
@@ -122,7 +128,7 @@ fn start(t: &Topo, policy: &Path, out: &Path) -> Inline {
 }
 
 /// The entries of the verdict map of process `pid` (found by its descriptors: the map of
-/// 40-byte keys and 4-byte values), as (protocol, the lower end-point's port, the higher's,
+/// 40-byte keys and 16-byte values), as (protocol, the lower end-point's port, the higher's,
 /// action).
 fn verdicts(pid: u32) -> Vec<(u64, u16, u16, u64)> {
     let mut id = None;
@@ -136,7 +142,7 @@ fn verdicts(pid: u32) -> Vec<(u64, u16, u16, u64)> {
             s.lines()
                 .find_map(|l| l.strip_prefix(k)?.trim().parse::<u64>().ok())
         };
-        if field("key_size:") == Some(40) && field("value_size:") == Some(4) {
+        if field("key_size:") == Some(40) && field("value_size:") == Some(16) {
             id = field("map_id:");
         }
     }
@@ -322,6 +328,125 @@ fn ebpf_drops_a_named_flow_in_the_kernel_and_fails_open() {
     client.answered(5, "after kill -9: fail-open");
     assert!(ping(&t));
     drop(w);
+}
+
+/// A TCP server on 198.51.100.1:9000 that reads and discards.
+const TCP_SINK: &str = "import socket
+s=socket.socket(); s.setsockopt(socket.SOL_SOCKET,socket.SO_REUSEADDR,1); s.bind(('198.51.100.1',9000)); s.listen()
+while True:
+    c,_=s.accept()
+    while c.recv(65536):
+        pass
+    c.close()";
+
+/// A client of it: 1,000 random bytes every 20 ms for 3 s, then it closes.
+const TCP_CLIENT: &str = "import os,socket,time
+c=socket.create_connection(('198.51.100.1',9000))
+for _ in range(150):
+    c.sendall(os.urandom(1000)); time.sleep(0.02)
+c.close()";
+
+/// `--copy undecided`: once the DNS flow's drop is in the map, the copy filter on the capture
+/// sockets keeps its packets out of wirespeed (the program still drops every one); one a second
+/// still comes, so the flow stays one flow with one record; a decided TCP connection's FIN
+/// still comes, so its entry goes when it ends; at SIGTERM no entry is left.
+#[test]
+#[ignore = "needs root, namespaces and a BPF program: scripts/ebpf/test.sh runs it"]
+fn ebpf_copy_undecided_keeps_decided_flows_out_of_the_capture() {
+    if !crate::common::netns::can_run(
+        "inline --datapath ebpf --copy undecided",
+        &["ip", "python3", "ping", "bpftool"],
+    ) {
+        return;
+    }
+    let t = Topo::new("u");
+    let _dnsd = t.spawn('s', &["python3", "-c", DNSD]);
+    t.wait_listening('s', "udp", 53);
+    let _sink = t.spawn('s', &["python3", "-c", TCP_SINK]);
+    t.wait_listening('s', "tcp", 9000);
+    let _web = t.http_server(&[]);
+    let policy = temp("ebpf-copy.toml");
+    std::fs::write(
+        &policy,
+        "[[rule]]\nname = \"no-dns\"\napp = \"DNS\"\naction = \"drop\"\n",
+    )
+    .unwrap();
+    let out = temp("ebpf-copy.json");
+    let client = Client::start(&t);
+    client.answered(5, "before wirespeed");
+    // Idle timeouts of 3 s (the copy a second keeps a running flow open), a 2 s linger.
+    let w = start_with(
+        &t,
+        &policy,
+        &out,
+        &[
+            "--copy",
+            "undecided",
+            "--udp-timeout",
+            "3",
+            "--closed-timeout",
+            "2",
+        ],
+    );
+    client.cut(25, "after the verdict");
+    let pid = w.child.id();
+    assert!(
+        dns_dropped(&verdicts(pid)),
+        "the map holds the DNS flow's drop"
+    );
+    assert_eq!(http_get(&t, "http://198.51.100.1:8080/"), Some(200));
+    // A TCP connection of 3 s that no inspector names: decided (forwarded) once inspection
+    // gives up, its later data not copied, its FIN copied: its entry goes when it ends (after
+    // the closed flow's linger; were the FIN not copied, only the 300 s idle timeout would end
+    // it, past this wait's bound).
+    assert!(t.run('c', &["python3", "-c", TCP_CLIENT]).status.success());
+    let sink = |v: &[(u64, u16, u16, u64)]| {
+        v.iter()
+            .any(|&(p, a, b, _)| p == 6 && (a == 9000 || b == 9000))
+    };
+    wait_until("the TCP flow's entry removed when it ended", || {
+        !sink(&verdicts(pid))
+    });
+    // Two seconds and more of queries (one every 20 ms), all dropped, few copied.
+    client.cut(100, "still dropped");
+    assert!(
+        dns_dropped(&verdicts(pid)),
+        "the DNS flow's entry stays while it runs"
+    );
+    let log = w.stop();
+    let count = |prefix: &str| -> Vec<u64> {
+        let l = log
+            .lines()
+            .find(|l| l.starts_with(prefix))
+            .unwrap_or_else(|| panic!("no line {prefix:?}: {log}"));
+        l.split(|c: char| !c.is_ascii_digit())
+            .filter_map(|x| x.parse().ok())
+            .collect()
+    };
+    let skipped = count("copy filter: ");
+    assert!(
+        skipped[0] >= 80,
+        "most of the 100 dropped queries not copied: {log}"
+    );
+    let left = count("ebpf: ");
+    assert_eq!((left[2], left[3]), (0, 0), "none failed, none left: {log}");
+    let recs = std::fs::read_to_string(&out).unwrap();
+    let dns: Vec<serde_json::Value> = recs
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|r: &serde_json::Value| r["app"] == "DNS")
+        .collect();
+    // One flow (the copies a second kept it open past its 3 s idle timeout), its record bound,
+    // counting the copies only.
+    assert_eq!(dns.len(), 1, "{recs}");
+    assert_eq!(dns[0]["bound"], true);
+    let copied = dns[0]["c2s_pkts"].as_u64().unwrap();
+    assert!(
+        copied < skipped[0] / 4,
+        "the record counts the copied packets ({copied}), not the {} kept out",
+        skipped[0]
+    );
+    client.answered(5, "after SIGTERM: detached");
 }
 
 /// iperf3 from the client to the server's 198.51.100.1:5201 for `secs` seconds after the
