@@ -11,6 +11,9 @@
 #   inline-ebpf --copy undecided  the same, with the copy filter on wirespeed's capture
 #                 sockets: a decided flow's packets are no longer copied (but for SYN/FIN/RST and
 #                 one a second)
+#   inline-ebpf --capture ringbuf  no packet socket: the verdict program copies every packet
+#                 (or, with --copy undecided, what the copy filter would let through) into its
+#                 BPF ring buffer, which wirespeed drains every millisecond
 #   ebpf-program-only  the same tc program (crates/ebpf/bpf/verdict.c, built here with clang)
 #                 attached by `tc` to the same two interfaces, with no wirespeed process and so
 #                 no copy: an empty map, every packet looked up and passed. What the program
@@ -72,11 +75,13 @@ done
 # The eBPF data path: no firewall rule; the program on the router's ingress, verdicts from the
 # copy of the traffic that wirespeed classifies.
 rules none
-for copy in all undecided; do
+for spec in "all af-packet" "undecided af-packet" "all ringbuf" "undecided ringbuf"; do
+    set -- $spec
     name="inline-ebpf"
-    [ $copy = all ] || name="inline-ebpf --copy $copy"
+    [ $1 = all ] || name="$name --copy $1"
+    [ $2 = af-packet ] || name="$name --capture $2"
     ip netns exec $n-r "$W" inline --datapath ebpf -i "$n-r0,$n-r1" --policy "$tmp/policy.toml" \
-        --copy $copy -o /dev/null --status 0 2> "$tmp/log" &
+        --copy $1 --capture $2 -o /dev/null --status 0 2> "$tmp/log" &
     pid=$!
     sleep 1
     if kill -0 $pid 2>/dev/null; then
@@ -85,7 +90,7 @@ for copy in all undecided; do
         awk -v t="$(getconf CLK_TCK)" '{printf "%s: wirespeed CPU %.2f s\n", n, ($14 + $15) / t}' \
             n="$name" /proc/$pid/stat >&2
         kill -TERM $pid; wait $pid || true
-        grep -E '^(ebpf|copy filter|capture)' "$tmp/log" | cut -c1-200 >&2
+        grep -E '^(ebpf|copy filter|capture|ring buffer)' "$tmp/log" | cut -c1-200 >&2
     else
         wait $pid || true
         echo "$name	(not run: $(head -c 160 "$tmp/log"))"

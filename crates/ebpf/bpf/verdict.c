@@ -35,7 +35,9 @@
 #define CNT_CLASS 5    // verdict class: mark written, passed (the egress HTB shapes it)
 #define CNT_COPY_SKIPPED 6       // the copy filter: a decided flow's packet not copied
 #define CNT_COPY_SKIPPED_BYTES 7 // ... and its bytes
-#define CNT_MAX 8
+#define CNT_COPY_LOST 8          // the ring buffer copy: no room in COPIES, the copy lost
+#define CNT_COPY_RING 9          // the ring buffer copy: packets copied into COPIES
+#define CNT_MAX 10
 
 struct flow_key {
 	__u8 lo_addr[16]; // IPv6, or IPv4-mapped IPv6 (::ffff:a.b.c.d)
@@ -63,6 +65,31 @@ struct {
 	__type(value, struct verdict);
 } VERDICTS SEC(".maps");
 
+// The ring buffer copy (`inline --datapath ebpf --capture ringbuf`): the verdict program itself
+// copies the packets wirespeed classifies into COPIES, a BPF ring buffer it reads, instead of a
+// packet socket on the interfaces (whose tap costs the forwarding path for every packet,
+// copied or not: docs/INLINE.md). A record: the packet's first COPY_SNAP bytes behind a
+// 24-byte header (see copy_out for when the reader is woken).
+// `copy_mode`, set by the loader before the kernel sees the program (`.rodata`): 0 no copy
+// (the packet-socket capture), 1 every packet, 2 the packets the copy filter would copy (an
+// undecided flow's, TCP SYN/FIN/RST, and one a second of a decided flow).
+#define COPY_SNAP 2048
+const volatile __u32 copy_mode = 0;
+
+struct copy {
+	__u64 ts_ns;   // bpf_ktime_get_ns (CLOCK_MONOTONIC)
+	__u32 len;     // the packet's length
+	__u32 caplen;  // bytes of it in data (at most COPY_SNAP)
+	__u32 ifindex; // the interface it arrived on
+	__u32 pad;
+	__u8 data[COPY_SNAP];
+};
+
+struct {
+	__uint(type, BPF_MAP_TYPE_RINGBUF);
+	__uint(max_entries, 1 << 24);
+} COPIES SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, CNT_MAX);
@@ -80,6 +107,58 @@ static __always_inline void count_n(__u32 slot, __u64 n)
 static __always_inline void count(__u32 slot)
 {
 	count_n(slot, 1);
+}
+
+// Copy `skb`'s first COPY_SNAP bytes into COPIES (counted; a full ring counts a loss).
+static __always_inline void copy_out(struct __sk_buff *skb)
+{
+	__u32 m = skb->len < COPY_SNAP ? skb->len : COPY_SNAP;
+	// In [1, COPY_SNAP] with no branch the verifier could lose.
+	__u32 k = ((m - 1) & (COPY_SNAP - 1)) + 1;
+	struct copy *r = bpf_ringbuf_reserve(&COPIES, sizeof(struct copy), 0);
+	if (!r) {
+		count(CNT_COPY_LOST);
+		return;
+	}
+	r->ts_ns = bpf_ktime_get_ns();
+	r->len = skb->len;
+	r->caplen = k;
+	r->ifindex = skb->ifindex;
+	r->pad = 0;
+	if (bpf_skb_load_bytes(skb, 0, r->data, k) < 0) {
+		bpf_ringbuf_discard(r, BPF_RB_NO_WAKEUP);
+		count(CNT_COPY_LOST);
+		return;
+	}
+	// Every packet (mode 1): no wake-up, the reader drains the ring every millisecond (a wake-up
+	// a record halves the forwarding rate: docs/INLINE.md). Undecided flows' packets alone
+	// (mode 2) are few: the kernel's own rule (wake the reader when it has caught up) lets it
+	// sleep until one comes.
+	bpf_ringbuf_submit(r, copy_mode == 1 ? BPF_RB_NO_WAKEUP : 0);
+	count(CNT_COPY_RING);
+}
+
+// Whether the copy filter's rule copies a packet of a flow with verdict `v` (none: NULL) and
+// TCP flags `tcp_flags` (0 for other transports): no verdict, SYN/FIN/RST, or the flow's first
+// packet in KEEPALIVE_NS (its `copied_ns` updated); else the skipped packet is counted.
+#define KEEPALIVE_NS 1000000000ULL
+static __always_inline int copy_wanted(struct verdict *v, __u8 tcp_flags, __u32 len)
+{
+	if (!v)
+		return 1;
+	// FIN 0x01, SYN 0x02, RST 0x04.
+	if (tcp_flags & 0x07)
+		return 1;
+	// The coarse clock (the tick's time): read for every packet of a decided flow, it must
+	// cost little, and a second's keep-alive needs no better.
+	__u64 now = bpf_ktime_get_coarse_ns();
+	if (now - v->copied_ns >= KEEPALIVE_NS) {
+		v->copied_ns = now;
+		return 1;
+	}
+	count(CNT_COPY_SKIPPED);
+	count_n(CNT_COPY_SKIPPED_BYTES, len);
+	return 0;
 }
 
 // Whether end-point (a, pa) sorts after (b, pb): address bytes, then port bytes (big-endian,
@@ -124,7 +203,7 @@ int wirespeed_verdict(struct __sk_buff *skb)
 	void *end = (void *)(long)skb->data_end;
 	struct ethhdr *eth = data;
 	__u8 src[16] = {}, dst[16] = {}, sport[2] = {}, dport[2] = {};
-	__u8 proto;
+	__u8 proto, tcp_flags = 0;
 	__u32 l4_off;
 	int v4;
 
@@ -170,6 +249,8 @@ int wirespeed_verdict(struct __sk_buff *skb)
 		sport[1] = l4[1];
 		dport[0] = l4[2];
 		dport[1] = l4[3];
+		if (proto == IPPROTO_TCP && (void *)(l4 + 14) <= end)
+			tcp_flags = l4[13];
 	}
 
 keyed:;
@@ -178,6 +259,8 @@ keyed:;
 	fill_key(&key, src, dst, sport, dport, proto);
 
 	struct verdict *v = bpf_map_lookup_elem(&VERDICTS, &key);
+	if (copy_mode == 1 || (copy_mode == 2 && copy_wanted(v, tcp_flags, skb->len)))
+		copy_out(skb);
 	if (!v) {
 		count(CNT_NO_ENTRY);
 		return TC_ACT_OK;
@@ -240,6 +323,9 @@ counted_dscp:
 	return TC_ACT_OK;
 
 not_ip:
+	// Nothing to key (ARP, a truncated header, ...): never decided, copied as undecided.
+	if (copy_mode)
+		copy_out(skb);
 	count(CNT_NOT_IP);
 	return TC_ACT_OK;
 }
@@ -272,7 +358,6 @@ int wirespeed_class(struct __sk_buff *skb)
 // copying it is what costs the forwarding path (docs/INLINE.md). Socket filters have no direct
 // packet access: the headers are read with bpf_skb_load_bytes, from the Ethernet header
 // (packet sockets of type SOCK_RAW run their filter on the whole frame).
-#define KEEPALIVE_NS 1000000000ULL
 
 SEC("socket")
 int wirespeed_copy(struct __sk_buff *skb)
@@ -336,19 +421,7 @@ keyed:;
 	__builtin_memset(&key, 0, sizeof(key));
 	fill_key(&key, src, dst, sport, dport, proto);
 	struct verdict *v = bpf_map_lookup_elem(&VERDICTS, &key);
-	if (!v)
-		return skb->len;
-	// FIN 0x01, SYN 0x02, RST 0x04.
-	if (tcp_flags & 0x07)
-		return skb->len;
-	__u64 now = bpf_ktime_get_ns();
-	if (now - v->copied_ns >= KEEPALIVE_NS) {
-		v->copied_ns = now;
-		return skb->len;
-	}
-	count(CNT_COPY_SKIPPED);
-	count_n(CNT_COPY_SKIPPED_BYTES, skb->len);
-	return 0;
+	return copy_wanted(v, tcp_flags, skb->len) ? skb->len : 0;
 }
 
 char _license[] SEC("license") = "Dual MIT/GPL";

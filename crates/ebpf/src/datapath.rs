@@ -2,7 +2,7 @@
 //! program is C built by Debian's clang, so no nightly Rust and no BPF Rust toolchain).
 
 use crate::{Counters, FlowKey, Verdict};
-use aya::maps::{HashMap, MapData, PerCpuArray};
+use aya::maps::{HashMap, MapData, PerCpuArray, RingBuf};
 use aya::programs::tc::{
     self, NlOptions, SchedClassifierLinkId, TcAttachOptions, TcAttachType, TcError,
 };
@@ -98,7 +98,21 @@ impl Datapath {
     /// Load the program (the kernel's verifier checks it here) and create its maps.
     /// Needs CAP_BPF and CAP_NET_ADMIN (root).
     pub fn load() -> Result<Datapath, Error> {
-        let mut bpf = Ebpf::load(OBJECT).map_err(|e| err("loading the BPF object", e))?;
+        Datapath::load_copying(RingCopy::Off)
+    }
+
+    /// [`load`](Self::load), with the verdict program also copying packets into its ring
+    /// buffer as `copy` says (read them with [`take_copies`](Self::take_copies)).
+    pub fn load_copying(copy: RingCopy) -> Result<Datapath, Error> {
+        let mode: u32 = match copy {
+            RingCopy::Off => 0,
+            RingCopy::All => 1,
+            RingCopy::Undecided => 2,
+        };
+        let mut bpf = aya::EbpfLoader::new()
+            .override_global("copy_mode", &mode, true)
+            .load(OBJECT)
+            .map_err(|e| err("loading the BPF object", e))?;
         for name in [PROGRAM, CLASSIFIER] {
             program(&mut bpf, name)?
                 .load()
@@ -125,6 +139,17 @@ impl Datapath {
             links: Vec::new(),
             bpf,
         })
+    }
+
+    /// The ring buffer the verdict program copies packets into (loaded with
+    /// [`load_copying`](Self::load_copying)); once: a second call is an error.
+    pub fn take_copies(&mut self) -> Result<Copies, Error> {
+        let map = self
+            .bpf
+            .take_map("COPIES")
+            .ok_or_else(|| Error("the ring buffer COPIES was taken already".into()))?;
+        let ring = RingBuf::try_from(map).map_err(|e| err("the map COPIES", e))?;
+        Ok(Copies { ring })
     }
 
     /// Run the program at `hook` of interface `iface` (in this thread's network namespace),
@@ -278,7 +303,7 @@ impl Datapath {
 
     /// The packet counters, summed over the CPUs.
     pub fn counters(&self) -> Result<Counters, Error> {
-        let mut v = [0u64; 8];
+        let mut v = [0u64; 10];
         for (slot, out) in v.iter_mut().enumerate() {
             let per_cpu = self
                 .counters
@@ -295,6 +320,85 @@ impl Datapath {
             class: v[5],
             copy_skipped: v[6],
             copy_skipped_bytes: v[7],
+            copy_lost: v[8],
+            copied: v[9],
         })
+    }
+}
+
+/// What the verdict program copies into its ring buffer (`copy_mode` in `bpf/verdict.c`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RingCopy {
+    /// Nothing (the capture is a packet socket's).
+    Off,
+    /// Every packet.
+    All,
+    /// An undecided flow's packets, TCP SYN/FIN/RST, and one packet a second of a decided flow
+    /// (the copy filter's rule).
+    Undecided,
+}
+
+/// The header of a copy in the ring (`struct copy` of `bpf/verdict.c`), then `caplen` bytes.
+pub const COPY_HEADER: usize = 24;
+
+/// The verdict program's ring buffer of copied packets.
+pub struct Copies {
+    ring: RingBuf<MapData>,
+}
+
+/// One copied packet.
+#[derive(Clone, Copy, Debug)]
+pub struct Copy<'a> {
+    /// When the program copied it: `CLOCK_MONOTONIC`, ns.
+    pub mono_ns: u64,
+    /// The packet's length.
+    pub len: u32,
+    /// The interface it arrived on.
+    pub ifindex: u32,
+    /// Its first bytes (from the Ethernet header).
+    pub data: &'a [u8],
+}
+
+impl Copies {
+    /// Hand each copy in the ring to `f`, up to `max`; returns how many. A record too short for
+    /// its header or its length (none the program writes) is skipped.
+    pub fn drain(&mut self, max: usize, f: &mut dyn FnMut(Copy<'_>)) -> usize {
+        let mut n = 0;
+        while n < max {
+            let Some(item) = self.ring.next() else {
+                break;
+            };
+            n += 1;
+            let b: &[u8] = &item;
+            let word = |at: usize| -> Option<u32> {
+                Some(u32::from_ne_bytes(b.get(at..at + 4)?.try_into().ok()?))
+            };
+            let (Some(ts), Some(len), Some(caplen), Some(ifindex)) = (
+                b.get(..8)
+                    .and_then(|x| x.try_into().ok())
+                    .map(u64::from_ne_bytes),
+                word(8),
+                word(12),
+                word(16),
+            ) else {
+                continue;
+            };
+            let Some(data) = b.get(COPY_HEADER..COPY_HEADER + caplen as usize) else {
+                continue;
+            };
+            f(Copy {
+                mono_ns: ts,
+                len,
+                ifindex,
+                data,
+            });
+        }
+        n
+    }
+}
+
+impl std::os::fd::AsFd for Copies {
+    fn as_fd(&self) -> std::os::fd::BorrowedFd<'_> {
+        self.ring.as_fd()
     }
 }

@@ -74,6 +74,10 @@ pub struct Counters {
     pub copy_skipped: u64,
     /// Their bytes (whole frames).
     pub copy_skipped_bytes: u64,
+    /// The ring buffer copy: packets that found the ring full (not copied).
+    pub copy_lost: u64,
+    /// The ring buffer copy: packets copied into it.
+    pub copied: u64,
 }
 
 /// The verdict map's key: `struct flow_key` of `bpf/verdict.c`, 40 bytes. Both addresses as
@@ -142,7 +146,7 @@ impl FlowKey {
 #[cfg(all(feature = "ebpf", target_os = "linux"))]
 mod datapath;
 #[cfg(all(feature = "ebpf", target_os = "linux"))]
-pub use datapath::{Attach, Datapath, Error, Hook, OBJECT};
+pub use datapath::{Attach, Copies, Copy, Datapath, Error, Hook, RingCopy, COPY_HEADER, OBJECT};
 #[cfg(all(feature = "ebpf", target_os = "linux"))]
 mod shaper;
 #[cfg(all(feature = "ebpf", target_os = "linux"))]

@@ -40,6 +40,21 @@ pub struct LiveConfig {
     pub metrics: Option<Arc<crate::metrics::RunStats>>,
     /// Act on a policy while capturing (`inline --datapath ebpf`): None to only classify.
     pub act: Option<CaptureAct>,
+    /// Read each worker's packets from the source this makes (called once per worker) instead
+    /// of AF_PACKET rings on `ifaces` (`inline --datapath ebpf --capture ringbuf`: the copies
+    /// of the verdict program's ring buffer); the interfaces still name the run and their
+    /// links are watched.
+    pub source: Option<FeedMaker>,
+}
+
+/// Makes one worker's packet source.
+#[derive(Clone)]
+pub struct FeedMaker(pub Arc<dyn Fn() -> io::Result<Box<dyn Feed>> + Send + Sync>);
+
+impl std::fmt::Debug for FeedMaker {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("FeedMaker")
+    }
 }
 
 /// Acting on what is captured (`wirespeed inline --datapath ebpf`): the packets are copies,
@@ -129,7 +144,7 @@ pub fn run<S: RecordSink + Send>(
         went_down: cfg.ifaces.iter().map(|_| AtomicBool::new(false)).collect(),
         ..Kernel::default()
     });
-    let mut feeds: Vec<RingFeed> = (0..n)
+    let mut feeds: Vec<RingFeed> = (0..if cfg.source.is_some() { 0 } else { n })
         .map(|_| RingFeed {
             rings: Vec::new(),
             kernel: kernel.clone(),
@@ -141,6 +156,9 @@ pub fn run<S: RecordSink + Send>(
         })
         .collect();
     for (k, iface) in cfg.ifaces.iter().enumerate() {
+        if cfg.source.is_some() {
+            break;
+        }
         let link = link_type(iface);
         for f in feeds.iter_mut() {
             let ring = RxRing::open(
@@ -184,12 +202,27 @@ pub fn run<S: RecordSink + Send>(
         sys::drop_privileges(u)
             .map_err(|e| io::Error::new(e.kind(), format!("--user {u}: {e}")))?;
     }
-    status(&format!(
-        "live: ready: capturing on {} with {} workers, rings of {} blocks of 1 MiB",
-        cfg.ifaces.join(","),
-        n,
-        blocks
-    ));
+    let feeds: Vec<Box<dyn Feed>> = match &cfg.source {
+        Some(make) => (0..n).map(|_| (make.0)()).collect::<io::Result<_>>()?,
+        None => feeds
+            .into_iter()
+            .map(|f| Box::new(f) as Box<dyn Feed>)
+            .collect(),
+    };
+    if cfg.source.is_some() {
+        status(&format!(
+            "live: ready: capturing on {} with {} workers, from the kernel's copies",
+            cfg.ifaces.join(","),
+            n
+        ));
+    } else {
+        status(&format!(
+            "live: ready: capturing on {} with {} workers, rings of {} blocks of 1 MiB",
+            cfg.ifaces.join(","),
+            n,
+            blocks
+        ));
+    }
     let par = ParallelConfig {
         workers: n,
         pin: cfg.pin,

@@ -8,6 +8,7 @@
 
 pub mod bpf;
 pub mod capture;
+pub mod copies;
 pub mod inline;
 pub mod link;
 pub mod metrics;
@@ -15,5 +16,5 @@ pub mod nfqueue;
 pub mod replay;
 pub mod sys;
 
-pub use capture::{block_packets, run, CaptureAct, CopyFilter, LiveConfig, LiveOutcome};
+pub use capture::{block_packets, run, CaptureAct, CopyFilter, FeedMaker, LiveConfig, LiveOutcome};
 pub use replay::{replay, Pace, ReplayStats};

@@ -39,6 +39,15 @@ pub(crate) enum CopyArg {
     Undecided,
 }
 
+/// `--capture`: how the packets reach this process with `--datapath ebpf`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub(crate) enum CaptureArg {
+    /// AF_PACKET sockets on the interfaces (as `live`).
+    AfPacket,
+    /// The verdict program copies them into a BPF ring buffer this process reads.
+    Ringbuf,
+}
+
 #[derive(Args)]
 pub(crate) struct InlineArgs {
     /// Where verdicts are carried out: `nfqueue` (packets from `--queue`), or `ebpf` (a tc
@@ -60,6 +69,13 @@ pub(crate) struct InlineArgs {
     /// hand-off (`"bound": true`); the summary counts what was not (docs/INLINE.md).
     #[arg(long, value_enum, default_value = "all")]
     copy: CopyArg,
+    /// With `--datapath ebpf`: how the copies reach this process. `af-packet`: packet sockets
+    /// on the interfaces (their tap runs for every packet, copied or not). `ringbuf`: the
+    /// verdict program, which looks every packet up anyway, copies the ones `--copy` asks for
+    /// (their first 2,048 bytes) into a ring buffer read every millisecond; nothing else
+    /// touches the forwarding path (docs/INLINE.md).
+    #[arg(long, value_enum, default_value = "af-packet")]
+    capture: CaptureArg,
     /// NFQUEUE queue number, or a range `A:B` (one worker per queue; the kernel's
     /// `--queue-balance` spreads connections over them). Needed by `--datapath nfqueue`.
     #[arg(long)]
@@ -231,6 +247,9 @@ fn run(a: &InlineArgs, cfg: EngineConfig, cols: Columns) -> Result<ExitCode, Str
                 return Err(
                     "--interface is for --datapath ebpf; --datapath nfqueue takes --queue".into(),
                 );
+            }
+            if a.capture != CaptureArg::AfPacket {
+                return Err("--capture is for --datapath ebpf".into());
             }
             if a.copy != CopyArg::All {
                 return Err(

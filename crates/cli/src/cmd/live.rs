@@ -117,6 +117,7 @@ fn run(a: &LiveArgs, cfg: EngineConfig, cols: Columns) -> Result<ExitCode, Strin
             .transpose()?,
         metrics: a.metrics.map(|_| RunStats::live(cfg.rules.clone())),
         act: None,
+        source: None,
         engine: cfg,
     };
     let _metrics = serve_metrics(a.metrics, lc.metrics.as_ref(), a.quiet)?;

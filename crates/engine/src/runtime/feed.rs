@@ -52,6 +52,28 @@ pub trait Feed: Send {
     fn settle(&mut self) {}
 }
 
+impl<F: Feed + ?Sized> Feed for Box<F> {
+    fn read(&mut self, each: &mut Each<'_>) -> io::Result<u64> {
+        (**self).read(each)
+    }
+
+    fn wait(&mut self, timeout: Duration) -> io::Result<()> {
+        (**self).wait(timeout)
+    }
+
+    fn now_ns(&self) -> u64 {
+        (**self).now_ns()
+    }
+
+    fn publish(&mut self) {
+        (**self).publish()
+    }
+
+    fn settle(&mut self) {
+        (**self).settle()
+    }
+}
+
 /// Counters the workers of a feed run publish while running (the status line reads them).
 #[derive(Debug, Default)]
 pub struct FeedCounters {

@@ -84,7 +84,7 @@ mod imp {
     use std::sync::{Arc, Mutex};
     use std::time::Duration;
     use wirespeed_act::{bound_action, bound_rate, Enforce, FlowEnds, PolicyCell, Rate};
-    use wirespeed_ebpf::{Datapath, FlowKey, Hook, ShapeClass, Shaper, Verdict};
+    use wirespeed_ebpf::{Datapath, FlowKey, Hook, RingCopy, ShapeClass, Shaper, Verdict};
     use wirespeed_engine::Summary;
     use wirespeed_live::metrics::RunStats;
 
@@ -109,6 +109,22 @@ mod imp {
 
         fn key(f: &FlowEnds) -> FlowKey {
             FlowKey::new(f.client.0, f.client.1, f.server.0, f.server.1, f.proto)
+        }
+    }
+
+    /// The verdict program's ring buffer as the capture's source of copies.
+    /// With `wakes`, the program wakes the reader (`--copy undecided`: few copies).
+    struct Ring(wirespeed_ebpf::Copies, bool);
+
+    impl wirespeed_live::copies::CopySource for Ring {
+        fn drain(&mut self, max: usize, f: &mut wirespeed_live::copies::OnCopy<'_>) -> usize {
+            self.0
+                .drain(max, &mut |c| f(c.mono_ns, c.len, c.ifindex, c.data))
+        }
+
+        fn wakes(&self) -> Option<std::os::fd::RawFd> {
+            use std::os::fd::{AsFd, AsRawFd};
+            self.1.then(|| self.0.as_fd().as_raw_fd())
         }
     }
 
@@ -223,7 +239,23 @@ mod imp {
         let shaper = Shaper::install(&ifaces, &classes(&policy))
             .map_err(|e| format!("--datapath ebpf: rate limits: {e}"))?;
         let shaper = Mutex::new(shaper);
-        let mut dp = Datapath::load().map_err(|e| format!("--datapath ebpf: {e}"))?;
+        let ring = a.capture == super::super::CaptureArg::Ringbuf;
+        let undecided = a.copy == super::super::CopyArg::Undecided;
+        let mode = match (ring, undecided) {
+            (false, _) => RingCopy::Off,
+            (true, false) => RingCopy::All,
+            (true, true) => RingCopy::Undecided,
+        };
+        let mut dp = Datapath::load_copying(mode).map_err(|e| format!("--datapath ebpf: {e}"))?;
+        // The ring buffer's reader, taken by the one worker's feed.
+        let copies = if ring {
+            Some(
+                dp.take_copies()
+                    .map_err(|e| format!("--datapath ebpf: {e}"))?,
+            )
+        } else {
+            None
+        };
         for i in &ifaces {
             // On failure `dp` is dropped, which detaches from those already attached.
             dp.attach(i, Hook::Ingress)
@@ -260,7 +292,7 @@ mod imp {
             act: Some(wirespeed_live::CaptureAct {
                 policy: cell.clone(),
                 enforce: enforcer.clone(),
-                copy_filter: (a.copy == super::super::CopyArg::Undecided).then(|| {
+                copy_filter: (undecided && !ring).then(|| {
                     let e = enforcer.clone();
                     let f: wirespeed_live::CopyFilter = Arc::new(move |fd| {
                         let dp = match e.dp.lock() {
@@ -272,6 +304,23 @@ mod imp {
                     });
                     f
                 }),
+            }),
+            source: copies.map(|c| {
+                let slot = Mutex::new(Some(c));
+                wirespeed_live::FeedMaker(Arc::new(move || {
+                    let c = match slot.lock() {
+                        Ok(mut s) => s.take(),
+                        Err(p) => p.into_inner().take(),
+                    };
+                    let c = c.ok_or_else(|| {
+                        std::io::Error::other("the ring buffer has one reader (one worker)")
+                    })?;
+                    Ok(Box::new(wirespeed_live::copies::CopyFeed::new(
+                        Ring(c, undecided),
+                        true,
+                    ))
+                        as Box<dyn wirespeed_engine::runtime::Feed>)
+                }))
             }),
             engine: cfg,
         };
@@ -300,11 +349,16 @@ mod imp {
             "inline: ebpf: verdict program on the ingress of {}, {} rules; {}",
             ifaces.join(","),
             cell.policy().rules.len(),
-            match a.copy {
-                super::super::CopyArg::All => "every packet copied to this process",
-                super::super::CopyArg::Undecided =>
+            match (a.copy, ring) {
+                (super::super::CopyArg::All, false) => "every packet copied to this process",
+                (super::super::CopyArg::All, true) =>
+                    "every packet copied to this process by the program (ring buffer)",
+                (super::super::CopyArg::Undecided, false) =>
                     "undecided flows copied to this process (decided ones: SYN, FIN, RST and \
                      one packet a second)",
+                (super::super::CopyArg::Undecided, true) =>
+                    "undecided flows copied to this process by the program (ring buffer; \
+                     decided ones: SYN, FIN, RST and one packet a second)",
             }
         ));
         let shaping = |shaper: &Shaper| {
@@ -392,7 +446,14 @@ mod imp {
                      {} marked, {} rate-limited (to the shaper), {} not IP",
                     c.no_entry, c.pass, c.drop, c.dscp, c.class, c.not_ip
                 );
-                if a.copy == super::super::CopyArg::Undecided {
+                if ring {
+                    eprintln!(
+                        "ring buffer: {} packets copied by the program, {} lost with the ring \
+                         full (their flows may be decided late)",
+                        c.copied, c.copy_lost
+                    );
+                }
+                if undecided {
                     eprintln!(
                         "copy filter: {} packets ({} bytes) of decided flows not copied to this \
                          process (enforced by the program; not in their records)",
@@ -400,10 +461,13 @@ mod imp {
                     );
                 }
             }
-            eprintln!(
-                "capture: {} packets, {} lost with the ring full (their flows may be decided late)",
-                o.kernel.packets, o.kernel.drops
-            );
+            if !ring {
+                eprintln!(
+                    "capture: {} packets, {} lost with the ring full (their flows may be decided \
+                     late)",
+                    o.kernel.packets, o.kernel.drops
+                );
+            }
             eprintln!(
                 "rule\taction\tflows\tpackets\tbytes\tdropped_pkts\tdropped_bytes\tmarked\tbound"
             );

@@ -353,25 +353,37 @@ c.close()";
 #[test]
 #[ignore = "needs root, namespaces and a BPF program: scripts/ebpf/test.sh runs it"]
 fn ebpf_copy_undecided_keeps_decided_flows_out_of_the_capture() {
+    copy_undecided("af-packet", "u");
+}
+
+/// The same with `--capture ringbuf`: the verdict program copies what the copy filter would
+/// let through into its ring buffer, and the run reads it there (no packet socket).
+#[test]
+#[ignore = "needs root, namespaces and a BPF program: scripts/ebpf/test.sh runs it"]
+fn ebpf_ring_buffer_copies_only_undecided_flows() {
+    copy_undecided("ringbuf", "v");
+}
+
+fn copy_undecided(capture: &str, tag: &str) {
     if !crate::common::netns::can_run(
         "inline --datapath ebpf --copy undecided",
         &["ip", "python3", "ping", "bpftool"],
     ) {
         return;
     }
-    let t = Topo::new("u");
+    let t = Topo::new(tag);
     let _dnsd = t.spawn('s', &["python3", "-c", DNSD]);
     t.wait_listening('s', "udp", 53);
     let _sink = t.spawn('s', &["python3", "-c", TCP_SINK]);
     t.wait_listening('s', "tcp", 9000);
     let _web = t.http_server(&[]);
-    let policy = temp("ebpf-copy.toml");
+    let policy = temp(&format!("ebpf-copy-{tag}.toml"));
     std::fs::write(
         &policy,
         "[[rule]]\nname = \"no-dns\"\napp = \"DNS\"\naction = \"drop\"\n",
     )
     .unwrap();
-    let out = temp("ebpf-copy.json");
+    let out = temp(&format!("ebpf-copy-{tag}.json"));
     let client = Client::start(&t);
     client.answered(5, "before wirespeed");
     // Idle timeouts of 3 s (the copy a second keeps a running flow open), a 2 s linger.
@@ -382,6 +394,8 @@ fn ebpf_copy_undecided_keeps_decided_flows_out_of_the_capture() {
         &[
             "--copy",
             "undecided",
+            "--capture",
+            capture,
             "--udp-timeout",
             "3",
             "--closed-timeout",
@@ -428,6 +442,12 @@ fn ebpf_copy_undecided_keeps_decided_flows_out_of_the_capture() {
         skipped[0] >= 80,
         "most of the 100 dropped queries not copied: {log}"
     );
+    if capture == "ringbuf" {
+        // What the program copied, none lost; no packet socket.
+        let ring = count("ring buffer: ");
+        assert!(ring[0] > 0 && ring[1] == 0, "{log}");
+        assert!(!log.contains("\ncapture: "), "{log}");
+    }
     let left = count("ebpf: ");
     assert_eq!((left[2], left[3]), (0, 0), "none failed, none left: {log}");
     let recs = std::fs::read_to_string(&out).unwrap();
