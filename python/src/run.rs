@@ -210,6 +210,7 @@ pub(crate) fn prepare_live(
         engine: cfg.clone(),
         metrics: None,
         act: None,
+        source: None,
     };
     Ok(Prepared {
         source: Source::Live(Box::new(lc)),

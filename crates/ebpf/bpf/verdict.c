@@ -396,17 +396,7 @@ int wirespeed_copy(struct __sk_buff *skb)
 		return skb->len;
 	}
 
-	if (proto == IPPROTO_TCP) {
-		// Ports, and the flags at offset 13.
-		__u8 l4[14];
-		if (bpf_skb_load_bytes(skb, l4_off, l4, sizeof(l4)) < 0)
-			return skb->len;
-		sport[0] = l4[0];
-		sport[1] = l4[1];
-		dport[0] = l4[2];
-		dport[1] = l4[3];
-		tcp_flags = l4[13];
-	} else if (proto == IPPROTO_UDP) {
+	if (proto == IPPROTO_TCP || proto == IPPROTO_UDP) {
 		__u8 l4[4];
 		if (bpf_skb_load_bytes(skb, l4_off, l4, sizeof(l4)) < 0)
 			return skb->len;
@@ -414,6 +404,9 @@ int wirespeed_copy(struct __sk_buff *skb)
 		sport[1] = l4[1];
 		dport[0] = l4[2];
 		dport[1] = l4[3];
+		// TCP's flags, at offset 13.
+		if (proto == IPPROTO_TCP && bpf_skb_load_bytes(skb, l4_off + 13, &tcp_flags, 1) < 0)
+			return skb->len;
 	}
 
 keyed:;

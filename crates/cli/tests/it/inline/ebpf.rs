@@ -184,6 +184,17 @@ fn dns_dropped(v: &[(u64, u16, u16, u64)]) -> bool {
     })
 }
 
+/// The records written to `out`, and those of DNS flows among them.
+fn dns_records(out: &Path) -> (String, Vec<serde_json::Value>) {
+    let recs = std::fs::read_to_string(out).unwrap();
+    let dns = recs
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .filter(|r: &serde_json::Value| r["app"] == "DNS")
+        .collect();
+    (recs, dns)
+}
+
 fn ping(t: &Topo) -> bool {
     t.run(
         'c',
@@ -305,12 +316,7 @@ fn ebpf_drops_a_named_flow_in_the_kernel_and_fails_open() {
         "the program dropped packets: {log}"
     );
     client.answered(5, "after SIGTERM: detached");
-    let recs = std::fs::read_to_string(&out).unwrap();
-    let dns: Vec<serde_json::Value> = recs
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .filter(|r: &serde_json::Value| r["app"] == "DNS")
-        .collect();
+    let (recs, dns) = dns_records(&out);
     assert_eq!(dns.len(), 1, "{recs}");
     assert_eq!(dns[0]["rule"], "no-dns");
     assert_eq!(dns[0]["action"], "drop");
@@ -450,12 +456,7 @@ fn copy_undecided(capture: &str, tag: &str) {
     }
     let left = count("ebpf: ");
     assert_eq!((left[2], left[3]), (0, 0), "none failed, none left: {log}");
-    let recs = std::fs::read_to_string(&out).unwrap();
-    let dns: Vec<serde_json::Value> = recs
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .filter(|r: &serde_json::Value| r["app"] == "DNS")
-        .collect();
+    let (recs, dns) = dns_records(&out);
     // One flow (the copies a second kept it open past its 3 s idle timeout), its record bound,
     // counting the copies only.
     assert_eq!(dns.len(), 1, "{recs}");
