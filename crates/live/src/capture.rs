@@ -255,7 +255,9 @@ pub fn run<S: RecordSink + Send>(
                 status(&LinkWatch::line(iface, e));
             }
         }
-        if let Some(m) = &cfg.metrics {
+        // A source of copies other than the rings (the eBPF ring buffer) has no socket counters:
+        // none are published rather than zeros.
+        if let Some(m) = cfg.metrics.as_ref().filter(|_| cfg.source.is_none()) {
             m.set_kernel(&KernelStats {
                 packets: kernel.packets.load(Ordering::Relaxed),
                 drops: kernel.drops.load(Ordering::Relaxed),
@@ -266,15 +268,22 @@ pub fn run<S: RecordSink + Send>(
             let dt = last_status.elapsed().as_secs_f64();
             last_status = Instant::now();
             let p = c.packets.load(Ordering::Relaxed);
+            let sockets = if cfg.source.is_some() {
+                String::new()
+            } else {
+                format!(
+                    ", kernel: {} seen, {} dropped, {} queue freezes",
+                    kernel.packets.load(Ordering::Relaxed),
+                    kernel.drops.load(Ordering::Relaxed),
+                    kernel.freezes.load(Ordering::Relaxed),
+                )
+            };
             status(&format!(
-                "live: {:.0} s, {} packets ({:.1} kpps), {} flows ended, kernel: {} seen, {} dropped, {} queue freezes",
+                "live: {:.0} s, {} packets ({:.1} kpps), {} flows ended{sockets}",
                 start.elapsed().as_secs_f64(),
                 p,
                 (p - last_packets) as f64 / dt / 1e3,
                 c.records.load(Ordering::Relaxed),
-                kernel.packets.load(Ordering::Relaxed),
-                kernel.drops.load(Ordering::Relaxed),
-                kernel.freezes.load(Ordering::Relaxed),
             ));
             last_packets = p;
         }
