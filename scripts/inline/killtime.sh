@@ -4,7 +4,8 @@
 # client sends a datagram every 2 ms to an echo server through the router, stamping each with
 # the wall clock; a policy drops the flow (DNS by its payload); once the echoes have stopped,
 # wirespeed is killed with SIGKILL and the script prints the time from the kill to the first
-# echo of a datagram sent after it, and to the first echo at all. ROUNDS rounds (default 5).
+# echo of a datagram sent after it, to the first echo at all, and to the process reaped (its
+# teardown done, its descriptors closed). ROUNDS rounds (default 5).
 #   scripts/inline/killtime.sh [path/to/wirespeed] [ROUNDS] [extra inline options...]
 # Needs root, a binary built with --features ebpf, python3.
 set -euo pipefail
@@ -45,7 +46,7 @@ while True:
     time.sleep(0.002)" > "$1"
 }
 sleep 0.5
-echo "round	kill to the first echo of a datagram sent after it (ms)	kill to the first echo (ms)"
+echo "round	kill to the first echo of a datagram sent after it (ms)	kill to the first echo (ms)	kill to the process reaped (ms)"
 for r in $(seq "$rounds"); do
     client "$tmp/echo$r" &
     cpid=$!
@@ -64,17 +65,18 @@ for r in $(seq "$rounds"); do
     killed=$(date +%s.%N)
     kill -9 $wpid
     wait $wpid 2>/dev/null || true
+    reaped=$(date +%s.%N)
     sleep 1
     # The client's python, not only its shell: the next round binds its port again.
     ip netns pids $n-c | xargs -r kill 2>/dev/null || true
     wait $cpid 2>/dev/null || true
-    python3 - "$tmp/echo$r" "$killed" "$r" <<'PY'
+    python3 - "$tmp/echo$r" "$killed" "$r" "$reaped" <<'PY'
 import sys
 k = float(sys.argv[2])
 rows = [tuple(map(float, l.split()[1:3])) for l in open(sys.argv[1]) if len(l.split()) == 3]
 after_sent = [got for sent, got in rows if sent >= k]
 after = [got for sent, got in rows if got >= k]
 f = lambda xs: "%.1f" % ((min(xs) - k) * 1000) if xs else "none"
-print("%s\t%s\t%s" % (sys.argv[3], f(after_sent), f(after)))
+print("%s\t%s\t%s\t%.1f" % (sys.argv[3], f(after_sent), f(after), (float(sys.argv[4]) - k) * 1000))
 PY
 done
