@@ -48,8 +48,6 @@ pub struct CopyFeed<C: CopySource> {
     acts: Vec<PacketAct>,
     /// How often [`Feed::wait`] looks again (copies are submitted without wake-ups).
     poll: Duration,
-    /// Copies read.
-    pub read: u64,
 }
 
 /// `CLOCK_MONOTONIC`, ns.
@@ -81,13 +79,13 @@ impl<C: CopySource> CopyFeed<C> {
                 Vec::new()
             },
             poll: Duration::from_millis(1),
-            read: 0,
         }
     }
+}
 
-    fn wall(&self, mono: u64) -> u64 {
-        (i128::from(mono) + self.offset_ns).clamp(0, i128::from(u64::MAX)) as u64
-    }
+/// Monotonic `mono` ns on the wall clock, `offset` (wall minus monotonic) away.
+fn wall(mono: u64, offset: i128) -> u64 {
+    (i128::from(mono) + offset).clamp(0, i128::from(u64::MAX)) as u64
 }
 
 impl<C: CopySource> Feed for CopyFeed<C> {
@@ -102,39 +100,43 @@ impl<C: CopySource> Feed for CopyFeed<C> {
                 .source
                 .drain(MAX_BATCH, &mut |mono, len, ifindex, data| {
                     let data = &data[..data.len().min(SNAP)];
-                    let wall = (i128::from(mono) + offset).clamp(0, i128::from(u64::MAX)) as u64;
                     arena.extend_from_slice(data);
-                    meta.push((wall, len, ifindex, data.len() as u32));
+                    meta.push((wall(mono, offset), len, ifindex, data.len() as u32));
                 });
             if n == 0 {
                 break;
             }
+            // The batch on the stack, as the rings' `process_block` makes it: no allocation.
+            const EMPTY: RawPacket<'static> = RawPacket {
+                ts_ns: 0,
+                wire_len: 0,
+                link: 0,
+                iface: 0,
+                data: &[],
+            };
+            let mut slots = [EMPTY; MAX_BATCH];
             let mut at = 0usize;
-            let batch: Vec<RawPacket<'_>> = self
-                .meta
-                .iter()
-                .map(|&(ts_ns, len, ifindex, caplen)| {
-                    let data = &self.arena[at..at + caplen as usize];
-                    at += caplen as usize;
-                    RawPacket {
-                        ts_ns,
-                        wire_len: len.max(caplen),
-                        // Ethernet: the program parses Ethernet frames alone.
-                        link: 1,
-                        iface: ifindex,
-                        data,
-                    }
-                })
-                .collect();
+            for (slot, &(ts_ns, len, ifindex, caplen)) in slots.iter_mut().zip(&self.meta) {
+                let data = &self.arena[at..at + caplen as usize];
+                at += caplen as usize;
+                *slot = RawPacket {
+                    ts_ns,
+                    wire_len: len.max(caplen),
+                    // Ethernet: the program parses Ethernet frames alone.
+                    link: 1,
+                    iface: ifindex,
+                    data,
+                };
+            }
+            let batch = &slots[..self.meta.len()];
             match self.acts.get_mut(..batch.len()) {
                 Some(a) if !a.is_empty() => {
                     a.fill(PacketAct::default());
-                    each(&batch, a)?;
+                    each(batch, a)?;
                 }
-                _ => each(&batch, &mut [])?,
+                _ => each(batch, &mut [])?,
             }
             total += n as u64;
-            self.read += n as u64;
             if n < MAX_BATCH {
                 break;
             }
@@ -157,7 +159,7 @@ impl<C: CopySource> Feed for CopyFeed<C> {
     }
 
     fn now_ns(&self) -> u64 {
-        self.wall(monotonic_ns())
+        wall(monotonic_ns(), self.offset_ns)
     }
 }
 
