@@ -5,10 +5,18 @@
 # iproute2 and ndpiReader (skipped if absent). Traffic stays inside two network namespaces joined
 # by the veth pair (no addresses, IPv6 off); both are deleted at exit.
 # For each rate: the replayer's achieved rate, packets each reader saw, and the kernel's own drops
-# (wirespeed: PACKET_STATISTICS; the backlog of the veth itself: /proc/net/softnet_stat).
+# (wirespeed: PACKET_STATISTICS, or the XDP sockets' XDP_STATISTICS; the backlog of the veth
+# itself: /proc/net/softnet_stat), and wirespeed's CPU seconds over the run.
+# CAPTURE=xdp: `live --capture xdp` (the XDP program in the veth driver, AF_XDP sockets; builds
+# with --features ebpf; FEATURES=ebpf builds the same binary for the AF_PACKET rows). WORKERS
+# (default 2). NDPI=0 leaves ndpiReader out.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo build --profile dist -q
+capture=${CAPTURE:-af-packet}
+workers=${WORKERS:-2}
+features=${FEATURES:-}
+[ "$capture" = xdp ] && features=${features:-ebpf}
+cargo build --profile dist -q ${features:+--features "$features"}
 ws=$PWD/target/dist/wirespeed
 work=${BENCH_DIR:-/tmp/wirespeed-bench}
 mkdir -p "$work"
@@ -37,26 +45,33 @@ replay() { # rate -> prints the replayer's line
     ip netns exec "$A" "$ws" replay -i "$a" "$trace" "${pace[@]}" 2>&1 | tail -1
 }
 
-echo "| offered pps | achieved pps | wirespeed saw | wirespeed kernel drops | ndpiReader saw | veth backlog drops |"
-echo "|---:|---:|---:|---:|---:|---:|"
+echo "capture $capture, $workers workers"
+echo "| offered pps | achieved pps | wirespeed saw | wirespeed kernel drops | wirespeed CPU s | ndpiReader saw | veth backlog drops |"
+echo "|---:|---:|---:|---:|---:|---:|---:|"
 for r in $rates; do
     # wirespeed
     d0=$(softnet_drops)
-    ip netns exec "$B" "$ws" live -i "$b" --workers 2 --status 0 --duration 120 -o /dev/null \
-        2> "$work/live.err" &
+    ip netns exec "$B" "$ws" live -i "$b" --capture "$capture" --workers "$workers" --status 0 \
+        --duration 120 -o /dev/null 2> "$work/live.err" &
     lp=$!
-    for _ in $(seq 100); do grep -q 'live: capturing' "$work/live.err" && break; sleep 0.1; done
+    for _ in $(seq 100); do grep -q 'live: ready' "$work/live.err" && break; sleep 0.1; done
     line=$(replay "$r")
     sent=$(echo "$line" | sed -n 's/^replay: \([0-9]*\) frames.*/\1/p')
     pps=$(echo "$line" | sed -n 's/.* s: \([0-9]*\) pps.*/\1/p')
     sleep 1
+    # utime + stime, clock ticks, of the capture process (ip netns exec became it).
+    cpu=$(awk -v hz="$(getconf CLK_TCK)" '{printf "%.2f", ($14 + $15) / hz}' /proc/$lp/stat)
     kill -TERM $lp; wait $lp || true
-    saw=$(sed -n 's/^wirespeed: 0 files, \([0-9]*\) packets.*/\1/p' "$work/live.err")
-    kdrop=$(sed -n 's/^kernel: .* passed the filter, \([0-9]*\) dropped.*/\1/p' "$work/live.err")
+    saw=$(sed -n 's/^wirespeed: \([0-9]*\) packets.*/\1/p' "$work/live.err")
+    if [ "$capture" = xdp ]; then
+        kdrop=$(sed -n 's/^kernel: .* XDP program, \([0-9]*\) dropped.*/\1/p' "$work/live.err")
+    else
+        kdrop=$(sed -n 's/^kernel: .* passed the filter, \([0-9]*\) dropped.*/\1/p' "$work/live.err")
+    fi
     d1=$(softnet_drops)
     # ndpiReader on the same veth, same traffic
     nsaw=-
-    if command -v ndpiReader > /dev/null; then
+    if [ "${NDPI:-1}" != 0 ] && command -v ndpiReader > /dev/null; then
         dur=$(( sent / ${pps:-1} + 4 ))
         ip netns exec "$B" ndpiReader -i "$b" -s "$dur" > "$work/ndpi.out" 2>&1 &
         np=$!
@@ -66,5 +81,5 @@ for r in $rates; do
         nsaw=$(sed -n 's/.*IP packets: *[0-9]* *of \([0-9]*\) packets total.*/\1/p' "$work/ndpi.out" | head -1)
     fi
     d2=$(softnet_drops)
-    echo "| $r | $pps | $saw of $sent | $kdrop | ${nsaw:-?} of $sent | $((d1 - d0)) / $((d2 - d1)) |"
+    echo "| $r | $pps | $saw of $sent | $kdrop | $cpu | ${nsaw:-?} of $sent | $((d1 - d0)) / $((d2 - d1)) |"
 done

@@ -211,6 +211,7 @@ pub(crate) fn prepare_live(
         metrics: None,
         act: None,
         source: None,
+        source_stats: None,
     };
     Ok(Prepared {
         source: Source::Live(Box::new(lc)),

@@ -7,7 +7,9 @@
 # a client, a router and a server (scripts/inline/topo.sh), a DNS flow dropped in the kernel once
 # named, its entry removed at the end, fail-open after kill -9; and a 50 Mbit/s rate limit
 # holding iperf3 (TCP and UDP) within 10% of it through the HTB qdisc wirespeed puts on the
-# router's egress. Needs root, clang, libbpf-dev, iproute2 (tc), ping, python3, iperf3 and
+# router's egress; and `live --capture xdp` (crates/cli/tests/it/veth.rs): corpus captures
+# replayed into a veth pair, captured through the XDP program and AF_XDP sockets, the same
+# flows as `classify` of the files. Needs root, clang, libbpf-dev, iproute2 (tc), ping, python3, iperf3 and
 # bpftool.
 #
 #   sudo scripts/ebpf/test.sh        (CARGO_TARGET_DIR is honoured)
@@ -32,6 +34,13 @@ if command -v bpftool >/dev/null; then
     bpftool prog loadall "$obj" "$pin/progs" type classifier
     for p in "$pin"/progs/*; do bpftool prog show pinned "$p"; done
     echo "verifier: accepted $obj"
+    # The AF_XDP capture's program (`live --capture xdp`).
+    xsk=$(dirname "$obj")/xsk.o
+    bpftool prog loadall "$xsk" "$pin/xsk" type xdp
+    for p in "$pin"/xsk/*; do bpftool prog show pinned "$p"; done
+    echo "verifier: accepted $xsk"
 fi
 cargo test -p wirespeed-ebpf --features ebpf -- --include-ignored
 cargo test -p wirespeed --features ebpf --test it -- --include-ignored inline::ebpf
+# `live --capture xdp`: the AF_XDP capture against `classify` on the same files.
+cargo test -p wirespeed --features ebpf --test it -- --include-ignored veth::xdp

@@ -54,6 +54,17 @@ pub struct RawPacket<'a> {
     pub data: &'a [u8],
 }
 
+impl RawPacket<'static> {
+    /// No packet: fills a batch's slots before they are written (a batch on the stack).
+    pub const EMPTY: RawPacket<'static> = RawPacket {
+        ts_ns: 0,
+        wire_len: 0,
+        link: 0,
+        iface: 0,
+        data: &[],
+    };
+}
+
 /// What went wrong reading a capture file, and where.
 #[derive(Debug)]
 pub struct CaptureError {

@@ -37,7 +37,8 @@
 #define CNT_COPY_SKIPPED_BYTES 7 // ... and its bytes
 #define CNT_COPY_LOST 8          // the ring buffer copy: no room in COPIES, the copy lost
 #define CNT_COPY_RING 9          // the ring buffer copy: packets copied into COPIES
-#define CNT_MAX 10
+#define CNT_STALE 10             // a verdict not applied: user space's heartbeat is stale
+#define CNT_MAX 11
 
 struct flow_key {
 	__u8 lo_addr[16]; // IPv6, or IPv4-mapped IPv6 (::ffff:a.b.c.d)
@@ -90,6 +91,22 @@ struct {
 	__uint(max_entries, 1 << 24);
 } COPIES SEC(".maps");
 
+// Fail-open when wirespeed stops (killed, stopped, hung): user space writes its
+// CLOCK_MONOTONIC_COARSE time into ALIVE[0] every few milliseconds (`Heartbeat::beat`); a
+// verdict other than pass is applied only while that time is at most `failopen_ns` old
+// (`.rodata`, set by the loader; 0: always applied). Without it a killed wirespeed's verdicts
+// hold until the kernel closes the dead process's descriptors, and so its links: 42-127 ms
+// after kill -9 here, most of it the teardown of the process's memory (docs/INLINE.md). The
+// comparison is signed: a beat written just after this CPU read the clock is fresh, not stale.
+const volatile __u64 failopen_ns = 0;
+
+struct {
+	__uint(type, BPF_MAP_TYPE_ARRAY);
+	__uint(max_entries, 1);
+	__type(key, __u32);
+	__type(value, __u64);
+} ALIVE SEC(".maps");
+
 struct {
 	__uint(type, BPF_MAP_TYPE_PERCPU_ARRAY);
 	__uint(max_entries, CNT_MAX);
@@ -107,6 +124,18 @@ static __always_inline void count_n(__u32 slot, __u64 n)
 static __always_inline void count(__u32 slot)
 {
 	count_n(slot, 1);
+}
+
+// Whether user space's last heartbeat is older than `failopen_ns` (never when that is 0).
+static __always_inline int stale(void)
+{
+	if (!failopen_ns)
+		return 0;
+	__u32 zero = 0;
+	__u64 *beat = bpf_map_lookup_elem(&ALIVE, &zero);
+	if (!beat)
+		return 1;
+	return (__s64)(bpf_ktime_get_coarse_ns() - *beat) > (__s64)failopen_ns;
 }
 
 // Copy `skb`'s first COPY_SNAP bytes into COPIES (counted; a full ring counts a loss).
@@ -263,6 +292,10 @@ keyed:;
 		copy_out(skb);
 	if (!v) {
 		count(CNT_NO_ENTRY);
+		return TC_ACT_OK;
+	}
+	if (v->action != VERDICT_PASS && stale()) {
+		count(CNT_STALE);
 		return TC_ACT_OK;
 	}
 	if (v->action == VERDICT_DROP) {

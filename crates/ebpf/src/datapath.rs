@@ -2,7 +2,7 @@
 //! program is C built by Debian's clang, so no nightly Rust and no BPF Rust toolchain).
 
 use crate::{Counters, FlowKey, Verdict};
-use aya::maps::{HashMap, MapData, PerCpuArray, RingBuf};
+use aya::maps::{Array, HashMap, MapData, PerCpuArray, RingBuf};
 use aya::programs::tc::{
     self, NlOptions, SchedClassifierLinkId, TcAttachOptions, TcAttachType, TcError,
 };
@@ -10,6 +10,7 @@ use aya::programs::{LinkOrder, ProgramError, SchedClassifier, SocketFilter};
 use aya::util::KernelVersion;
 use aya::Ebpf;
 use std::fmt;
+use std::time::Duration;
 
 /// The BPF object (ELF) of `bpf/verdict.c`, as clang built it for this build.
 pub static OBJECT: &[u8] = aya::include_bytes_aligned!(concat!(env!("OUT_DIR"), "/verdict.o"));
@@ -64,7 +65,7 @@ fn err(what: &str, e: impl fmt::Display) -> Error {
     Error(format!("{what}: {e}"))
 }
 
-fn prog_err(what: &str, e: ProgramError) -> Error {
+pub(crate) fn prog_err(what: &str, e: ProgramError) -> Error {
     match e {
         ProgramError::LoadError {
             io_error,
@@ -104,13 +105,27 @@ impl Datapath {
     /// [`load`](Self::load), with the verdict program also copying packets into its ring
     /// buffer as `copy` says (read them with [`take_copies`](Self::take_copies)).
     pub fn load_copying(copy: RingCopy) -> Result<Datapath, Error> {
+        Datapath::load_with(copy, None)
+    }
+
+    /// [`load_copying`](Self::load_copying), and with `failopen` the program applies a
+    /// verdict other than pass only while user space's last heartbeat
+    /// ([`take_heartbeat`](Self::take_heartbeat)) is at most that old: when this process is
+    /// killed, stopped or hung, its flows pass within `failopen` (plus the coarse clock's
+    /// tick), not when the kernel gets round to closing its descriptors. None: verdicts hold as
+    /// long as the program is attached.
+    pub fn load_with(copy: RingCopy, failopen: Option<Duration>) -> Result<Datapath, Error> {
         let mode: u32 = match copy {
             RingCopy::Off => 0,
             RingCopy::All => 1,
             RingCopy::Undecided => 2,
         };
+        let failopen_ns: u64 = failopen
+            .map(|d| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX).max(1))
+            .unwrap_or(0);
         let mut bpf = aya::EbpfLoader::new()
             .override_global("copy_mode", &mode, true)
+            .override_global("failopen_ns", &failopen_ns, true)
             .load(OBJECT)
             .map_err(|e| err("loading the BPF object", e))?;
         for name in [PROGRAM, CLASSIFIER] {
@@ -150,6 +165,17 @@ impl Datapath {
             .ok_or_else(|| Error("the ring buffer COPIES was taken already".into()))?;
         let ring = RingBuf::try_from(map).map_err(|e| err("the map COPIES", e))?;
         Ok(Copies { ring })
+    }
+
+    /// The heartbeat that keeps verdicts applied when loaded with a fail-open time
+    /// ([`load_with`](Self::load_with)); once: a second call is an error.
+    pub fn take_heartbeat(&mut self) -> Result<Heartbeat, Error> {
+        let map = self
+            .bpf
+            .take_map("ALIVE")
+            .ok_or_else(|| Error("the heartbeat ALIVE was taken already".into()))?;
+        let alive = Array::try_from(map).map_err(|e| err("the map ALIVE", e))?;
+        Ok(Heartbeat { alive })
     }
 
     /// Run the program at `hook` of interface `iface` (in this thread's network namespace),
@@ -303,7 +329,7 @@ impl Datapath {
 
     /// The packet counters, summed over the CPUs.
     pub fn counters(&self) -> Result<Counters, Error> {
-        let mut v = [0u64; 10];
+        let mut v = [0u64; 11];
         for (slot, out) in v.iter_mut().enumerate() {
             let per_cpu = self
                 .counters
@@ -322,7 +348,26 @@ impl Datapath {
             copy_skipped_bytes: v[7],
             copy_lost: v[8],
             copied: v[9],
+            stale: v[10],
         })
+    }
+}
+
+/// User space's heartbeat, which the program reads before applying a verdict (see
+/// [`Datapath::load_with`]).
+pub struct Heartbeat {
+    alive: Array<MapData, u64>,
+}
+
+impl Heartbeat {
+    /// Tell the program this process is alive at `coarse_now_ns`, which must be read from
+    /// `CLOCK_MONOTONIC_COARSE` (the clock the program reads; this crate has no `unsafe`, so
+    /// the caller reads it). One system call; call it several times within the fail-open
+    /// time.
+    pub fn beat(&mut self, coarse_now_ns: u64) -> Result<(), Error> {
+        self.alive
+            .set(0, coarse_now_ns, 0)
+            .map_err(|e| err("writing the heartbeat", e))
     }
 }
 

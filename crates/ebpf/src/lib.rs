@@ -78,6 +78,9 @@ pub struct Counters {
     pub copy_lost: u64,
     /// The ring buffer copy: packets copied into it.
     pub copied: u64,
+    /// Packets of decided flows passed untouched because user space's heartbeat was stale
+    /// (`Datapath::load_with`'s fail-open).
+    pub stale: u64,
 }
 
 /// The verdict map's key: `struct flow_key` of `bpf/verdict.c`, 40 bytes. Both addresses as
@@ -146,11 +149,17 @@ impl FlowKey {
 #[cfg(all(feature = "ebpf", target_os = "linux"))]
 mod datapath;
 #[cfg(all(feature = "ebpf", target_os = "linux"))]
-pub use datapath::{Attach, Copies, Copy, Datapath, Error, Hook, RingCopy, COPY_HEADER, OBJECT};
+pub use datapath::{
+    Attach, Copies, Copy, Datapath, Error, Heartbeat, Hook, RingCopy, COPY_HEADER, OBJECT,
+};
 #[cfg(all(feature = "ebpf", target_os = "linux"))]
 mod shaper;
 #[cfg(all(feature = "ebpf", target_os = "linux"))]
+mod xsk;
+#[cfg(all(feature = "ebpf", target_os = "linux"))]
 pub use shaper::{ShapeClass, Shaper, SHAPER_HANDLE};
+#[cfg(all(feature = "ebpf", target_os = "linux"))]
+pub use xsk::{XdpAttach, XskCapture, MAX_SOCKETS, XSK_MAGIC, XSK_OBJECT};
 
 #[cfg(test)]
 mod tests {

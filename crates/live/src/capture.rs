@@ -45,6 +45,20 @@ pub struct LiveConfig {
     /// of the verdict program's ring buffer); the interfaces still name the run and their
     /// links are watched.
     pub source: Option<FeedMaker>,
+    /// With `source`: the kernel's counters of that source (`live --capture xdp`: frames the
+    /// program saw, and those its sockets dropped), shown and published as the rings' are.
+    /// None: a source without such counters, of which none are shown rather than zeros.
+    pub source_stats: Option<SourceStats>,
+}
+
+/// Reads a [`FeedMaker`]'s source's kernel counters.
+#[derive(Clone)]
+pub struct SourceStats(pub Arc<dyn Fn() -> KernelStats + Send + Sync>);
+
+impl std::fmt::Debug for SourceStats {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("SourceStats")
+    }
 }
 
 /// Makes one worker's packet source.
@@ -202,6 +216,17 @@ pub fn run<S: RecordSink + Send>(
         sys::drop_privileges(u)
             .map_err(|e| io::Error::new(e.kind(), format!("--user {u}: {e}")))?;
     }
+    let kernel_now = || -> Option<KernelStats> {
+        match (&cfg.source, &cfg.source_stats) {
+            (None, _) => Some(KernelStats {
+                packets: kernel.packets.load(Ordering::Relaxed),
+                drops: kernel.drops.load(Ordering::Relaxed),
+                freezes: kernel.freezes.load(Ordering::Relaxed),
+            }),
+            (Some(_), Some(stats)) => Some((stats.0)()),
+            (Some(_), None) => None,
+        }
+    };
     let feeds: Vec<Box<dyn Feed>> = match &cfg.source {
         Some(make) => (0..n).map(|_| (make.0)()).collect::<io::Result<_>>()?,
         None => feeds
@@ -255,28 +280,22 @@ pub fn run<S: RecordSink + Send>(
                 status(&LinkWatch::line(iface, e));
             }
         }
-        // A source of copies other than the rings (the eBPF ring buffer) has no socket counters:
-        // none are published rather than zeros.
-        if let Some(m) = cfg.metrics.as_ref().filter(|_| cfg.source.is_none()) {
-            m.set_kernel(&KernelStats {
-                packets: kernel.packets.load(Ordering::Relaxed),
-                drops: kernel.drops.load(Ordering::Relaxed),
-                freezes: kernel.freezes.load(Ordering::Relaxed),
-            });
+        // A source of copies other than the rings without counters of its own (the eBPF ring
+        // buffer): none are published rather than zeros.
+        let k = kernel_now();
+        if let (Some(m), Some(k)) = (cfg.metrics.as_ref(), k.as_ref()) {
+            m.set_kernel(k);
         }
         if !cfg.status_every.is_zero() && last_status.elapsed() >= cfg.status_every {
             let dt = last_status.elapsed().as_secs_f64();
             last_status = Instant::now();
             let p = c.packets.load(Ordering::Relaxed);
-            let sockets = if cfg.source.is_some() {
-                String::new()
-            } else {
-                format!(
+            let sockets = match k {
+                Some(k) => format!(
                     ", kernel: {} seen, {} dropped, {} queue freezes",
-                    kernel.packets.load(Ordering::Relaxed),
-                    kernel.drops.load(Ordering::Relaxed),
-                    kernel.freezes.load(Ordering::Relaxed),
-                )
+                    k.packets, k.drops, k.freezes
+                ),
+                None => String::new(),
             };
             status(&format!(
                 "live: {:.0} s, {} packets ({:.1} kpps), {} flows ended{sockets}",
@@ -294,11 +313,7 @@ pub fn run<S: RecordSink + Send>(
         counters: session.counters(),
         apps: session.apps(),
         learn: session.learn_stats(),
-        kernel: KernelStats {
-            packets: kernel.packets.load(Ordering::Relaxed),
-            drops: kernel.drops.load(Ordering::Relaxed),
-            freezes: kernel.freezes.load(Ordering::Relaxed),
-        },
+        kernel: kernel_now().unwrap_or_default(),
         vlan_stripped: kernel.vlan_stripped.load(Ordering::Relaxed),
     };
     // Every flow was ended by its worker (also when one failed: a vanished interface); write
@@ -504,14 +519,7 @@ fn process_block(
     link: u32,
     each: &mut dyn FnMut(&[RawPacket<'_>]) -> io::Result<()>,
 ) -> io::Result<(u64, u64)> {
-    const EMPTY: RawPacket<'static> = RawPacket {
-        ts_ns: 0,
-        wire_len: 0,
-        link: 0,
-        iface: 0,
-        data: &[],
-    };
-    let mut batch = [EMPTY; MAX_BATCH];
+    let mut batch = [RawPacket::EMPTY; MAX_BATCH];
     let mut k = 0;
     let (mut n, mut vlan) = (0u64, 0u64);
     for (p, stripped) in block_packets(b, link) {

@@ -50,18 +50,7 @@ pub struct CopyFeed<C: CopySource> {
     poll: Duration,
 }
 
-/// `CLOCK_MONOTONIC`, ns.
-fn monotonic_ns() -> u64 {
-    let mut t = libc::timespec {
-        tv_sec: 0,
-        tv_nsec: 0,
-    };
-    // SAFETY: `t` is a valid timespec for the call to write.
-    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) };
-    (t.tv_sec as u64)
-        .saturating_mul(1_000_000_000)
-        .saturating_add(t.tv_nsec as u64)
-}
+use crate::sys::monotonic_ns;
 
 impl<C: CopySource> CopyFeed<C> {
     /// A feed of `source`'s copies, `acting` as an inline run does (a batch's answer slots).
@@ -84,7 +73,7 @@ impl<C: CopySource> CopyFeed<C> {
 }
 
 /// Monotonic `mono` ns on the wall clock, `offset` (wall minus monotonic) away.
-fn wall(mono: u64, offset: i128) -> u64 {
+pub(crate) fn wall(mono: u64, offset: i128) -> u64 {
     (i128::from(mono) + offset).clamp(0, i128::from(u64::MAX)) as u64
 }
 
@@ -107,14 +96,7 @@ impl<C: CopySource> Feed for CopyFeed<C> {
                 break;
             }
             // The batch on the stack, as the rings' `process_block` makes it: no allocation.
-            const EMPTY: RawPacket<'static> = RawPacket {
-                ts_ns: 0,
-                wire_len: 0,
-                link: 0,
-                iface: 0,
-                data: &[],
-            };
-            let mut slots = [EMPTY; MAX_BATCH];
+            let mut slots = [RawPacket::EMPTY; MAX_BATCH];
             let mut at = 0usize;
             for (slot, &(ts_ns, len, ifindex, caplen)) in slots.iter_mut().zip(&self.meta) {
                 let data = &self.arena[at..at + caplen as usize];

@@ -256,14 +256,7 @@ impl Feed for NfqFeed {
         // One clock per batch.
         let now = sys::realtime_ns();
         {
-            const EMPTY: RawPacket<'static> = RawPacket {
-                ts_ns: 0,
-                wire_len: 0,
-                link: 0,
-                iface: 0,
-                data: &[],
-            };
-            let mut batch = [EMPTY; MAX_BATCH];
+            let mut batch = [RawPacket::EMPTY; MAX_BATCH];
             for (slot, p) in batch.iter_mut().zip(&self.pkts) {
                 let (o, l) = (p.off as usize, p.len as usize);
                 *slot = RawPacket {

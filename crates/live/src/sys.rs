@@ -511,6 +511,47 @@ pub fn realtime_ns() -> u64 {
         .map_or(0, |d| d.as_nanos() as u64)
 }
 
+/// `CLOCK_MONOTONIC` in nanoseconds: the clock of `bpf_ktime_get_ns` (copies of packets
+/// from an eBPF program carry it).
+pub fn monotonic_ns() -> u64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid timespec for the call to write.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) };
+    (t.tv_sec as u64)
+        .saturating_mul(1_000_000_000)
+        .saturating_add(t.tv_nsec as u64)
+}
+
+/// `CLOCK_MONOTONIC_COARSE` in nanoseconds: the clock an eBPF program reads with
+/// `bpf_ktime_get_coarse_ns` (the eBPF data path's heartbeat).
+pub fn monotonic_coarse_ns() -> u64 {
+    let mut t = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: `t` is a valid timespec for the call to write.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC_COARSE, &mut t) };
+    (t.tv_sec as u64)
+        .saturating_mul(1_000_000_000)
+        .saturating_add(t.tv_nsec as u64)
+}
+
+/// Give the calling thread a real-time priority (`SCHED_FIFO`, the lowest), so that a
+/// thread that wakes for a moment every few milliseconds (the eBPF data path's heartbeat) is
+/// not kept waiting behind busy processes. Needs CAP_SYS_NICE (root); the error otherwise.
+pub fn realtime_priority() -> io::Result<()> {
+    let p = libc::sched_param { sched_priority: 1 };
+    // SAFETY: `p` is a valid sched_param; 0 names the calling thread.
+    let r = unsafe { libc::sched_setscheduler(0, libc::SCHED_FIFO, &p) };
+    if r != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
 /// A netlink socket of the netfilter family (NFQUEUE's), owned.
 pub struct NetlinkSocket {
     fd: OwnedFd,
@@ -630,3 +671,455 @@ impl NetlinkSocket {
         }
     }
 }
+
+/// One of an AF_XDP socket's rings, mapped: its producer and consumer indices (free-running
+/// `u32`s the kernel and this process share) and `size` (a power of two) descriptors.
+struct XskRing {
+    map: *mut u8,
+    map_len: usize,
+    producer: *const AtomicU32,
+    consumer: *const AtomicU32,
+    flags: *const AtomicU32,
+    desc: *mut u8,
+    size: u32,
+}
+
+impl XskRing {
+    /// Map the ring at page offset `pgoff` of socket `fd`, of `size` descriptors of `desc_len`
+    /// bytes laid out as `off` says.
+    fn map(
+        fd: RawFd,
+        off: &libc::xdp_ring_offset,
+        size: u32,
+        desc_len: usize,
+        pgoff: u64,
+    ) -> io::Result<XskRing> {
+        let map_len = off.desc as usize + size as usize * desc_len;
+        // SAFETY: a fresh shared mapping of the socket's ring, checked below.
+        let map = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                map_len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_SHARED | libc::MAP_POPULATE,
+                fd,
+                pgoff as libc::off_t,
+            )
+        };
+        if map == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        let map = map as *mut u8;
+        let at = |o: u64| -> io::Result<*mut u8> {
+            // The kernel's offsets lie inside the mapping it sized; checked all the same.
+            if o as usize + 4 > map_len {
+                return Err(io::Error::other("an AF_XDP ring offset past its mapping"));
+            }
+            // SAFETY: `o` is inside the mapping (checked above).
+            Ok(unsafe { map.add(o as usize) })
+        };
+        let ring = (|| {
+            Ok(XskRing {
+                map,
+                map_len,
+                producer: at(off.producer)? as *const AtomicU32,
+                consumer: at(off.consumer)? as *const AtomicU32,
+                flags: at(off.flags)? as *const AtomicU32,
+                desc: at(off.desc)?,
+                size,
+            })
+        })();
+        if ring.is_err() {
+            // SAFETY: unmaps the mapping made above, not used since.
+            unsafe { libc::munmap(map as *mut libc::c_void, map_len) };
+        }
+        ring
+    }
+
+    fn producer(&self) -> &AtomicU32 {
+        // SAFETY: inside the mapping, aligned by the kernel, alive as long as `self`.
+        unsafe { &*self.producer }
+    }
+
+    fn consumer(&self) -> &AtomicU32 {
+        // SAFETY: as `producer`.
+        unsafe { &*self.consumer }
+    }
+
+    fn needs_wakeup(&self) -> bool {
+        // SAFETY: as `producer`.
+        unsafe { &*self.flags }.load(Ordering::Relaxed) & libc::XDP_RING_NEED_WAKEUP != 0
+    }
+}
+
+impl Drop for XskRing {
+    fn drop(&mut self) {
+        // SAFETY: unmaps exactly the mapping made in `map`.
+        unsafe { libc::munmap(self.map as *mut libc::c_void, self.map_len) };
+    }
+}
+
+/// An AF_XDP socket bound to one receive queue of one interface, receive only, with its own
+/// memory (UMEM) of `frames` frames of [`XSK_FRAME`] bytes, all of them in the fill ring
+/// until the kernel writes a frame into one and hands it over on the receive ring; each frame
+/// goes back to the fill ring as soon as it is read. Hand-written on the kernel's interface
+/// (`<linux/if_xdp.h>`): the rings are shared memory with free-running indices, read and
+/// written in place, with nothing per packet but the copy the reader makes.
+pub struct XskSocket {
+    // Dropped in this order: the socket (the kernel lets go of the UMEM), its rings, then the
+    // UMEM.
+    fd: OwnedFd,
+    fill: XskRing,
+    rx: XskRing,
+    /// Whether the kernel writes into the UMEM itself (zero-copy driver) rather than copying.
+    zero_copy: bool,
+    umem: Umem,
+}
+
+/// The UMEM's mapping, unmapped when dropped.
+struct Umem {
+    at: *mut u8,
+    len: usize,
+}
+
+impl Drop for Umem {
+    fn drop(&mut self) {
+        // SAFETY: the mapping `XskSocket::open` made, unmapped once; no slice of it outlives
+        // `XskSocket::drain`.
+        unsafe { libc::munmap(self.at as *mut libc::c_void, self.len) };
+    }
+}
+
+// SAFETY: the socket and its mappings belong to this value alone; the rings' shared indices
+// are atomics, the kernel being the only other party.
+unsafe impl Send for XskSocket {}
+
+/// One UMEM frame: room for a 1,500-byte MTU frame, the kernel's headroom and the metadata.
+pub const XSK_FRAME: u32 = 4096;
+
+/// The metadata the XDP program writes in front of a frame: (CLOCK_MONOTONIC ns, magic).
+const XSK_META: usize = 16;
+
+/// The kernel's counters of an AF_XDP socket (`XDP_STATISTICS`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct XskStats {
+    /// Frames dropped: no free frame in the fill ring, or another reason.
+    pub rx_dropped: u64,
+    /// Frames dropped with the receive ring full (this process behind).
+    pub rx_ring_full: u64,
+    /// Times the kernel found the fill ring empty.
+    pub fill_ring_empty: u64,
+    /// Descriptors the kernel refused.
+    pub invalid: u64,
+}
+
+fn setsockopt_u32(fd: RawFd, opt: libc::c_int, v: u32) -> io::Result<()> {
+    setsockopt(fd, libc::SOL_XDP, opt, &v)
+}
+
+impl XskSocket {
+    /// Open a socket on queue `queue` of the interface with index `ifindex`, with `frames`
+    /// frames (a power of two, at least 64) in its UMEM and as many slots in its fill and
+    /// receive rings. The kernel chooses zero-copy where the driver has it, copy otherwise.
+    /// Put it in the XDP program's map afterwards; frames come once that is done.
+    pub fn open(ifindex: u32, queue: u32, frames: u32) -> io::Result<XskSocket> {
+        if !frames.is_power_of_two() || frames < 64 {
+            return Err(io::Error::other(
+                "AF_XDP frames: a power of two, 64 or more",
+            ));
+        }
+        // SAFETY: plain socket creation; the result is checked.
+        let fd = unsafe { libc::socket(libc::AF_XDP, libc::SOCK_RAW | libc::SOCK_CLOEXEC, 0) };
+        if fd < 0 {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: `fd` is a fresh descriptor that nothing else owns.
+        let fd = unsafe { OwnedFd::from_raw_fd(fd) };
+        let raw = fd.as_raw_fd();
+        let umem_len = frames as usize * XSK_FRAME as usize;
+        // SAFETY: a fresh private anonymous mapping, checked below.
+        let umem = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                umem_len,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS,
+                -1,
+                0,
+            )
+        };
+        if umem == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        // From here on a failure unmaps the UMEM and closes the socket.
+        let umem = Umem {
+            at: umem as *mut u8,
+            len: umem_len,
+        };
+        let reg = libc::xdp_umem_reg {
+            addr: umem.at as u64,
+            len: umem_len as u64,
+            chunk_size: XSK_FRAME,
+            headroom: 0,
+            flags: 0,
+            tx_metadata_len: 0,
+        };
+        setsockopt(raw, libc::SOL_XDP, libc::XDP_UMEM_REG, &reg)?;
+        setsockopt_u32(raw, libc::XDP_UMEM_FILL_RING, frames)?;
+        // The completion ring belongs to sending, which this socket never does; the kernel
+        // wants one all the same.
+        setsockopt_u32(raw, libc::XDP_UMEM_COMPLETION_RING, 64)?;
+        setsockopt_u32(raw, libc::XDP_RX_RING, frames)?;
+        // SAFETY: all-zero is a valid xdp_mmap_offsets.
+        let mut off: libc::xdp_mmap_offsets = unsafe { std::mem::zeroed() };
+        let mut len = std::mem::size_of::<libc::xdp_mmap_offsets>() as libc::socklen_t;
+        // SAFETY: `off` has `len` writable bytes.
+        let r = unsafe {
+            libc::getsockopt(
+                raw,
+                libc::SOL_XDP,
+                libc::XDP_MMAP_OFFSETS,
+                &mut off as *mut _ as *mut libc::c_void,
+                &mut len,
+            )
+        };
+        if r != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        if len as usize != std::mem::size_of::<libc::xdp_mmap_offsets>() {
+            return Err(io::Error::other(
+                "this kernel's AF_XDP rings have no flags word (Linux 5.4 or later needed)",
+            ));
+        }
+        let fill = XskRing::map(raw, &off.fr, frames, 8, libc::XDP_UMEM_PGOFF_FILL_RING)?;
+        let rx = XskRing::map(
+            raw,
+            &off.rx,
+            frames,
+            std::mem::size_of::<libc::xdp_desc>(),
+            libc::XDP_PGOFF_RX_RING as u64,
+        )?;
+        // Every frame into the fill ring.
+        let fp = fill.producer().load(Ordering::Relaxed);
+        for i in 0..frames {
+            let slot = (fp.wrapping_add(i) & (frames - 1)) as usize;
+            // SAFETY: `slot` < `frames`, the ring's descriptors (8 bytes each) in its mapping.
+            unsafe {
+                (fill.desc as *mut u64)
+                    .add(slot)
+                    .write(u64::from(i) * u64::from(XSK_FRAME))
+            };
+        }
+        fill.producer()
+            .store(fp.wrapping_add(frames), Ordering::Release);
+        let sa = libc::sockaddr_xdp {
+            sxdp_family: libc::AF_XDP as u16,
+            sxdp_flags: libc::XDP_USE_NEED_WAKEUP,
+            sxdp_ifindex: ifindex,
+            sxdp_queue_id: queue,
+            sxdp_shared_umem_fd: 0,
+        };
+        // SAFETY: `sa` is a valid sockaddr_xdp of the size given.
+        let r = unsafe {
+            libc::bind(
+                raw,
+                &sa as *const _ as *const libc::sockaddr,
+                std::mem::size_of::<libc::sockaddr_xdp>() as libc::socklen_t,
+            )
+        };
+        if r != 0 {
+            return Err(io::Error::last_os_error());
+        }
+        let mut opts = libc::xdp_options { flags: 0 };
+        let mut len = std::mem::size_of::<libc::xdp_options>() as libc::socklen_t;
+        // SAFETY: `opts` has `len` writable bytes.
+        let r = unsafe {
+            libc::getsockopt(
+                raw,
+                libc::SOL_XDP,
+                libc::XDP_OPTIONS,
+                &mut opts as *mut _ as *mut libc::c_void,
+                &mut len,
+            )
+        };
+        let zero_copy = r == 0 && opts.flags & libc::XDP_OPTIONS_ZEROCOPY != 0;
+        Ok(XskSocket {
+            fd,
+            fill,
+            rx,
+            zero_copy,
+            umem,
+        })
+    }
+
+    /// The socket (for the XDP program's map, and to poll: readable when frames wait).
+    pub fn fd(&self) -> RawFd {
+        self.fd.as_raw_fd()
+    }
+
+    /// A second descriptor of the socket (to read its counters with [`xsk_stats`] while the
+    /// socket itself is elsewhere).
+    pub fn try_clone_fd(&self) -> io::Result<OwnedFd> {
+        self.fd.try_clone()
+    }
+
+    /// Whether the driver writes frames into this socket's memory itself (zero-copy).
+    pub fn zero_copy(&self) -> bool {
+        self.zero_copy
+    }
+
+    /// The frames received now, at most `max`, handed to `f` together (in place in the UMEM,
+    /// each with the program's CLOCK_MONOTONIC time if it wrote one); once `f` returns they go
+    /// back to the fill ring, their metadata cleared. Returns how many descriptors were taken
+    /// (a descriptor outside the UMEM, none of which the kernel writes, is skipped by the
+    /// iterator and its frame still given back), and `f`'s result.
+    pub fn recv<R>(&mut self, max: usize, f: impl FnOnce(&mut XskFrames<'_>) -> R) -> (usize, R) {
+        let frames = self.rx.size;
+        let cons = self.rx.consumer().load(Ordering::Relaxed);
+        let prod = self.rx.producer().load(Ordering::Acquire);
+        let n = prod.wrapping_sub(cons).min(frames).min(max as u32);
+        let mut it = XskFrames {
+            desc: self.rx.desc as *const libc::xdp_desc,
+            mask: frames - 1,
+            cons,
+            left: n,
+            umem: &self.umem,
+        };
+        let r = f(&mut it);
+        if n == 0 {
+            return (0, r);
+        }
+        let fp = self.fill.producer().load(Ordering::Relaxed);
+        for i in 0..n {
+            let slot = (cons.wrapping_add(i) & (frames - 1)) as usize;
+            // SAFETY: as in `XskFrames::next`.
+            let d = unsafe {
+                (self.rx.desc as *const libc::xdp_desc)
+                    .add(slot)
+                    .read_unaligned()
+            };
+            let chunk = d.addr as usize & !(XSK_FRAME as usize - 1);
+            if let Some(at) = frame_at(&self.umem, d.addr as usize, d.len as usize) {
+                // A later frame here without the program's metadata must not read this one's.
+                // SAFETY: `at - XSK_META .. at` lies in one frame of the UMEM (`frame_at`),
+                // which no slice handed to `f` covers any more (`f` has returned).
+                unsafe { std::ptr::write_bytes(self.umem.at.add(at - XSK_META), 0, XSK_META) };
+            }
+            let fslot = (fp.wrapping_add(i) & (frames - 1)) as usize;
+            // SAFETY: the fill ring has `frames` slots and holds at most `frames` frames; these
+            // `n` left it, so their slots are free.
+            unsafe { (self.fill.desc as *mut u64).add(fslot).write(chunk as u64) };
+        }
+        self.rx
+            .consumer()
+            .store(cons.wrapping_add(n), Ordering::Release);
+        self.fill
+            .producer()
+            .store(fp.wrapping_add(n), Ordering::Release);
+        if self.fill.needs_wakeup() {
+            // SAFETY: a zero-length non-blocking receive: the kernel's wake-up of a zero-copy
+            // driver's queue.
+            unsafe {
+                libc::recvfrom(
+                    self.fd.as_raw_fd(),
+                    std::ptr::null_mut(),
+                    0,
+                    libc::MSG_DONTWAIT,
+                    std::ptr::null_mut(),
+                    std::ptr::null_mut(),
+                )
+            };
+        }
+        (n as usize, r)
+    }
+
+    /// The kernel's counters of this socket.
+    pub fn stats(&self) -> io::Result<XskStats> {
+        xsk_stats(self.fd.as_raw_fd())
+    }
+}
+
+/// Where a received frame of `len` bytes at `addr` starts in `umem`, if it lies inside one of
+/// its frames with room for the metadata in front of it.
+fn frame_at(umem: &Umem, addr: usize, len: usize) -> Option<usize> {
+    let chunk = addr & !(XSK_FRAME as usize - 1);
+    (chunk < umem.len
+        && addr >= chunk + XSK_META
+        && addr.checked_add(len)? <= chunk + XSK_FRAME as usize)
+        .then_some(addr)
+}
+
+/// The frames [`XskSocket::recv`] hands over: (the program's CLOCK_MONOTONIC time if it wrote
+/// one, the frame's bytes in the UMEM).
+pub struct XskFrames<'a> {
+    desc: *const libc::xdp_desc,
+    mask: u32,
+    cons: u32,
+    left: u32,
+    umem: &'a Umem,
+}
+
+impl<'a> Iterator for XskFrames<'a> {
+    type Item = (Option<u64>, &'a [u8]);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        while self.left > 0 {
+            let slot = (self.cons & self.mask) as usize;
+            self.cons = self.cons.wrapping_add(1);
+            self.left -= 1;
+            // SAFETY: `slot` <= `mask` < the ring's size, its descriptors in its mapping; the
+            // kernel wrote this one before moving the producer past it (Acquire in `recv`).
+            let d = unsafe { self.desc.add(slot).read_unaligned() };
+            let Some(at) = frame_at(self.umem, d.addr as usize, d.len as usize) else {
+                continue;
+            };
+            // SAFETY: [at - XSK_META, at + len) lies in one frame of the UMEM (`frame_at`),
+            // which the kernel does not write until `recv` gives it back, after these slices
+            // (bound to the call's borrow) are gone.
+            let (meta, data) = unsafe {
+                (
+                    std::slice::from_raw_parts(self.umem.at.add(at - XSK_META), XSK_META),
+                    std::slice::from_raw_parts(self.umem.at.add(at), d.len as usize),
+                )
+            };
+            let word = |i: usize| {
+                let mut b = [0u8; 8];
+                b.copy_from_slice(&meta[i..i + 8]);
+                u64::from_ne_bytes(b)
+            };
+            let ts = (word(8) == XSK_MAGIC).then(|| word(0));
+            return Some((ts, data));
+        }
+        None
+    }
+}
+
+/// The kernel's counters of AF_XDP socket `fd` (`XDP_STATISTICS`).
+pub fn xsk_stats(fd: RawFd) -> io::Result<XskStats> {
+    // SAFETY: all-zero is a valid xdp_statistics.
+    let mut s: libc::xdp_statistics = unsafe { std::mem::zeroed() };
+    let mut len = std::mem::size_of::<libc::xdp_statistics>() as libc::socklen_t;
+    // SAFETY: `s` has `len` writable bytes.
+    let r = unsafe {
+        libc::getsockopt(
+            fd,
+            libc::SOL_XDP,
+            libc::XDP_STATISTICS,
+            &mut s as *mut _ as *mut libc::c_void,
+            &mut len,
+        )
+    };
+    if r != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(XskStats {
+        rx_dropped: s.rx_dropped,
+        rx_ring_full: s.rx_ring_full,
+        fill_ring_empty: s.rx_fill_ring_empty_descs,
+        invalid: s.rx_invalid_descs,
+    })
+}
+
+/// The magic word `bpf/xsk.c` writes into a frame's metadata beside its time (the eBPF
+/// crate's `XSK_MAGIC`; this crate does not depend on it).
+pub const XSK_MAGIC: u64 = 0x7773_7864_7074_6d31;

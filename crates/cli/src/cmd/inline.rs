@@ -76,6 +76,14 @@ pub(crate) struct InlineArgs {
     /// touches the forwarding path (docs/INLINE.md).
     #[arg(long, value_enum, default_value = "af-packet")]
     capture: CaptureArg,
+    /// With `--datapath ebpf`: the program applies a verdict other than pass only while this
+    /// process's heartbeat (written every few milliseconds by a thread of its own) is at most
+    /// this many milliseconds old, so that when the process is killed, stopped or hung its
+    /// flows pass within about that time. 0: verdicts hold until the program is detached
+    /// (after `kill -9`, when the kernel closes the dead process's descriptors: 42-127 ms
+    /// measured here, docs/INLINE.md).
+    #[arg(long, default_value_t = 30, value_name = "MS")]
+    fail_open_ms: u64,
     /// NFQUEUE queue number, or a range `A:B` (one worker per queue; the kernel's
     /// `--queue-balance` spreads connections over them). Needed by `--datapath nfqueue`.
     #[arg(long)]
@@ -250,6 +258,12 @@ fn run(a: &InlineArgs, cfg: EngineConfig, cols: Columns) -> Result<ExitCode, Str
             }
             if a.capture != CaptureArg::AfPacket {
                 return Err("--capture is for --datapath ebpf".into());
+            }
+            if a.fail_open_ms != 30 {
+                return Err(
+                    "--fail-open-ms is for --datapath ebpf (NFQUEUE's queue fails open by                      itself when this process goes)"
+                        .into(),
+                );
             }
             if a.copy != CopyArg::All {
                 return Err(

@@ -10,11 +10,28 @@ use wirespeed_engine::{EngineConfig, Summary};
 use wirespeed_export::Columns;
 use wirespeed_live::metrics::RunStats;
 
+/// `--capture`: how frames reach this process.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum LiveCapture {
+    /// AF_PACKET TPACKET_V3 rings, one per worker and interface, spread by the kernel's fanout
+    /// hash; the host's own stack still receives every frame.
+    AfPacket,
+    /// AF_XDP: an XDP program (in the driver where it can) redirects every frame to an XDP
+    /// socket per receive queue. The frames leave the kernel's stack: for a monitoring port
+    /// (a mirror or TAP), not a link the host itself uses. Needs `--features ebpf` and root.
+    Xdp,
+}
+
 #[derive(Args)]
 pub(crate) struct LiveArgs {
     /// Interfaces, comma-separated.
     #[arg(short, long, required = true, value_delimiter = ',')]
     interface: Vec<String>,
+    /// How frames reach this process: `af-packet` (packet sockets; the host keeps receiving
+    /// them) or `xdp` (XDP sockets, one per receive queue, the workers sharing them; the frames
+    /// are taken from the host's stack; `--filter` is not applied; README's live links).
+    #[arg(long, value_enum, default_value = "af-packet")]
+    capture: LiveCapture,
     /// Filter in tcpdump syntax (compiled by tcpdump -ddd, run by the kernel).
     #[arg(long)]
     filter: Option<String>,
@@ -103,9 +120,29 @@ fn run(a: &LiveArgs, cfg: EngineConfig, cols: Columns) -> Result<ExitCode, Strin
         Some(f) => Some(wirespeed_live::bpf::compile(f)?),
         None => None,
     };
+    let mut workers = par.workers;
+    // `--capture xdp`: the program and its sockets, kept until the run is over (dropping the
+    // program detaches it from the interfaces).
+    let xdp = match a.capture {
+        LiveCapture::AfPacket => None,
+        LiveCapture::Xdp => {
+            if filter.is_some() {
+                return Err(
+                    "--filter is a classic BPF program for packet sockets: not with --capture                      xdp"
+                    .into(),
+                );
+            }
+            let x = xdp::open(&a.interface, par.workers, par.buffer_mb)?;
+            workers = x.workers;
+            if !a.quiet {
+                eprintln!("{}", x.said);
+            }
+            Some(x)
+        }
+    };
     let lc = wirespeed_live::LiveConfig {
         ifaces: a.interface.clone(),
-        workers: par.workers,
+        workers,
         pin: par.pin,
         buffer_mb: par.buffer_mb,
         filter,
@@ -117,7 +154,8 @@ fn run(a: &LiveArgs, cfg: EngineConfig, cols: Columns) -> Result<ExitCode, Strin
             .transpose()?,
         metrics: a.metrics.map(|_| RunStats::live(cfg.rules.clone())),
         act: None,
-        source: None,
+        source: xdp.as_ref().map(|x| x.feeds.clone()),
+        source_stats: xdp.as_ref().map(|x| x.stats.clone()),
         engine: cfg,
     };
     let _metrics = serve_metrics(a.metrics, lc.metrics.as_ref(), a.quiet)?;
@@ -139,6 +177,7 @@ fn run(a: &LiveArgs, cfg: EngineConfig, cols: Columns) -> Result<ExitCode, Strin
         }
     });
     let end = outs.finish(&run, quiet)?;
+    drop(xdp);
     // A failed run (an interface gone) still wrote the records of its flows: written above.
     let o = match run {
         Ok(o) => o,
@@ -160,15 +199,159 @@ fn run(a: &LiveArgs, cfg: EngineConfig, cols: Columns) -> Result<ExitCode, Strin
             learn: o.learn,
         };
         eprint!("{}", summary.render(verbose));
-        eprintln!(
-            "kernel: {} packets passed the filter, {} dropped with the ring full, {} queue \
-             freezes; {} frames arrived with their VLAN tag already removed",
-            o.kernel.packets, o.kernel.drops, o.kernel.freezes, o.vlan_stripped
-        );
+        if a.capture == LiveCapture::Xdp {
+            eprintln!(
+                "kernel: {} frames seen by the XDP program, {} dropped by its sockets (no free \
+                 frame or the receive ring full)",
+                o.kernel.packets, o.kernel.drops
+            );
+        } else {
+            eprintln!(
+                "kernel: {} packets passed the filter, {} dropped with the ring full, {} queue \
+                 freezes; {} frames arrived with their VLAN tag already removed",
+                o.kernel.packets, o.kernel.drops, o.kernel.freezes, o.vlan_stripped
+            );
+        }
         eprintln!(
             "output: {} records ({} bytes) dropped because the output did not keep up",
             end.closed.dropped, end.closed.dropped_bytes
         );
     }
     end.exit()
+}
+
+/// `--capture xdp`'s program, sockets and counters.
+mod xdp {
+    use wirespeed_live::{FeedMaker, SourceStats};
+
+    /// What `open` made.
+    pub(super) struct Xdp {
+        /// Each worker's share of the sockets.
+        pub(super) feeds: FeedMaker,
+        pub(super) stats: SourceStats,
+        /// Workers: no more than sockets.
+        pub(super) workers: usize,
+        /// A line for standard error: where the program runs, how many sockets.
+        pub(super) said: String,
+        #[cfg(all(feature = "ebpf", target_os = "linux"))]
+        _program: std::sync::Arc<wirespeed_ebpf::XskCapture>,
+    }
+
+    #[cfg(not(all(feature = "ebpf", target_os = "linux")))]
+    pub(super) fn open(_: &[String], _: usize, _: usize) -> Result<Xdp, String> {
+        Err(
+            "--capture xdp: this wirespeed was built without the ebpf feature; build with \
+             --features ebpf (clang and libbpf-dev needed at build time, Linux)"
+                .into(),
+        )
+    }
+
+    /// The receive queues of `iface` (its `rx-N` entries in sysfs; 1 if they cannot be read).
+    #[cfg(all(feature = "ebpf", target_os = "linux"))]
+    fn rx_queues(iface: &str) -> u32 {
+        std::fs::read_dir(format!("/sys/class/net/{iface}/queues"))
+            .map(|d| {
+                d.filter_map(Result::ok)
+                    .filter(|e| e.file_name().to_string_lossy().starts_with("rx-"))
+                    .count() as u32
+            })
+            .unwrap_or(0)
+            .max(1)
+    }
+
+    /// Load the program, open a socket on every receive queue of `ifaces` (UMEMs of
+    /// `buffer_mb` MiB in all), put them in its map, attach it, and share the sockets among at
+    /// most `workers` workers.
+    #[cfg(all(feature = "ebpf", target_os = "linux"))]
+    pub(super) fn open(ifaces: &[String], workers: usize, buffer_mb: usize) -> Result<Xdp, String> {
+        use std::os::fd::AsRawFd;
+        use std::sync::{Arc, Mutex};
+        use wirespeed_ebpf::{XdpAttach, XskCapture};
+        use wirespeed_live::sys::{self, XskSocket, XSK_FRAME};
+        use wirespeed_live::xsk::XskFeed;
+
+        let e = |e: &dyn std::fmt::Display| format!("--capture xdp: {e}");
+        let mut cap = XskCapture::load().map_err(|x| e(&x))?;
+        let mut queues = Vec::new();
+        for iface in ifaces {
+            let ifindex = sys::ifindex(iface).map_err(|x| e(&format!("{iface}: {x}")))?;
+            let q = rx_queues(iface);
+            cap.add_interface(ifindex, q).map_err(|x| e(&x))?;
+            queues.extend((0..q).map(|q| (iface.as_str(), ifindex, q)));
+        }
+        // The UMEMs share the buffer: a power of two of frames each, 512 to 32,768.
+        let per = ((buffer_mb << 20) / queues.len().max(1) / XSK_FRAME as usize).max(1);
+        let frames = (1u32 << (usize::BITS - 1 - per.leading_zeros()).min(15)).max(512);
+        let mut sockets = Vec::new();
+        let mut fds = Vec::new();
+        for &(iface, ifindex, q) in &queues {
+            let s = XskSocket::open(ifindex, q, frames).map_err(|x| {
+                let hint = if x.kind() == std::io::ErrorKind::PermissionDenied {
+                    " (AF_XDP needs root, or CAP_NET_RAW and CAP_BPF)"
+                } else {
+                    ""
+                };
+                e(&format!("{iface} queue {q}: an XDP socket: {x}{hint}"))
+            })?;
+            cap.set_socket(ifindex, q, s.fd()).map_err(|x| e(&x))?;
+            // A second descriptor of the socket, to read its counters while a worker owns it.
+            fds.push(s.try_clone_fd().map_err(|x| e(&x))?);
+            sockets.push((s, ifindex));
+        }
+        let zero_copy = sockets.iter().filter(|(s, _)| s.zero_copy()).count();
+        let mut modes = Vec::new();
+        for iface in ifaces {
+            let m = cap.attach(iface).map_err(|x| e(&x))?;
+            modes.push(format!(
+                "{iface} ({})",
+                match m {
+                    XdpAttach::Driver => "in the driver",
+                    XdpAttach::Generic => "generic",
+                }
+            ));
+        }
+        let n = sockets.len();
+        let workers = workers.clamp(1, n.max(1));
+        let mut shares: Vec<Vec<(XskSocket, u32)>> = (0..workers).map(|_| Vec::new()).collect();
+        for (i, s) in sockets.into_iter().enumerate() {
+            shares[i % workers].push(s);
+        }
+        let said = format!(
+            "live: xdp: program on {}; {n} sockets ({} zero-copy), {frames} frames of {} bytes \
+             each, {workers} workers",
+            modes.join(", "),
+            zero_copy,
+            XSK_FRAME
+        );
+        let cap = Arc::new(cap);
+        let shares = Mutex::new(shares);
+        let feeds = FeedMaker(Arc::new(move || {
+            let share = match shares.lock() {
+                Ok(mut s) => s.pop(),
+                Err(p) => p.into_inner().pop(),
+            };
+            let share = share.ok_or_else(|| std::io::Error::other("more workers than sockets"))?;
+            Ok(Box::new(XskFeed::new(share)) as Box<dyn wirespeed_engine::runtime::Feed>)
+        }));
+        let c = cap.clone();
+        let stats = SourceStats(Arc::new(move || {
+            let mut k = sys::KernelStats {
+                packets: c.seen().unwrap_or(0),
+                ..Default::default()
+            };
+            for fd in &fds {
+                if let Ok(s) = sys::xsk_stats(fd.as_raw_fd()) {
+                    k.drops += s.rx_dropped + s.rx_ring_full;
+                }
+            }
+            k
+        }));
+        Ok(Xdp {
+            feeds,
+            stats,
+            workers,
+            said,
+            _program: cap,
+        })
+    }
 }

@@ -609,12 +609,31 @@ fn ebpf_datapath_refuses_rates_it_cannot_shape_and_says_how_to_build_it() {
     let (code, err) = run(&["--datapath", "ebpf"], &policy);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("needs --interface"), "{err}");
+    // The heartbeat's fail-open time is the eBPF data path's alone.
+    let (code, err) = run(&["--queue", "0", "--fail-open-ms", "10"], &policy);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("--fail-open-ms is for --datapath ebpf"),
+        "{err}"
+    );
     if !cfg!(feature = "ebpf") {
         std::fs::write(&policy, "").unwrap();
         let (code, err) = run(&["--datapath", "ebpf", "-i", "lo"], &policy);
         assert_eq!(code, Some(2), "{err}");
         assert!(
             err.contains("built without the ebpf feature; build with --features ebpf"),
+            "{err}"
+        );
+        // `live --capture xdp` loads an XDP program: the same feature.
+        let o = Command::new(bin())
+            .args(["live", "-i", "lo", "--capture", "xdp", "--duration", "1"])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains("--capture xdp: this wirespeed was built without the ebpf feature"),
             "{err}"
         );
     }

@@ -241,19 +241,6 @@ fn start_live(
     (live, reader, addr)
 }
 
-/// Stop `live` with SIGTERM; its standard error.
-fn stop(mut live: Child, reader: std::thread::JoinHandle<String>) -> String {
-    assert!(Command::new("kill")
-        .args(["-TERM", &live.id().to_string()])
-        .status()
-        .unwrap()
-        .success());
-    let st = live.wait().unwrap();
-    let log = reader.join().unwrap();
-    assert!(st.success(), "{log}");
-    log
-}
-
 #[test]
 fn live_serves_its_page_and_json() {
     if !can_run("live_serves_its_page_and_json") {
@@ -348,7 +335,7 @@ fn live_serves_its_page_and_json() {
             "{g:?} not among the files' risky flows {all:?}"
         );
     }
-    let log = stop(live, reader);
+    let log = crate::common::netns::stop_live(live, reader);
     let _ = std::fs::remove_file(&out);
     eprintln!(
         "live_page: {frames} frames, {flows} flows, {} applications, {} risky flows\n{log}",
@@ -407,7 +394,7 @@ fn open_flows_show_before_they_end() {
         .map(|a| a["open_flows"].as_u64().unwrap())
         .sum();
     assert_eq!(open_flows, flows, "{j}");
-    let log = stop(live, reader);
+    let log = crate::common::netns::stop_live(live, reader);
     let _ = std::fs::remove_file(&out);
     eprintln!("live_page open: {frames} frames, {flows} open flows, {bytes} bytes\n{log}");
 }

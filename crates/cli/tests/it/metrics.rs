@@ -324,14 +324,7 @@ fn live_serves_its_counters_to_prometheus() {
         "{body}"
     );
     // Stopped: the run ends as without the endpoint, its summary agreeing.
-    assert!(Command::new("kill")
-        .args(["-TERM", &live.id().to_string()])
-        .status()
-        .unwrap()
-        .success());
-    let st = live.wait().unwrap();
-    let log = reader.join().unwrap();
-    assert!(st.success(), "{log}");
+    let log = crate::common::netns::stop_live(live, reader);
     let records = std::fs::read_to_string(&out).unwrap();
     let _ = std::fs::remove_file(&out);
     assert!(records.contains("\"app\":\"ICMP\""), "{records}");

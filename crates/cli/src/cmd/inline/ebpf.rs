@@ -246,7 +246,22 @@ mod imp {
             (true, false) => RingCopy::All,
             (true, true) => RingCopy::Undecided,
         };
-        let mut dp = Datapath::load_copying(mode).map_err(|e| format!("--datapath ebpf: {e}"))?;
+        let failopen = (a.fail_open_ms > 0).then(|| Duration::from_millis(a.fail_open_ms));
+        let mut dp =
+            Datapath::load_with(mode, failopen).map_err(|e| format!("--datapath ebpf: {e}"))?;
+        // The heartbeat, written once before the program is attached (until then, and from
+        // when it lapses, verdicts are not applied: fail-open), then by its own thread.
+        let mut heartbeat = match failopen {
+            Some(_) => {
+                let mut h = dp
+                    .take_heartbeat()
+                    .map_err(|e| format!("--datapath ebpf: {e}"))?;
+                h.beat(wirespeed_live::sys::monotonic_coarse_ns())
+                    .map_err(|e| format!("--datapath ebpf: {e}"))?;
+                Some(h)
+            }
+            None => None,
+        };
         // The ring buffer's reader, taken by the one worker's feed.
         let copies = if ring {
             Some(
@@ -304,6 +319,23 @@ mod imp {
                     });
                     f
                 }),
+            }),
+            // The ring buffer's counters as the kernel's: what the program copied or found no
+            // room for, and the latter.
+            source_stats: ring.then(|| {
+                let e = enforcer.clone();
+                wirespeed_live::SourceStats(Arc::new(move || {
+                    let c = match e.dp.lock() {
+                        Ok(dp) => dp.counters(),
+                        Err(p) => p.into_inner().counters(),
+                    };
+                    c.map(|c| wirespeed_live::sys::KernelStats {
+                        packets: c.copied + c.copy_lost,
+                        drops: c.copy_lost,
+                        freezes: 0,
+                    })
+                    .unwrap_or_default()
+                }))
             }),
             source: copies.map(|c| {
                 let slot = Mutex::new(Some(c));
@@ -389,7 +421,23 @@ mod imp {
             Ok(())
         };
         let done = AtomicBool::new(false);
+        let beats_failed = AtomicU64::new(0);
         let run = std::thread::scope(|sc| {
+            // The heartbeat: six beats in the fail-open time, at a real-time priority where
+            // the process may (so busy processes on the machine do not make it lapse).
+            if let (Some(h), Some(f)) = (heartbeat.as_mut(), failopen) {
+                let (done, beats_failed) = (&done, &beats_failed);
+                sc.spawn(move || {
+                    let _ = wirespeed_live::sys::realtime_priority();
+                    let every = (f / 6).clamp(Duration::from_millis(1), Duration::from_millis(100));
+                    while !done.load(Ordering::Relaxed) {
+                        if h.beat(wirespeed_live::sys::monotonic_coarse_ns()).is_err() {
+                            beats_failed.fetch_add(1, Ordering::Relaxed);
+                        }
+                        std::thread::sleep(every);
+                    }
+                });
+            }
             // SIGHUP: the policy read again, here rather than in the capture loop.
             sc.spawn(|| {
                 while !done.load(Ordering::Relaxed) {
@@ -443,8 +491,16 @@ mod imp {
             if let Some(c) = counters {
                 eprintln!(
                     "ebpf program: {} packets without a verdict (passed), {} passed, {} dropped, \
-                     {} marked, {} rate-limited (to the shaper), {} not IP",
-                    c.no_entry, c.pass, c.drop, c.dscp, c.class, c.not_ip
+                     {} marked, {} rate-limited (to the shaper), {} not IP, {} passed with the \
+                     heartbeat stale (fail-open; {} heartbeat writes failed)",
+                    c.no_entry,
+                    c.pass,
+                    c.drop,
+                    c.dscp,
+                    c.class,
+                    c.not_ip,
+                    c.stale,
+                    beats_failed.load(Ordering::Relaxed)
                 );
                 if ring {
                     eprintln!(

@@ -113,3 +113,17 @@ pub fn can_run(test: &str, tools: &[&str]) -> bool {
     eprintln!("SKIPPED {test}: {why}");
     false
 }
+
+/// SIGTERM to a `wirespeed live` run (its standard error collected by `reader`); the whole of
+/// that, once the run has exited successfully.
+pub fn stop_live(mut live: std::process::Child, reader: std::thread::JoinHandle<String>) -> String {
+    assert!(Command::new("kill")
+        .args(["-TERM", &live.id().to_string()])
+        .status()
+        .unwrap()
+        .success());
+    let st = live.wait().unwrap();
+    let log = reader.join().unwrap();
+    assert!(st.success(), "{log}");
+    log
+}

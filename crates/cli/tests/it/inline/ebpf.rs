@@ -9,7 +9,9 @@
 //! to forward lets the live flow through (its entry written again), one to drop cuts it again.
 //! SIGTERM: every entry removed (the summary
 //! says 0 left), the program detached, answers again. A second run cuts the flow again; after
-//! its `kill -9`, answers again (tcx links held only by the process go with it: fail-open).
+//! SIGSTOP, answers again (its heartbeat lapsed: fail-open while it is stopped), SIGCONT, cut
+//! again; after its `kill -9`, answers again (tcx links held only by the process go with it:
+//! fail-open).
 //! Every wait is on an event with `FAILSAFE` as its bound.
 //!
 //! Needs root, iproute2, python3, ping and bpftool, and the `ebpf` feature; ignored by default,
@@ -326,6 +328,13 @@ fn ebpf_drops_a_named_flow_in_the_kernel_and_fails_open() {
     // Again, then kill -9: the links go with the process; everything passes.
     let w = start(&t, &policy, &temp("ebpf2.json"));
     client.cut(25, "second run");
+    // SIGSTOP: its heartbeat lapses and the program stops applying the verdict while the
+    // process is still there (fail-open by the heartbeat, `--fail-open-ms`); SIGCONT: the
+    // heartbeat again, the flow dropped again.
+    w.signal("-STOP");
+    client.answered(5, "stopped: the heartbeat lapsed, fail-open");
+    w.signal("-CONT");
+    client.cut(25, "continued: the verdict applied again");
     assert!(Command::new("kill")
         .args(["-9", &w.child.id().to_string()])
         .status()
