@@ -152,59 +152,15 @@ pub fn run<S: RecordSink + Send>(
     }
     let per_ring = (cfg.buffer_mb << 20) / (n * cfg.ifaces.len());
     let blocks = (per_ring / BLOCK).max(2);
-    // Every socket is open before privileges go; one fanout group per interface.
-    let group_base = (std::process::id() as u16).wrapping_mul(31);
     let kernel = Arc::new(Kernel {
         went_down: cfg.ifaces.iter().map(|_| AtomicBool::new(false)).collect(),
         ..Kernel::default()
     });
-    let mut feeds: Vec<RingFeed> = (0..if cfg.source.is_some() { 0 } else { n })
-        .map(|_| RingFeed {
-            rings: Vec::new(),
-            kernel: kernel.clone(),
-            acts: if cfg.act.is_some() {
-                vec![PacketAct::default(); MAX_BATCH]
-            } else {
-                Vec::new()
-            },
-        })
-        .collect();
-    for (k, iface) in cfg.ifaces.iter().enumerate() {
-        if cfg.source.is_some() {
-            break;
-        }
-        let link = link_type(iface);
-        for f in feeds.iter_mut() {
-            let ring = RxRing::open(
-                iface,
-                BLOCK,
-                blocks,
-                cfg.filter.as_deref(),
-                (n > 1).then_some(group_base.wrapping_add(k as u16)),
-                // Acting: what the interface receives, where the enforcing program runs.
-                cfg.act.is_some(),
-            )
-            .map_err(|e| {
-                let hint = if e.kind() == io::ErrorKind::PermissionDenied {
-                    " (capturing needs root or the CAP_NET_RAW capability)"
-                } else {
-                    ""
-                };
-                io::Error::new(e.kind(), format!("{iface}: {e}{hint}"))
-            })?;
-            if let Some(copy) = cfg.act.as_ref().and_then(|a| a.copy_filter.as_ref()) {
-                // Packets that came between the bind and now were copied: copies, harmless.
-                copy(ring.socket())
-                    .map_err(|e| io::Error::new(e.kind(), format!("{iface}: {e}")))?;
-            }
-            f.rings.push(Ring {
-                ring,
-                link,
-                iface: iface.clone(),
-                k,
-            });
-        }
-    }
+    // Every socket is open before privileges go.
+    let feeds = match cfg.source {
+        Some(_) => Vec::new(),
+        None => open_rings(cfg, n, blocks, &kernel)?,
+    };
     // The links' state, read every tick from the interfaces themselves (not from packets).
     let probe = sys::LinkProbe::new();
     if let Err(e) = &probe {
@@ -322,6 +278,62 @@ pub fn run<S: RecordSink + Send>(
     run?;
     finished?;
     Ok(out)
+}
+
+/// One worker's rings on every interface, for each of `n` workers: a ring of `blocks` blocks a
+/// socket, one fanout group per interface, the copy filter attached where the run acts.
+fn open_rings(
+    cfg: &LiveConfig,
+    n: usize,
+    blocks: usize,
+    kernel: &Arc<Kernel>,
+) -> io::Result<Vec<RingFeed>> {
+    let group_base = (std::process::id() as u16).wrapping_mul(31);
+    let mut feeds: Vec<RingFeed> = (0..n)
+        .map(|_| RingFeed {
+            rings: Vec::new(),
+            kernel: kernel.clone(),
+            acts: if cfg.act.is_some() {
+                vec![PacketAct::default(); MAX_BATCH]
+            } else {
+                Vec::new()
+            },
+        })
+        .collect();
+    for (k, iface) in cfg.ifaces.iter().enumerate() {
+        let link = link_type(iface);
+        for f in feeds.iter_mut() {
+            let ring = RxRing::open(
+                iface,
+                BLOCK,
+                blocks,
+                cfg.filter.as_deref(),
+                (n > 1).then_some(group_base.wrapping_add(k as u16)),
+                // Acting: what the interface receives, where the enforcing program runs.
+                cfg.act.is_some(),
+            )
+            .map_err(|e| {
+                let hint = if e.kind() == io::ErrorKind::PermissionDenied {
+                    " (capturing needs root or the CAP_NET_RAW capability)"
+                } else {
+                    ""
+                };
+                io::Error::new(e.kind(), format!("{iface}: {e}{hint}"))
+            })?;
+            if let Some(copy) = cfg.act.as_ref().and_then(|a| a.copy_filter.as_ref()) {
+                // Packets that came between the bind and now were copied: copies, harmless.
+                copy(ring.socket())
+                    .map_err(|e| io::Error::new(e.kind(), format!("{iface}: {e}")))?;
+            }
+            f.rings.push(Ring {
+                ring,
+                link,
+                iface: iface.clone(),
+                k,
+            });
+        }
+    }
+    Ok(feeds)
 }
 
 /// One capture socket's ring, and the state of its link.
