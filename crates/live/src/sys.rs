@@ -794,8 +794,9 @@ impl Drop for Umem {
 // are atomics, the kernel being the only other party.
 unsafe impl Send for XskSocket {}
 
-/// One UMEM frame: room for a 1,500-byte MTU frame, the kernel's headroom and the metadata.
-pub const XSK_FRAME: u32 = 4096;
+/// One UMEM frame: room for a 1,500-byte MTU frame behind the kernel's 256 bytes of headroom (the
+/// metadata in it); the smallest the kernel takes, so that a buffer holds the most frames.
+pub const XSK_FRAME: u32 = 2048;
 
 /// The metadata the XDP program writes in front of a frame: (CLOCK_MONOTONIC ns, magic).
 const XSK_META: usize = 16;

@@ -177,6 +177,8 @@ fn run(a: &LiveArgs, cfg: EngineConfig, cols: Columns) -> Result<ExitCode, Strin
         }
     });
     let end = outs.finish(&run, quiet)?;
+    // The sockets' own counters, apart, for the summary; then the program detached.
+    let xdp_detail = xdp.as_ref().map(|x| (x.detail)());
     drop(xdp);
     // A failed run (an interface gone) still wrote the records of its flows: written above.
     let o = match run {
@@ -199,10 +201,9 @@ fn run(a: &LiveArgs, cfg: EngineConfig, cols: Columns) -> Result<ExitCode, Strin
             learn: o.learn,
         };
         eprint!("{}", summary.render(verbose));
-        if a.capture == LiveCapture::Xdp {
+        if let Some(d) = &xdp_detail {
             eprintln!(
-                "kernel: {} frames seen by the XDP program, {} dropped by its sockets (no free \
-                 frame or the receive ring full)",
+                "kernel: {} frames seen by the XDP program, {} dropped by its sockets ({d})",
                 o.kernel.packets, o.kernel.drops
             );
         } else {
@@ -233,6 +234,8 @@ mod xdp {
         pub(super) workers: usize,
         /// A line for standard error: where the program runs, how many sockets.
         pub(super) said: String,
+        /// The sockets' drops by cause, in words.
+        pub(super) detail: Box<dyn Fn() -> String>,
         #[cfg(all(feature = "ebpf", target_os = "linux"))]
         _program: std::sync::Arc<wirespeed_ebpf::XskCapture>,
     }
@@ -334,23 +337,45 @@ mod xdp {
             Ok(Box::new(XskFeed::new(share)) as Box<dyn wirespeed_engine::runtime::Feed>)
         }));
         let c = cap.clone();
-        let stats = SourceStats(Arc::new(move || {
-            let mut k = sys::KernelStats {
-                packets: c.seen().unwrap_or(0),
-                ..Default::default()
-            };
-            for fd in &fds {
-                if let Ok(s) = sys::xsk_stats(fd.as_raw_fd()) {
-                    k.drops += s.rx_dropped + s.rx_ring_full;
+        let fds = Arc::new(fds);
+        let sum = {
+            let fds = fds.clone();
+            move || {
+                let mut t = sys::XskStats::default();
+                for fd in fds.iter() {
+                    if let Ok(s) = sys::xsk_stats(fd.as_raw_fd()) {
+                        t.rx_dropped += s.rx_dropped;
+                        t.rx_ring_full += s.rx_ring_full;
+                        t.fill_ring_empty += s.fill_ring_empty;
+                        t.invalid += s.invalid;
+                    }
                 }
+                t
             }
-            k
+        };
+        let total = sum.clone();
+        let stats = SourceStats(Arc::new(move || {
+            let t = total();
+            sys::KernelStats {
+                packets: c.seen().unwrap_or(0),
+                drops: t.rx_dropped + t.rx_ring_full,
+                freezes: 0,
+            }
         }));
+        let detail = Box::new(move || {
+            let t = sum();
+            format!(
+                "{} with no free frame, {} with the receive ring full; the fill ring found empty \
+                 {} times",
+                t.rx_dropped, t.rx_ring_full, t.fill_ring_empty
+            )
+        });
         Ok(Xdp {
             feeds,
             stats,
             workers,
             said,
+            detail,
             _program: cap,
         })
     }
