@@ -1000,7 +1000,7 @@ impl XskSocket {
                     .read_unaligned()
             };
             let chunk = d.addr as usize & !(XSK_FRAME as usize - 1);
-            if let Some(at) = frame_at(&self.umem, d.addr as usize, d.len as usize) {
+            if let Some(at) = frame_at(self.umem.len, d.addr as usize, d.len as usize) {
                 // A later frame here without the program's metadata must not read this one's.
                 // SAFETY: `at - XSK_META .. at` lies in one frame of the UMEM (`frame_at`),
                 // which no slice handed to `f` covers any more (`f` has returned).
@@ -1040,11 +1040,11 @@ impl XskSocket {
     }
 }
 
-/// Where a received frame of `len` bytes at `addr` starts in `umem`, if it lies inside one of
-/// its frames with room for the metadata in front of it.
-fn frame_at(umem: &Umem, addr: usize, len: usize) -> Option<usize> {
+/// Where a received frame of `len` bytes at `addr` starts in a UMEM of `umem_len` bytes, if it
+/// lies inside one of its frames with room for the metadata in front of it.
+fn frame_at(umem_len: usize, addr: usize, len: usize) -> Option<usize> {
     let chunk = addr & !(XSK_FRAME as usize - 1);
-    (chunk < umem.len
+    (chunk < umem_len
         && addr >= chunk + XSK_META
         && addr.checked_add(len)? <= chunk + XSK_FRAME as usize)
         .then_some(addr)
@@ -1071,7 +1071,7 @@ impl<'a> Iterator for XskFrames<'a> {
             // SAFETY: `slot` <= `mask` < the ring's size, its descriptors in its mapping; the
             // kernel wrote this one before moving the producer past it (Acquire in `recv`).
             let d = unsafe { self.desc.add(slot).read_unaligned() };
-            let Some(at) = frame_at(self.umem, d.addr as usize, d.len as usize) else {
+            let Some(at) = frame_at(self.umem.len, d.addr as usize, d.len as usize) else {
                 continue;
             };
             // SAFETY: [at - XSK_META, at + len) lies in one frame of the UMEM (`frame_at`),
@@ -1124,3 +1124,44 @@ pub fn xsk_stats(fd: RawFd) -> io::Result<XskStats> {
 /// The magic word `bpf/xsk.c` writes into a frame's metadata beside its time (the eBPF
 /// crate's `XSK_MAGIC`; this crate does not depend on it).
 pub const XSK_MAGIC: u64 = 0x7773_7864_7074_6d31;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    proptest::proptest! {
+        /// A descriptor `frame_at` accepts, whatever the kernel wrote in it, lies with its
+        /// metadata inside one frame of the UMEM: what the unsafe slices of `XskFrames` rely on.
+        #[test]
+        fn an_accepted_descriptor_stays_in_one_frame(
+            frames in 1usize..64,
+            addr in proptest::prelude::any::<u64>(),
+            len in proptest::prelude::any::<u32>(),
+        ) {
+            let umem_len = frames * XSK_FRAME as usize;
+            let (addr, len) = (addr as usize, len as usize);
+            if let Some(at) = frame_at(umem_len, addr, len) {
+                let chunk = at / XSK_FRAME as usize * XSK_FRAME as usize;
+                proptest::prop_assert_eq!(at, addr);
+                proptest::prop_assert!(at - XSK_META >= chunk);
+                proptest::prop_assert!(at + len <= chunk + XSK_FRAME as usize);
+                proptest::prop_assert!(at + len <= umem_len);
+            }
+        }
+    }
+
+    #[test]
+    fn descriptors_at_the_edges() {
+        let f = XSK_FRAME as usize;
+        // The kernel's usual place: after 256 bytes of headroom.
+        assert_eq!(frame_at(4 * f, f + 256, 64), Some(f + 256));
+        // No room for the metadata, across a frame's end, past the UMEM, overflowing.
+        assert_eq!(frame_at(4 * f, f + 8, 64), None);
+        assert_eq!(frame_at(4 * f, 2 * f - 32, 64), None);
+        assert_eq!(frame_at(4 * f, 4 * f + 256, 64), None);
+        assert_eq!(frame_at(4 * f, usize::MAX - 4, 64), None);
+        // A whole frame's worth after the metadata.
+        assert_eq!(frame_at(4 * f, XSK_META, f - XSK_META), Some(XSK_META));
+        assert_eq!(frame_at(4 * f, XSK_META, f - XSK_META + 1), None);
+    }
+}
