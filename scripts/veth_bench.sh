@@ -27,15 +27,7 @@ rates=${*:-"50000 100000 200000 400000 800000 top"}
 
 id=$$
 A=wsbA$id B=wsbB$id a=wsba$id b=wsbb$id
-cleanup() { ip netns del "$A" 2> /dev/null || true; ip netns del "$B" 2> /dev/null || true; }
-trap cleanup EXIT
-ip netns add "$A"; ip netns add "$B"
-for n in "$A" "$B"; do
-    ip netns exec "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-done
-ip link add "$a" type veth peer name "$b"
-ip link set "$a" netns "$A"; ip link set "$b" netns "$B"
-ip -n "$A" link set "$a" up; ip -n "$B" link set "$b" up
+. scripts/lib/veth_pair.sh
 
 softnet_drops() { local s=0 _p d _r; while read -r _p d _r; do s=$((s + 16#$d)); done < /proc/net/softnet_stat; echo $s; }
 

@@ -31,15 +31,7 @@ gen=$work/xdpgen obj=$work/gen.bpf.o
 
 id=$$
 A=wsxA$id B=wsxB$id a=wsxa$id b=wsxb$id
-cleanup() { ip netns del "$A" 2> /dev/null || true; ip netns del "$B" 2> /dev/null || true; }
-trap cleanup EXIT
-ip netns add "$A"; ip netns add "$B"
-for n in "$A" "$B"; do
-    ip netns exec "$n" sysctl -qw net.ipv6.conf.all.disable_ipv6=1 net.ipv6.conf.default.disable_ipv6=1
-done
-ip link add "$a" type veth peer name "$b"
-ip link set "$a" netns "$A"; ip link set "$b" netns "$B"
-ip -n "$A" link set "$a" up; ip -n "$B" link set "$b" up
+. scripts/lib/veth_pair.sh
 
 # The veth's receive-side XDP drops and the sender's transmit errors, summed.
 veth_drops() {
