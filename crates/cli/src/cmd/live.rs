@@ -128,8 +128,9 @@ fn run(a: &LiveArgs, cfg: EngineConfig, cols: Columns) -> Result<ExitCode, Strin
         LiveCapture::Xdp => {
             if filter.is_some() {
                 return Err(
-                    "--filter is a classic BPF program for packet sockets: not with --capture                      xdp"
-                    .into(),
+                    "--filter is for packet sockets (a classic BPF program on them): \
+                            not with --capture xdp"
+                        .into(),
                 );
             }
             let x = xdp::open(&a.interface, par.workers, par.buffer_mb)?;

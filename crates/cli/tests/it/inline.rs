@@ -609,6 +609,25 @@ fn ebpf_datapath_refuses_rates_it_cannot_shape_and_says_how_to_build_it() {
     let (code, err) = run(&["--datapath", "ebpf"], &policy);
     assert_eq!(code, Some(2), "{err}");
     assert!(err.contains("needs --interface"), "{err}");
+    // `live --capture xdp` takes no classic BPF filter (it is for packet sockets), in any
+    // build (where tcpdump, which compiles it, is there).
+    let has_tcpdump = Command::new("tcpdump")
+        .arg("--version")
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if has_tcpdump {
+        let o = Command::new(bin())
+            .args(["live", "-i", "lo", "--capture", "xdp", "--filter", "udp"])
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert!(
+            err.contains("--filter is for packet sockets") && err.contains("--capture xdp"),
+            "{err}"
+        );
+    }
     // The heartbeat's fail-open time is the eBPF data path's alone.
     let (code, err) = run(&["--queue", "0", "--fail-open-ms", "10"], &policy);
     assert_eq!(code, Some(2), "{err}");
