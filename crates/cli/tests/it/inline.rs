@@ -615,14 +615,22 @@ fn ebpf_datapath_refuses_rates_it_cannot_shape_and_says_how_to_build_it() {
         .arg("--version")
         .output()
         .is_ok_and(|o| o.status.success());
-    if has_tcpdump {
+    // `wirespeed live ARGS`: its exit code and standard error.
+    let live = |args: &[&str]| {
         let o = Command::new(bin())
-            .args(["live", "-i", "lo", "--capture", "xdp", "--filter", "udp"])
+            .arg("live")
+            .args(args)
             .stdin(Stdio::null())
             .output()
             .unwrap();
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{err}");
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    if has_tcpdump {
+        let (code, err) = live(&["-i", "lo", "--capture", "xdp", "--filter", "udp"]);
+        assert_eq!(code, Some(2), "{err}");
         assert!(
             err.contains("--filter is for packet sockets") && err.contains("--capture xdp"),
             "{err}"
@@ -644,13 +652,8 @@ fn ebpf_datapath_refuses_rates_it_cannot_shape_and_says_how_to_build_it() {
             "{err}"
         );
         // `live --capture xdp` loads an XDP program: the same feature.
-        let o = Command::new(bin())
-            .args(["live", "-i", "lo", "--capture", "xdp", "--duration", "1"])
-            .stdin(Stdio::null())
-            .output()
-            .unwrap();
-        let err = String::from_utf8_lossy(&o.stderr);
-        assert_eq!(o.status.code(), Some(2), "{err}");
+        let (code, err) = live(&["-i", "lo", "--capture", "xdp", "--duration", "1"]);
+        assert_eq!(code, Some(2), "{err}");
         assert!(
             err.contains("--capture xdp: this wirespeed was built without the ebpf feature"),
             "{err}"
