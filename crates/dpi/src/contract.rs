@@ -188,6 +188,8 @@ pub struct Cx<'a> {
     pub(crate) expect: &'a mut Option<Expect>,
     /// The run's byte signatures (read by the `sig` inspector).
     pub(crate) sigs: &'a SigSet,
+    /// The worker's memo of fingerprint digests.
+    pub(crate) digests: &'a mut crate::memo::Digests,
     /// Transaction events, when the run writes them ([`Dpi::enable_events`]).
     pub(crate) events: Option<events::EvCx<'a>>,
     /// The inspector asked for packets for transaction events ([`Cx::want_events`]).

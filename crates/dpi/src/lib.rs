@@ -65,6 +65,7 @@ pub mod ber;
 mod contract;
 pub mod events;
 pub mod matcher;
+mod memo;
 mod meta;
 mod pool;
 pub mod proto;
@@ -78,6 +79,7 @@ pub use contract::{
     Cx, Dir, Expect, Hints, Inspector, Probe, StateArea, LONG_BUDGET, NO_ADDR, PENDING,
     STATE_BYTES, TCP, UDP,
 };
+pub use memo::Digests;
 pub use meta::{Field, Meta, META_BYTES};
 pub use pool::{
     inspection_over, is_done, payload_signature, Dpi, DpiConfig, DpiStats, Packet, DONE, NO_HANDLE,

@@ -192,6 +192,8 @@ pub struct Dpi {
     pub(crate) pool: Vec<Ctx>,
     pub(crate) free: Vec<u32>,
     pub(crate) reasm: ReasmPool,
+    /// Fingerprint digests already computed ([`crate::memo`]).
+    digests: crate::memo::Digests,
     stats: DpiStats,
     subscriber: Option<Subscriber>,
     /// The connection the last inspected packet announced ([`Dpi::take_expect`]).
@@ -228,6 +230,7 @@ impl Dpi {
             pool: Vec::new(),
             free: Vec::new(),
             reasm: ReasmPool::new(cfg.reasm_buffers, cfg.reasm_bytes, cfg.reasm_segments),
+            digests: Default::default(),
             stats: DpiStats::default(),
             subscriber: None,
             announced: None,
@@ -408,7 +411,7 @@ impl Dpi {
                 reasm::Deliver::Direct => {
                     let evs = (ev.take(), scratch.take(), flow);
                     let (f, inc) = run(
-                        rules,
+                        (rules, &mut self.digests),
                         ctx,
                         sel,
                         &hints,
@@ -426,7 +429,8 @@ impl Dpi {
                     let (f, inc) = {
                         let data = self.reasm.data(&ctx.stream[d]);
                         let evs = (ev.take(), scratch.take(), flow);
-                        run(rules, ctx, sel, &hints, data, &mut self.stats, None, evs)
+                        let rd = (rules, &mut self.digests);
+                        run(rd, ctx, sel, &hints, data, &mut self.stats, None, evs)
                     };
                     if !inc {
                         self.reasm.free(&mut ctx.stream[d]);
@@ -438,7 +442,7 @@ impl Dpi {
             let pool = Some(&mut self.reasm);
             let evs = (ev.take(), scratch.take(), flow);
             run(
-                rules,
+                (rules, &mut self.digests),
                 ctx,
                 sel,
                 &hints,

@@ -4,6 +4,7 @@
 //! once, with the evidence of up to [`PENDING`] unsure ones kept between packets ([`run`]), or
 //! the chosen inspector alone once one claimed the flow.
 
+use crate::memo::Digests;
 use crate::proto::sig::SigSet;
 use crate::{
     events, matcher, proto, reasm, Cx, Dir, DpiRules, DpiStats, Expect, Hints, Inspector, LabelId,
@@ -105,6 +106,7 @@ pub fn probe_each(
     state: [u8; STATE_BYTES],
     mut seen: impl FnMut(&Inspector, Probe, &Meta),
 ) {
+    let mut digests = crate::memo::Digests::default();
     for ins in proto::REGISTRY {
         let mut meta = Meta::default();
         let mut st = StateArea::from_bytes(state);
@@ -122,6 +124,7 @@ pub fn probe_each(
             malformed: &mut bad,
             expect: &mut expect,
             sigs: &rules.sigs,
+            digests: &mut digests,
             events: None,
             ev_more: false,
         };
@@ -244,7 +247,7 @@ type EvArgs<'e> = (Option<&'e mut events::Events>, Option<&'e mut Meta>, u32);
 /// malformed is not counted.
 #[allow(clippy::too_many_arguments)]
 fn call(
-    sigs: &SigSet,
+    (sigs, digests): (&SigSet, &mut Digests),
     ins: &Inspector,
     ctx: &mut Ctx,
     d: usize,
@@ -274,6 +277,7 @@ fn call(
         malformed,
         expect: &mut ctx.expect,
         sigs,
+        digests,
         events: ev.map(|ev| events::EvCx { ev, flow }),
         ev_more: false,
     };
@@ -313,7 +317,7 @@ pub(crate) fn keep(
 /// ones first). Returns the label if identified now, and whether a probe asked for more bytes.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run(
-    rules: &DpiRules,
+    (rules, digests): (&DpiRules, &mut Digests),
     ctx: &mut Ctx,
     sel: Select,
     hints: &Hints,
@@ -335,8 +339,17 @@ pub(crate) fn run(
             return (None, false);
         };
         let i = ctx.chosen as usize - 1;
-        let (r, more, ev_more, inc) =
-            call(&rules.sigs, ins, ctx, d, hints, data, malformed, pool, evs);
+        let (r, more, ev_more, inc) = call(
+            (&rules.sigs, digests),
+            ins,
+            ctx,
+            d,
+            hints,
+            data,
+            malformed,
+            pool,
+            evs,
+        );
         ctx.ev_more = ev_more;
         if ctx.ev_only {
             // For transaction events only: the answer names nothing; ruling itself out, or
@@ -402,6 +415,7 @@ pub(crate) fn run(
         malformed,
         expect,
         sigs: &rules.sigs,
+        digests,
         events: ev.map(|ev| events::EvCx { ev, flow }),
         ev_more: false,
     };

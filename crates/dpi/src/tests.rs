@@ -94,6 +94,7 @@ pub(crate) fn probe_from(
         long: false,
         expect: &mut None,
         sigs,
+        digests: &mut crate::Digests::default(),
         events: None,
         ev_more: false,
     };
@@ -247,7 +248,7 @@ proptest! {
             let mut meta = Meta::default();
             let mut state = StateArea::from_bytes(st);
             let mut bad = 0;
-            let mut cx = Cx { hints, data: &data, meta: &mut meta, state: &mut state, stash: None, more: false, incomplete: false, malformed: &mut bad, long: false, expect: &mut None, sigs: &sigs, events: None, ev_more: false };
+            let mut cx = Cx { hints, data: &data, meta: &mut meta, state: &mut state, stash: None, more: false, incomplete: false, malformed: &mut bad, long: false, expect: &mut None, sigs: &sigs, digests: &mut crate::Digests::default(), events: None, ev_more: false };
             let r = (ins.probe)(&mut cx);
             if let Probe::Certain(l) = r {
                 // (An empty list: labels come from a dictionary loaded at run time.)

@@ -238,6 +238,7 @@ mod hostile {
                     long: false,
                     expect: &mut None,
                     sigs: &sigs,
+                    digests: &mut crate::Digests::default(),
                     events: None,
                     ev_more: false,
                 };

@@ -130,7 +130,7 @@ fn server_cert(cx: &mut Cx<'_>) -> Step {
                 // TLS has them (one that spans fragments is not gathered).
                 1 if whole && cx.state::<State>().flags & HELLO_DONE == 0 => {
                     cx.state::<State>().flags |= HELLO_DONE;
-                    match client_hello(frag, b'd', cx.meta) {
+                    match client_hello(frag, b'd', cx.meta, cx.digests) {
                         None => cx.malformed(),
                         // nDPI's WebRTC: DTLS-SRTP keying after STUN (no SNI expected).
                         Some(true) if cx.state::<State>().flags & AFTER_STUN != 0 => {

@@ -449,7 +449,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
             if cx.state::<State>().done & REQ_DONE != 0 {
                 if cx.state::<State>().kind == TUNNEL && cx.meta.get(Field::Sni).is_none() {
                     // Through a CONNECT tunnel: the TLS ClientHello's SNI, as tshark shows it.
-                    let hello = crate::proto::tls::hello_in_record(d, cx.meta);
+                    let hello = crate::proto::tls::hello_in_record(d, cx.meta, cx.digests);
                     if hello == Some(false) {
                         cx.incomplete();
                     } else {

@@ -7,7 +7,7 @@ use crate::meta::{Field, Meta};
 use crate::proto::label;
 use crate::reasm::Stash;
 use crate::util::{Buf, Rd};
-use crate::{Cx, Dir, Inspector, Label, Probe, STATE_BYTES, UDP};
+use crate::{Cx, Digests, Dir, Inspector, Label, Probe, STATE_BYTES, UDP};
 use aes::cipher::{BlockEncrypt, KeyInit};
 use aes_gcm::aead::AeadInPlace;
 use aes_gcm::Aes128Gcm;
@@ -194,7 +194,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         if cx.hints.dir == Dir::ToServer && cx.meta.get(Field::Ja4).is_none() {
             let st = *cx.state::<State>();
             let first = st.dcid.get(..usize::from(st.dcid_len)).unwrap_or(&[]);
-            let _ = initial(cx.data, cx.meta, cx.stash.as_mut(), first);
+            let _ = initial(cx.data, cx.meta, cx.digests, cx.stash.as_mut(), first);
         }
         return done(cx);
     }
@@ -252,7 +252,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
             keep.copy_from_slice(dcid);
             st.dcid_len = dcid.len() as u8;
         }
-        match initial(d, cx.meta, cx.stash.as_mut(), &[]) {
+        match initial(d, cx.meta, cx.digests, cx.stash.as_mut(), &[]) {
             Some(true) => {}
             Some(false) => {}
             None => cx.malformed(),
@@ -397,6 +397,7 @@ const MAX_HDR: usize = 1024;
 pub fn initial(
     d: &[u8],
     meta: &mut Meta,
+    digests: &mut Digests,
     stash: Option<&mut Stash<'_>>,
     first_dcid: &[u8],
 ) -> Option<bool> {
@@ -491,7 +492,7 @@ pub fn initial(
         return Some(false);
     }
     if have >= need {
-        return hello(crypto.get(..have)?, meta);
+        return hello(crypto.get(..have)?, meta, digests);
     }
     // The hello continues in another Initial: gather this packet's pieces with the others'.
     if let Some(st) = stash {
@@ -500,10 +501,10 @@ pub fn initial(
         }
         let all = st.bytes();
         if all.len() > have {
-            return hello(all, meta);
+            return hello(all, meta, digests);
         }
     }
-    hello(crypto.get(..have)?, meta)
+    hello(crypto.get(..have)?, meta, digests)
 }
 
 /// Length of the run of zero bytes that starts `b`, compared 16 bytes at a time.
@@ -518,7 +519,7 @@ fn zero_run(b: &[u8]) -> usize {
     n + b[n..].iter().take_while(|&&x| x == 0).count()
 }
 
-fn hello(c: &[u8], meta: &mut Meta) -> Option<bool> {
+fn hello(c: &[u8], meta: &mut Meta, digests: &mut Digests) -> Option<bool> {
     let mut r = Rd::new(c);
     if r.u8()? != 1 {
         return Some(false);
@@ -526,7 +527,7 @@ fn hello(c: &[u8], meta: &mut Meta) -> Option<bool> {
     let n = r.u24()? as usize;
     let body = r.rest();
     let body = body.get(..n.min(body.len()))?;
-    crate::proto::tls::client_hello(body, b'q', meta)?;
+    crate::proto::tls::client_hello(body, b'q', meta, digests)?;
     Some(true)
 }
 

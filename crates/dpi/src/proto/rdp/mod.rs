@@ -79,7 +79,7 @@ fn udp_hello(cx: &mut Cx<'_>) -> Probe {
     let start = (0..HELLO_WITHIN.min(d.len())).find(|&i| hello_at(d.get(i..).unwrap_or(&[])));
     match start.and_then(|i| d.get(i..)) {
         Some(h) if cx.hints.dir == Dir::ToServer => {
-            let hello = crate::proto::tls::hello_in_record(h, cx.meta);
+            let hello = crate::proto::tls::hello_in_record(h, cx.meta, cx.digests);
             if hello != Some(true) {
                 cx.malformed();
             }

@@ -79,7 +79,7 @@ fn tunnel(cx: &mut Cx<'_>) -> Probe {
     match what {
         TLS if to_server => {
             // A cut hello: the reassembled stream is shown again with the next segment.
-            let hello = crate::proto::tls::hello_in_record(d, cx.meta);
+            let hello = crate::proto::tls::hello_in_record(d, cx.meta, cx.digests);
             if hello == Some(false) {
                 cx.incomplete();
                 cx.want_more();

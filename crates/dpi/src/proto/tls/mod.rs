@@ -6,7 +6,7 @@ use crate::events::{TxField, TxKind};
 use crate::meta::{Field, Meta};
 use crate::proto::label;
 use crate::util::{md5_hex, Buf, Rd};
-use crate::{Cx, Dir, Inspector, Label, Probe, TCP};
+use crate::{Cx, Digests, Dir, Inspector, Label, Probe, TCP};
 use sha2::{Digest, Sha256};
 
 /// nDPI's TLS label.
@@ -216,7 +216,7 @@ fn probe_tls(cx: &mut Cx<'_>) -> Probe {
                 cx.state::<State>().done |= STARTED;
                 return Probe::Certain(tls_label(cx));
             }
-            if client_hello(body, b't', cx.meta).is_none() {
+            if client_hello(body, b't', cx.meta, cx.digests).is_none() {
                 cx.malformed();
             }
             cx.state::<State>().done |= CH_DONE;
@@ -574,7 +574,12 @@ fn u16s(b: &[u8], out: &mut List, skip_grease: bool) {
 /// a cookie after the session id, RFC 6347 §4.2.1). A body cut short still gives the fields
 /// found before the cut, but no fingerprints. An encrypted_server_name (ESNI) extension writes
 /// `e` in `tls_flags`. Some(whether use_srtp was offered); None when the body is malformed.
-pub fn client_hello(b: &[u8], proto: u8, meta: &mut Meta) -> Option<bool> {
+pub fn client_hello(
+    b: &[u8],
+    proto: u8,
+    meta: &mut Meta,
+    digests: &mut Digests,
+) -> Option<bool> {
     let mut r = Rd::new(b);
     let legacy = r.u16()?;
     r.skip(32)?;
@@ -701,7 +706,7 @@ pub fn client_hello(b: &[u8], proto: u8, meta: &mut Meta) -> Option<bool> {
             &if meta.no_hash {
                 [b'0'; 32]
             } else {
-                md5_hex(ja3.as_bytes())
+                digests.ja3.get(ja3.as_bytes(), md5_hex)
             },
         );
     }
@@ -743,7 +748,7 @@ pub fn client_hello(b: &[u8], proto: u8, meta: &mut Meta) -> Option<bool> {
         }
         s.hex16(*v);
     }
-    a.push(&hash12(s.as_bytes(), meta.no_hash));
+    a.push(&hash12(s.as_bytes(), meta.no_hash, digests));
     a.push(b"_");
     let es = &mut exts.v[..];
     es.sort_unstable();
@@ -769,7 +774,7 @@ pub fn client_hello(b: &[u8], proto: u8, meta: &mut Meta) -> Option<bool> {
                 s.hex16(*v);
             }
         }
-        a.push(&hash12(s.as_bytes(), meta.no_hash));
+        a.push(&hash12(s.as_bytes(), meta.no_hash, digests));
     }
     if !s.lost && !ja4_ciphers_lost && !a.lost && !sigalgs.lost {
         meta.set(Field::Ja4, a.as_bytes());
@@ -780,7 +785,7 @@ pub fn client_hello(b: &[u8], proto: u8, meta: &mut Meta) -> Option<bool> {
 /// A ClientHello at the start of `d` inside one handshake record (TLS tunnelled through an HTTP
 /// CONNECT): fields written, Some(true) when parsed, Some(false) when cut short (more bytes
 /// needed), None when `d` is not one.
-pub fn hello_in_record(d: &[u8], meta: &mut Meta) -> Option<bool> {
+pub fn hello_in_record(d: &[u8], meta: &mut Meta, digests: &mut Digests) -> Option<bool> {
     let mut r = Rd::new(d);
     let (ct, maj, _min, rlen) = (r.u8()?, r.u8()?, r.u8()?, r.u16()?);
     if ct != 22 || maj != 3 {
@@ -791,21 +796,23 @@ pub fn hello_in_record(d: &[u8], meta: &mut Meta) -> Option<bool> {
         return None;
     }
     match r.take(hlen) {
-        Some(body) => Some(client_hello(body, b't', meta).is_some()),
+        Some(body) => Some(client_hello(body, b't', meta, digests).is_some()),
         None => Some(false),
     }
 }
 
 /// First 12 hex digits of SHA-256 ("000000000000" for nothing, as JA4 writes it; and, not
 /// computed, for anything when `skip`: [`crate::DpiConfig::fingerprints`] off).
-fn hash12(b: &[u8], skip: bool) -> [u8; 12] {
+fn hash12(b: &[u8], skip: bool, digests: &mut Digests) -> [u8; 12] {
     if b.is_empty() || skip {
         return *b"000000000000";
     }
-    let d = Sha256::digest(b);
-    let mut o = [0u8; 12];
-    crate::util::hex(&d[..6], &mut o);
-    o
+    digests.ja4.get(b, |b| {
+        let d = Sha256::digest(b);
+        let mut o = [0u8; 12];
+        crate::util::hex(&d[..6], &mut o);
+        o
+    })
 }
 
 /// A ServerHello body's chosen version (supported_versions over the legacy field), ALPN

@@ -27,8 +27,9 @@ fn fingerprints_off_keep_lengths_and_the_rest() {
     let v = vector!("tls_client_hello");
     let (mut on, mut off) = (Meta::default(), Meta::default());
     off.no_hash = true;
-    assert_eq!(hello_in_record(&v, &mut on), Some(true));
-    assert_eq!(hello_in_record(&v, &mut off), Some(true));
+    let mut digests = Digests::default();
+    assert_eq!(hello_in_record(&v, &mut on, &mut digests), Some(true));
+    assert_eq!(hello_in_record(&v, &mut off, &mut digests), Some(true));
     assert_eq!(off.get(Field::Ja3c), Some("0".repeat(32).as_str()));
     assert_eq!(
         off.get(Field::Ja4),
@@ -45,6 +46,41 @@ fn fingerprints_off_keep_lengths_and_the_rest() {
         if !matches!(f, Field::Ja3c | Field::Ja4) {
             assert_eq!(x, y);
         }
+    }
+}
+
+/// A ClientHello seen again is answered from the worker's memo: the same JA3 and JA4 as
+/// digested afresh (the hashes are checked against tshark and nDPI above), with no digest
+/// computed; a memo that already holds other texts answers as a fresh one does.
+#[test]
+fn fingerprints_from_the_memo_are_the_digests() {
+    let v = vector!("tls_client_hello");
+    let mut digests = Digests::default();
+    let (mut first, mut again) = (Meta::default(), Meta::default());
+    assert_eq!(hello_in_record(&v, &mut first, &mut digests), Some(true));
+    let misses = (digests.ja3.misses, digests.ja4.misses);
+    assert_eq!(misses, (1, 2));
+    assert_eq!(hello_in_record(&v, &mut again, &mut digests), Some(true));
+    assert_eq!((digests.ja3.misses, digests.ja4.misses), misses);
+    assert_eq!((digests.ja3.hits, digests.ja4.hits), (1, 2));
+    for f in [Field::Ja3c, Field::Ja4] {
+        assert_eq!(first.get(f), again.get(f));
+    }
+    assert_eq!(
+        again.get(Field::Ja3c),
+        Some("c67e9dc27d283f1f89b4ebb4b4670c21")
+    );
+    // Other ClientHellos' texts in the memo first.
+    let mut busy = Digests::default();
+    for k in 0..500u32 {
+        let t = format!("{k:x},1301,1302");
+        busy.ja4.get(t.as_bytes(), |_| *b"ffffffffffff");
+        busy.ja3.get(t.as_bytes(), |_| [b'f'; 32]);
+    }
+    let mut third = Meta::default();
+    assert_eq!(hello_in_record(&v, &mut third, &mut busy), Some(true));
+    for f in [Field::Ja3c, Field::Ja4] {
+        assert_eq!(first.get(f), third.get(f));
     }
 }
 

@@ -1,0 +1,164 @@
+//! A worker's memo of fingerprint digests.
+//!
+//! Most ClientHellos on a link come from a few client builds, so the texts that JA3 and JA4
+//! hash repeat from flow to flow (on the corpus, 712 ClientHellos hash 170 distinct JA4
+//! list texts). A digest in software costs thousands of instructions a ClientHello (SHA-256
+//! ~3,000 a 64-byte block where the CPU has no SHA extensions, and JA4 hashes two texts of one
+//! to four blocks each), where finding the text again costs a hash of its words and one
+//! comparison.
+//!
+//! Each memo is a direct-mapped table of [`SLOTS`] texts of at most `TEXT` bytes with their
+//! digests, allocated once when the worker starts: memory is fixed by these constants whatever
+//! the traffic. A text is found only by comparing it whole, so an answer is always the digest
+//! of that very text; a longer text, or one whose slot holds another, is hashed as before (and
+//! takes the slot). Written by hand (a few lines) because a general cache crate would allocate
+//! per entry or hash with a keyed hasher on the packet path.
+
+/// Slots of each memo (a power of two).
+pub const SLOTS: usize = 128;
+
+/// A text and its digest.
+#[derive(Clone)]
+struct Slot<const TEXT: usize, const OUT: usize> {
+    len: u16,
+    text: [u8; TEXT],
+    out: [u8; OUT],
+}
+
+/// A direct-mapped memo of `OUT`-byte digests of texts of at most `TEXT` bytes.
+pub struct Memo<const TEXT: usize, const OUT: usize> {
+    slots: Box<[Slot<TEXT, OUT>]>,
+    /// Texts found (their digest not computed again).
+    pub hits: u64,
+    /// Texts digested.
+    pub misses: u64,
+}
+
+impl<const TEXT: usize, const OUT: usize> Default for Memo<TEXT, OUT> {
+    fn default() -> Self {
+        const { assert!(SLOTS.is_power_of_two() && TEXT > 0 && TEXT < u16::MAX as usize) };
+        let empty = Slot {
+            len: 0,
+            text: [0; TEXT],
+            out: [0; OUT],
+        };
+        Memo {
+            slots: vec![empty; SLOTS].into_boxed_slice(),
+            hits: 0,
+            misses: 0,
+        }
+    }
+}
+
+impl<const TEXT: usize, const OUT: usize> Memo<TEXT, OUT> {
+    /// The digest of `text`: the one kept for it, or `digest(text)` (then kept). Empty texts
+    /// are never kept (the callers answer them without a digest).
+    pub fn get(&mut self, text: &[u8], digest: impl FnOnce(&[u8]) -> [u8; OUT]) -> [u8; OUT] {
+        if text.is_empty() || text.len() > TEXT {
+            self.misses += 1;
+            return digest(text);
+        }
+        let Some(s) = self.slots.get_mut(index(text)) else {
+            return digest(text);
+        };
+        if usize::from(s.len) == text.len() && s.text.get(..text.len()) == Some(text) {
+            self.hits += 1;
+            return s.out;
+        }
+        self.misses += 1;
+        let out = digest(text);
+        if let Some(t) = s.text.get_mut(..text.len()) {
+            t.copy_from_slice(text);
+            s.len = text.len() as u16;
+            s.out = out;
+        }
+        out
+    }
+}
+
+/// A slot for `text`: a multiply-xor hash of its 8-byte words (the last one zero-padded) and
+/// its length. Not keyed: a text crafted to share a slot with another only costs its digest.
+fn index(text: &[u8]) -> usize {
+    const K: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut h = text.len() as u64;
+    let mut words = text.chunks_exact(8);
+    for w in &mut words {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(w);
+        h = (h ^ u64::from_le_bytes(b)).wrapping_mul(K);
+        h ^= h >> 29;
+    }
+    let rest = words.remainder();
+    if !rest.is_empty() {
+        let mut b = [0u8; 8];
+        b[..rest.len()].copy_from_slice(rest);
+        h = (h ^ u64::from_le_bytes(b)).wrapping_mul(K);
+        h ^= h >> 29;
+    }
+    (h.wrapping_mul(K) >> (64 - SLOTS.trailing_zeros())) as usize
+}
+
+/// The digest memos of one worker's inspectors: JA4's hashed lists (SHA-256, 12 hex digits)
+/// and JA3's text (MD5, 32 hex digits).
+#[derive(Default)]
+pub struct Digests {
+    /// JA4's cipher list and extension/signature list texts.
+    pub ja4: Memo<256, 12>,
+    /// JA3's whole text.
+    pub ja3: Memo<384, 32>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use proptest::prelude::*;
+
+    fn sum(t: &[u8]) -> [u8; 4] {
+        let mut o = [t.len() as u8, 0, 0, 0];
+        for (i, b) in t.iter().enumerate() {
+            o[1 + i % 3] ^= b.rotate_left(i as u32);
+        }
+        o
+    }
+
+    proptest! {
+        /// Whatever texts come in whatever order, the answer is the digest of the text asked
+        /// for, and a text asked for again right after is found.
+        #[test]
+        fn always_the_digest_of_the_text(texts in prop::collection::vec(
+            prop::collection::vec(any::<u8>(), 0..300), 1..200), order in prop::collection::vec(any::<prop::sample::Index>(), 1..400)) {
+            let mut m = Memo::<256, 4>::default();
+            for ix in order {
+                let t = ix.get(&texts);
+                prop_assert_eq!(m.get(t, sum), sum(t));
+                let keepable = !t.is_empty() && t.len() <= 256;
+                let hits = m.hits;
+                let again = m.get(t, |_| [0xff; 4]);
+                prop_assert_eq!(again, if keepable { sum(t) } else { [0xff; 4] });
+                prop_assert_eq!(m.hits, hits + u64::from(keepable));
+            }
+        }
+    }
+
+    #[test]
+    fn texts_sharing_a_slot_replace_each_other() {
+        let mut m = Memo::<16, 4>::default();
+        // Find two texts of one slot.
+        let a = b"aaaa".to_vec(); // as long as `b`: only their bytes differ
+        let b = (0u32..)
+            .map(|i| i.to_le_bytes().to_vec())
+            .find(|t| index(t) == index(&a))
+            .unwrap();
+        assert_eq!(m.get(&a, sum), sum(&a));
+        assert_eq!(m.get(&b, sum), sum(&b));
+        assert_eq!(m.get(&a, sum), sum(&a));
+        assert_eq!((m.hits, m.misses), (0, 3));
+        assert_eq!(m.get(&a, sum), sum(&a));
+        assert_eq!(m.hits, 1);
+        // A text one byte longer than a slot holds is digested every time.
+        let long = [7u8; 17];
+        assert_eq!(m.get(&long, sum), sum(&long));
+        assert_eq!(m.get(&long, sum), sum(&long));
+        assert_eq!(m.hits, 1);
+    }
+}
