@@ -14,6 +14,9 @@
 //! takes the slot). Written by hand (a few lines) because a general cache crate would allocate
 //! per entry or hash with a keyed hasher on the packet path.
 
+use hmac::Hmac;
+use sha2::Sha256;
+
 /// Slots of each memo (a power of two).
 pub const SLOTS: usize = 128;
 
@@ -98,14 +101,35 @@ fn index(text: &[u8]) -> usize {
     (h.wrapping_mul(K) >> (64 - SLOTS.trailing_zeros())) as usize
 }
 
-/// The digest memos of one worker's inspectors: JA4's hashed lists (SHA-256, 12 hex digits)
-/// and JA3's text (MD5, 32 hex digits).
+/// The digest memos of one worker's inspectors: JA4's hashed lists (SHA-256, 12 hex digits),
+/// JA3's text (MD5, 32 hex digits), and HMAC-SHA-256 keyed with each QUIC version's Initial
+/// salt.
 #[derive(Default)]
 pub struct Digests {
     /// JA4's cipher list and extension/signature list texts.
     pub ja4: Memo<256, 12>,
     /// JA3's whole text.
     pub ja3: Memo<384, 32>,
+    /// HMAC-SHA-256 keyed with a QUIC Initial salt, by salt: an HKDF-Extract of a client's
+    /// connection id (RFC 9001 §5.2) starts from a copy, which saves the key's two SHA-256
+    /// blocks of every Initial (of 16).
+    salts: arrayvec::ArrayVec<(&'static [u8; 20], Hmac<Sha256>), MAX_SALTS>,
+}
+
+/// Salts kept keyed (the QUIC versions' salts are fewer).
+const MAX_SALTS: usize = 8;
+
+impl Digests {
+    /// HMAC-SHA-256 keyed with `salt`, ready for the message (None never: HMAC takes keys
+    /// of any length).
+    pub(crate) fn keyed(&mut self, salt: &'static [u8; 20]) -> Option<Hmac<Sha256>> {
+        if let Some((_, mac)) = self.salts.iter().find(|(s, _)| *s == salt) {
+            return Some(mac.clone());
+        }
+        let mac = <Hmac<Sha256> as hmac::Mac>::new_from_slice(salt).ok()?;
+        let _ = self.salts.try_push((salt, mac.clone()));
+        Some(mac)
+    }
 }
 
 #[cfg(test)]

@@ -109,9 +109,16 @@ fn expand_label(prk: &hkdf::Hkdf<sha2::Sha256>, label: &[u8], out: &mut [u8]) ->
 }
 
 /// Client Initial keys: (key, iv, header-protection key).
-pub fn client_keys(version: u32, dcid: &[u8]) -> Option<([u8; 16], [u8; 12], [u8; 16])> {
-    let salt = salt(version)?;
-    let (_, initial) = hkdf::Hkdf::<sha2::Sha256>::extract(Some(salt), dcid);
+pub fn client_keys(
+    version: u32,
+    dcid: &[u8],
+    digests: &mut Digests,
+) -> Option<([u8; 16], [u8; 12], [u8; 16])> {
+    use hmac::Mac;
+    // HKDF-Extract (RFC 5869 §2.2): HMAC keyed with the salt, of the connection id.
+    let mut mac = digests.keyed(salt(version)?)?;
+    mac.update(dcid);
+    let initial = hkdf::Hkdf::<sha2::Sha256>::from_prk(&mac.finalize().into_bytes()).ok()?;
     let mut secret = [0u8; 32];
     expand_label(&initial, b"client in", &mut secret)?;
     let c = hkdf::Hkdf::<sha2::Sha256>::from_prk(&secret).ok()?;
@@ -338,6 +345,7 @@ fn gquic_sni(d: &[u8]) -> Option<Option<&[u8]>> {
 /// length in `out`.
 fn open(
     d: &[u8],
+    digests: &mut Digests,
     version: u32,
     key_dcid: &[u8],
     pn_off: usize,
@@ -345,7 +353,7 @@ fn open(
     out: &mut ArrayVec<u8, MAX_PKT>,
 ) -> Option<usize> {
     let b0 = *d.first()?;
-    let (key, iv, hp) = client_keys(version, key_dcid)?;
+    let (key, iv, hp) = client_keys(version, key_dcid, digests)?;
     // Header protection (RFC 9001 §5.4): AES-ECB of a 16-byte sample.
     let sample = d.get(pn_off + 4..pn_off + 20)?;
     let mut mask = aes::Block::clone_from_slice(sample);
@@ -421,10 +429,10 @@ pub fn initial(
     let mut buf = ArrayVec::<u8, MAX_PKT>::new();
     // Keys come from the DCID of the client's first Initial (RFC 9001 §5.2): a later Initial
     // sent to the server's chosen connection id is still protected with them.
-    let n = match open(d, version, dcid, pn_off, len, &mut buf) {
+    let n = match open(d, digests, version, dcid, pn_off, len, &mut buf) {
         Some(n) => n,
         None if !first_dcid.is_empty() && first_dcid != dcid => {
-            open(d, version, first_dcid, pn_off, len, &mut buf)?
+            open(d, digests, version, first_dcid, pn_off, len, &mut buf)?
         }
         None => return None,
     };
