@@ -21,17 +21,17 @@ pub(crate) fn flow_id(n: u64, outer: bool) -> u64 {
     n.wrapping_mul(2) | u64::from(outer)
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, bytemuck::Zeroable)]
 struct Entry {
-    /// The serial (id) of the flow the entry is for: a slot reused by a later flow holds an
-    /// entry that is not that flow's.
-    serial: u64,
+    /// The serial (id) of the flow the entry is for, plus one (0: free): a slot reused by a
+    /// later flow holds an entry that is not that flow's.
+    serial1: u64,
     /// Its outer flow's id.
     parent: u64,
 }
 
 const FREE: Entry = Entry {
-    serial: u64::MAX,
+    serial1: 0,
     parent: 0,
 };
 
@@ -45,9 +45,10 @@ pub(crate) struct Parents {
 }
 
 impl Parents {
+    /// Zeroed memory (all entries free): its pages come from the kernel as flows touch them.
     pub(crate) fn new(slots: usize) -> Self {
         Parents {
-            slots: vec![FREE; slots],
+            slots: bytemuck::zeroed_vec(slots),
             locator: None,
         }
     }
@@ -56,7 +57,10 @@ impl Parents {
     #[inline]
     pub(crate) fn set(&mut self, slot: u32, serial: u64, parent: u64) {
         if let Some(e) = self.slots.get_mut(slot as usize) {
-            *e = Entry { serial, parent };
+            *e = Entry {
+                serial1: serial + 1,
+                parent,
+            };
         }
     }
 
@@ -65,7 +69,7 @@ impl Parents {
     pub(crate) fn ended<V>(&mut self, f: &Flow<V>, last: bool) -> Option<u64> {
         let slot = self.locator?.slot(f)?;
         let e = self.slots.get_mut(slot as usize)?;
-        if e.serial != f.serial {
+        if e.serial1 != f.serial + 1 {
             return None;
         }
         let parent = e.parent;

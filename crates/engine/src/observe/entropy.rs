@@ -31,8 +31,9 @@ use wirespeed_risk::entropy_high;
 /// Bytes [`Entropy`] reserves a flow slot.
 pub(crate) const SLOT_BYTES: usize = std::mem::size_of::<(u64, Track)>();
 
-/// The tracks of every flow of one worker's table (`--stats entropy`), by slot; a slot's track
-/// starts afresh when a new flow (another serial) takes it.
+/// The tracks of every flow of one worker's table (`--stats entropy`), by slot, each with its
+/// flow's serial plus one (0: free); a slot's track starts afresh when a new flow (another
+/// serial) takes it.
 pub(crate) struct Entropy {
     slots: Vec<(u64, Track)>,
     /// From [`Observer::before`] to [`Observer::packet`] of one packet: whether the flow had
@@ -41,9 +42,11 @@ pub(crate) struct Entropy {
 }
 
 impl Entropy {
+    /// Zeroed memory: the kernel gives its pages as flows first touch them, nothing is
+    /// written at start.
     pub(crate) fn new(slots: usize) -> Self {
         Entropy {
-            slots: vec![(u64::MAX, Track::default()); slots],
+            slots: bytemuck::zeroed_vec(slots),
             had_dpi: None,
         }
     }
@@ -77,8 +80,8 @@ impl Observer for Entropy {
     #[inline]
     fn before(&mut self, p: &Packet<'_>, f: &Flow<FlowExt>) {
         self.had_dpi = self.slots.get_mut(p.slot as usize).and_then(|s| {
-            if s.0 != f.serial {
-                *s = (f.serial, Track::default());
+            if s.0 != f.serial + 1 {
+                *s = (f.serial + 1, Track::default());
             }
             (!s.1.done()).then(|| {
                 f.ext
@@ -99,7 +102,7 @@ impl Observer for Entropy {
     /// The flow's track (default: nothing measured).
     #[inline]
     fn facts(&self, slot: u32, serial: u64, into: &mut Observed) {
-        if let Some(s) = self.slots.get(slot as usize).filter(|s| s.0 == serial) {
+        if let Some(s) = self.slots.get(slot as usize).filter(|s| s.0 == serial + 1) {
             into.entropy = s.1;
         }
     }
@@ -109,7 +112,7 @@ impl Observer for Entropy {
 const MEASURED: u8 = 4;
 
 /// Per-flow state: payload packets seen and what the last measured packet gave.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Copy, Debug, Default, bytemuck::Zeroable)]
 pub struct Track {
     /// Packets with payload measured so far.
     n: u8,
