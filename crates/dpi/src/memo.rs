@@ -20,8 +20,8 @@ use sha2::Sha256;
 /// Slots of each memo (a power of two).
 pub const SLOTS: usize = 128;
 
-/// A text and its digest.
-#[derive(Clone)]
+/// A text and its digest; all zero (length 0) when empty.
+#[derive(Clone, Copy, bytemuck::Zeroable)]
 struct Slot<const TEXT: usize, const OUT: usize> {
     len: u16,
     text: [u8; TEXT],
@@ -38,15 +38,11 @@ pub struct Memo<const TEXT: usize, const OUT: usize> {
 }
 
 impl<const TEXT: usize, const OUT: usize> Default for Memo<TEXT, OUT> {
+    /// Zeroed memory (every slot empty): nothing is written until a text is kept.
     fn default() -> Self {
         const { assert!(SLOTS.is_power_of_two() && TEXT > 0 && TEXT < u16::MAX as usize) };
-        let empty = Slot {
-            len: 0,
-            text: [0; TEXT],
-            out: [0; OUT],
-        };
         Memo {
-            slots: vec![empty; SLOTS].into_boxed_slice(),
+            slots: bytemuck::zeroed_slice_box(SLOTS),
             hits: 0,
             misses: 0,
         }
