@@ -7,7 +7,7 @@ use std::net::IpAddr;
 use std::sync::Arc;
 use wirespeed_classify::category::ndpi_category;
 use wirespeed_classify::hosts::AppId;
-use wirespeed_classify::hosts::HostRules;
+use wirespeed_classify::hosts::{HostRules, NameMemo};
 use wirespeed_classify::networks::{Cidr, Networks, NetworksBuilder};
 use wirespeed_classify::protodefs::ProtoDefaults;
 use wirespeed_classify::protos::{self, ProtoRules, Transport};
@@ -447,19 +447,28 @@ impl Rules {
     /// nDPI names it; a client's own name stands, known or not (nDPI also tries the
     /// certificate then). One hash probe per label of a name; nothing for any other label.
     #[inline]
-    pub fn name_by_host(&self, label: LabelId, meta: &Meta) -> Option<LabelId> {
+    /// `names`: the worker's memo of names looked up in these rules ([`NameMemo`]).
+    pub fn name_by_host(
+        &self,
+        label: LabelId,
+        meta: &Meta,
+        names: &mut NameMemo,
+    ) -> Option<LabelId> {
         let m = usize::from(*self.naming.get(label.index())?).checked_sub(1)?;
         // TLS and DTLS ([`NAMING`]'s first and third).
         let tls = m == 0 || m == 2;
         let own = meta.get(NAMING[m].1);
         // No rule is an address: an SNI that is one names nothing, as none at all.
-        let hit = match own.and_then(|name| self.hosts.lookup(name)) {
+        let hit = match own.and_then(|name| self.hosts.lookup_memo(name, names)) {
             Some(hit) => hit,
             None if tls && !wirespeed_dpi::proto::tls::names_server(own) => meta
                 .get(Field::TlsCertNames)?
                 .split(',')
                 .take(MAX_CERT_NAMES)
-                .find_map(|n| self.hosts.lookup(n.strip_prefix("*.").unwrap_or(n)))?,
+                .find_map(|n| {
+                    self.hosts
+                        .lookup_memo(n.strip_prefix("*.").unwrap_or(n), names)
+                })?,
             None => return None,
         };
         self.host_labels

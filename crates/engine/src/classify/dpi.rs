@@ -9,6 +9,7 @@ use crate::expect::Expectations;
 use crate::rules::Rules;
 use std::sync::Arc;
 use wirespeed_classify::arbiter::{name_payload, DPI_CONFIDENCE};
+use wirespeed_classify::hosts::NameMemo;
 use wirespeed_classify::{Facts, Method, Verdict};
 use wirespeed_dpi::{Dpi, Packet};
 use wirespeed_export::META_COUNT;
@@ -17,6 +18,9 @@ use wirespeed_export::META_COUNT;
 pub struct DpiClassifier {
     pub(crate) dpi: Dpi,
     rules: Arc<Rules>,
+    /// The host names this worker looked up in `rules` and what they matched: made with
+    /// `rules`, to be made afresh with any other.
+    names: NameMemo,
     enabled: bool,
     /// Connections announced by flows (FTP data), shared by the run's workers
     /// ([`crate::expect`]); the worker's own until the pool hands it the run's.
@@ -37,14 +41,14 @@ impl DpiClassifier {
     /// once per flow, a verdict so named is no longer a protocol alone. Only the flow's verdict
     /// if it is payload inspection's own ([`wirespeed_classify::FlowClass::own`]).
     #[inline]
-    fn name_by_host(&self, handle: u32, d: &mut Decide<'_>) {
+    fn name_by_host(&mut self, handle: u32, d: &mut Decide<'_>) {
         let Some(v) = d.class().own(Method::Dpi) else {
             return;
         };
         let Some(meta) = self.dpi.meta(handle) else {
             return;
         };
-        if let Some(label) = self.rules.name_by_host(v.label, meta) {
+        if let Some(label) = self.rules.name_by_host(v.label, meta, &mut self.names) {
             d.refine(Verdict { label, ..v });
         }
     }
@@ -75,6 +79,7 @@ impl Classifier for DpiClassifier {
         DpiClassifier {
             dpi: Dpi::new(*cfg.dpi, cfg.rules.dpi().clone()),
             rules: cfg.rules.clone(),
+            names: NameMemo::default(),
             enabled: cfg.classifiers.has(Method::Dpi),
             expect: Arc::new(Expectations::new()),
             me: 0,
@@ -140,9 +145,10 @@ impl Classifier for DpiClassifier {
             // calling application's relay: its call (the arbiter's order, [`name_payload`]).
             let meta = self.dpi.meta(*handle);
             let rules = &*self.rules;
+            let names = &mut self.names;
             let (label, own_unknown) = name_payload(
                 label,
-                || meta.and_then(|m| rules.name_by_host(label, m)),
+                || meta.and_then(|m| rules.name_by_host(label, m, names)),
                 || meta.is_some_and(|m| rules.carries_name(label, m)),
                 || rules.call_by_owner(label, server_ip, flow.server_port()),
             );
