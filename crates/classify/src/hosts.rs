@@ -821,10 +821,10 @@ const MEMO_SLOTS: usize = 256;
 /// A worker's memo of the host names it looked up and the rule each matched (or none): a link
 /// names the same servers flow after flow (the corpus mix ×1: 2,398 names, 730 distinct), and
 /// a lookup walks the name twice (suffix table, pattern trie), ~1,000 instructions. A
-/// direct-mapped table of [`MEMO_SLOTS`] names of at most [`MEMO_NAME`] bytes, found by a
-/// multiply-xor hash of the name's words and checked against the whole name, so an answer is
-/// always what the lookup gives for that very name. Fixed memory (16 KB), zeroed by the
-/// allocator; nothing allocated afterwards.
+/// direct-mapped table of 256 names of at most 59 bytes, found by a multiply-xor hash of the
+/// name's words and checked against the whole name, so an answer is always what the lookup
+/// gives for that very name. Fixed memory (16 KB), zeroed by the allocator; nothing allocated
+/// afterwards.
 pub struct NameMemo {
     slots: Box<[NameSlot]>,
     /// Names found in the memo.
