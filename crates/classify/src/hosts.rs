@@ -888,15 +888,23 @@ impl NameMemo {
 /// The slot of `name` in a [`NameMemo`]. Not keyed: a name crafted to share a slot with
 /// another only costs a lookup.
 fn memo_slot(name: &[u8]) -> usize {
+    (memo_hash(name) >> (64 - MEMO_SLOTS.trailing_zeros())) as usize
+}
+
+/// A fast unkeyed hash of `text` for direct-mapped memos (this one and the payload
+/// inspectors' digest memo): a multiply-xor of its 8-byte words (the last one zero-padded)
+/// and its length; take the high bits. Never for a table an attacker can fill: a memo only
+/// loses a hit to a crafted collision.
+pub fn memo_hash(text: &[u8]) -> u64 {
     const K: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut h = name.len() as u64;
-    for w in name.chunks(8) {
+    let mut h = text.len() as u64;
+    for w in text.chunks(8) {
         let mut b = [0u8; 8];
         b[..w.len()].copy_from_slice(w);
         h = (h ^ u64::from_le_bytes(b)).wrapping_mul(K);
         h ^= h >> 29;
     }
-    (h.wrapping_mul(K) >> (64 - MEMO_SLOTS.trailing_zeros())) as usize
+    h.wrapping_mul(K)
 }
 
 fn normalize(name: &[u8], buf: &mut [u8; MAX_NAME_LEN]) -> Option<usize> {

@@ -75,26 +75,10 @@ impl<const TEXT: usize, const OUT: usize> Memo<TEXT, OUT> {
     }
 }
 
-/// A slot for `text`: a multiply-xor hash of its 8-byte words (the last one zero-padded) and
-/// its length. Not keyed: a text crafted to share a slot with another only costs its digest.
+/// A slot for `text` ([`wirespeed_classify::hosts::memo_hash`]). Not keyed: a text crafted to
+/// share a slot with another only costs its digest.
 fn index(text: &[u8]) -> usize {
-    const K: u64 = 0x9e37_79b9_7f4a_7c15;
-    let mut h = text.len() as u64;
-    let mut words = text.chunks_exact(8);
-    for w in &mut words {
-        let mut b = [0u8; 8];
-        b.copy_from_slice(w);
-        h = (h ^ u64::from_le_bytes(b)).wrapping_mul(K);
-        h ^= h >> 29;
-    }
-    let rest = words.remainder();
-    if !rest.is_empty() {
-        let mut b = [0u8; 8];
-        b[..rest.len()].copy_from_slice(rest);
-        h = (h ^ u64::from_le_bytes(b)).wrapping_mul(K);
-        h ^= h >> 29;
-    }
-    (h.wrapping_mul(K) >> (64 - SLOTS.trailing_zeros())) as usize
+    (wirespeed_classify::hosts::memo_hash(text) >> (64 - SLOTS.trailing_zeros())) as usize
 }
 
 /// The digest memos of one worker's inspectors: JA4's hashed lists (SHA-256, 12 hex digits),
