@@ -372,13 +372,29 @@ impl Tx {
     }
 }
 
+/// Buckets of [`Events`]' count of open transactions by flow.
+const OPEN_BUCKETS: usize = 1024;
+
+/// The bucket of flow handle `flow`.
+#[inline]
+fn bucket(flow: u32) -> usize {
+    flow as usize % OPEN_BUCKETS
+}
+
 /// The transactions of one [`Dpi`](crate::Dpi): open ones by flow, complete ones in order.
 pub struct Events {
     txs: Vec<Tx>,
     free: Vec<u16>,
     /// Complete transactions, in the order completed.
     ready: Vec<u16>,
-    open: usize,
+    /// The open transactions, as (flow, slot): at most [`MAX_OPEN`] (room reserved in
+    /// [`Events::new`]). A flow's open transactions are found here, not by reading every slot
+    /// (2 KB each): the scans of all [`SLOTS`] at each flow's end made `--events` cost ~670
+    /// instructions a packet of the corpus mix.
+    open: Vec<(u32, u16)>,
+    /// How many of `open` are of a flow whose handle falls in each bucket (handle mod
+    /// [`OPEN_BUCKETS`]): a flow with none open is told at once, without reading `open`.
+    open_in: Box<[u16; OPEN_BUCKETS]>,
     seq: u64,
     /// Transactions lost because no slot was free (only when the complete ones are not taken).
     pub dropped: u64,
@@ -396,7 +412,7 @@ pub struct Events {
 impl std::fmt::Debug for Events {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Events")
-            .field("open", &self.open)
+            .field("open", &self.open.len())
             .field("ready", &self.ready.len())
             .field("dropped", &self.dropped)
             .finish()
@@ -416,7 +432,8 @@ impl Events {
             txs: (0..SLOTS).map(|_| Tx::new()).collect(),
             free: (0..SLOTS as u16).rev().collect(),
             ready: Vec::with_capacity(SLOTS),
-            open: 0,
+            open: Vec::with_capacity(MAX_OPEN + 1),
+            open_in: Box::new([0; OPEN_BUCKETS]),
             seq: 0,
             dropped: 0,
             completed: 0,
@@ -452,7 +469,7 @@ impl Events {
 
     /// Transactions waiting for their answer.
     pub fn open_count(&self) -> usize {
-        self.open
+        self.open.len()
     }
 
     /// A free slot; None (counted as dropped) when none is.
@@ -468,7 +485,11 @@ impl Events {
         let now = self.now;
         if let Some(t) = self.txs.get_mut(i) {
             if t.state == State::Open {
-                self.open -= 1;
+                if let Some(k) = self.open.iter().position(|&(_, s)| usize::from(s) == i) {
+                    let (flow, _) = self.open.swap_remove(k);
+                    let n = &mut self.open_in[bucket(flow)];
+                    *n = n.saturating_sub(1);
+                }
             }
             t.state = State::Ready;
             if answered {
@@ -496,14 +517,13 @@ impl Events {
     /// A new open transaction of `kind` for flow `flow`, to be answered by `key`; a flow already
     /// holding [`PER_FLOW`] has its oldest completed first.
     pub(crate) fn open(&mut self, kind: TxKind, flow: u32, key: u32) -> Option<&mut Tx> {
-        let mine = self
-            .txs
-            .iter()
-            .filter(|t| t.state == State::Open && t.flow == flow)
-            .count();
+        let mine = match self.open_in[bucket(flow)] {
+            0 => 0,
+            _ => self.open.iter().filter(|&&(f, _)| f == flow).count(),
+        };
         let oldest = if mine >= PER_FLOW {
             self.oldest(flow, |_| true)
-        } else if self.open >= MAX_OPEN {
+        } else if self.open.len() >= MAX_OPEN {
             self.oldest_any()
         } else {
             None
@@ -514,7 +534,9 @@ impl Events {
         }
         let i = self.slot()?;
         self.seq += 1;
-        self.open += 1;
+        self.open.push((flow, i as u16));
+        let n = &mut self.open_in[bucket(flow)];
+        *n = n.saturating_add(1);
         let (now, seq, who) = (self.now, self.seq, self.who);
         let t = self.txs.get_mut(i)?;
         t.reset(kind, who, flow, key, now, seq);
@@ -524,28 +546,33 @@ impl Events {
 
     /// The oldest open transaction of `flow` that `pick` accepts.
     fn oldest(&self, flow: u32, pick: impl Fn(&Tx) -> bool) -> Option<usize> {
-        self.txs
+        if self.open_in[bucket(flow)] == 0 {
+            return None;
+        }
+        self.open
             .iter()
-            .enumerate()
-            .filter(|(_, t)| t.state == State::Open && t.flow == flow && pick(t))
-            .min_by_key(|(_, t)| t.seq)
-            .map(|(i, _)| i)
+            .filter(|&&(f, _)| f == flow)
+            .filter_map(|&(_, s)| {
+                let t = self.txs.get(usize::from(s))?;
+                pick(t).then_some((t.seq, usize::from(s)))
+            })
+            .min()
+            .map(|(_, i)| i)
     }
 
     /// The oldest open transaction of any flow.
     fn oldest_any(&self) -> Option<usize> {
-        self.txs
+        self.open
             .iter()
-            .enumerate()
-            .filter(|(_, t)| t.state == State::Open)
-            .min_by_key(|(_, t)| t.seq)
-            .map(|(i, _)| i)
+            .filter_map(|&(_, s)| Some((self.txs.get(usize::from(s))?.seq, usize::from(s))))
+            .min()
+            .map(|(_, i)| i)
     }
 
     /// The oldest open transaction of `kind` of flow `flow` (with `key`, when given), still
     /// open.
     pub(crate) fn find(&mut self, kind: TxKind, flow: u32, key: Option<u32>) -> Option<&mut Tx> {
-        if self.open == 0 {
+        if self.open.is_empty() {
             return None;
         }
         let i = self.oldest(flow, |t| t.kind == kind && key.is_none_or(|k| t.key == k))?;
@@ -555,7 +582,7 @@ impl Events {
     /// Complete the oldest open transaction of `kind` of flow `flow` (with `key`, when given) as
     /// answered by the packet being inspected; it is returned to add the answer's values.
     pub(crate) fn answer(&mut self, kind: TxKind, flow: u32, key: Option<u32>) -> Option<&mut Tx> {
-        if self.open == 0 {
+        if self.open.is_empty() {
             return None;
         }
         let i = self.oldest(flow, |t| t.kind == kind && key.is_none_or(|k| t.key == k))?;
@@ -566,7 +593,7 @@ impl Events {
     /// Complete every open transaction of flow `flow` as it is (its inspection or the flow
     /// ended), oldest first.
     pub(crate) fn flush(&mut self, flow: u32) {
-        while self.open > 0 {
+        while !self.open.is_empty() {
             match self.oldest(flow, |_| true) {
                 Some(i) => self.complete_at(i, false),
                 None => break,
@@ -605,7 +632,8 @@ impl EvCx<'_> {
 
     /// This flow's oldest open transaction of `kind`, else a new open one (key 0).
     pub fn find_or_open(&mut self, kind: TxKind) -> Option<&mut Tx> {
-        let open = self.ev.open > 0 && self.ev.oldest(self.flow, |t| t.kind == kind).is_some();
+        let open =
+            !self.ev.open.is_empty() && self.ev.oldest(self.flow, |t| t.kind == kind).is_some();
         if open {
             self.find(kind, None)
         } else {
@@ -616,7 +644,7 @@ impl EvCx<'_> {
     /// [`EvCx::answer`], else a complete transaction of `kind` alone ([`EvCx::add`]): the
     /// transaction and whether it was open (its opening values are there).
     pub fn answer_or_add(&mut self, kind: TxKind, key: Option<u32>) -> Option<(&mut Tx, bool)> {
-        let open = self.ev.open > 0
+        let open = !self.ev.open.is_empty()
             && self
                 .ev
                 .oldest(self.flow, |t| {
@@ -916,6 +944,50 @@ mod tests {
     }
 
     /// The store's memory (docs/EVENTS.md says under 3 KiB a transaction).
+    /// The store on its own: flows whose handles share a bucket of the open count (5, 1029,
+    /// 2053) keep their own transactions; answers pair by flow and key, oldest first; a flow's
+    /// end completes only its own; the limits per flow and in all still complete the oldest.
+    #[test]
+    fn open_transactions_by_flow_whatever_their_bucket() {
+        let mut e = Events::new();
+        let (a, b, c) = (5u32, 5 + OPEN_BUCKETS as u32, 5 + 2 * OPEN_BUCKETS as u32);
+        for (flow, key) in [(a, 1), (b, 1), (a, 2), (c, 7)] {
+            assert!(e.open(TxKind::Dns, flow, key).is_some());
+        }
+        assert_eq!(e.open_count(), 4);
+        assert!(e.find(TxKind::Dns, 6, None).is_none());
+        assert!(e.find(TxKind::Http, a, None).is_none());
+        // b's key 1, not a's.
+        assert_eq!(e.answer(TxKind::Dns, b, Some(1)).map(|t| t.flow), Some(b));
+        assert!(e.find(TxKind::Dns, b, None).is_none());
+        // a's oldest first.
+        assert_eq!(e.find(TxKind::Dns, a, None).map(|t| t.key), Some(1));
+        e.flush(a);
+        assert_eq!(e.open_count(), 1);
+        assert!(e.find(TxKind::Dns, a, None).is_none());
+        assert_eq!(e.find(TxKind::Dns, c, None).map(|t| t.key), Some(7));
+        e.flush(c);
+        assert_eq!((e.open_count(), e.completed, e.early), (0, 4, 0));
+        e.clear_ready();
+        // PER_FLOW open in one flow: the next completes its oldest early.
+        for k in 0..=PER_FLOW as u32 {
+            assert!(e.open(TxKind::Http, b, k).is_some());
+        }
+        assert_eq!((e.open_count(), e.early), (PER_FLOW, 1));
+        assert_eq!(e.find(TxKind::Http, b, None).map(|t| t.key), Some(1));
+        e.flush(b);
+        e.clear_ready();
+        // MAX_OPEN in all (one a flow): the next completes the oldest of any flow.
+        for f in 0..MAX_OPEN as u32 {
+            assert!(e.open(TxKind::Dns, 100 + f, f).is_some());
+        }
+        assert!(e.open(TxKind::Dns, a, 9).is_some());
+        assert_eq!((e.open_count(), e.early), (MAX_OPEN, 2));
+        assert!(e.find(TxKind::Dns, 100, None).is_none());
+        assert_eq!(e.find(TxKind::Dns, 101, None).map(|t| t.key), Some(1));
+        assert_eq!(e.find(TxKind::Dns, a, None).map(|t| t.key), Some(9));
+    }
+
     #[test]
     fn a_transaction_is_under_3_kib() {
         assert!(
