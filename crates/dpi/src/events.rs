@@ -265,9 +265,18 @@ impl Tx {
         self.vals.iter().take(self.n).map(|s| (s.f, self.val(s)))
     }
 
-    /// The first value of `f`.
+    /// The first value of `f` (only its text is read as text).
     pub fn get(&self, f: TxField) -> Option<TxVal<'_>> {
-        self.iter().find(|(k, _)| *k == f).map(|(_, v)| v)
+        self.all(f).next()
+    }
+
+    /// Every value of `f`, in the order written (only their texts are read as text).
+    pub fn all(&self, f: TxField) -> impl Iterator<Item = TxVal<'_>> + '_ {
+        self.vals
+            .iter()
+            .take(self.n)
+            .filter(move |s| s.f == f)
+            .map(|s| self.val(s))
     }
 
     /// The first text of `f`.

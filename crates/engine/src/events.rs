@@ -78,25 +78,20 @@ impl EventOut {
                     let mut answers = [""; MAX_ANSWERS];
                     let mut ttls = [0u32; MAX_ANSWERS];
                     let (mut na, mut nt) = (0, 0);
-                    for (k, v) in tx.iter() {
-                        match (k, v) {
-                            (TxField::DnsAnswer, TxVal::Text(a)) if na < MAX_ANSWERS => {
-                                answers[na] = a;
-                                na += 1;
-                            }
-                            (TxField::DnsTtl, TxVal::Num(t)) if nt < MAX_ANSWERS => {
-                                ttls[nt] = t.min(u64::from(u32::MAX)) as u32;
-                                nt += 1;
-                            }
-                            _ => {}
+                    for v in tx.all(TxField::DnsAnswer) {
+                        if let (TxVal::Text(a), true) = (v, na < MAX_ANSWERS) {
+                            answers[na] = a;
+                            na += 1;
+                        }
+                    }
+                    for v in tx.all(TxField::DnsTtl) {
+                        if let (TxVal::Num(t), true) = (v, nt < MAX_ANSWERS) {
+                            ttls[nt] = t.min(u64::from(u32::MAX)) as u32;
+                            nt += 1;
                         }
                     }
                     // The response's flags are written after the query's: the last stands.
-                    let flags = tx
-                        .iter()
-                        .filter(|(k, _)| *k == TxField::DnsFlags)
-                        .filter_map(|(_, v)| num(v))
-                        .last();
+                    let flags = tx.all(TxField::DnsFlags).filter_map(num).last();
                     let d = DnsEvent {
                         trans_id: tx.num(TxField::DnsId).map(|v| v as u16),
                         rtt_us: tx.end_ts().map(|e| e.saturating_sub(tx.ts()) / 1000),
