@@ -310,26 +310,32 @@ impl Hub {
         // Time order, then a canonical order among equal times, so the order does not depend
         // on which worker handed what in: a fixed-seed hash of the content, the content itself
         // only where those tie. Sorted as small integer keys, not as observations.
+        // Each key one integer (time, the hash's upper half, the index): one comparison a
+        // step of the sort, not three.
         let fixed = foldhash::fast::FixedState::with_seed(0x1ea2_5eed);
-        let mut keys: Vec<(u64, u64, u32)> = ready
+        let mut keys: Vec<u128> = ready
             .iter()
             .enumerate()
-            .map(|(i, o)| (o.0, content_hash(&fixed, &o.1), i as u32))
+            .map(|(i, o)| {
+                let h = content_hash(&fixed, &o.1) >> 32;
+                u128::from(o.0) << 64 | u128::from(h) << 32 | i as u128
+            })
             .collect();
         keys.sort_unstable();
+        let at = |k: u128| k as u32 as usize;
         // Equal keys are almost always equal observations (many flows to one server at one
         // clock), whose order changes nothing; a run that holds different ones (a hash tie) is
         // put in content order.
-        for run in keys.chunk_by_mut(|a, b| (a.0, a.1) == (b.0, b.1)) {
-            let first = ready[run[0].2 as usize].1;
-            if run.iter().any(|k| ready[k.2 as usize].1 != first) {
-                run.sort_unstable_by(|a, b| ready[a.2 as usize].1.cmp(&ready[b.2 as usize].1));
+        for run in keys.chunk_by_mut(|a, b| a >> 32 == b >> 32) {
+            let first = ready[at(run[0])].1;
+            if run.iter().any(|&k| ready[at(k)].1 != first) {
+                run.sort_unstable_by(|&a, &b| ready[at(a)].1.cmp(&ready[at(b)].1));
             }
         }
         let mut l = self.learned.write().unwrap_or_else(|e| e.into_inner());
         let mut hints = Vec::new();
-        for &(_, _, i) in &keys {
-            let (t, o) = ready[i as usize];
+        for &k in &keys {
+            let (t, o) = ready[at(k)];
             match o {
                 Obs::Dns { addr, app, ttl } => l.dns.learn(addr, app, ttl, t),
                 Obs::Flow { ep, client, label } => {
