@@ -162,12 +162,22 @@ pub(crate) struct EngineArgs {
     pub(crate) batch: usize,
     /// Payload-inspection contexts per worker: flows inspected (or holding their metadata for
     /// the record) at once, about 1 KiB each, allocated as flows need them. A flow that starts
-    /// while all are taken is not inspected (named by port, owner or model only; the summary
-    /// counts them): raise it for links with more open flows a worker than this. Which flows a
-    /// full pool leaves out depends on which worker each flow goes to (as `--max-flows`'s
-    /// evictions do): with more than one worker, on the run's dispatch key.
+    /// while all are taken takes the context of a flow that has held one for
+    /// `--dpi-reclaim-after` with nothing decided, else is not inspected (named by port, owner
+    /// or model only; the summary counts both): raise it for links with more open flows a
+    /// worker than this. Which flows a full pool leaves out depends on which worker each flow
+    /// goes to (as `--max-flows`'s evictions do): with more than one worker, on the run's
+    /// dispatch key.
     #[arg(long, default_value_t = 1 << 16, value_name = "N")]
     pub(crate) dpi_contexts: usize,
+    /// With every payload-inspection context taken, a new flow takes the context of a flow
+    /// that has held one for this many milliseconds (capture time, from its first inspected
+    /// packet) and of which inspection has decided and kept nothing (no protocol claimed it,
+    /// no metadata): that flow is inspected no further. Without it a flood of flows no
+    /// inspector can name (a scan, junk datagrams) holds every context until those flows time
+    /// out, and no flow starting meanwhile is inspected. 0: never take one.
+    #[arg(long, default_value_t = 1000, value_name = "MS")]
+    pub(crate) dpi_reclaim_after: u64,
     #[command(flatten)]
     pub(crate) files: RuleArgs,
     /// Host Cache (seed 002): the utility U = x·p (flows of the end-point's majority label in a

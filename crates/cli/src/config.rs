@@ -225,6 +225,7 @@ impl EngineArgs {
             batch_size: self.batch,
             dpi: wirespeed_dpi::DpiConfig {
                 contexts: self.dpi_contexts,
+                reclaim_ns: self.dpi_reclaim_after.saturating_mul(1_000_000),
                 ..wirespeed_dpi::DpiConfig::default()
             },
             dist,

@@ -723,6 +723,7 @@ mod tests {
                 payload,
                 ts,
                 flow: 77,
+                owner: 0,
             };
             seq[d] = seq[d].wrapping_add(payload.len() as u32);
             if let Some(l) = dpi.inspect(&mut h, &p) {

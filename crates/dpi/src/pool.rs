@@ -30,7 +30,20 @@ pub struct DpiConfig {
     /// so the metadata area's room, and every other field, are as with the hashes, and JA4's
     /// first part (which the risks read) is the same.
     pub fingerprints: bool,
+    /// When the pool is full, a new flow takes the context of a flow that has held it this
+    /// long (capture time, ns, from its first inspected packet) with nothing decided and
+    /// nothing kept: no inspector claimed it, no metadata, no transaction open. That flow is
+    /// inspected no further ([`DpiStats::reclaimed`]; its owner is told through
+    /// [`Dpi::take_reclaimed`]). Without it a flood of flows no inspector can name would hold
+    /// every context until those flows time out, and no flow starting meanwhile would be
+    /// inspected. 0: never.
+    pub reclaim_ns: u64,
 }
+
+/// Contexts looked at for one to take when the pool is full ([`DpiConfig::reclaim_ns`]): the
+/// oldest of them that may be taken (their times in an array apart from the contexts: two
+/// cache lines, not eight contexts).
+pub const RECLAIM_PROBES: usize = 8;
 
 impl Default for DpiConfig {
     fn default() -> Self {
@@ -41,6 +54,7 @@ impl Default for DpiConfig {
             reasm_bytes: 16 * 1024,
             reasm_segments: 8,
             fingerprints: true,
+            reclaim_ns: 1_000_000_000,
         }
     }
 }
@@ -58,6 +72,9 @@ pub struct DpiStats {
     pub ruled_out: u64,
     /// Flows not inspected because the context pool was empty.
     pub no_context: u64,
+    /// Contexts a new flow took from a flow quiet for [`DpiConfig::reclaim_ns`] with nothing
+    /// decided: that flow was inspected no further.
+    pub reclaimed: u64,
     /// Packets shown to inspectors.
     pub packets: u64,
     /// Malformed fields seen by inspectors.
@@ -86,6 +103,7 @@ impl DpiStats {
         self.budget_spent += o.budget_spent;
         self.ruled_out += o.ruled_out;
         self.no_context += o.no_context;
+        self.reclaimed += o.reclaimed;
         self.packets += o.packets;
         self.malformed += o.malformed;
         self.meta_truncated += o.meta_truncated;
@@ -122,6 +140,9 @@ pub struct Packet<'a> {
     pub ts: u64,
     /// The engine's number for the flow, carried by its transaction events (read only by them).
     pub flow: u64,
+    /// The caller's name for the flow's place (the engine's flow-table slot): given back by
+    /// [`Dpi::take_reclaimed`] when another flow takes this flow's context.
+    pub owner: u32,
 }
 
 /// A flow handle with no context yet.
@@ -190,6 +211,13 @@ pub struct Dpi {
     cfg: DpiConfig,
     rules: Arc<DpiRules>,
     pub(crate) pool: Vec<Ctx>,
+    /// By context: since when its flow holds it ([`DpiConfig::reclaim_ns`]; `u64::MAX`: it
+    /// may not be taken), and its flow's owner name ([`Packet::owner`]).
+    held: Vec<Held>,
+    /// Where the next look for a context to take starts.
+    hand: usize,
+    /// The owner whose context the last [`Dpi::inspect`] took, until taken.
+    reclaimed: Option<u32>,
     pub(crate) free: Vec<u32>,
     pub(crate) reasm: ReasmPool,
     /// Fingerprint digests already computed ([`crate::memo`]).
@@ -200,6 +228,16 @@ pub struct Dpi {
     announced: Option<Expect>,
     /// Transaction events, when the run writes them ([`Dpi::enable_events`]).
     events: Option<Box<EventsOn>>,
+}
+
+/// What the pool keeps of a context apart from it, for finding one to take: written once a
+/// flow (at its first inspected packet), never per packet.
+#[derive(Clone, Copy, Debug)]
+struct Held {
+    /// The capture time of its flow's first inspected packet; `u64::MAX` once found not to be
+    /// taken (a verdict or metadata, which stay).
+    since: u64,
+    owner: u32,
 }
 
 /// The transaction events of a [`Dpi`], and the metadata area an inspector writes to once the
@@ -232,6 +270,9 @@ impl Dpi {
             cfg,
             rules,
             pool: Vec::with_capacity(most),
+            held: Vec::with_capacity(most),
+            hand: 0,
+            reclaimed: None,
             free: Vec::new(),
             reasm: ReasmPool::new(cfg.reasm_buffers, cfg.reasm_bytes, cfg.reasm_segments),
             digests: Default::default(),
@@ -327,6 +368,63 @@ impl Dpi {
         }
     }
 
+    /// The owner ([`Packet::owner`]) of the flow whose context the last [`Dpi::inspect`] gave
+    /// to its packet's flow ([`DpiConfig::reclaim_ns`]), once. The caller must set that flow's
+    /// handle to [`DONE`] before it uses it again: the handle now names another flow's context.
+    #[inline]
+    pub fn take_reclaimed(&mut self) -> Option<u32> {
+        // A read, no write, for every packet that took none.
+        self.reclaimed?;
+        self.reclaimed.take()
+    }
+
+    /// A context to take from a flow that has held it since `now - reclaim_ns` or before with
+    /// nothing decided or kept: of the next [`RECLAIM_PROBES`] from the hand, the oldest whose
+    /// context, read then, may be taken (one found not to is marked so: a verdict or
+    /// metadata stays). Its flow's owner is kept for [`Dpi::take_reclaimed`]; the context is
+    /// cleared as at a release.
+    #[cold]
+    fn reclaim(&mut self, now: u64) -> Option<u32> {
+        let n = self.held.len();
+        if self.cfg.reclaim_ns == 0 || n == 0 {
+            return None;
+        }
+        let until = now.checked_sub(self.cfg.reclaim_ns)?;
+        let probes = RECLAIM_PROBES.min(n);
+        let mut found = None;
+        // Oldest first among the probes: at most `probes` passes over `probes` words.
+        for _ in 0..probes {
+            let mut best: Option<(u64, usize)> = None;
+            for k in 0..probes {
+                let i = (self.hand + k) % n;
+                let q = self.held[i].since;
+                if q <= until && best.is_none_or(|(b, _)| q < b) {
+                    best = Some((q, i));
+                }
+            }
+            let Some((_, i)) = best else { break };
+            let c = self.pool.get(i)?;
+            if !c.done && c.chosen == 0 && !c.ev_only && !c.ev_more && c.meta.is_empty() {
+                found = Some(i);
+                break;
+            }
+            self.held[i].since = u64::MAX;
+        }
+        self.hand = (self.hand + probes) % n;
+        let i = found?;
+        if let Some(e) = self.events.as_deref_mut() {
+            e.ev.flush(i as u32 + 1);
+        }
+        let c = self.pool.get_mut(i)?;
+        for s in c.stream.iter_mut() {
+            self.reasm.free(s);
+        }
+        c.reset();
+        self.reclaimed = Some(self.held[i].owner);
+        self.stats.reclaimed += 1;
+        Some(i as u32 + 1)
+    }
+
     /// Inspect one packet of the flow with `handle`. Returns the label on the packet that
     /// identified the flow, and again if the chosen inspector later names it more finely (STUN,
     /// then DTLS on the same flow): the newer label replaces the older.
@@ -349,14 +447,27 @@ impl Dpi {
                     let mut c = Ctx::new();
                     c.meta.no_hash = !self.cfg.fingerprints;
                     self.pool.push(c);
+                    self.held.push(Held {
+                        since: u64::MAX,
+                        owner: 0,
+                    });
                     self.pool.len() as u32
                 }
-                None => {
-                    self.stats.no_context += 1;
-                    *handle = DONE;
-                    return None;
-                }
+                None => match self.reclaim(p.ts) {
+                    Some(h) => h,
+                    None => {
+                        self.stats.no_context += 1;
+                        *handle = DONE;
+                        return None;
+                    }
+                },
             };
+            if let Some(h) = slot(*handle).and_then(|i| self.held.get_mut(i)) {
+                *h = Held {
+                    since: p.ts,
+                    owner: p.owner,
+                };
+            }
             self.stats.flows += 1;
         }
         let Some(ctx) = slot(*handle).and_then(|i| self.pool.get_mut(i)) else {

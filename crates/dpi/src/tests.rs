@@ -2,6 +2,7 @@
 //! registered inspector.
 
 use super::*;
+use crate::pool::slot;
 use crate::proto::sig::SigSet;
 use crate::schedule::{keep, Choice, Set, SET_WORDS};
 use proptest::prelude::*;
@@ -115,6 +116,7 @@ fn pkt(ip_proto: u8, server_port: u16, from_client: bool, seq: u32, payload: &[u
         payload,
         ts: 0,
         flow: 0,
+        owner: 0,
     }
 }
 
@@ -195,6 +197,79 @@ fn a_full_pool_is_counted_not_grown() {
     assert_eq!(d.stats().no_context, 1);
     assert_eq!(hs[2], DONE);
     assert_eq!(d.pool.len(), 2);
+}
+
+/// A full pool takes the context of the flow that has held one longest with nothing decided or
+/// kept, once it has held it for `reclaim_ns`: not a flow that holds metadata (named or not),
+/// not one that has held it for less, and its owner is given back once.
+#[test]
+fn a_full_pool_takes_only_an_undecided_context_held_long_enough() {
+    let second = 1_000_000_000u64;
+    let cfg = DpiConfig {
+        contexts: 3,
+        reclaim_ns: second,
+        ..DpiConfig::default()
+    };
+    let (mut d, _) = engine(cfg);
+    static ZEROS: [u8; 18] = [0; 18];
+    let zeros = &ZEROS;
+    let req = b"GET / HTTP/1.1\r\nHost: a.example\r\n\r\n";
+    let at = |p: Packet<'static>, ts: u64, owner: u32| Packet { ts, owner, ..p };
+    // Flow 1: an HTTP request (named, its Host kept); flow 5: a script no inspector names
+    // (nothing decided, but its payload flag kept); flow 2: junk no inspector names.
+    let (mut h1, mut h5, mut h2) = (NO_HANDLE, NO_HANDLE, NO_HANDLE);
+    d.inspect(&mut h1, &at(pkt(6, 80, true, 1, req), 0, 1));
+    d.inspect(
+        &mut h5,
+        &at(pkt(17, 1079, true, 0, b"#!/bin/sh\nexit 0\n"), 0, 5),
+    );
+    assert!(!is_done(h5), "{h5:#x}");
+    assert_eq!(
+        d.meta(h5).and_then(|m| m.get(Field::PayloadFlags)),
+        Some("s")
+    );
+    // Flow 2 from 0.6 s.
+    d.inspect(
+        &mut h2,
+        &at(pkt(17, 1080, true, 0, zeros), 6 * second / 10, 2),
+    );
+    assert!(
+        !is_done(h2) && slot(h2).is_some(),
+        "the junk flow keeps its context: {h2:#x}"
+    );
+    d.inspect(
+        &mut h2,
+        &at(pkt(17, 1080, true, 0, zeros), 7 * second / 10, 2),
+    );
+    // At 1.5 s none may be taken (flows 1 and 5 hold metadata, flow 2 has held its own for
+    // 0.9 s only).
+    let mut h3 = NO_HANDLE;
+    d.inspect(
+        &mut h3,
+        &at(pkt(17, 1081, true, 0, zeros), 15 * second / 10, 3),
+    );
+    assert_eq!(
+        (h3, d.stats().no_context, d.stats().reclaimed),
+        (DONE, 1, 0)
+    );
+    assert_eq!(d.take_reclaimed(), None);
+    // At 1.6 s flow 2 has held it for 1 s: flow 4 takes it.
+    let mut h4 = NO_HANDLE;
+    d.inspect(
+        &mut h4,
+        &at(pkt(17, 1082, true, 0, zeros), 16 * second / 10, 4),
+    );
+    assert_eq!(d.stats().reclaimed, 1);
+    assert_eq!(slot(h4), slot(h2), "flow 2's context");
+    assert_eq!(d.take_reclaimed(), Some(2));
+    assert_eq!(d.take_reclaimed(), None, "given back once");
+    let m = d.meta(h1).expect("flow 1 keeps its metadata");
+    assert_eq!(m.get(Field::HttpHost), Some("a.example"));
+    assert_eq!(
+        d.meta(h5).and_then(|m| m.get(Field::PayloadFlags)),
+        Some("s")
+    );
+    assert_eq!(d.pool.len(), 3, "never grown");
 }
 
 /// A ClientHello cut in two TCP segments is identified with its SNI once whole (out-of-order
@@ -279,7 +354,7 @@ proptest! {
         let (mut d, _) = engine(cfg);
         let mut hs = [NO_HANDLE; 4];
         for (f, up, seq, data, tcp) in &pkts {
-            let p = Packet { ip_proto: if *tcp { 6 } else { 17 }, server_port: [80, 443, 53, 22][*f], client_port: 40000, from_client: *up, seq: *seq, multicast: false, server_ip: crate::NO_ADDR, client_ip: crate::NO_ADDR, payload: data, ts: 0, flow: 0 };
+            let p = Packet { ip_proto: if *tcp { 6 } else { 17 }, server_port: [80, 443, 53, 22][*f], client_port: 40000, from_client: *up, seq: *seq, multicast: false, server_ip: crate::NO_ADDR, client_ip: crate::NO_ADDR, payload: data, ts: 0, flow: 0, owner: 0 };
             let _ = d.inspect(&mut hs[*f], &p);
             let _ = d.meta(hs[*f]).map(|m| m.iter().count());
         }
@@ -288,6 +363,43 @@ proptest! {
         for h in hs.iter_mut() {
             d.release(h);
         }
+    }
+
+    /// With contexts taken from flows that held them long enough (six flows, three contexts,
+    /// time moving by up to 0.8 s a packet), and each owner given back set aside as the engine does: no two flows'
+    /// handles ever name one context, every owner given back held one, the pool never grows,
+    /// and every context is free again once every flow is released.
+    #[test]
+    fn taken_contexts_are_never_shared(
+        pkts in proptest::collection::vec(
+            (0usize..6, any::<bool>(), 0u64..800, proptest::collection::vec(any::<u8>(), 1..40)),
+            0..80),
+    ) {
+        let cfg = DpiConfig { contexts: 3, reclaim_ns: 1_000_000_000, ..DpiConfig::default() };
+        let (mut d, _) = engine(cfg);
+        let mut hs = [NO_HANDLE; 6];
+        let mut ts = 0u64;
+        for (f, junk, step_ms, data) in &pkts {
+            ts += step_ms * 1_000_000;
+            let payload: &[u8] = if *junk { &[0; 18] } else { data };
+            let p = Packet { ip_proto: 17, server_port: 1080 + *f as u16, client_port: 40000, from_client: true, seq: 0, multicast: false, server_ip: crate::NO_ADDR, client_ip: crate::NO_ADDR, payload, ts, flow: *f as u64, owner: *f as u32 };
+            let _ = d.inspect(&mut hs[*f], &p);
+            if let Some(v) = d.take_reclaimed() {
+                let v = v as usize;
+                prop_assert!(v != *f && slot(hs[v]).is_some(), "owner {v} held none");
+                hs[v] = DONE;
+            }
+            let mut held: Vec<usize> = hs.iter().filter_map(|&h| slot(h)).collect();
+            let n = held.len();
+            held.sort_unstable();
+            held.dedup();
+            prop_assert_eq!(held.len(), n, "a context named by two flows: {:?}", hs);
+            prop_assert!(d.pool.len() <= 3);
+        }
+        for h in hs.iter_mut() {
+            d.release(h);
+        }
+        prop_assert_eq!(d.free.len(), d.pool.len());
     }
 }
 
@@ -312,6 +424,7 @@ fn quic_client_hello_over_two_initials() {
         payload: b,
         ts: 0,
         flow: 0,
+        owner: 0,
     };
     assert_eq!(
         d.inspect(&mut h, &p(&one)).map(|l| labels.get(l).master()),

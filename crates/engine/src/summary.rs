@@ -317,6 +317,13 @@ impl Summary {
                 d.no_context
             )?;
         }
+        if d.reclaimed > 0 {
+            writeln!(
+                f,
+                "payload inspection: {} flows gave their context to a new flow (the pool full, held for --dpi-reclaim-after with nothing decided): inspected no further",
+                d.reclaimed
+            )?;
+        }
         if c.capture_errors > 0 {
             writeln!(f, "input errors: {}", c.capture_errors)?;
         }
@@ -334,8 +341,8 @@ impl Summary {
         if d.flows > 0 || d.no_context > 0 {
             writeln!(
                 f,
-                "dpi: {} flows inspected, {} identified, {} ruled out, {} budget spent, {} without a context (pool full), {} packets, {} malformed fields, {} metadata truncated",
-                d.flows, d.identified, d.ruled_out, d.budget_spent, d.no_context, d.packets, d.malformed, d.meta_truncated
+                "dpi: {} flows inspected, {} identified, {} ruled out, {} budget spent, {} without a context (pool full), {} gave theirs up (held long, undecided), {} packets, {} malformed fields, {} metadata truncated",
+                d.flows, d.identified, d.ruled_out, d.budget_spent, d.no_context, d.reclaimed, d.packets, d.malformed, d.meta_truncated
             )?;
             if d.events > 0 || d.events_dropped > 0 {
                 writeln!(

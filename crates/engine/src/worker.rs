@@ -544,6 +544,7 @@ impl<S: RecordSink> Worker<S> {
                     Some(s) => s.ordinal,
                     None => (counted + u64::from(q.idx)) * *id_stride + *id_base,
                 },
+                slot: r.slot(),
             };
             // The observers (`--stats`, `wirespeed inline`; observe/) see the same packet,
             // built for each hook from `q` and `p` (kept across the classifiers' call, its
@@ -567,6 +568,12 @@ impl<S: RecordSink> Worker<S> {
                 };
                 let o = observed(q, batch, &p, r.slot(), first, f.client);
                 obs.packet(&o, f, &mut cx);
+            }
+            // Payload inspection gave this flow the context of a flow that held it long with
+            // nothing decided (a full pool, `--dpi-reclaim-after`): that flow's handle names it
+            // no more.
+            if let Some(v) = stage.dpi.dpi.take_reclaimed() {
+                stage.dpi.lost(&mut table.get_mut(v).ext.dpi);
             }
         }
         // One small sweep step per batch (ΔT/M): no packet ever waits on a full scan.

@@ -295,6 +295,73 @@ fn dpi_contexts_bound_the_flows_inspected_at_once() {
     let _ = std::fs::remove_file(&p);
 }
 
+/// `--dpi-reclaim-after`: eight datagrams no inspector can name fill eight contexts; two
+/// seconds later four DNS queries start. With the default (1 s) each takes a junk flow's context
+/// and is named by payload, and the summary counts the four given up; with 0, or 3 s, none is
+/// inspected, as when the flood held the pool until its flows timed out.
+#[test]
+fn dpi_reclaim_after_lets_flows_after_a_flood_be_inspected() {
+    use wirespeed_capture::PcapWriter;
+    use wirespeed_engine::gen::{FrameBuilder, L4};
+    let p = temp("dpi-reclaim.pcap");
+    let b = FrameBuilder { vlan: 0 };
+    let mut w = PcapWriter::new(std::fs::File::create(&p).unwrap(), 1, true).unwrap();
+    let t0 = 1_700_000_000_000_000_000u64;
+    for i in 0..8u16 {
+        let f = b.ipv4(
+            [192, 0, 2, 1],
+            [198, 51, 100, 1],
+            &L4::Udp {
+                sport: 40_000 + i,
+                dport: 1080 + i,
+                payload: &[0; 18],
+            },
+        );
+        w.write(t0 + u64::from(i), &f, f.len() as u32 + 4).unwrap();
+    }
+    for i in 0..4u16 {
+        // A query for www.example.org, type A.
+        let mut q = vec![0x12, 0x34, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0];
+        q.extend_from_slice(b"\x03www\x07example\x03org\x00\x00\x01\x00\x01");
+        let f = b.ipv4(
+            [192, 0, 2, 2],
+            [198, 51, 100, 53],
+            &L4::Udp {
+                sport: 50_000 + i,
+                dport: 53,
+                payload: &q,
+            },
+        );
+        w.write(t0 + 2_000_000_000 + u64::from(i), &f, f.len() as u32 + 4)
+            .unwrap();
+    }
+    w.finish().unwrap();
+    let named = |extra: &[&str]| {
+        let out = ok(bin()
+            .arg("classify")
+            .arg(&p)
+            .args(["--workers", "1", "--dpi-contexts", "8", "-o", "-"])
+            .args(extra));
+        let dns = String::from_utf8(out.stdout)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap())
+            .filter(|r| r["method"] == "dpi" && r["dns_query"] == "www.example.org")
+            .count();
+        (dns, String::from_utf8(out.stderr).unwrap())
+    };
+    let (four, err) = named(&[]);
+    assert_eq!(four, 4, "{err}");
+    assert!(err.contains("4 flows gave their context"), "{err}");
+    for ms in ["0", "3000"] {
+        let (none, err) = named(&["--dpi-reclaim-after", ms]);
+        assert_eq!(none, 0, "{ms}: {err}");
+        assert!(err.contains("4 flows not inspected"), "{ms}: {err}");
+        assert!(!err.contains("gave their context"), "{ms}: {err}");
+    }
+    let _ = std::fs::remove_file(&p);
+}
+
 /// `--learn-stats` where it could learn nothing is refused, saying what it needs: without the
 /// payload inspection it learns from, or without the statistical classifier that asks it.
 #[test]

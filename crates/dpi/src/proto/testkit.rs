@@ -126,6 +126,7 @@ fn inspect_flow(
             payload,
             ts: 0,
             flow: 0,
+            owner: 0,
         };
         seq[d] = seq[d].wrapping_add(payload.len() as u32);
         if let Some(l) = dpi.inspect(&mut h, &p) {

@@ -53,6 +53,14 @@ impl DpiClassifier {
         }
     }
 
+    /// The flow with `handle` gave its context to another flow (a full pool,
+    /// [`wirespeed_dpi::DpiConfig::reclaim_ns`]): it is inspected no further, and its record
+    /// takes no metadata (it had none).
+    #[inline]
+    pub(crate) fn lost(&self, handle: &mut u32) {
+        *handle = wirespeed_dpi::DONE;
+    }
+
     /// The metadata the flow with `handle` holds, by [`wirespeed_export::META_FIELDS`] index
     /// ("": not seen). A fact of the flow rather than a field this classifier fills: its risks
     /// are judged from it, and its record takes it from there
@@ -138,6 +146,7 @@ impl Classifier for DpiClassifier {
             payload: p.payload,
             ts: p.ts,
             flow: flow.serial,
+            owner: p.slot,
         };
         if let Some(label) = self.dpi.inspect(handle, &pkt) {
             // The packet that names the protocol usually carries the name (ClientHello, request,
@@ -193,8 +202,110 @@ const _: () = assert!(META_COUNT == wirespeed_dpi::Field::COUNT);
 
 #[cfg(test)]
 mod tests {
+    use crate::gen::{FrameBuilder, L4};
+    use crate::{EngineConfig, Worker};
+    use serde_json::Value;
+    use wirespeed_capture::RawPacket;
     use wirespeed_dpi::Field;
-    use wirespeed_export::META_FIELDS;
+    use wirespeed_export::{JsonLinesWriter, META_FIELDS};
+
+    /// A DNS query for www.example.org (type A), as a resolver sends it.
+    fn dns_query() -> Vec<u8> {
+        let mut q = vec![0x12, 0x34, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0];
+        for label in ["www", "example", "org"] {
+            q.push(label.len() as u8);
+            q.extend_from_slice(label.as_bytes());
+        }
+        q.extend_from_slice(&[0, 0, 1, 0, 1]);
+        q
+    }
+
+    /// A pool of four contexts filled by four flows of 18 zero bytes (a flood no inspector can
+    /// name: each leaves inspectors unsure, as the worst case's flows do), then, `later_ns`
+    /// after, a DNS query, then the first junk flow once more. The records by client port and
+    /// the payload-inspection counters.
+    fn flood_then_query(reclaim_ns: u64, later_ns: u64) -> (Vec<Value>, wirespeed_dpi::DpiStats) {
+        let mut cfg = EngineConfig::default();
+        cfg.dpi.contexts = 4;
+        cfg.dpi.reclaim_ns = reclaim_ns;
+        let mut w = Worker::new(cfg, JsonLinesWriter::new(Vec::new(), false), false);
+        let b = FrameBuilder { vlan: 0 };
+        let zeros = [0u8; 18];
+        let junk = |i: u16| {
+            let l4 = L4::Udp {
+                sport: 40_000 + i,
+                dport: 1080 + i,
+                payload: &zeros,
+            };
+            b.ipv4([192, 0, 2, 1], [198, 51, 100, 1], &l4)
+        };
+        let query = dns_query();
+        let dns = b.ipv4(
+            [192, 0, 2, 2],
+            [198, 51, 100, 53],
+            &L4::Udp {
+                sport: 50_000,
+                dport: 53,
+                payload: &query,
+            },
+        );
+        let t0 = 1_700_000_000_000_000_000u64;
+        let mut frames: Vec<(u64, Vec<u8>)> =
+            (0..4).map(|i| (t0 + u64::from(i), junk(i))).collect();
+        frames.push((t0 + later_ns, dns));
+        frames.push((t0 + later_ns + 1_000_000, junk(0)));
+        let batch: Vec<RawPacket<'_>> = frames
+            .iter()
+            .map(|(ts, f)| RawPacket {
+                ts_ns: *ts,
+                wire_len: f.len() as u32,
+                link: 1,
+                iface: 0,
+                data: f,
+            })
+            .collect();
+        w.process_batch(&batch).unwrap();
+        let stats = w.counters().dpi;
+        let out = String::from_utf8(w.finish().unwrap().into_inner().unwrap()).unwrap();
+        let mut recs: Vec<Value> = out
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        recs.sort_by_key(|r| r["src_port"].as_u64());
+        (recs, stats)
+    }
+
+    /// With every context held for the reclaim time by flows with nothing decided, a new flow
+    /// takes the one held longest and is inspected (the query named, with its name); the flow
+    /// that gave it up is inspected no further, and its record takes none of the new flow's
+    /// metadata (its handle was set aside: a stale one would read the query's, or free the
+    /// context under it). Before the reclaim time, or with it 0, the new flow is not inspected,
+    /// as before.
+    #[test]
+    fn a_full_pool_gives_an_undecided_flows_context_to_a_new_flow() {
+        let second = 1_000_000_000;
+        let (recs, st) = flood_then_query(second, 2 * second);
+        assert_eq!(recs.len(), 5, "{recs:?}");
+        let query = recs.iter().find(|r| r["src_port"] == 50_000).unwrap();
+        assert_eq!(query["method"], "dpi", "{query}");
+        assert_eq!(query["master"], "DNS", "{query}");
+        assert_eq!(query["dns_query"], "www.example.org", "{query}");
+        assert_eq!((st.reclaimed, st.no_context), (1, 0), "{st:?}");
+        let victim = recs.iter().find(|r| r["src_port"] == 40_000).unwrap();
+        assert_eq!(victim["c2s_pkts"], 2, "{victim}");
+        assert!(victim["dns_query"].is_null(), "{victim}");
+        assert_ne!(victim["method"], "dpi", "{victim}");
+        // The others kept theirs.
+        assert_eq!(st.flows, 5, "{st:?}");
+
+        for (reclaim, later) in [(second, second / 2), (0, 2 * second)] {
+            let (recs, st) = flood_then_query(reclaim, later);
+            let query = recs.iter().find(|r| r["src_port"] == 50_000).unwrap();
+            assert_ne!(query["method"], "dpi", "{reclaim} {later}: {query}");
+            assert!(query["dns_query"].is_null(), "{query}");
+            assert_eq!((st.reclaimed, st.no_context), (0, 1), "{st:?}");
+        }
+    }
 
     /// The parser crate and the record agree on the metadata fields and their order.
     #[test]

@@ -121,6 +121,9 @@ pub struct PacketView<'a> {
     /// worker and no stamps, its number among the worker's packets): the same whatever the
     /// number of workers, so what is decided by it ([`crate::expect`]'s aging) is too.
     pub ordinal: u64,
+    /// The flow's slot in the worker's flow table (payload inspection's name for the flow
+    /// whose context another may take: [`wirespeed_dpi::Dpi::take_reclaimed`]).
+    pub slot: u32,
 }
 
 /// What a hook may do with its flow's classification: offer verdicts and publish facts, which

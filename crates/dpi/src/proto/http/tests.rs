@@ -138,6 +138,7 @@ fn named(port: u16, pkts: &[(bool, &[u8])]) -> Option<String> {
             payload,
             ts: 0,
             flow: 0,
+            owner: 0,
         };
         seq[d] = seq[d].wrapping_add(payload.len() as u32);
         if let Some(l) = dpi.inspect(&mut h, &p) {
