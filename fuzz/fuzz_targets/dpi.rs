@@ -120,6 +120,7 @@ fuzz_target!(|data: &[u8]| {
             payload: chunk,
             ts: i as u64,
             flow: 1,
+            owner: 1,
         };
         let _ = dpi.inspect(&mut h, &p);
         take(&mut dpi);
