@@ -15,8 +15,10 @@
 //!
 //! * At most [`DpiConfig::contexts`] flows hold a context at once (each a fixed-size
 //!   [`Meta`] area of [`META_BYTES`] plus a few dozen bytes of state); when the pool is empty a
-//!   new flow is not inspected and [`DpiStats::no_context`] counts it. A context whose flow ended
-//!   inspection with no metadata is returned to the pool at once.
+//!   new flow takes the context of a flow that has held one for [`DpiConfig::reclaim_ns`] with
+//!   nothing decided or kept ([`DpiStats::reclaimed`], [`Dpi::take_reclaimed`]), else it is not
+//!   inspected and [`DpiStats::no_context`] counts it. A context whose flow ended inspection
+//!   with no metadata is returned to the pool at once.
 //! * Metadata values are copied into the flow's [`Meta`] area, each truncated to its field's cap
 //!   ([`Field::cap`]), written as tshark shows text (valid UTF-8 kept, control characters as
 //!   `\ooo`, invalid sequences as U+FFFD). Nothing is allocated per packet.
