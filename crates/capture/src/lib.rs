@@ -54,6 +54,19 @@ pub struct RawPacket<'a> {
     pub data: &'a [u8],
 }
 
+impl<'a> RawPacket<'a> {
+    /// An Ethernet frame captured whole at `ts_ns` (tests and generators that build frames).
+    pub fn ethernet(ts_ns: u64, data: &'a [u8]) -> Self {
+        RawPacket {
+            ts_ns,
+            wire_len: data.len() as u32,
+            link: 1,
+            iface: 0,
+            data,
+        }
+    }
+}
+
 impl RawPacket<'static> {
     /// No packet: fills a batch's slots before they are written (a batch on the stack).
     pub const EMPTY: RawPacket<'static> = RawPacket {

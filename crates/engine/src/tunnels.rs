@@ -160,13 +160,7 @@ mod tests {
         let batch: Vec<RawPacket<'_>> = frames
             .iter()
             .enumerate()
-            .map(|(i, f)| RawPacket {
-                ts_ns: 1_000_000_000 * (i as u64 + 1),
-                wire_len: f.len() as u32,
-                link: 1,
-                iface: 0,
-                data: f,
-            })
+            .map(|(i, f)| RawPacket::ethernet(1_000_000_000 * (i as u64 + 1), f))
             .collect();
         w.process_batch(&batch).unwrap();
         let c = w.counters();

@@ -256,13 +256,7 @@ mod tests {
         frames.push((t0 + later_ns + 1_000_000, junk(0)));
         let batch: Vec<RawPacket<'_>> = frames
             .iter()
-            .map(|(ts, f)| RawPacket {
-                ts_ns: *ts,
-                wire_len: f.len() as u32,
-                link: 1,
-                iface: 0,
-                data: f,
-            })
+            .map(|(ts, f)| RawPacket::ethernet(*ts, f))
             .collect();
         w.process_batch(&batch).unwrap();
         let stats = w.counters().dpi;

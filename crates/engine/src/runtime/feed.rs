@@ -299,13 +299,7 @@ mod tests {
             let b: Vec<RawPacket<'_>> = self
                 .frames
                 .iter()
-                .map(|f| RawPacket {
-                    ts_ns: 1_700_000_000_000_000_000,
-                    wire_len: f.len() as u32,
-                    link: 1,
-                    iface: 0,
-                    data: f,
-                })
+                .map(|f| RawPacket::ethernet(1_700_000_000_000_000_000, f))
                 .collect();
             each(&b, &mut [])?;
             Ok(b.len() as u64)
@@ -398,13 +392,7 @@ mod tests {
         let fb = frames();
         let b: Vec<RawPacket<'_>> = fb
             .iter()
-            .map(|f| RawPacket {
-                ts_ns: 1_700_000_000_000_000_000,
-                wire_len: f.len() as u32,
-                link: 1,
-                iface: 0,
-                data: f,
-            })
+            .map(|f| RawPacket::ethernet(1_700_000_000_000_000_000, f))
             .collect();
         w.process_batch(&b).unwrap();
         w.snapshot_into(&mut p.slot(0).unwrap().lock().unwrap());
