@@ -82,32 +82,42 @@ fn index(text: &[u8]) -> usize {
 }
 
 /// The digest memos of one worker's inspectors: JA4's hashed lists (SHA-256, 12 hex digits),
-/// JA3's text (MD5, 32 hex digits), and HMAC-SHA-256 keyed with each QUIC version's Initial
-/// salt.
+/// JA3's text (MD5, 32 hex digits), QUIC's client Initial keys by version and connection id,
+/// and HMAC-SHA-256 keyed with each QUIC version's Initial salt.
 #[derive(Default)]
 pub struct Digests {
     /// JA4's cipher list and extension/signature list texts.
     pub ja4: Memo<256, 12>,
     /// JA3's whole text.
     pub ja3: Memo<384, 32>,
-    /// HMAC-SHA-256 keyed with a QUIC Initial salt, by salt: an HKDF-Extract of a client's
-    /// connection id (RFC 9001 §5.2) starts from a copy, which saves the key's two SHA-256
-    /// blocks of every Initial (of 16).
-    salts: arrayvec::ArrayVec<(&'static [u8; 20], Hmac<Sha256>), MAX_SALTS>,
+    /// A QUIC client's Initial keys (key, IV and header-protection key: 44 bytes) by the
+    /// version (4 bytes) and the client's first destination connection id (at most 20): every
+    /// Initial of a connection, and a ClientHello over two Initials, is protected with the
+    /// same keys (RFC 9001 §5.2), whose derivation is 14 SHA-256 blocks. Corpus: 406 client
+    /// Initials of 205 connection ids.
+    pub quic: Memo<24, 44>,
+    /// HMAC-SHA-256 keyed with each QUIC Initial salt.
+    pub(crate) salts: Salts,
 }
+
+/// HMAC-SHA-256 keyed with a QUIC Initial salt, by salt: an HKDF-Extract of a client's
+/// connection id (RFC 9001 §5.2) starts from a copy, which saves the key's two SHA-256 blocks of
+/// every derivation (of 16).
+#[derive(Default)]
+pub(crate) struct Salts(arrayvec::ArrayVec<(&'static [u8; 20], Hmac<Sha256>), MAX_SALTS>);
 
 /// Salts kept keyed (the QUIC versions' salts are fewer).
 const MAX_SALTS: usize = 8;
 
-impl Digests {
+impl Salts {
     /// HMAC-SHA-256 keyed with `salt`, ready for the message (None never: HMAC takes keys
     /// of any length).
     pub(crate) fn keyed(&mut self, salt: &'static [u8; 20]) -> Option<Hmac<Sha256>> {
-        if let Some((_, mac)) = self.salts.iter().find(|(s, _)| *s == salt) {
+        if let Some((_, mac)) = self.0.iter().find(|(s, _)| *s == salt) {
             return Some(mac.clone());
         }
         let mac = <Hmac<Sha256> as hmac::Mac>::new_from_slice(salt).ok()?;
-        let _ = self.salts.try_push((salt, mac.clone()));
+        let _ = self.0.try_push((salt, mac.clone()));
         Some(mac)
     }
 }

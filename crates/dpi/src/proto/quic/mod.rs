@@ -108,26 +108,62 @@ fn expand_label(prk: &hkdf::Hkdf<sha2::Sha256>, label: &[u8], out: &mut [u8]) ->
     prk.expand(info.as_bytes(), out).ok()
 }
 
-/// Client Initial keys: (key, iv, header-protection key).
+/// Client Initial keys: (key, iv, header-protection key), from the worker's memo when this
+/// version and connection id were seen before ([`Digests::quic`]).
 pub fn client_keys(
     version: u32,
     dcid: &[u8],
     digests: &mut Digests,
 ) -> Option<([u8; 16], [u8; 12], [u8; 16])> {
+    let salt = salt(version)?;
+    let mut text = ArrayVec::<u8, 24>::new();
+    text.try_extend_from_slice(&version.to_be_bytes()).ok()?;
+    let keys = match text.try_extend_from_slice(dcid) {
+        // (A connection id longer than 20 bytes is no QUIC v1's: derived, not kept.)
+        Err(_) => derive(salt, version, dcid, &mut digests.salts)?,
+        Ok(()) => {
+            let salts = &mut digests.salts;
+            // Derivation cannot fail for these lengths; were it to, zero keys open nothing.
+            let keys = digests.quic.get(&text, |_| {
+                derive(salt, version, dcid, salts).unwrap_or([0; 44])
+            });
+            if keys == [0; 44] {
+                return None;
+            }
+            keys
+        }
+    };
+    let (mut k, mut iv, mut hp) = ([0u8; 16], [0u8; 12], [0u8; 16]);
+    k.copy_from_slice(keys.get(..16)?);
+    iv.copy_from_slice(keys.get(16..28)?);
+    hp.copy_from_slice(keys.get(28..44)?);
+    Some((k, iv, hp))
+}
+
+/// The client Initial keys of `version` (whose salt is `salt`) and connection id `dcid`
+/// (RFC 9001 §5.2), as one 44-byte string: key, IV, header-protection key.
+fn derive(
+    salt: &'static [u8; 20],
+    version: u32,
+    dcid: &[u8],
+    salts: &mut crate::memo::Salts,
+) -> Option<[u8; 44]> {
     use hmac::Mac;
     // HKDF-Extract (RFC 5869 §2.2): HMAC keyed with the salt, of the connection id.
-    let mut mac = digests.keyed(salt(version)?)?;
+    let mut mac = salts.keyed(salt)?;
     mac.update(dcid);
     let initial = hkdf::Hkdf::<sha2::Sha256>::from_prk(&mac.finalize().into_bytes()).ok()?;
     let mut secret = [0u8; 32];
     expand_label(&initial, b"client in", &mut secret)?;
     let c = hkdf::Hkdf::<sha2::Sha256>::from_prk(&secret).ok()?;
     let v2 = version == V2;
-    let (mut k, mut iv, mut hp) = ([0u8; 16], [0u8; 12], [0u8; 16]);
-    expand_label(&c, if v2 { b"quicv2 key" } else { b"quic key" }, &mut k)?;
-    expand_label(&c, if v2 { b"quicv2 iv" } else { b"quic iv" }, &mut iv)?;
-    expand_label(&c, if v2 { b"quicv2 hp" } else { b"quic hp" }, &mut hp)?;
-    Some((k, iv, hp))
+    let mut keys = [0u8; 44];
+    let (k, rest) = keys.split_at_mut(16);
+    let (iv, hp) = rest.split_at_mut(12);
+    expand_label(&c, if v2 { b"quicv2 key" } else { b"quic key" }, k)?;
+    expand_label(&c, if v2 { b"quicv2 iv" } else { b"quic iv" }, iv)?;
+    expand_label(&c, if v2 { b"quicv2 hp" } else { b"quic hp" }, hp)?;
+    Some(keys)
 }
 
 /// A QUIC variable-length integer.

@@ -8,13 +8,38 @@ fn hex(s: &str) -> Vec<u8> {
 /// RFC 9001 Appendix A.1: client Initial keys for DCID 0x8394c8f03e515708.
 #[test]
 fn rfc9001_client_initial_keys() {
-    // Twice: the second from the salt's keyed state kept by the first.
+    // Three times: the second from the salt's keyed state and the memo the first filled, the
+    // third derived again from the keyed state alone (memo emptied).
     let mut digests = Digests::default();
-    for _ in 0..2 {
+    for round in 0..3 {
+        if round == 2 {
+            digests.quic = Default::default();
+        }
         let (k, iv, hp) = client_keys(V1, &hex("8394c8f03e515708"), &mut digests).unwrap();
         assert_eq!(k.to_vec(), hex("1f369613dd76d5467730efcbe3b1a22d"));
         assert_eq!(iv.to_vec(), hex("fa044b2f42a3fd3b46fb255c"));
         assert_eq!(hp.to_vec(), hex("9f50449e04a0e810283a1e9933adedd2"));
+        assert_eq!(digests.quic.hits, u64::from(round == 1), "round {round}");
+    }
+}
+
+proptest::proptest! {
+    /// Keys from the worker's memo are the keys derived afresh, whatever connection ids and
+    /// versions come in whatever order (slots shared, ids longer than a slot holds, a version
+    /// with no salt).
+    #[test]
+    fn memo_keys_are_the_derived_keys(
+        ids in proptest::collection::vec(proptest::collection::vec(proptest::prelude::any::<u8>(), 0..24), 1..40),
+        order in proptest::collection::vec((proptest::prelude::any::<proptest::sample::Index>(), 0usize..3), 1..120),
+    ) {
+        let versions = [V1, 0xff00_001d, 0x0bad_cafe];
+        let mut memo = Digests::default();
+        for (ix, v) in order {
+            let id = ix.get(&ids);
+            let fresh = client_keys(versions[v], id, &mut Digests::default());
+            proptest::prop_assert_eq!(client_keys(versions[v], id, &mut memo), fresh);
+            proptest::prop_assert_eq!(fresh.is_some(), v < 2);
+        }
     }
 }
 
