@@ -55,7 +55,7 @@ type Classified<'py> = (
     hosts=None, networks=None, signatures=None, patterns=None, model=None, model_bytes=None,
     no_model=false, tcp_timeout=None, udp_timeout=None, other_timeout=None,
     closed_timeout=None, active_timeout=None, max_flows=1 << 20, features=false,
-    community_id=false, tunnels=true, columns=None, dpi_contexts=1 << 16,
+    community_id=false, tunnels=true, columns=None, dpi_contexts=1 << 16, dpi_reclaim_after=1000,
     learn_stats=false
 ))]
 #[allow(clippy::too_many_arguments)]
@@ -84,6 +84,7 @@ fn classify<'py>(
     tunnels: bool,
     columns: Option<Vec<String>>,
     dpi_contexts: i64,
+    dpi_reclaim_after: i64,
     learn_stats: bool,
 ) -> PyResult<Classified<'py>> {
     let t = [
@@ -113,6 +114,7 @@ fn classify<'py>(
         columns
     );
     o.dpi_contexts = dpi_contexts;
+    o.dpi_reclaim_after = dpi_reclaim_after;
     o.learn_stats = learn_stats;
     let p = py.detach(|| prepare_files(paths, &o))?;
     let schema = wirespeed_export::arrow::schema(&p.cols);
@@ -338,7 +340,7 @@ fn start_stream(py: Python<'_>, p: Prepared, rows: i64) -> PyResult<Stream> {
     rules=None, hosts=None, networks=None, signatures=None, patterns=None, model=None,
     model_bytes=None, no_model=false, tcp_timeout=None, udp_timeout=None, other_timeout=None,
     closed_timeout=None, active_timeout=None, max_flows=1 << 20, features=false,
-    community_id=false, tunnels=true, columns=None, dpi_contexts=1 << 16,
+    community_id=false, tunnels=true, columns=None, dpi_contexts=1 << 16, dpi_reclaim_after=1000,
     learn_stats=false
 ))]
 #[allow(clippy::too_many_arguments)]
@@ -368,6 +370,7 @@ fn stream_files(
     tunnels: bool,
     columns: Option<Vec<String>>,
     dpi_contexts: i64,
+    dpi_reclaim_after: i64,
     learn_stats: bool,
 ) -> PyResult<Stream> {
     let t = [
@@ -397,6 +400,7 @@ fn stream_files(
         columns
     );
     o.dpi_contexts = dpi_contexts;
+    o.dpi_reclaim_after = dpi_reclaim_after;
     o.learn_stats = learn_stats;
     let p = py.detach(|| prepare_files(paths, &o))?;
     start_stream(py, p, batch_rows)
@@ -412,7 +416,7 @@ fn stream_files(
     classifiers=String::from("all"), stats=Vec::new(), rules=None, hosts=None, networks=None,
     signatures=None, patterns=None, model=None, model_bytes=None, no_model=false,
     tcp_timeout=None, udp_timeout=None, other_timeout=None, closed_timeout=None,
-    active_timeout=None, max_flows=1 << 20, features=false, community_id=false, tunnels=true, columns=None, dpi_contexts=1 << 16,
+    active_timeout=None, max_flows=1 << 20, features=false, community_id=false, tunnels=true, columns=None, dpi_contexts=1 << 16, dpi_reclaim_after=1000,
     learn_stats=false
 ))]
 #[allow(clippy::too_many_arguments)]
@@ -444,6 +448,7 @@ fn stream_live(
     tunnels: bool,
     columns: Option<Vec<String>>,
     dpi_contexts: i64,
+    dpi_reclaim_after: i64,
     learn_stats: bool,
 ) -> PyResult<Stream> {
     let t = [
@@ -473,6 +478,7 @@ fn stream_live(
         columns
     );
     o.dpi_contexts = dpi_contexts;
+    o.dpi_reclaim_after = dpi_reclaim_after;
     o.learn_stats = learn_stats;
     let p = py.detach(|| prepare_live(interfaces, filter, duration, &o))?;
     start_stream(py, p, batch_rows)

@@ -113,6 +113,9 @@ pub(crate) struct Options {
     pub(crate) columns: Option<Vec<String>>,
     /// Payload-inspection contexts a worker (`dpi_contexts=`, as `--dpi-contexts`).
     pub(crate) dpi_contexts: i64,
+    /// Milliseconds after which a full pool gives a flow's undecided context to a new flow
+    /// (`dpi_reclaim_after=`, as `--dpi-reclaim-after`; 0: never).
+    pub(crate) dpi_reclaim_after: i64,
     /// The statistical model learns from the link (`learn_stats=`, as `--learn-stats`).
     pub(crate) learn_stats: bool,
 }
@@ -252,6 +255,12 @@ pub(crate) fn config(
             o.dpi_contexts
         )));
     }
+    if o.dpi_reclaim_after < 0 {
+        return Err(Failure::Value(format!(
+            "dpi_reclaim_after must be 0 (never) or a number of milliseconds, got {}",
+            o.dpi_reclaim_after
+        )));
+    }
     let rules = load_rules(o)?;
     let mut cfg = EngineConfig {
         flow: FlowConfig {
@@ -270,6 +279,7 @@ pub(crate) fn config(
         ..EngineConfig::with_rules(Arc::new(rules))
     };
     cfg.dpi.contexts = o.dpi_contexts as usize;
+    cfg.dpi.reclaim_ns = (o.dpi_reclaim_after as u64).saturating_mul(1_000_000);
     if o.learn_stats {
         // The command line's default weight of a link flow against the shipped prior.
         cfg.learn.stats_weight = wirespeed_engine::learn::LearnConfig::LINK_WEIGHT;
@@ -386,6 +396,7 @@ macro_rules! options {
             tunnels: $tunnels,
             columns: $columns,
             dpi_contexts: 1 << 16,
+            dpi_reclaim_after: 1000,
             learn_stats: false,
         }
     };

@@ -1,8 +1,8 @@
 """wirespeed.classify(columns=...): the kept columns only, in the record's order whatever the
 order named, each equal to the same column of the whole table (labels included: what a run
 does not compute for the columns it drops changes nothing else); an unknown name is a
-ValueError naming it. And the other options that change what is computed, learn_stats and
-dpi_contexts, against the command line."""
+ValueError naming it. And the other options that change what is computed, learn_stats,
+dpi_contexts and dpi_reclaim_after, against the command line."""
 
 from __future__ import annotations
 
@@ -145,3 +145,58 @@ def test_learn_stats_without_what_it_learns_from_is_a_value_error(corpus):
         classify(subset(corpus), learn_stats=True, classifiers="dpi,port")
     with pytest.raises(ValueError, match="learn_stats.*dpi and stats"):
         classify(subset(corpus), learn_stats=True, classifiers="port,stats")
+
+
+def _flood_then_queries(path) -> None:
+    """A pcap (Ethernet, microseconds): eight UDP datagrams of 18 zero bytes no inspector can
+    name, then, two seconds later, four DNS queries for www.example.org (type A), each its own
+    flow. Written here byte by byte (IPv4 and UDP checksums left 0: allowed for UDP)."""
+    import struct
+
+    def frame(src, dst, sport, dport, payload):
+        udp = struct.pack("!HHHH", sport, dport, 8 + len(payload), 0) + payload
+        ip = struct.pack(
+            "!BBHHHBBH4s4s", 0x45, 0, 20 + len(udp), 0, 0, 64, 17, 0, bytes(src), bytes(dst)
+        )
+        ethernet = bytes.fromhex("020000000002" "020000000001" "0800")
+        return ethernet + ip + udp
+
+    query = bytes.fromhex("123401000001000000000000") + b"\x03www\x07example\x03org\x00"
+    query += b"\x00\x01\x00\x01"
+    junk = [
+        frame([192, 0, 2, 1], [198, 51, 100, 1], 40000 + i, 1080 + i, bytes(18)) for i in range(8)
+    ]
+    dns = [frame([192, 0, 2, 2], [198, 51, 100, 53], 50000 + i, 53, query) for i in range(4)]
+    packets = [(0, i, f) for i, f in enumerate(junk)] + [(2, i, f) for i, f in enumerate(dns)]
+    out = struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, 1)
+    for sec, usec, f in packets:
+        out += struct.pack("<IIII", 1_700_000_000 + sec, usec, len(f), len(f)) + f
+    path.write_bytes(out)
+
+
+def test_dpi_reclaim_after_is_the_command_lines(cli, tmp_path):
+    """``dpi_reclaim_after`` as ``--dpi-reclaim-after``: with eight contexts taken by flows no
+    inspector names, the four DNS queries that start two seconds later take their contexts and
+    are named by payload with the default (1,000 ms), none is with 0 or 3,000; the same rows as
+    the command line's in each case. A negative value is a ValueError, a str a TypeError."""
+    pcap = tmp_path / "flood.pcap"
+    _flood_then_queries(pcap)
+    out = tmp_path / "records.json"
+    for ms, named in ((None, 4), (0, 0), (3000, 0)):
+        kwargs = {} if ms is None else dict(dpi_reclaim_after=ms)
+        flags = [] if ms is None else ["--dpi-reclaim-after", str(ms)]
+        table = classify([pcap], workers=1, dpi_contexts=8, **kwargs)
+        rows = table.select(["pcap", "flow_id", "proto", "method", "dns_query"]).to_pylist()
+        dns = [r for r in rows if r["method"] == "dpi" and r["dns_query"] == "www.example.org"]
+        assert len(dns) == named, (ms, rows)
+        r = cli.run(
+            ["classify", str(pcap), "--with-source", "--workers", "1", "--dpi-contexts", "8"]
+            + ["-o", str(out), "-q", *flags]
+        )
+        assert r.returncode in (0, 1), r.stderr
+        want = _labels(json.loads(line) for line in out.read_text().splitlines())
+        assert _labels(table.select(["pcap", "flow_id", "proto", "method"]).to_pylist()) == want
+    with pytest.raises(ValueError, match="dpi_reclaim_after"):
+        classify([pcap], dpi_reclaim_after=-1)
+    with pytest.raises(TypeError, match="dpi_reclaim_after"):
+        classify([pcap], dpi_reclaim_after="1s")

@@ -197,12 +197,14 @@ def _record_options(
     columns: object = None,
     learn_stats: object = False,
     dpi_contexts: object = 1 << 16,
+    dpi_reclaim_after: object = 1000,
 ) -> dict:
     """The options of runs that give flow records (classify, stream), their types checked."""
     return dict(
         columns=None if columns is None else _names(columns, "columns"),
         learn_stats=_bool(learn_stats, "learn_stats"),
         dpi_contexts=_int(dpi_contexts, "dpi_contexts"),
+        dpi_reclaim_after=_int(dpi_reclaim_after, "dpi_reclaim_after"),
         patterns=_opt_path(patterns, "patterns"),
         active_timeout=_seconds(active_timeout, "active_timeout"),
         stats=_names(stats, "stats"),
@@ -242,6 +244,7 @@ def classify(
     columns: Union[str, Sequence[str], None] = None,
     learn_stats: bool = False,
     dpi_contexts: int = 1 << 16,
+    dpi_reclaim_after: int = 1000,
 ) -> pa.Table:
     """Classify every flow of capture files; one row per flow record, as a ``pyarrow.Table``.
 
@@ -317,7 +320,14 @@ def classify(
         it stood before that flow taught it.
     dpi_contexts
         Payload-inspection contexts per worker, as ``--dpi-contexts`` (about 1 KiB each): a
-        flow that starts while all are taken is not inspected (``summary`` counts them).
+        flow that starts while all are taken takes the context of a flow that has held one for
+        ``dpi_reclaim_after`` with nothing decided, else is not inspected (``summary`` counts
+        both).
+    dpi_reclaim_after
+        Milliseconds of capture time, as ``--dpi-reclaim-after`` (default 1000; 0: never): with
+        every context taken, a flow whose payload inspection has decided and kept nothing for
+        this long gives its context to a new flow and is inspected no further, so a flood of
+        flows no inspector can name does not keep the flows after it from being inspected.
 
     Raises
     ------
@@ -367,6 +377,7 @@ def classify(
             columns=columns,
             learn_stats=learn_stats,
             dpi_contexts=dpi_contexts,
+            dpi_reclaim_after=dpi_reclaim_after,
         ),
     )
     _warn(warned)
@@ -467,6 +478,7 @@ def stream(
     columns: Union[str, Sequence[str], None] = None,
     learn_stats: bool = False,
     dpi_contexts: int = 1 << 16,
+    dpi_reclaim_after: int = 1000,
 ) -> FlowStream:
     """The records of capture files or of live interfaces as an iterator of
     ``pyarrow.RecordBatch``, handed over as flows end: an endless link never fills memory.
@@ -515,6 +527,7 @@ def stream(
         columns=columns,
         learn_stats=learn_stats,
         dpi_contexts=dpi_contexts,
+        dpi_reclaim_after=dpi_reclaim_after,
     )
     rows = _int(batch_rows, "batch_rows")
     if interface is None:

@@ -43,6 +43,7 @@ def classify(
     columns: Union[str, Sequence[str], None] = None,
     learn_stats: bool = False,
     dpi_contexts: int = 65536,
+    dpi_reclaim_after: int = 1000,
 ) -> pa.Table:
     """Classify every flow of capture files (a file, a directory, or a list of them); one row
     per flow record, typed as the Parquet output (docs/SCHEMA.md), in ``flow_id`` order.
@@ -96,6 +97,7 @@ def stream(
     columns: Union[str, Sequence[str], None] = None,
     learn_stats: bool = False,
     dpi_contexts: int = 65536,
+    dpi_reclaim_after: int = 1000,
 ) -> FlowStream:
     """The records of capture files (``source``) or live interfaces (``interface``, root) as
     an iterator of record batches, handed over as flows end, in bounded memory."""

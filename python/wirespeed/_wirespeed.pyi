@@ -29,6 +29,7 @@ def classify(
     tunnels: bool = True,
     columns: Optional[list[str]] = None,
     dpi_contexts: int = 65536,
+    dpi_reclaim_after: int = 1000,
     learn_stats: bool = False,
 ) -> tuple[object, list[tuple[str, str]], list[tuple[str, int]]]:
     """Every record of ``paths`` as an Arrow C stream (a PyCapsule named

@@ -72,8 +72,8 @@ pub struct DpiStats {
     pub ruled_out: u64,
     /// Flows not inspected because the context pool was empty.
     pub no_context: u64,
-    /// Contexts a new flow took from a flow quiet for [`DpiConfig::reclaim_ns`] with nothing
-    /// decided: that flow was inspected no further.
+    /// Contexts a new flow took from a flow that had held one for [`DpiConfig::reclaim_ns`]
+    /// with nothing decided: that flow was inspected no further.
     pub reclaimed: u64,
     /// Packets shown to inspectors.
     pub packets: u64,
