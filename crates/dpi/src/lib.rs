@@ -84,8 +84,8 @@ pub use contract::{
 pub use memo::Digests;
 pub use meta::{Field, Meta, META_BYTES};
 pub use pool::{
-    inspection_over, is_done, payload_signature, Dpi, DpiConfig, DpiStats, Packet, DONE, NO_HANDLE,
-    RULED_OUT,
+    holds_context, inspection_over, is_done, payload_signature, Dpi, DpiConfig, DpiStats, Packet,
+    DONE, NO_HANDLE, RULED_OUT,
 };
 pub use rules::{DpiRules, RulesError};
 pub use schedule::{probe_each, MAX_INSPECTORS};

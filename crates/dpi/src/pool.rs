@@ -197,6 +197,13 @@ pub fn payload_signature(d: &[u8]) -> u8 {
     0
 }
 
+/// Does the flow with this handle hold a context (so it may hold metadata: [`Dpi::meta`] is
+/// None for every handle that holds none)?
+#[inline]
+pub fn holds_context(handle: u32) -> bool {
+    slot(handle).is_some()
+}
+
 /// The pool slot of a handle that has one.
 #[inline]
 pub(crate) fn slot(handle: u32) -> Option<usize> {

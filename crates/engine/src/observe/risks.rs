@@ -108,6 +108,8 @@ pub(crate) struct FlowFacts<'a> {
     /// The flow's payload metadata, by [`wirespeed_export::META_FIELDS`] index ("": not seen;
     /// [`metadata`]).
     meta: &'a [&'a str; META_COUNT],
+    /// The flow holds a payload-inspection context: without one `meta` is all empty.
+    any_meta: bool,
     tracked: Tracked,
 }
 
@@ -131,6 +133,7 @@ impl<'a> FlowFacts<'a> {
             pkts: [f.pkts[c.index()], f.pkts[s.index()]],
             bytes: [f.bytes[c.index()], f.bytes[s.index()]],
             meta,
+            any_meta: wirespeed_dpi::holds_context(f.ext.dpi),
             tracked: Tracked::of(f, seen.entropy),
         }
     }
@@ -191,15 +194,9 @@ impl Tracked {
 pub(crate) fn of(f: &FlowFacts<'_>, rules: &Rules) -> RiskSet {
     let t = &f.tracked;
     let l = rules.labels().get(f.label);
-    let m = |i: usize| Some(f.meta[i]).filter(|v| !v.is_empty());
-    let num = |i: usize| m(i).and_then(|v| v.parse::<u16>().ok());
-    // `http_flags` letters (absent: none of them seen; most flows have none).
-    let flags = f.meta[HTTP_FLAGS].as_bytes();
-    let flag = |c: u8| Some(!flags.is_empty() && flags.contains(&c));
-    let has = |i: usize, c: u8| f.meta[i].as_bytes().contains(&c);
     let dpi = f.method == Some(Method::Dpi);
     let learned = f.method.is_some_and(|m| m.is_learned());
-    let mut set = assess(&RiskFacts {
+    let mut facts = RiskFacts {
         kind: rules.risk_kind(f.label),
         l4: f.l4,
         client_port: f.client_port,
@@ -218,46 +215,19 @@ pub(crate) fn of(f: &FlowFacts<'_>, rules: &Rules) -> RiskSet {
         c2s_bytes: f.bytes[0],
         s2c_packets: f.pkts[1],
         s2c_bytes: f.bytes[1],
-        sni: m(SNI),
-        alpn: m(ALPN),
-        tls_version: m(TLS_VERSION),
-        ja4: m(JA4),
-        http_method: m(HTTP_METHOD),
-        http_host: m(HTTP_HOST),
-        url: m(URL),
-        user_agent: m(USER_AGENT),
-        http_status: num(HTTP_STATUS),
-        dns_query: m(DNS_QUERY),
-        dns_rcode: num(DNS_RCODE),
-        ssh_client: m(SSH_CLIENT),
-        ssh_server: m(SSH_SERVER),
-        tls_cert_subject: m(CERT_SUBJECT),
-        tls_cert_issuer: m(CERT_ISSUER),
-        tls_cipher: num(TLS_CIPHER),
-        dns_names: m(DNS_NAMES),
         c2s_tcp_flags: t.tcp_flags[0],
         s2c_tcp_flags: t.tcp_flags[1],
         c2s_payload: t.payload[0],
         s2c_payload: t.payload[1],
         tcp_odd_flags: t.odd,
-        http_content_type: m(HTTP_CONTENT_TYPE),
-        http_server: m(HTTP_SERVER),
-        http_exe_attachment: flag(b'a'),
-        http_data_attachment: flag(b'd'),
-        http_body_binary: flag(b'b'),
-        http_exe_body: flag(b'e'),
-        http_susp_header_name: flag(b'h'),
-        http_server_nonprint: flag(b's'),
-        tls_esni: has(TLS_FLAGS, b'e'),
-        gquic_chlo: has(TLS_FLAGS, b'h'),
-        tls_webrtc: has(TLS_FLAGS, b'w'),
-        dns_malformed: has(DNS_FLAGS, b'm'),
-        dns_invalid_chars: has(DNS_FLAGS, b'i'),
-        dns_error_code: has(DNS_FLAGS, b'e'),
+        // `http_flags` letters: none seen (the metadata below says otherwise).
+        http_exe_attachment: Some(false),
+        http_data_attachment: Some(false),
+        http_body_binary: Some(false),
+        http_exe_body: Some(false),
+        http_susp_header_name: Some(false),
+        http_server_nonprint: Some(false),
         icmp_malformed: t.icmp_malformed,
-        payload_script: has(PAYLOAD_FLAGS, b's'),
-        payload_executable: has(PAYLOAD_FLAGS, b'e'),
-        dns_zero_ttl: has(DNS_FLAGS, b'z'),
         // Only "high" matters to the rule: a value at the bound stands for all of them.
         payload_entropy: t
             .entropy
@@ -269,7 +239,55 @@ pub(crate) fn of(f: &FlowFacts<'_>, rules: &Rules) -> RiskSet {
         entropy_before_dpi: t.entropy.before_dpi() && !learned,
         verdict_learned: learned,
         ..RiskFacts::default()
-    });
+    };
+    // The metadata's facts, read only where there can be some (a flow without a payload
+    // inspection context has none: most flows of a flood, ~100 instructions a record).
+    if f.any_meta {
+        let m = |i: usize| Some(f.meta[i]).filter(|v| !v.is_empty());
+        let num = |i: usize| m(i).and_then(|v| v.parse::<u16>().ok());
+        // `http_flags` letters (absent: none of them seen; most flows have none).
+        let flags = f.meta[HTTP_FLAGS].as_bytes();
+        let flag = |c: u8| Some(!flags.is_empty() && flags.contains(&c));
+        let has = |i: usize, c: u8| f.meta[i].as_bytes().contains(&c);
+        facts = RiskFacts {
+            sni: m(SNI),
+            alpn: m(ALPN),
+            tls_version: m(TLS_VERSION),
+            ja4: m(JA4),
+            http_method: m(HTTP_METHOD),
+            http_host: m(HTTP_HOST),
+            url: m(URL),
+            user_agent: m(USER_AGENT),
+            http_status: num(HTTP_STATUS),
+            dns_query: m(DNS_QUERY),
+            dns_rcode: num(DNS_RCODE),
+            ssh_client: m(SSH_CLIENT),
+            ssh_server: m(SSH_SERVER),
+            tls_cert_subject: m(CERT_SUBJECT),
+            tls_cert_issuer: m(CERT_ISSUER),
+            tls_cipher: num(TLS_CIPHER),
+            dns_names: m(DNS_NAMES),
+            http_content_type: m(HTTP_CONTENT_TYPE),
+            http_server: m(HTTP_SERVER),
+            http_exe_attachment: flag(b'a'),
+            http_data_attachment: flag(b'd'),
+            http_body_binary: flag(b'b'),
+            http_exe_body: flag(b'e'),
+            http_susp_header_name: flag(b'h'),
+            http_server_nonprint: flag(b's'),
+            tls_esni: has(TLS_FLAGS, b'e'),
+            gquic_chlo: has(TLS_FLAGS, b'h'),
+            tls_webrtc: has(TLS_FLAGS, b'w'),
+            dns_malformed: has(DNS_FLAGS, b'm'),
+            dns_invalid_chars: has(DNS_FLAGS, b'i'),
+            dns_error_code: has(DNS_FLAGS, b'e'),
+            payload_script: has(PAYLOAD_FLAGS, b's'),
+            payload_executable: has(PAYLOAD_FLAGS, b'e'),
+            dns_zero_ttl: has(DNS_FLAGS, b'z'),
+            ..facts
+        };
+    }
+    let mut set = assess(&facts);
     // A protocol's breed is a fact about the protocol, not about a model's guess at it.
     if f.method == Some(Method::Stats) {
         set.unset(Risk::UnsafeProtocol);
@@ -279,10 +297,51 @@ pub(crate) fn of(f: &FlowFacts<'_>, rules: &Rules) -> RiskSet {
 
 #[cfg(test)]
 mod tests {
-    use super::icmp_malformed;
+    use super::{icmp_malformed, of, FlowFacts, Tracked};
+    use crate::rules::Rules;
     use proptest::prelude::*;
+    use wirespeed_classify::{LabelId, Method};
+    use wirespeed_export::META_COUNT;
 
     proptest! {
+        /// A flow without a payload-inspection context (metadata all empty) is judged as
+        /// reading every metadata field would judge it: whatever its label, method, ports,
+        /// counters and TCP marks.
+        #[test]
+        fn no_context_is_judged_as_empty_metadata(
+            label in 0u16..400,
+            method in 0usize..4,
+            l4 in prop_oneof![Just(6u8), Just(17), Just(1)],
+            ports in any::<(u16, u16)>(),
+            pkts in any::<(u8, u8)>(),
+            flags in any::<(u8, u8, u8)>(),
+            payload in any::<(bool, bool, bool)>(),
+        ) {
+            let rules = Rules::builtin();
+            let empty = [""; META_COUNT];
+            let methods = [None, Some(Method::Dpi), Some(Method::Port), Some(Method::Stats)];
+            let facts = |any_meta| FlowFacts {
+                label: LabelId(label),
+                method: methods[method],
+                l4,
+                client_port: ports.0,
+                server_port: ports.1,
+                server_ip: std::net::IpAddr::from([198, 51, 100, 7]),
+                pkts: [u64::from(pkts.0), u64::from(pkts.1)],
+                bytes: [u64::from(pkts.0) * 60, u64::from(pkts.1) * 1400],
+                meta: &empty,
+                any_meta,
+                tracked: Tracked {
+                    tcp_flags: [flags.0, flags.1],
+                    payload: [payload.0, payload.1],
+                    odd: flags.2 & 15,
+                    entropy: Default::default(),
+                    icmp_malformed: payload.2,
+                },
+            };
+            prop_assert_eq!(of(&facts(false), &rules), of(&facts(true), &rules));
+        }
+
         /// Any bytes: an answer, no panic; an echo request whose checksum is set as RFC 792
         /// says (the complement of the sum with the field zero) is well formed, and changing
         /// one data byte breaks it.
