@@ -811,8 +811,6 @@ impl HostRules {
     }
 }
 
-/// Read a name as [`HostRules::lookup`] does into `buf`, lower case; its length, or None when it
-/// can match nothing.
 /// Names kept by a [`NameMemo`] (longer ones are looked up every time).
 const MEMO_NAME: usize = 59;
 /// Slots of a [`NameMemo`] (a power of two).
@@ -907,6 +905,8 @@ pub fn memo_hash(text: &[u8]) -> u64 {
     h.wrapping_mul(K)
 }
 
+/// Read a name as [`HostRules::lookup`] does into `buf`, lower case; its length, or None when it
+/// can match nothing.
 fn normalize(name: &[u8], buf: &mut [u8; MAX_NAME_LEN]) -> Option<usize> {
     let mut s = name.trim_ascii();
     if let Some(rest) = s.strip_prefix(b"*.") {

@@ -446,8 +446,8 @@ impl Rules {
     /// the server certificate's subjectAltName that a rule knows (`*.webex.com`: Webex), as
     /// nDPI names it; a client's own name stands, known or not (nDPI also tries the
     /// certificate then). One hash probe per label of a name; nothing for any other label.
-    #[inline]
     /// `names`: the worker's memo of names looked up in these rules ([`NameMemo`]).
+    #[inline]
     pub fn name_by_host(
         &self,
         label: LabelId,
