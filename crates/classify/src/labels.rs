@@ -120,6 +120,8 @@ pub struct LabelEntry {
     proto: Box<str>,
     /// No name holds a quote, backslash or comma ([`LabelEntry::plain`]).
     plain: bool,
+    /// [`LabelEntry::names_len`], summed once here.
+    names_len: usize,
 }
 
 impl LabelEntry {
@@ -160,6 +162,13 @@ impl LabelEntry {
     #[inline]
     pub fn plain(&self) -> bool {
         self.plain
+    }
+
+    /// The four names' lengths together ([`LabelEntry::proto`], the application, the master,
+    /// the category: what a record writes of the label), for a writer's reservation.
+    #[inline]
+    pub fn names_len(&self) -> usize {
+        self.names_len
     }
 }
 
@@ -273,6 +282,7 @@ impl Labels {
         let plain = [master, app, category]
             .iter()
             .all(|n| !n.bytes().any(|b| matches!(b, b'"' | b'\\' | b',')));
+        let names_len = proto.len() + app.len() + master.len() + category.len();
         self.entries.push(LabelEntry {
             master: master.into(),
             app: app.into(),
@@ -280,6 +290,7 @@ impl Labels {
             breed,
             proto,
             plain,
+            names_len,
         });
         self.by_name.insert(Box::from(self.key.as_str()), id);
         Ok(id)

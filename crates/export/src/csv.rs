@@ -15,6 +15,9 @@ pub struct CsvWriter<W: Write> {
     sel: Option<Box<Selection>>,
     /// The last time's first eight digits.
     ts: TsDigits,
+    /// `cols.groups()`: any optional group on (the record written without testing them when
+    /// none is).
+    groups: bool,
 }
 
 impl<W: Write> CsvWriter<W> {
@@ -30,6 +33,7 @@ impl<W: Write> CsvWriter<W> {
             },
             sel: None,
             ts: TsDigits::default(),
+            groups: false,
         };
         w.header();
         w
@@ -92,6 +96,7 @@ impl<W: Write> CsvWriter<W> {
             .cols
             .keep
             .map(|k| Box::new(Selection::new::<Csv>(&self.cols, &k)));
+        self.groups = self.cols.groups();
         self.buf.clear();
         if had_header {
             self.header();
@@ -109,7 +114,10 @@ impl<W: Write> CsvWriter<W> {
 impl<W: Write> RecordSink for CsvWriter<W> {
     fn write(&mut self, r: &FlowRecord<'_>) -> io::Result<()> {
         match self.sel.as_deref_mut() {
-            None => record_with::<Csv>(&mut self.buf, r, &self.cols, &mut self.ts),
+            None if self.groups => {
+                record_with::<Csv, true>(&mut self.buf, r, &self.cols, &mut self.ts)
+            }
+            None => record_with::<Csv, false>(&mut self.buf, r, &self.cols, &mut self.ts),
             Some(s) => s.record::<Csv>(&mut self.buf, r, &self.cols),
         }
         flush_at(&mut self.out, &mut self.buf, FLUSH_AT)

@@ -254,6 +254,17 @@ impl Columns {
         keep: None,
     };
 
+    /// Is any optional group but `source` on (features, Community ID, action, distributions,
+    /// TCP analysis, tunnel parent)?
+    pub(crate) fn groups(&self) -> bool {
+        self.features
+            || self.community
+            || self.action
+            || self.dist
+            || self.tcp
+            || self.tunnel_parent
+    }
+
     /// Is `field` (a name of [`crate::FIELDS`]) written?
     pub fn writes(&self, field: &str) -> bool {
         self.selects(field) && self.keep.is_none_or(|k| k.has(field))
@@ -371,23 +382,21 @@ pub(crate) const RISK_ROOM: usize = 64;
 /// string's quotes), and the text of its strings [`Syntax::ESCAPE`] bytes a byte; the risk names
 /// [`RISK_ROOM`] each.
 ///
-/// The text's length is a sum of lengths of strings in memory (`MASTER.APP` counted with its
-/// point), some 50 of them at most (below 2^63 on any 64-bit machine): only its product with
+/// The text's length is a sum of lengths of strings in memory (a label's names summed when it was
+/// made), some 50 of them at most (below 2^63 on any 64-bit machine): only its product with
 /// the escape factor can overflow, and it saturates (a reservation that fails, not a short one).
+///
+/// `G` false: none of the optional groups but `source` is on (`cols.groups()` false), so that
+/// the default record does not test them one by one.
 #[inline(always)]
-pub(crate) fn bound<S: Syntax>(
+pub(crate) fn bound<S: Syntax, const G: bool>(
     r: &FlowRecord<'_>,
     names: &Names<'_>,
     cols: &Columns,
     meta_len: usize,
 ) -> usize {
-    let label = names.label;
-    let pair = |l: &LabelEntry| l.master().len() + 1 + l.app().len();
     let mut text = r.tunnel.len()
-        + pair(label)
-        + label.app().len()
-        + label.master().len()
-        + label.category().len()
+        + names.label.names_len()
         + r.ip_owner.len()
         + r.stats_app.len()
         + r.stats_class.len()
@@ -397,11 +406,14 @@ pub(crate) fn bound<S: Syntax>(
     let risks = (64 - r.risks.bits().leading_zeros()) as usize;
     let mut fixed = CORE_ROOM + META_ROOM + risks * RISK_ROOM;
     if let Some(l) = names.fpc {
-        text += pair(l);
+        text += l.proto().len();
     }
     if cols.with_source {
         fixed += SOURCE_ROOM;
         text += r.source.map_or(0, str::len) + r.pcap.map_or(0, str::len);
+    }
+    if !G {
+        return fixed.saturating_add(text.saturating_mul(S::ESCAPE));
     }
     if cols.tunnel_parent {
         fixed += TUNNEL_PARENT_ROOM;
@@ -432,14 +444,19 @@ pub(crate) fn bound<S: Syntax>(
 #[cfg(any(test, feature = "kafka"))]
 #[inline]
 pub(crate) fn record<S: Syntax>(b: &mut Vec<u8>, r: &FlowRecord<'_>, cols: &Columns) {
-    record_with::<S>(b, r, cols, &mut TsDigits::default());
+    let d = &mut TsDigits::default();
+    if cols.groups() {
+        record_with::<S, true>(b, r, cols, d);
+    } else {
+        record_with::<S, false>(b, r, cols, d);
+    }
 }
 
 /// [`record`], with `ts` the seconds' digits of the time the writer wrote last: most records
 /// begin in the 100 seconds of the one before, whose first eight digits are then not made
-/// again.
+/// again. `G` must be `cols.groups()` (false: the optional groups are not tested).
 #[inline]
-pub(crate) fn record_with<S: Syntax>(
+pub(crate) fn record_with<S: Syntax, const G: bool>(
     b: &mut Vec<u8>,
     r: &FlowRecord<'_>,
     cols: &Columns,
@@ -447,11 +464,12 @@ pub(crate) fn record_with<S: Syntax>(
 ) {
     let meta = MetaLens::of(&r.meta);
     let labels = Names::of(r);
-    let room = bound::<S>(r, &labels, cols, meta.total);
+    debug_assert_eq!(G, cols.groups());
+    let room = bound::<S, G>(r, &labels, cols, meta.total);
     let mut o = Out::new(b, room);
     let mut none = Marks::NONE;
     // SAFETY: as `record`.
-    unsafe { fields::<S, false>(&mut o, r, &labels, cols, &meta, &mut none, ts) }
+    unsafe { fields::<S, false, G>(&mut o, r, &labels, cols, &meta, &mut none, ts) }
 }
 
 /// The number of groups of eight metadata fields.
@@ -702,7 +720,7 @@ pub(crate) fn record_kept<S: Syntax>(
     let meta = MetaLens::of(&r.meta);
     let labels = Names::of(r);
     // The whole record's room, and the empty CSV field's quotes.
-    let room = bound::<S>(r, &labels, cols, meta.total).saturating_add(2);
+    let room = bound::<S, true>(r, &labels, cols, meta.total).saturating_add(2);
     let mut o = Out::new(b, room);
     let start = o.at();
     let m = &mut *kept.marks;
@@ -710,7 +728,7 @@ pub(crate) fn record_kept<S: Syntax>(
     // (each to at or before where it was), and the closing text (and CSV's `""`) after them fit
     // where the whole record's text was.
     unsafe {
-        fields::<S, true>(&mut o, r, &labels, cols, &meta, m, &mut TsDigits::default());
+        fields::<S, true, true>(&mut o, r, &labels, cols, &meta, m, &mut TsDigits::default());
         let base = start as *mut u8;
         let mut dst = base.add(S::OPEN.len());
         for (k, &(s, e)) in kept.runs.iter().enumerate() {
@@ -746,7 +764,7 @@ pub(crate) fn record_bound<S: Syntax>(r: &FlowRecord<'_>, cols: &Columns) -> usi
         fpc: r.fpc.map(|(l, _)| r.labels.get(l)),
     };
     let meta_len = r.meta.iter().map(|v| v.len()).sum();
-    bound::<S>(r, &labels, cols, meta_len)
+    bound::<S, true>(r, &labels, cols, meta_len)
 }
 
 /// The record's labels, looked up once.
@@ -775,7 +793,7 @@ impl<'a> Names<'a> {
 /// Room for [`bound`] bytes, `meta` being the record's metadata lengths. `digits`: the last
 /// time's first eight digits (its default when none), for [`Cursor::ts_with`].
 #[inline(always)]
-unsafe fn fields<S: Syntax, const SEL: bool>(
+unsafe fn fields<S: Syntax, const SEL: bool, const G: bool>(
     o: &mut Cursor,
     r: &FlowRecord<'_>,
     names: &Names<'_>,
@@ -794,6 +812,15 @@ unsafe fn fields<S: Syntax, const SEL: bool>(
         tunnel_parent,
         keep: _,
     } = *cols;
+    // Without `G`, none of the optional groups (the caller's `cols.groups()`), known at build.
+    let (features, community, action, dist, tcp, tunnel_parent) = (
+        G && features,
+        G && community,
+        G && action,
+        G && dist,
+        G && tcp,
+        G && tunnel_parent,
+    );
     // Before a field: `,"name":` in JSON, `,` in CSV; with `open`, a quote after it in JSON
     // (the value is quoted there, bare in CSV); with `close`, the previous value's closing quote
     // before it.
@@ -871,10 +898,19 @@ unsafe fn fields<S: Syntax, const SEL: bool>(
     } else {
         o.padded(&L4_RUNS[syntax][usize::from(r.l4)]);
     }
-    key!("vlan");
-    o.uint(r.vlan.into());
-    key!("tunnel");
-    S::opt_str(o, r.tunnel);
+    if !SEL && r.vlan == 0 && r.tunnel.is_empty() {
+        // Most records: no VLAN tag, no tunnel, the two fields as one constant text.
+        o.bytes(if S::JSON {
+            b",\"vlan\":0,\"tunnel\":null"
+        } else {
+            b",0,"
+        });
+    } else {
+        key!("vlan");
+        o.uint(r.vlan.into());
+        key!("tunnel");
+        S::opt_str(o, r.tunnel);
+    }
     if tunnel_parent {
         key!("tunnel_parent");
         match r.tunnel_parent {

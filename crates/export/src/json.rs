@@ -15,6 +15,9 @@ pub struct JsonLinesWriter<W: Write> {
     sel: Option<Box<Selection>>,
     /// The last time's first eight digits.
     ts: TsDigits,
+    /// `cols.groups()`: any optional group on (the record written without testing them when
+    /// none is).
+    groups: bool,
 }
 
 impl<W: Write> JsonLinesWriter<W> {
@@ -29,6 +32,7 @@ impl<W: Write> JsonLinesWriter<W> {
             },
             sel: None,
             ts: TsDigits::default(),
+            groups: false,
         }
     }
 
@@ -78,6 +82,7 @@ impl<W: Write> JsonLinesWriter<W> {
             .cols
             .keep
             .map(|k| Box::new(Selection::new::<Json>(&self.cols, &k)));
+        self.groups = self.cols.groups();
         self
     }
 
@@ -90,7 +95,10 @@ impl<W: Write> JsonLinesWriter<W> {
 impl<W: Write> RecordSink for JsonLinesWriter<W> {
     fn write(&mut self, r: &FlowRecord<'_>) -> io::Result<()> {
         match self.sel.as_deref_mut() {
-            None => record_with::<Json>(&mut self.buf, r, &self.cols, &mut self.ts),
+            None if self.groups => {
+                record_with::<Json, true>(&mut self.buf, r, &self.cols, &mut self.ts)
+            }
+            None => record_with::<Json, false>(&mut self.buf, r, &self.cols, &mut self.ts),
             Some(s) => s.record::<Json>(&mut self.buf, r, &self.cols),
         }
         flush_at(&mut self.out, &mut self.buf, FLUSH_AT)

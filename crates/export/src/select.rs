@@ -220,7 +220,7 @@ impl Selected {
         let meta_len = r.meta.iter().map(|v| v.len()).sum();
         // The whole record's room holds any of its columns' (each value is written as the
         // whole record writes it), and the empty CSV field's quotes.
-        let room = bound::<S>(r, &names, &self.all, meta_len).saturating_add(2);
+        let room = bound::<S, true>(r, &names, &self.all, meta_len).saturating_add(2);
         // The metadata set, a bit each (when a run of them is kept).
         let present = if self.runs.is_empty() {
             0
