@@ -161,7 +161,8 @@ impl<S: RecordSink> Output<S> {
         // The risks take the observers' facts of `f`. An interim record's copy is not in the
         // table and gets none: its Susp Entropy is judged without the entropy analyser's track
         // (a known gap, left so that records stay as they are).
-        let mut rec = record(f, why, stage, obs.facts(f), rules, self.want);
+        let mut rec = record(f, why, rules, self.want);
+        judge(&mut rec, f, stage, obs.facts(f), rules, self.want);
         stage.fill(&f.ext, &mut rec);
         let (id, method) = (rec.label, rec.method);
         if self.with_source {
@@ -224,27 +225,20 @@ impl<S: RecordSink> Output<S> {
     }
 }
 
-/// The record of `f` as it stands (its verdict, counters, metadata, risks), without the
-/// classifiers' own fields ([`Stage::fill`]), what only the output knows (source, id) or the
-/// observers' columns ([`Observers::ended`]), with what `want` asks for. Its risks are judged from the flow's facts
-/// ([`FlowFacts`], the observers' `seen` among them) before the record is made;
-/// the record takes them, and the metadata they were judged from. (Returned as it is made, not
-/// from a variable: it is written in place, not copied.)
+/// The record of `f` as it stands (its verdict, counters), without its metadata and risks
+/// ([`judge`], the caller's next step), the classifiers' own fields ([`Stage::fill`]), what
+/// only the output knows (source, id) or the observers' columns ([`Observers::ended`]), with
+/// what `want` asks for. Returned as it is made and completed where the caller keeps it: the
+/// record is ~1 KB (its metadata 33 strings, 528 bytes), and a record made, then changed, then
+/// returned, or its metadata made apart and moved in, was copied whole (`memcpy`, ~160
+/// instructions a record).
 #[inline]
 pub(crate) fn record<'a>(
     f: &Flow<FlowExt>,
     why: EndReason,
-    stage: &'a Stage,
-    seen: Observed,
     rules: &'a Rules,
     want: Want,
 ) -> FlowRecord<'a> {
-    let meta = crate::observe::risks::metadata(f, stage);
-    let risks = if want.risks {
-        crate::observe::risks::of(&FlowFacts::of(f, &meta, seen), rules)
-    } else {
-        wirespeed_risk::RiskSet::EMPTY
-    };
     let c = f.client;
     let s = f.server();
     let (id, method, confidence, ttb_pkts, ttb_ns) = match f.ext.class.verdict() {
@@ -290,11 +284,29 @@ pub(crate) fn record<'a>(
         stats_app: "",
         stats_class: "",
         stats_score: 0.0,
-        meta,
+        meta: [""; wirespeed_export::META_COUNT],
         act: None,
         dist: None,
         tcp: None,
-        risks,
+        risks: wirespeed_risk::RiskSet::EMPTY,
         encrypted: rules.encrypted(id),
+    }
+}
+
+/// [`record`]'s second step, on the caller's record of `f`: the metadata `stage`'s inspection
+/// holds, and, when `want` asks for them, the risks judged from the flow's facts
+/// ([`FlowFacts`], the observers' `seen` among them) with that metadata.
+#[inline]
+pub(crate) fn judge<'a>(
+    r: &mut FlowRecord<'a>,
+    f: &Flow<FlowExt>,
+    stage: &'a Stage,
+    seen: Observed,
+    rules: &Rules,
+    want: Want,
+) {
+    crate::observe::risks::fill_metadata(f, stage, &mut r.meta);
+    if want.risks {
+        r.risks = crate::observe::risks::of(&FlowFacts::of(f, &r.meta, seen), rules);
     }
 }

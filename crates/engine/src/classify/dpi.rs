@@ -68,6 +68,14 @@ impl DpiClassifier {
     #[inline(always)]
     pub(crate) fn meta(&self, handle: &u32) -> [&str; META_COUNT] {
         let mut out = [""; META_COUNT];
+        self.fill_meta(handle, &mut out);
+        out
+    }
+
+    /// [`DpiClassifier::meta`] written into `out` (all "" before), where it will stay: a
+    /// record's array, not 528 bytes returned and moved twice.
+    #[inline(always)]
+    pub(crate) fn fill_meta<'s>(&'s self, handle: &u32, out: &mut [&'s str; META_COUNT]) {
         if let Some(m) = self.dpi.meta(*handle) {
             for (f, v) in m.iter() {
                 if let Some(slot) = out.get_mut(f as usize) {
@@ -75,7 +83,6 @@ impl DpiClassifier {
                 }
             }
         }
-        out
     }
 }
 

@@ -365,14 +365,10 @@ mod tests {
         assert!(!obs.facts(&copy).entropy.high());
 
         let columns = |obs: &mut Observers, f: &Flow<FlowExt>, last: bool| {
-            let mut rec = crate::record::record(
-                f,
-                EndReason::Idle,
-                &stage,
-                obs.facts(f),
-                &rules,
-                crate::record::Want::ALL,
-            );
+            let mut rec =
+                crate::record::record(f, EndReason::Idle, &rules, crate::record::Want::ALL);
+            let seen = obs.facts(f);
+            crate::record::judge(&mut rec, f, &stage, seen, &rules, crate::record::Want::ALL);
             obs.ended(Some(slot), f, last, &mut rec);
             (
                 rec.dist.map(|d| d.c2s.packets),

@@ -147,6 +147,16 @@ pub(crate) fn metadata<'s>(f: &Flow<FlowExt>, stage: &'s Stage) -> [&'s str; MET
     stage.dpi.meta(&f.ext.dpi)
 }
 
+/// [`metadata`] written into `out` (all "" before): a record's own array.
+#[inline]
+pub(crate) fn fill_metadata<'s>(
+    f: &Flow<FlowExt>,
+    stage: &'s Stage,
+    out: &mut [&'s str; META_COUNT],
+) {
+    stage.dpi.fill_meta(&f.ext.dpi, out)
+}
+
 /// The risks of the flow `f` as it stands: its facts ([`FlowFacts`]), judged by `rules`. What
 /// the inline actor asks for when a flow is decided; a record judges the facts it gathered.
 #[inline]
