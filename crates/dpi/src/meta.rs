@@ -224,7 +224,7 @@ impl Meta {
         let Some(dst) = self.buf.get_mut(at + 2..at + 2 + room) else {
             return;
         };
-        let (n, cut) = if v.iter().all(|&b| (0x20..0x7f).contains(&b)) {
+        let (n, cut) = if crate::util::printable(v) {
             // Printable ASCII (most names, hosts, URLs, agents) is kept as it is: one copy, not
             // one per character (those were 3.6% of the corpus mix's profile). The same cut as
             // `escape_into`'s: as many bytes as fit.

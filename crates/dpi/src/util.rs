@@ -82,6 +82,27 @@ impl<'a> Rd<'a> {
     }
 }
 
+/// Is every byte of `v` printable ASCII (0x20 to 0x7e)? Eight bytes a step (a metadata value
+/// is checked at each write: a byte at a time was ~4 instructions a byte, 2.4 M of the corpus
+/// mix x2's 315 M). Per byte of a word without its high bit, adding 0x60 carries into the high
+/// bit exactly when the byte is at least 0x20, adding 0x01 exactly when it is 0x7f, and neither
+/// carries into the next byte.
+#[inline]
+pub fn printable(v: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let mut words = v.chunks_exact(8);
+    for w in &mut words {
+        let mut b = [0u8; 8];
+        b.copy_from_slice(w);
+        let x = u64::from_le_bytes(b);
+        if x & HIGH != 0 || (x + 0x60 * ONES) & HIGH != HIGH || (x + ONES) & HIGH != 0 {
+            return false;
+        }
+    }
+    words.remainder().iter().all(|b| (0x20..0x7f).contains(b))
+}
+
 /// Lower-case hex of `b` into `out` (which must hold `2 * b.len()` bytes); returns the written
 /// part.
 pub fn hex<'o>(b: &[u8], out: &'o mut [u8]) -> &'o [u8] {
@@ -241,6 +262,20 @@ mod tests {
             b.num(771u16);
             b.hex16(0xabcd);
             prop_assert_eq!(b.as_bytes(), b"ja3771abcd");
+        }
+
+        /// `printable` is the byte-at-a-time test: printable text, with or without one byte
+        /// anywhere set to a value near the range's edges (or any).
+        #[test]
+        fn printable_is_the_bytewise_test(
+            mut v in proptest::collection::vec(0x20u8..0x7f, 0..40),
+            one in proptest::option::of((any::<prop::sample::Index>(), prop_oneof![0x1du8..0x22, 0x7cu8..0x82, any::<u8>()])),
+        ) {
+            if let (Some((at, b)), false) = (one, v.is_empty()) {
+                let i = at.index(v.len());
+                v[i] = b;
+            }
+            prop_assert_eq!(super::printable(&v), v.iter().all(|b| (0x20..0x7f).contains(b)));
         }
 
         /// Numbers in decimal and four hex digits, as `format!` writes them, also where they
