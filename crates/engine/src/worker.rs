@@ -378,7 +378,10 @@ impl<S: RecordSink> Worker<S> {
             let stamp = stamps.and_then(|k| k.get(idx).copied());
             c.packets += 1;
             c.bytes += p.data.len() as u64;
-            let d = match decode(LinkType(p.link), p.data, &cfg.decode) {
+            // Matched by reference: the decoded packet (~80 bytes) is read where decode wrote
+            // it, not moved out of its `Result` first.
+            let decoded = decode(LinkType(p.link), p.data, &cfg.decode);
+            let d = match &decoded {
                 Ok(d) if d.beyond_frame(p.wire_len as usize, p.data.len()) => {
                     // `--tunnels both`: what tunnels off decode counts in its outer flow.
                     if both && push_outer(p, idx, stamp, table, frag, now, pending) {
@@ -403,7 +406,7 @@ impl<S: RecordSink> Worker<S> {
                 && d.tunnel != Tunnel::None
                 && push_outer(p, idx, stamp, table, frag, now, pending);
             // Later fragments carry no ports: their first fragment's ports key them.
-            let Some((sport, dport)) = frag.ports(&d, p.ts_ns) else {
+            let Some((sport, dport)) = frag.ports(d, p.ts_ns) else {
                 if outer {
                     c.decoded += 1;
                 } else {
