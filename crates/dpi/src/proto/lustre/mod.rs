@@ -26,6 +26,11 @@ const ACCEPTOR: [u8; 4] = 0xacce_7100u32.to_le_bytes();
 const HELLO: [u8; 4] = 0x4572_6963u32.to_le_bytes();
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
+    // Bound to its ports here too, not only by the scheduler's port filter (as the property
+    // test `inspectors_never_panic` asks of every inspector with `ports_required`).
+    if !INSPECTOR.ports.iter().any(|&p| cx.hints.port(p)) {
+        return Probe::NotForUs;
+    }
     let d = cx.data;
     let le32 = |at: usize| d.get(at..at + 4).map(|b| u32::from_le_bytes([b[0], b[1], b[2], b[3]]));
     let ok = match d.get(..4) {

@@ -21,6 +21,11 @@ pub static INSPECTOR: Inspector = Inspector {
 };
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
+    // Bound to its port here too, not only by the scheduler's port filter (the property test
+    // `inspectors_never_panic` found an 8-byte datagram to port 53 claimed).
+    if !cx.hints.port(7075) {
+        return Probe::NotForUs;
+    }
     let ok = match cx.data.get(..8) {
         Some(&[b'R', net, max, used, min, kind, _, _]) => {
             (b'A'..=b'C').contains(&net) && max >= used && used >= min && min > 0 && (2..=20).contains(&kind)
@@ -48,5 +53,7 @@ mod tests {
             assert_eq!(run(&INSPECTOR, TCP, 7075, 59642, false, &d), Probe::NotForUs, "{at}");
         }
         assert_eq!(classify(TCP, 7076, 59642, &[(true, &hex(HANDSHAKE))]), None);
+        // The probe itself, off the port (the scheduler's filter aside).
+        assert_eq!(run(&INSPECTOR, TCP, 7076, 59642, false, &hex(HANDSHAKE)), Probe::NotForUs);
     }
 }
