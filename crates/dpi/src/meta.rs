@@ -3,6 +3,9 @@
 /// Bytes of metadata a flow can hold (all fields together).
 pub const META_BYTES: usize = 768;
 
+// A bit per field in [`Meta`]'s set of fields.
+const _: () = assert!(Field::COUNT <= 64);
+
 macro_rules! fields {
     ($($(#[$doc:meta])* $v:ident = $name:literal, $cap:literal;)*) => {
         /// A metadata field. Its record name is [`Field::name`]; a value longer than
@@ -119,33 +122,32 @@ fields! {
     TlsCertNames = "tls_cert_names", 255;
 }
 
-/// A flow's metadata: values of [`Field`]s packed in a fixed area of [`META_BYTES`] bytes
-/// (entries of field id, length, bytes). Values are valid UTF-8 without control characters,
+/// A flow's metadata: values of [`Field`]s in a fixed area of [`META_BYTES`] bytes, counted as
+/// each value's bytes and two bytes of field id and length. Values are valid UTF-8 without control characters,
 /// written as tshark displays such text: ASCII control characters as `\ooo` (octal), each
 /// invalid UTF-8 sequence as U+FFFD; truncation cuts between characters. Every value reads back
 /// as `&str`. The first value of a field
 /// stands; a value longer than its field's cap is truncated, and one that does not fit in the
 /// area is dropped; both are counted.
-#[derive(Clone)]
+///
+/// The values' text is kept as one `str` (an [`arrayvec::ArrayString`], never zeroed) and each
+/// value's field and end in a list beside it: a value is read as text without checking it as
+/// UTF-8 again (it was a string when it was written; the checks at every read, when field ids
+/// and lengths were interleaved with the text, were ~25 instructions a packet of the corpus mix).
+#[derive(Clone, Default)]
 pub struct Meta {
-    len: u16,
     /// Values truncated or dropped so far.
     pub(crate) truncated: u32,
     /// Fingerprints' hashes are not computed: `0` digits stand for them
     /// ([`crate::DpiConfig::fingerprints`]); kept across [`Meta::clear`].
     pub(crate) no_hash: bool,
-    buf: [u8; META_BYTES],
-}
-
-impl Default for Meta {
-    fn default() -> Self {
-        Meta {
-            len: 0,
-            truncated: 0,
-            no_hash: false,
-            buf: [0; META_BYTES],
-        }
-    }
+    /// The fields set, a bit each (by number).
+    set: u64,
+    /// Each value's field and the end of its text in `text` (its start: the end before it), in
+    /// the order written; a field at most once.
+    ends: arrayvec::ArrayVec<(Field, u16), { Field::COUNT }>,
+    /// The values' text, one after another.
+    text: arrayvec::ArrayString<META_BYTES>,
 }
 
 impl std::fmt::Debug for Meta {
@@ -159,54 +161,58 @@ impl std::fmt::Debug for Meta {
 impl Meta {
     /// No values.
     pub fn is_empty(&self) -> bool {
-        self.len == 0
+        self.ends.is_empty()
     }
 
     pub(crate) fn clear(&mut self) {
-        self.len = 0;
+        self.set = 0;
+        self.ends.clear();
+        self.text.clear();
         self.truncated = 0;
     }
 
-    /// Every value held, in the order written, as stored (valid UTF-8: see the type's rules).
-    fn entries(&self) -> impl Iterator<Item = (Field, &[u8])> + '_ {
-        let mut at = 0usize;
-        let end = self.len as usize;
-        std::iter::from_fn(move || {
-            if at + 2 > end {
-                return None;
-            }
-            let id = *self.buf.get(at)?;
-            let n = *self.buf.get(at + 1)? as usize;
-            let v = self.buf.get(at + 2..at + 2 + n)?;
-            at += 2 + n;
-            Some((*Field::ALL.get(id as usize)?, v))
-        })
+    /// Bytes of the area used: the values' and two a value for its field and length.
+    fn used(&self) -> usize {
+        self.text.len() + 2 * self.ends.len()
     }
 
     /// Every value held, in the order written.
     pub fn iter(&self) -> impl Iterator<Item = (Field, &str)> + '_ {
-        // Only valid UTF-8 is ever stored.
-        self.entries()
-            .map(|(f, v)| (f, std::str::from_utf8(v).unwrap_or("")))
+        let mut start = 0usize;
+        self.ends.iter().map(move |&(f, end)| {
+            let end = usize::from(end);
+            let v = self.text.get(start..end).unwrap_or("");
+            start = end;
+            (f, v)
+        })
     }
 
-    /// The value of `f`, if set. Only that value is read as text: a lookup walks the entries
-    /// before it as bytes (checking each as UTF-8 on the way cost ~40 instructions a packet of
-    /// the corpus mix, most of them in [`Meta::set`]'s check that `f` is unset).
+    /// Where `f`'s value is in `ends`, if set.
+    fn position(&self, f: Field) -> Option<usize> {
+        if !self.has(f) {
+            return None;
+        }
+        self.ends.iter().position(|&(k, _)| k == f)
+    }
+
+    /// The value of `f`, if set.
     pub fn get(&self, f: Field) -> Option<&str> {
-        self.entries()
-            .find(|(k, _)| *k == f)
-            .map(|(_, v)| std::str::from_utf8(v).unwrap_or(""))
+        let i = self.position(f)?;
+        let start = match i.checked_sub(1) {
+            Some(p) => usize::from(self.ends.get(p)?.1),
+            None => 0,
+        };
+        self.text.get(start..usize::from(self.ends.get(i)?.1))
     }
 
     /// `f` holds a value.
     fn has(&self, f: Field) -> bool {
-        self.entries().any(|(k, _)| k == f)
+        self.set & 1 << (f as u8 & 63) != 0
     }
 
     /// The fields set, a bit per [`Field`] (by its number).
     pub(crate) fn present(&self) -> u64 {
-        self.entries().fold(0, |m, (f, _)| m | 1 << (f as u8 & 63))
+        self.set
     }
 
     /// Set `f` to `v` unless it is set already (see the type's rules).
@@ -214,36 +220,53 @@ impl Meta {
         if v.is_empty() || self.has(f) {
             return;
         }
-        let at = self.len as usize;
-        let room = f.cap().min(255).min(META_BYTES.saturating_sub(at + 2));
+        let room = f
+            .cap()
+            .min(255)
+            .min(META_BYTES.saturating_sub(self.used() + 2));
         if room == 0 {
             self.truncated += 1;
             return;
         }
         // Written as tshark shows such text (`escape_into`); cut before a piece that does not fit.
-        let Some(dst) = self.buf.get_mut(at + 2..at + 2 + room) else {
-            return;
-        };
-        let (n, cut) = if crate::util::printable(v) {
-            // Printable ASCII (most names, hosts, URLs, agents) is kept as it is: one copy, not
-            // one per character (those were 3.6% of the corpus mix's profile). The same cut as
-            // `escape_into`'s: as many bytes as fit.
-            let n = v.len().min(dst.len());
-            dst[..n].copy_from_slice(&v[..n]);
-            (n, n < v.len())
-        } else {
-            let mut cut = false;
-            (escape_into(dst, v, &mut cut), cut)
-        };
+        if !crate::util::printable(v) {
+            return self.set_escaped(f, v, room);
+        }
+        // Printable ASCII (most names, hosts, URLs, agents) is kept as it is: one copy, not one
+        // per character (those were 3.6% of the corpus mix's profile). The same cut as
+        // `escape_into`'s: as many bytes as fit.
+        let n = v.len().min(room);
+        if n < v.len() {
+            self.truncated += 1;
+        }
+        // ASCII: valid UTF-8 at any cut.
+        if let Ok(text) = std::str::from_utf8(v.get(..n).unwrap_or(&[])) {
+            self.push(f, text);
+        }
+    }
+
+    /// [`Meta::set`] of a value that is not all printable ASCII, `room` bytes of it at most.
+    #[cold]
+    fn set_escaped(&mut self, f: Field, v: &[u8], room: usize) {
+        let mut escaped = [0u8; 255];
+        let mut cut = false;
+        let n = escape_into(escaped.get_mut(..room).unwrap_or(&mut []), v, &mut cut);
         if cut {
             self.truncated += 1;
         }
-        if n == 0 {
+        // Valid UTF-8: what `escape_into` writes.
+        if let Ok(text) = std::str::from_utf8(escaped.get(..n).unwrap_or(&[])) {
+            self.push(f, text);
+        }
+    }
+
+    /// Keep `text` as `f`'s value (unset, and the area has room for it: [`Meta::set`]'s checks).
+    fn push(&mut self, f: Field, text: &str) {
+        if text.is_empty() || self.text.try_push_str(text).is_err() {
             return;
         }
-        self.buf[at] = f as u8;
-        self.buf[at + 1] = n as u8;
-        self.len = (at + 2 + n) as u16;
+        let _ = self.ends.try_push((f, self.text.len() as u16));
+        self.set |= 1 << (f as u8 & 63);
     }
 
     /// Set `f` to the decimal form of `n`.
@@ -290,20 +313,22 @@ impl Meta {
     /// Replace `f`'s value (a later message can be more authoritative, e.g. the TLS version the
     /// server chose over the client's offer).
     pub fn replace(&mut self, f: Field, v: &[u8]) {
-        let mut at = 0usize;
-        let end = self.len as usize;
-        let mut guard = 0;
-        while at + 2 <= end && guard < META_BYTES {
-            guard += 1;
-            let n = self.buf.get(at + 1).copied().unwrap_or(0) as usize;
-            if self.buf.get(at) == Some(&(f as u8)) {
-                // Remove the entry: shift the rest down.
-                let next = (at + 2 + n).min(end);
-                self.buf.copy_within(next..end, at);
-                self.len = (end - (next - at)) as u16;
-                break;
+        if let Some(i) = self.position(f) {
+            // Remove the value: the text after it moves down, and the ends after it with it.
+            let start = i
+                .checked_sub(1)
+                .and_then(|p| self.ends.get(p))
+                .map_or(0, |e| usize::from(e.1));
+            let end = self.ends.get(i).map_or(start, |e| usize::from(e.1));
+            let mut rest = arrayvec::ArrayString::<META_BYTES>::new();
+            let _ = rest.try_push_str(self.text.get(end..).unwrap_or(""));
+            self.text.truncate(start);
+            let _ = self.text.try_push_str(&rest);
+            let _ = self.ends.pop_at(i);
+            for e in self.ends.iter_mut().skip(i) {
+                e.1 -= (end - start) as u16;
             }
-            at += 2 + n;
+            self.set &= !(1 << (f as u8 & 63));
         }
         self.set(f, v);
     }
@@ -454,12 +479,82 @@ mod tests {
         for f in Field::ALL {
             m.set(*f, &long);
         }
-        assert!(m.len as usize <= META_BYTES);
+        assert!(m.used() <= META_BYTES);
         assert!(m.truncated > 0);
         assert_eq!(m.get(Field::Sni).map(str::len), Some(255));
     }
 
+    /// The store as a list of (field, text), written again plainly: the oracle below.
+    #[derive(Default)]
+    struct Model {
+        vals: Vec<(Field, String)>,
+        truncated: u32,
+    }
+
+    impl Model {
+        fn set(&mut self, f: Field, v: &[u8]) {
+            if v.is_empty() || self.vals.iter().any(|(k, _)| *k == f) {
+                return;
+            }
+            let used: usize = self.vals.iter().map(|(_, t)| t.len() + 2).sum();
+            let room = f.cap().min(255).min(META_BYTES.saturating_sub(used + 2));
+            if room == 0 {
+                self.truncated += 1;
+                return;
+            }
+            let mut dst = vec![0u8; room];
+            let mut cut = false;
+            let n = escape_into(&mut dst, v, &mut cut);
+            self.truncated += u32::from(cut);
+            if n > 0 {
+                self.vals
+                    .push((f, String::from_utf8(dst[..n].to_vec()).unwrap()));
+            }
+        }
+
+        fn replace(&mut self, f: Field, v: &[u8]) {
+            self.vals.retain(|(k, _)| *k != f);
+            self.set(f, v);
+        }
+    }
+
     proptest::proptest! {
+        /// Any sequence of writes and replacements leaves the values, their order, each field's
+        /// lookup and the truncation count that the plain list model has.
+        #[test]
+        fn store_is_the_plain_list(
+            ops in proptest::collection::vec(
+                (
+                    proptest::bool::ANY,
+                    proptest::sample::select(Field::ALL),
+                    proptest::prop_oneof![
+                        proptest::collection::vec(0x20u8..0x7f, 0..300),
+                        proptest::collection::vec(proptest::num::u8::ANY, 0..40),
+                    ],
+                ),
+                0..40,
+            ),
+        ) {
+            let (mut m, mut model) = (Meta::default(), Model::default());
+            for (replace, f, v) in &ops {
+                if *replace {
+                    m.replace(*f, v);
+                    model.replace(*f, v);
+                } else {
+                    m.set(*f, v);
+                    model.set(*f, v);
+                }
+                let got: Vec<(Field, String)> = m.iter().map(|(k, v)| (k, v.to_string())).collect();
+                proptest::prop_assert_eq!(&got, &model.vals);
+                proptest::prop_assert_eq!(m.truncated, model.truncated);
+                proptest::prop_assert!(m.used() <= META_BYTES);
+                for f in Field::ALL {
+                    let want = model.vals.iter().find(|(k, _)| k == f).map(|(_, t)| t.as_str());
+                    proptest::prop_assert_eq!(m.get(*f), want);
+                }
+            }
+        }
+
         /// The one-copy path for printable ASCII stores what the escaping path would, and cuts
         /// where it would, for any value and any room left.
         #[test]
@@ -472,7 +567,7 @@ mod tests {
             // Fill the area up to `used` bytes with another field, so the room varies.
             let other = if f == Field::Url { Field::Sni } else { Field::Url };
             m.set(other, &vec![b'y'; used.min(other.cap()).max(1)]);
-            let at = m.len as usize;
+            let at = m.used();
             let room = f.cap().min(255).min(META_BYTES.saturating_sub(at + 2));
             let before = m.truncated;
             m.set(f, &v);
