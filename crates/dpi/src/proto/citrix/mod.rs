@@ -38,9 +38,7 @@ fn detect_strings(d: &[u8]) -> bool {
 fn probe(cx: &mut Cx<'_>) -> Probe {
     let d = cx.data;
     let head = d.get(..SEARCH.min(d.len())).unwrap_or_default();
-    let proxy = head
-        .windows(22)
-        .any(|w| w == b"Citrix.TcpProxyService");
+    let proxy = crate::util::contains(head, b"Citrix.TcpProxyService");
     if detect_strings(d) || d.starts_with(b"\x1aCGP/01") || proxy {
         Probe::Certain(&LABEL)
     } else {

@@ -78,7 +78,7 @@ fn is_lock(c: &[u8]) -> bool {
     let Some(rest) = c.strip_prefix(b"$Lock ") else {
         return false;
     };
-    let Some(pk) = rest.windows(4).position(|w| w == b" Pk=") else {
+    let Some(pk) = crate::util::find(rest, b" Pk=") else {
         return false;
     };
     pk > 0 && rest.len() > pk + 4

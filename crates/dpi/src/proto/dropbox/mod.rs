@@ -19,9 +19,7 @@ pub static INSPECTOR: Inspector = Inspector {
     probe,
 };
 
-fn find(h: &[u8], pat: &[u8]) -> bool {
-    h.windows(pat.len()).any(|w| w == pat)
-}
+use crate::util::contains as find;
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
     let d = cx.data;

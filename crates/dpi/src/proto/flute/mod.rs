@@ -110,7 +110,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     let window = xml.get(..xml.len().min(XML_WINDOW)).unwrap_or_default();
     let ok = h.codepoint <= 6
         && xml.starts_with(b"<?xml")
-        && window.windows(13).any(|w| w == b"<FDT-Instance");
+        && crate::util::contains(window, b"<FDT-Instance");
     Probe::certain_if(ok, &LABEL)
 }
 

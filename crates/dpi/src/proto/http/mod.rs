@@ -600,7 +600,7 @@ fn request(cx: &mut Cx<'_>) -> Probe {
         Err(_) => {
             // A valid method and a version on the first line: HTTP with a malformed header.
             let line = d.split(|&c| c == b'\n').next().unwrap_or(&[]);
-            if line.windows(7).any(|w| w == b" HTTP/1") {
+            if crate::util::contains(line, b" HTTP/1") {
                 cx.malformed();
                 let app = lenient_headers(cx);
                 let st = cx.state::<State>();
@@ -832,7 +832,7 @@ fn responses(cx: &mut Cx<'_>, d: &[u8]) {
         // The next response starts after this one's head and body, when both are known.
         let Some(head) = rest
             .get(..rest.len().min(8192))
-            .and_then(|h| h.windows(4).position(|w| w == b"\r\n\r\n"))
+            .and_then(|h| crate::util::find(h, b"\r\n\r\n"))
         else {
             return;
         };

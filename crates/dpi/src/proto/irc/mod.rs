@@ -33,7 +33,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         && match cx.hints.dir {
             Dir::ToServer => {
                 (line.starts_with(b"NICK ") && word_count(line) == 2)
-                    || (line.starts_with(b"USER ") && word_count(line) >= 5 && line.windows(2).any(|w| w == b" :"))
+                    || (line.starts_with(b"USER ") && word_count(line) >= 5 && crate::util::contains(line, b" :"))
                     || line.starts_with(b"CAP LS")
             }
             Dir::ToClient => {

@@ -23,9 +23,7 @@ pub static INSPECTOR: Inspector = Inspector {
     probe,
 };
 
-fn find(h: &[u8], pat: &[u8]) -> bool {
-    h.windows(pat.len()).any(|w| w == pat)
-}
+use crate::util::contains as find;
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
     match starttls::phase(cx) {

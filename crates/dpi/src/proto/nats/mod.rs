@@ -23,7 +23,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     let head = d.get(..d.len().min(256)).unwrap_or(&[]);
     let ok = match cx.hints.dir {
         Dir::ToClient => {
-            d.starts_with(b"INFO {") && head.windows(11).any(|w| w == b"\"server_id\"")
+            d.starts_with(b"INFO {") && crate::util::contains(head, b"\"server_id\"")
         }
         Dir::ToServer => d.starts_with(b"CONNECT {\"") && d.ends_with(b"\r\n"),
     };

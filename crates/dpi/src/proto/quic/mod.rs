@@ -349,7 +349,7 @@ fn gquic_chlo(cx: &mut Cx<'_>) {
 /// A gQUIC CHLO in clear text (Q0xx up to Q046): Some(its SNI tag's value, if any); None when
 /// there is no whole CHLO tag table.
 fn gquic_sni(d: &[u8]) -> Option<Option<&[u8]>> {
-    let at = d.windows(4).position(|w| w == b"CHLO")?;
+    let at = crate::util::find(d, b"CHLO")?;
     let mut r = Rd::new(d.get(at + 4..)?);
     let n = u16::from_le_bytes([r.u8()?, r.u8()?]) as usize;
     r.skip(2)?;

@@ -40,7 +40,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         return Probe::NotForUs;
     }
     let head = d.get(..d.len().min(1024)).unwrap_or(&[]);
-    let line_end = head.windows(2).position(|w| w == b"\r\n");
+    let line_end = crate::util::find(head, b"\r\n");
     let Some(line) = line_end.and_then(|e| head.get(..e)) else {
         return Probe::NotForUs;
     };

@@ -38,7 +38,7 @@ fn is_pack(d: &[u8]) -> bool {
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
     let d = cx.data;
-    let answer = d.starts_with(b"IP=") && d.windows(6).any(|w| w == b",PORT=");
+    let answer = d.starts_with(b"IP=") && crate::util::contains(d, b",PORT=");
     if answer || (cx.hints.nth == 0 && is_pack(d)) {
         Probe::Certain(&LABEL)
     } else if cx.hints.transport == UDP && d == b"A" {

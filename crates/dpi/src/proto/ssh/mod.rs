@@ -49,7 +49,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
             cx.set(Field::SshServer, banner);
             cx.state::<State>().seen |= SERVER;
         }
-        rest = match d.windows(2).position(|w| w == b"\r\n") {
+        rest = match crate::util::find(d, b"\r\n") {
             Some(p) => d.get(p + 2..).unwrap_or(&[]),
             None => match end {
                 Some(p) => d.get(p + 1..).unwrap_or(&[]),

@@ -31,7 +31,7 @@ fn all_iac(d: &[u8]) -> bool {
             (Some(&IAC), Some(0xfa)) => {
                 // Subnegotiation up to IAC SE.
                 let rest = d.get(at + 2..).unwrap_or(&[]);
-                match rest.windows(2).position(|w| w == [IAC, 0xf0]) {
+                match crate::util::find(rest, &[IAC, 0xf0]) {
                     Some(e) if e <= 64 => at += 2 + e + 2,
                     _ => return false,
                 }

@@ -95,7 +95,7 @@ fn after_proxy_header(d: &[u8]) -> Option<&[u8]> {
     if d.starts_with(b"PROXY ") {
         // v1: one line of at most 107 bytes, CRLF included.
         let line = d.get(..107.min(d.len()))?;
-        let end = line.windows(2).position(|w| w == b"\r\n")?;
+        let end = crate::util::find(line, b"\r\n")?;
         return d.get(end + 2..);
     }
     if d.starts_with(V2) {

@@ -28,9 +28,7 @@ pub static INSPECTOR: Inspector = Inspector {
 const NS_2005: &[u8] = b"schemas.xmlsoap.org/ws/2005/04/discovery";
 const NS_2009: &[u8] = b"docs.oasis-open.org/ws-dd/ns/discovery/2009/01";
 
-fn find(h: &[u8], pat: &[u8]) -> bool {
-    h.windows(pat.len()).any(|w| w == pat)
-}
+use crate::util::contains as find;
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
     let d = cx.data;
