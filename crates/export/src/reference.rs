@@ -1215,6 +1215,21 @@ mod tests {
         }
     }
 
+    /// A record as the writers write it: the copy of the code for its columns' groups, the last
+    /// time's digits kept in `digits`.
+    fn writers_way<S: format::Syntax>(
+        b: &mut Vec<u8>,
+        r: &FlowRecord<'_>,
+        cols: &Columns,
+        digits: &mut crate::out::TsDigits,
+    ) {
+        if cols.groups() {
+            format::record_with::<S, true>(b, r, cols, digits);
+        } else {
+            format::record_with::<S, false>(b, r, cols, digits);
+        }
+    }
+
     /// Both formats' bytes for `records` (each with its columns) written one after the other
     /// by the writers and by the reference; and each record's length against its reservation.
     fn both(records: &[(FlowRecord<'_>, Columns)]) {
@@ -1225,40 +1240,12 @@ mod tests {
             for (r, cols) in records {
                 let at = new.len();
                 if json {
-                    if cols.groups() {
-                        format::record_with::<crate::json::Json, true>(
-                            &mut kept,
-                            r,
-                            cols,
-                            &mut digits,
-                        );
-                    } else {
-                        format::record_with::<crate::json::Json, false>(
-                            &mut kept,
-                            r,
-                            cols,
-                            &mut digits,
-                        );
-                    }
+                    writers_way::<crate::json::Json>(&mut kept, r, cols, &mut digits);
                     format::record::<crate::json::Json>(&mut new, r, cols);
                     super::record::<super::Json>(&mut old, r, cols);
                     assert!(new.len() - at <= format::record_bound::<crate::json::Json>(r, cols));
                 } else {
-                    if cols.groups() {
-                        format::record_with::<crate::csv::Csv, true>(
-                            &mut kept,
-                            r,
-                            cols,
-                            &mut digits,
-                        );
-                    } else {
-                        format::record_with::<crate::csv::Csv, false>(
-                            &mut kept,
-                            r,
-                            cols,
-                            &mut digits,
-                        );
-                    }
+                    writers_way::<crate::csv::Csv>(&mut kept, r, cols, &mut digits);
                     format::record::<crate::csv::Csv>(&mut new, r, cols);
                     super::record::<super::Csv>(&mut old, r, cols);
                     assert!(new.len() - at <= format::record_bound::<crate::csv::Csv>(r, cols));
