@@ -290,3 +290,11 @@ pub struct Inspector {
     /// The probe.
     pub probe: fn(&mut Cx<'_>) -> Probe,
 }
+
+impl Inspector {
+    /// Is either end-point of the flow on one of [`Inspector::ports`]? (What the scheduler
+    /// asks of a `ports_required` inspector before its probe; such probes ask it too.)
+    pub fn on_ports(&self, hints: &Hints) -> bool {
+        self.ports.iter().any(|&p| hints.port(p))
+    }
+}

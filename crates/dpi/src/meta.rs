@@ -262,7 +262,9 @@ impl Meta {
 
     /// Keep `text` as `f`'s value (unset, and the area has room for it: [`Meta::set`]'s checks).
     fn push(&mut self, f: Field, text: &str) {
-        if text.is_empty() || self.text.try_push_str(text).is_err() {
+        // (`ends` holds every field once; checked first all the same, so that text is never
+        // kept without its end.)
+        if text.is_empty() || self.ends.is_full() || self.text.try_push_str(text).is_err() {
             return;
         }
         let _ = self.ends.try_push((f, self.text.len() as u16));

@@ -334,7 +334,7 @@ proptest! {
             let (first, _) = probe_sigs(&sigs, ins, hints, &data);
             if let Probe::Certain(_) = first {
                 prop_assert!(tcp || data.len() >= usize::from(ins.min_udp), "{} below min_udp", ins.name);
-                prop_assert!(!ins.ports_required || ins.ports.iter().any(|&p| hints.port(p)), "{} off its ports", ins.name);
+                prop_assert!(!ins.ports_required || ins.on_ports(&hints), "{} off its ports", ins.name);
             }
             for (_, v) in meta.iter() {
                 prop_assert!(!v.chars().any(|c| c.is_control()));

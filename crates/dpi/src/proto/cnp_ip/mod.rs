@@ -24,7 +24,7 @@ pub static INSPECTOR: Inspector = Inspector {
 fn probe(cx: &mut Cx<'_>) -> Probe {
     // Bound to its ports here too, not only by the scheduler's port filter (as the property
     // test `inspectors_never_panic` asks of every inspector with `ports_required`).
-    if !INSPECTOR.ports.iter().any(|&p| cx.hints.port(p)) {
+    if !INSPECTOR.on_ports(&cx.hints) {
         return Probe::NotForUs;
     }
     let d = cx.data;

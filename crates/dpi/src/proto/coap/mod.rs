@@ -25,7 +25,7 @@ pub static INSPECTOR: Inspector = Inspector {
 };
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
-    let on_port = INSPECTOR.ports.iter().any(|&p| cx.hints.port(p));
+    let on_port = INSPECTOR.on_ports(&cx.hints);
     if on_port && is_coap(cx.data) {
         Probe::Certain(&LABEL)
     } else {

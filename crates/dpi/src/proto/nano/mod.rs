@@ -23,7 +23,7 @@ pub static INSPECTOR: Inspector = Inspector {
 fn probe(cx: &mut Cx<'_>) -> Probe {
     // Bound to its port here too, not only by the scheduler's port filter (the property test
     // `inspectors_never_panic` found an 8-byte datagram to port 53 claimed).
-    if !cx.hints.port(7075) {
+    if !INSPECTOR.on_ports(&cx.hints) {
         return Probe::NotForUs;
     }
     let ok = match cx.data.get(..8) {

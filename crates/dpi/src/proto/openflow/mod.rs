@@ -51,7 +51,7 @@ fn messages(d: &[u8]) -> bool {
 }
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
-    let on_port = INSPECTOR.ports.iter().any(|&p| cx.hints.port(p));
+    let on_port = INSPECTOR.on_ports(&cx.hints);
     if on_port && messages(cx.data) {
         Probe::Certain(&LABEL)
     } else {
