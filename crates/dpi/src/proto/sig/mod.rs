@@ -62,6 +62,10 @@ pub struct SigSet {
     groups: Vec<(u64, usize, Table)>,
     /// Length of the longest signature.
     longest: usize,
+    /// The first bytes signatures fix, as a 256-bit set, when every signature fixes its first
+    /// byte (`None` when one leaves it open or is empty): a payload opening with another byte
+    /// matches none, so it is answered without hashing (most payloads are not any signature's).
+    first: Option<[u64; 4]>,
 }
 
 /// A mask of the first `len` positions.
@@ -98,11 +102,20 @@ impl SigSet {
             .max()
             .unwrap_or(0)
             .min(WIDTH);
+        let first = sigs.iter().try_fold([0u64; 4], |mut set, s| {
+            let b = *s.bytes.first()?;
+            if s.mask & 1 == 0 {
+                return None;
+            }
+            set[usize::from(b >> 6)] |= 1 << (b & 63);
+            Some(set)
+        });
         let mut set = SigSet {
             z,
             sigs,
             groups: Vec::new(),
             longest,
+            first,
         };
         for (i, sig) in set.sigs.iter().enumerate() {
             let key = set.key(sig.mask, &sig.bytes);
@@ -196,6 +209,12 @@ impl SigSet {
 
     /// The index (in file order) of the signature [`SigSet::find`] returns.
     pub fn find_index(&self, transport: u8, payload: &[u8]) -> Option<u32> {
+        if let Some(first) = &self.first {
+            let b = *payload.first()?;
+            if first[usize::from(b >> 6)] >> (b & 63) & 1 == 0 {
+                return None;
+            }
+        }
         let n = payload.len().min(self.longest);
         let mut pre = [0u64; WIDTH + 1];
         for (k, &c) in payload.iter().take(n).enumerate() {

@@ -176,3 +176,37 @@ fn throughput_by_dictionary_size() {
         );
     }
 }
+
+proptest::proptest! {
+    /// `find_index` (the first-byte filter, then the Zobrist groups) answers as a plain scan
+    /// does: the first signature in file order, on the transport, whose fixed bytes all equal
+    /// the payload's. A three-letter alphabet makes matches, key ties and the filter's both
+    /// answers common; signatures may leave their first byte open or be empty.
+    #[test]
+    fn find_is_the_first_match_in_file_order(
+        sigs in proptest::collection::vec(
+            (proptest::collection::vec(0u8..3, 0..6), proptest::prelude::any::<u64>(), 1u8..4),
+            1..8,
+        ),
+        payload in proptest::collection::vec(0u8..3, 0..8),
+        transport in 1u8..3,
+    ) {
+        let sigs: Vec<Sig> = sigs
+            .into_iter()
+            .map(|(bytes, mask, transports)| Sig {
+                master: "R".into(),
+                category: "Web".into(),
+                transports,
+                mask: mask & ((1u64 << bytes.len()) - 1),
+                bytes,
+            })
+            .collect();
+        let want = sigs.iter().position(|s| {
+            s.transports & transport != 0
+                && payload.len() >= s.bytes.len()
+                && s.bytes.iter().enumerate().all(|(k, &c)| s.mask >> k & 1 == 0 || payload[k] == c)
+        });
+        let set = SigSet::new(sigs, 11);
+        proptest::prop_assert_eq!(set.find_index(transport, &payload).map(|i| i as usize), want);
+    }
+}
