@@ -145,6 +145,9 @@ pub struct Rules {
     /// port of the label's master protocol: its default ports, for nDPI's "Known Proto on Non
     /// Std Port".
     port_masters: Vec<u8>,
+    /// By the statistical model's class, the IP protocols (a 256-bit set) it may name a flow
+    /// of ([`Rules::model_admits`]).
+    model_l4s: Vec<[u64; 4]>,
     /// By label id: is a flow of this label encrypted (nDPI's mark of its master protocol)?
     encrypted: Vec<bool>,
     /// By label id: what the risk rules ask of its names (compared once, not per flow).
@@ -324,6 +327,10 @@ impl Rules {
             })
             .collect();
         let port_masters = port_masters(&labels, &ports);
+        let model_l4s = model
+            .as_ref()
+            .map(|m| model_l4s(&labels, &ports, &dpi, m))
+            .unwrap_or_default();
         let defaults = ProtoDefaults::parse(BUILTIN_PROTOCOLS)
             .map_err(|e| RulesError::Labels(format!("built-in protocol defaults: {e}")))?;
         defaults.rate(&mut labels);
@@ -362,6 +369,7 @@ impl Rules {
             calls,
             call_masters,
             port_masters,
+            model_l4s,
             encrypted,
             risk_kinds,
             labels,
@@ -403,6 +411,16 @@ impl Rules {
                 .port(l4, p)
                 .is_some_and(|l| self.labels.get(l).master() == master)
         }))
+    }
+
+    /// May the statistical model's class `class` name a flow over IP protocol `l4`? Yes
+    /// unless every source that knows the class's protocol puts it on other transports
+    /// ([`model_l4s`]); a class nothing knows may name any flow.
+    #[inline]
+    pub fn model_admits(&self, class: u16, l4: u8) -> bool {
+        self.model_l4s
+            .get(usize::from(class))
+            .is_none_or(|set| set[usize::from(l4 >> 6)] >> (l4 & 63) & 1 != 0)
     }
 
     /// The host rule application `name` (a DNS query or a CNAME) belongs to, if one does.
@@ -610,9 +628,112 @@ fn port_masters(labels: &Labels, ports: &PortTable) -> Vec<u8> {
         .collect()
 }
 
+/// For each class of the statistical model, the IP protocols its protocol runs over, as the
+/// project's own definitions of that protocol say: the transports of the payload inspectors
+/// and byte signatures that can name it (TLS's inspector reads TCP only; DTLS and QUIC, other
+/// protocols, are UDP's), the transports of the port table's entries for it (nDPI's default
+/// ports), and the IP protocol numbers that name it (ICMP: 1). A class none of them knows (an
+/// application such as a service's name, from a model trained so) may name any flow: the set is
+/// then all of them. Nothing here is taken from the model's training data, which only shows
+/// where a protocol was seen, not where it cannot be.
+fn model_l4s(labels: &Labels, ports: &PortTable, dpi: &DpiRules, model: &Loaded) -> Vec<[u64; 4]> {
+    let add = |set: &mut [u64; 4], p: u8| set[usize::from(p >> 6)] |= 1 << (p & 63);
+    let transports = |set: &mut [u64; 4], bits: u8| {
+        if bits & wirespeed_dpi::TCP != 0 {
+            add(set, 6);
+        }
+        if bits & wirespeed_dpi::UDP != 0 {
+            add(set, 17);
+        }
+    };
+    model
+        .labels
+        .iter()
+        .map(|&id| {
+            let name = labels.get(id).master();
+            let names = |l: &wirespeed_classify::Label| l.master == name || l.app == name;
+            let mut set = [0u64; 4];
+            for ins in wirespeed_dpi::proto::REGISTRY {
+                if ins.labels.iter().any(|l| names(l)) {
+                    transports(&mut set, ins.transports);
+                }
+            }
+            for sig in dpi.signatures().sigs() {
+                if &*sig.master == name {
+                    transports(&mut set, sig.transports);
+                }
+            }
+            for (t, _, l) in ports.entries() {
+                let l = labels.get(l);
+                if l.master() == name || l.app() == name {
+                    add(
+                        &mut set,
+                        match t {
+                            "tcp" => 6,
+                            "udp" => 17,
+                            _ => 132,
+                        },
+                    );
+                }
+            }
+            for p in 0..=255u8 {
+                if wirespeed_classify::ipproto::lookup(p).is_some_and(names) {
+                    add(&mut set, p);
+                }
+            }
+            if set == [0; 4] {
+                [u64::MAX; 4]
+            } else {
+                set
+            }
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The built-in model's classes run where their protocols do: TLS and HTTP over TCP (and
+    /// SCTP, where the port table has them), never UDP; QUIC over UDP only; DNS over both;
+    /// ICMP over IP protocol 1 only (ICMPv6 is nDPI's `ICMPV6`); each set printed. A class
+    /// nothing knows may name any flow.
+    #[test]
+    fn model_classes_run_where_their_protocols_do() {
+        let r = Rules::builtin();
+        let m = r.model().expect("built-in model");
+        let class = |n: &str| {
+            m.labels
+                .iter()
+                .position(|&l| r.labels().get(l).master() == n)
+                .unwrap_or_else(|| panic!("no class {n}")) as u16
+        };
+        for (c, &l) in m.labels.iter().enumerate() {
+            let on: Vec<u8> = (0..=255u8)
+                .filter(|&p| r.model_admits(c as u16, p))
+                .collect();
+            let shown = if on.len() == 256 {
+                "any".to_string()
+            } else {
+                format!("{on:?}")
+            };
+            println!("{:28} {shown}", r.labels().get(l).master());
+        }
+        let only = |n: &str, want: &[u8]| {
+            let c = class(n);
+            let on: Vec<u8> = (0..=255u8).filter(|&p| r.model_admits(c, p)).collect();
+            assert_eq!(on, want, "{n}");
+        };
+        only("TLS", &[6, 132]);
+        only("HTTP", &[6, 132]);
+        only("QUIC", &[17]);
+        only("DNS", &[6, 17]);
+        only("ICMP", &[1]);
+        assert!(
+            r.model_admits(u16::MAX, 47),
+            "no such class: no restriction"
+        );
+    }
 
     #[test]
     fn builtin_rules_load_and_name_their_labels() {

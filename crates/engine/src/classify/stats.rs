@@ -96,10 +96,13 @@ impl StatsClassifier {
     /// learning, else the loaded model's.
     #[inline]
     fn answer(&self, m: &Loaded, flow: &FlowView<'_>, e: &Early) -> Option<(u16, f32)> {
-        match &self.link {
+        let a = match &self.link {
             None => m.model.classify(e, flow.key.proto, flow.server_port()),
             Some(link) => Self::answer_link(link, m, flow, e),
-        }
+        };
+        // A protocol is never named on a transport it does not run on (TLS over UDP, QUIC
+        // over TCP, ICMP over IGMP): the model, which learnt sizes, abstains instead.
+        a.filter(|&(c, _)| self.rules.model_admits(c, flow.key.proto))
     }
 
     /// [`StatsClassifier::answer`] when learning (kept out of line: the path without it stays
