@@ -329,7 +329,7 @@ impl Rules {
         let port_masters = port_masters(&labels, &ports);
         let model_l4s = model
             .as_ref()
-            .map(|m| model_l4s(&labels, &ports, &dpi, m))
+            .map(|m| model_l4s(&labels, &port_masters, &dpi, m))
             .unwrap_or_default();
         let defaults = ProtoDefaults::parse(BUILTIN_PROTOCOLS)
             .map_err(|e| RulesError::Labels(format!("built-in protocol defaults: {e}")))?;
@@ -636,7 +636,13 @@ fn port_masters(labels: &Labels, ports: &PortTable) -> Vec<u8> {
 /// application such as a service's name, from a model trained so) may name any flow: the set is
 /// then all of them. Nothing here is taken from the model's training data, which only shows
 /// where a protocol was seen, not where it cannot be.
-fn model_l4s(labels: &Labels, ports: &PortTable, dpi: &DpiRules, model: &Loaded) -> Vec<[u64; 4]> {
+fn model_l4s(
+    labels: &Labels,
+    port_masters: &[u8],
+    dpi: &DpiRules,
+    model: &Loaded,
+) -> Vec<[u64; 4]> {
+    use std::collections::HashMap;
     let add = |set: &mut [u64; 4], p: u8| set[usize::from(p >> 6)] |= 1 << (p & 63);
     let transports = |set: &mut [u64; 4], bits: u8| {
         if bits & wirespeed_dpi::TCP != 0 {
@@ -646,48 +652,45 @@ fn model_l4s(labels: &Labels, ports: &PortTable, dpi: &DpiRules, model: &Loaded)
             add(set, 17);
         }
     };
-    model
+    // Each class by its protocol's name: one lookup per name below (start-up stays lean).
+    let class: HashMap<&str, usize> = model
         .labels
         .iter()
-        .map(|&id| {
-            let name = labels.get(id).master();
-            let names = |l: &wirespeed_classify::Label| l.master == name || l.app == name;
-            let mut set = [0u64; 4];
-            for ins in wirespeed_dpi::proto::REGISTRY {
-                if ins.labels.iter().any(|l| names(l)) {
-                    transports(&mut set, ins.transports);
-                }
+        .enumerate()
+        .map(|(c, &id)| (labels.get(id).master(), c))
+        .collect();
+    let mut sets = vec![[0u64; 4]; model.labels.len()];
+    let at = |name: &str| class.get(name).copied();
+    for ins in wirespeed_dpi::proto::REGISTRY {
+        for l in ins.labels {
+            for c in [at(l.master), at(l.app)].into_iter().flatten() {
+                transports(&mut sets[c], ins.transports);
             }
-            for sig in dpi.signatures().sigs() {
-                if &*sig.master == name {
-                    transports(&mut set, sig.transports);
-                }
+        }
+    }
+    for sig in dpi.signatures().sigs() {
+        if let Some(c) = at(&sig.master) {
+            transports(&mut sets[c], sig.transports);
+        }
+    }
+    for p in 0..=255u8 {
+        if let Some(c) = wirespeed_classify::ipproto::lookup(p).and_then(|l| at(l.master)) {
+            add(&mut sets[c], p);
+        }
+    }
+    for (set, &id) in sets.iter_mut().zip(&model.labels) {
+        // The port table's entries of the class's protocol, by master ([`port_masters`]).
+        let bits = port_masters.get(id.index()).copied().unwrap_or(0);
+        for (bit, p) in [(1, 6), (2, 17), (4, 132)] {
+            if bits & bit != 0 {
+                add(set, p);
             }
-            for (t, _, l) in ports.entries() {
-                let l = labels.get(l);
-                if l.master() == name || l.app() == name {
-                    add(
-                        &mut set,
-                        match t {
-                            "tcp" => 6,
-                            "udp" => 17,
-                            _ => 132,
-                        },
-                    );
-                }
-            }
-            for p in 0..=255u8 {
-                if wirespeed_classify::ipproto::lookup(p).is_some_and(names) {
-                    add(&mut set, p);
-                }
-            }
-            if set == [0; 4] {
-                [u64::MAX; 4]
-            } else {
-                set
-            }
-        })
-        .collect()
+        }
+        if *set == [0; 4] {
+            *set = [u64::MAX; 4];
+        }
+    }
+    sets
 }
 
 #[cfg(test)]
