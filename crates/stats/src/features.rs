@@ -71,6 +71,14 @@ impl Early {
         self.n += 1;
     }
 
+    /// Did any of the first `first` packets recorded carry payload? (Without any, the features
+    /// describe a handshake or a scan, the same for every application.)
+    #[inline]
+    pub fn any_payload(&self, first: usize) -> bool {
+        let n = usize::from(self.n).min(first);
+        self.payload.iter().take(n).any(|&p| p != 0)
+    }
+
     /// Packets recorded.
     #[inline]
     pub fn len(&self) -> usize {

@@ -101,8 +101,14 @@ impl StatsClassifier {
             Some(link) => Self::answer_link(link, m, flow, e),
         };
         // A protocol is never named on a transport it does not run on (TLS over UDP, QUIC
-        // over TCP, ICMP over IGMP): the model, which learnt sizes, abstains instead.
-        a.filter(|&(c, _)| self.rules.model_admits(c, flow.key.proto))
+        // over TCP, ICMP over IGMP), nor for a flow shorter than the model's P packets none of
+        // which carried payload (a scan's SYN, a refused connection: no application spoke;
+        // asked at its end, or, learning, at its packets so far): the model, which learnt
+        // sizes, abstains instead.
+        let p = usize::from(m.model.positions);
+        a.filter(|&(c, _)| {
+            self.rules.model_admits(c, flow.key.proto) && (e.len() >= p || e.any_payload(p))
+        })
     }
 
     /// [`StatsClassifier::answer`] when learning (kept out of line: the path without it stays

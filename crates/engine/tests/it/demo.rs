@@ -193,3 +193,45 @@ fn files_with_older_timestamps_are_not_expired_by_earlier_files() {
         2_000
     );
 }
+
+/// The statistical model never names a protocol on a transport it does not run on, nor a flow
+/// shorter than its P packets that carried no payload. The worst case's datagrams (18 zero
+/// bytes) once made it name most flows TLS, a protocol of TCP; its flows with empty datagrams
+/// (1 and 3 packets, fewer than the built-in model's 4) carry nothing to classify.
+#[test]
+fn the_model_names_no_protocol_off_its_transports_nor_flows_without_payload() {
+    let path = temp("wc-stats.pcap");
+    let p = gen::WorstCase {
+        flows: 2_000,
+        window: 256,
+        ..gen::WorstCase::default()
+    };
+    gen::worst_case(BufWriter::new(File::create(&path).unwrap()), &p).unwrap();
+    let (recs, _) = records(&path, EngineConfig::default());
+    assert_eq!(recs.len(), 2_000);
+    for r in &recs {
+        assert_eq!(r["l4"], "UDP");
+        for tcp_only in ["TLS", "HTTP"] {
+            assert_ne!(r["stats_app"], tcp_only, "{r}");
+            assert_ne!(r["master"], tcp_only, "{r}");
+        }
+    }
+    for pkts in [1, 3] {
+        let path = temp(&format!("wc-empty-{pkts}.pcap"));
+        let p = gen::WorstCase {
+            flows: 500,
+            window: 64,
+            pkts_per_flow: pkts,
+            frame_len: 14 + 20 + 8,
+            ..gen::WorstCase::default()
+        };
+        gen::worst_case(BufWriter::new(File::create(&path).unwrap()), &p).unwrap();
+        let (recs, _) = records(&path, EngineConfig::default());
+        assert_eq!(recs.len(), 500);
+        for r in &recs {
+            // Abstained: the model's field says Unknown.
+            assert_eq!(r["stats_app"], "Unknown", "{r}");
+            assert_ne!(r["method"], "stats", "{r}");
+        }
+    }
+}
