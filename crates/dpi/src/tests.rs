@@ -717,3 +717,40 @@ fn a_bad_label_in_user_signatures_is_a_signature_error_with_its_line() {
         other => panic!("{other:?}"),
     }
 }
+
+/// A UDP flow whose datagrams every inspector that fits them rules out, and that are too
+/// short for the others: during the flow those others stay possible (a longer datagram may
+/// come), at its end every protocol is ruled out. A flow an inspector claimed is not.
+#[test]
+fn short_datagrams_rule_everything_out_at_the_end() {
+    let (mut d, _) = engine(DpiConfig::default());
+    let zeros = [0u8; 18];
+    let mut h = NO_HANDLE;
+    for n in 0..3 {
+        assert_eq!(
+            d.inspect(&mut h, &pkt(17, 40123, n % 2 == 0, 0, &zeros)),
+            None
+        );
+        assert!(
+            !d.ruled_out(h),
+            "short inspectors stay possible during the flow"
+        );
+    }
+    assert!(d.ruled_out_at_end(h, 40123, 50000));
+    // The longest datagram counts: one that every inspector fits is ruled out at once.
+    let long = [0u8; 1400];
+    let mut h = NO_HANDLE;
+    d.inspect(&mut h, &pkt(17, 40124, true, 0, &zeros));
+    d.inspect(&mut h, &pkt(17, 40124, true, 0, &long));
+    assert!(d.ruled_out(h) || d.ruled_out_at_end(h, 40124, 50000));
+    // A DNS query: claimed, never ruled out.
+    let q = [
+        0x12, 0x34, 0x01, 0x00, 0, 1, 0, 0, 0, 0, 0, 0, 7, b'e', b'x', b'a', b'm', b'p', b'l',
+        b'e', 3, b'c', b'o', b'm', 0, 0, 1, 0, 1,
+    ];
+    let mut h = NO_HANDLE;
+    assert!(d.inspect(&mut h, &pkt(17, 53, true, 0, &q)).is_some());
+    assert!(!d.ruled_out(h) && !d.ruled_out_at_end(h, 53, 50000));
+    // No datagram shown: nothing to say.
+    assert!(!d.ruled_out_at_end(NO_HANDLE, 40125, 50000));
+}
