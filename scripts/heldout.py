@@ -38,6 +38,8 @@ import sys
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from learn_stats_eval import macro_f1, model_classes  # noqa: E402
 NETCAP = os.path.join(HERE, "netcap", "netcap.py")
 SERVERS = {"192.0.2.2", "2001:db8::2"}
 
@@ -222,7 +224,7 @@ def wirespeed_flows(binary, pcap, tmp):
             rows.append({"l4": r["l4"], "src": r["src_ip"], "sport": r["src_port"],
                          "dst": r["dst_ip"], "dport": r["dst_port"], "master": r["master"],
                          "app": r["app"], "proto": r["proto"], "method": r["method"],
-                         "start": float(r["first_ts"] or 0)})
+                         "stats_app": r["stats_app"], "start": float(r["first_ts"] or 0)})
     return rows
 
 
@@ -354,14 +356,32 @@ def main():
             print("| " + " | ".join(b) + " |")
     else:
         print("No disagreement.")
+    # The statistical model alone (issue 38's "stats model alone on captures you do not have"):
+    # its `stats_app` on the labelled flows whose expected master is one of the shipped model's
+    # classes, whatever method named the flow; an abstention (Unknown) counts as wrong.
+    classes = set(model_classes(os.path.join(repo, "models", "default.wsm")))
+    print("\nStatistical model alone (`stats_app`), flows of the shipped model's classes:\n")
+    print("| part | flows | classes | macro-F1 | accuracy | per class (F1) |")
+    print("|---|---:|---:|---:|---:|---|")
+    for part in sorted({p for _, p, _, _ in flat}):
+        pairs = [(e[0], r["stats_app"] if r["stats_app"] != "Unknown" else "")
+                 for _, p, r, e in flat if p == part and e[0] in classes]
+        if not pairs:
+            continue
+        m, f1 = macro_f1(pairs)
+        acc = sum(t == q for t, q in pairs) / len(pairs)
+        each = ", ".join(f"{c} {f:.2f}" for c, f in sorted(f1.items()))
+        print(f"| {part} | {len(pairs)} | {len(f1)} | {m:.3f} | {acc:.3f} | {each} |")
     if a.csv:
         with open(a.csv, "w", newline="") as f:
             w = csv.writer(f)
             w.writerow(["variant", "part", "l4", "src_ip", "src_port", "dst_ip", "dst_port",
-                        "expected_master", "expected_app", "proto", "master", "app", "method"])
+                        "expected_master", "expected_app", "proto", "master", "app", "method",
+                        "stats_app"])
             for name, part, r, e in flat:
                 w.writerow([name, part, r["l4"], r["src"], r["sport"], r["dst"], r["dport"],
-                            e[0], e[1], r["proto"], r["master"], r["app"], r["method"]])
+                            e[0], e[1], r["proto"], r["master"], r["app"], r["method"],
+                            r["stats_app"]])
     shutil.rmtree(tmp, ignore_errors=True)
 
 
