@@ -356,29 +356,6 @@ impl Dpi {
                 .is_some_and(|c| c.excluded && c.chosen == 0)
     }
 
-    /// At a UDP flow's end, while inspection still follows it (every datagram with payload was
-    /// shown, none claimed by an inspector): was every inspector for its ports ruled out by its
-    /// probe or never possible, its shortest message longer than every datagram the flow
-    /// carried (a datagram is a whole message)? Then, as [`Dpi::ruled_out`] says when the
-    /// probes alone ruled everything out, no protocol this engine knows by payload is the
-    /// flow's. (During the flow a short candidate stays possible: a longer datagram may come.)
-    pub fn ruled_out_at_end(&self, handle: u32, server_port: u16, client_port: u16) -> bool {
-        if is_done(handle) {
-            return false;
-        }
-        let Some(c) = slot(handle).and_then(|i| self.pool.get(i)) else {
-            return false;
-        };
-        if c.chosen != 0 || c.done || c.longest == 0 {
-            return false;
-        }
-        let sel = self
-            .rules
-            .choice
-            .select(UDP, server_port, client_port, usize::from(c.longest));
-        (sel.transport & !c.ruled_out).is_empty()
-    }
-
     /// The flow ended: return its context (and buffers) to the pools.
     pub fn release(&mut self, handle: &mut u32) {
         let h = *handle;
@@ -549,11 +526,6 @@ impl Dpi {
         let sel = rules
             .choice
             .select(transport, p.server_port, p.client_port, p.payload.len());
-        if transport == UDP {
-            ctx.longest = ctx
-                .longest
-                .max(p.payload.len().min(usize::from(u16::MAX)) as u16);
-        }
         let found = if transport == TCP {
             // In-order bytes only; a segment that completes buffered data shows the whole.
             match self.reasm.accept(&mut ctx.stream[d], p.seq, p.payload) {

@@ -529,9 +529,6 @@ pub(crate) struct Ctx {
     pub(crate) counted: bool,
     pub(crate) done: bool,
     pub(crate) pkts: [u8; 2],
-    /// The longest UDP payload shown (saturated): every candidate whose shortest message is
-    /// longer was never possible ([`crate::Dpi::ruled_out_at_end`]).
-    pub(crate) longest: u16,
     pub(crate) state: StateArea,
     /// Evidence of candidates that answered Unsure with state: (registry index + 1, state),
     /// 0 = a free slot.
@@ -559,7 +556,6 @@ impl Ctx {
             counted: false,
             done: false,
             pkts: [0; 2],
-            longest: 0,
             state: StateArea::ZERO,
             pending: [(0, StateArea::ZERO); PENDING],
             long: false,
@@ -580,7 +576,6 @@ impl Ctx {
         self.counted = false;
         self.done = false;
         self.pkts = [0; 2];
-        self.longest = 0;
         self.state = StateArea::ZERO;
         self.pending = [(0, StateArea::ZERO); PENDING];
         self.long = false;

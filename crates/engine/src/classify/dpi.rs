@@ -207,20 +207,6 @@ impl Classifier for DpiClassifier {
 
 const _: () = assert!(META_COUNT == wirespeed_dpi::Field::COUNT);
 
-impl DpiClassifier {
-    /// At a UDP flow's end, did payload inspection rule out every protocol it knows, those
-    /// whose shortest message is longer than every datagram included
-    /// ([`wirespeed_dpi::Dpi::ruled_out_at_end`])?
-    #[inline]
-    pub(crate) fn ruled_out_at_end(&self, flow: &FlowView<'_>, handle: u32) -> bool {
-        self.enabled
-            && flow.key.proto == 17
-            && self
-                .dpi
-                .ruled_out_at_end(handle, flow.server_port(), flow.client_port())
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use crate::gen::{FrameBuilder, L4};

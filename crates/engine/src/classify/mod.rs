@@ -301,12 +301,6 @@ macro_rules! classifiers {
             #[inline]
             pub(crate) fn end(&mut self, arbiter: &Arbiter, f: &mut Flow<FlowExt>) {
                 let (view, ext) = split(f);
-                // Payload inspection's exclusion of a UDP flow by its datagrams' lengths is
-                // known only now, before the arbiter's end and the statistical model's last
-                // answer (a flow shorter than its P packets is asked at its end) read it.
-                if self.dpi.ruled_out_at_end(&view, ext.dpi) {
-                    ext.class.publish(Facts::PAYLOAD_RULED_OUT);
-                }
                 arbiter.at_end(&mut ext.class);
                 let mut d = Decide { arbiter, class: &mut ext.class };
                 $(self.$field.end(&view, &mut ext.$field, &mut d);)*
