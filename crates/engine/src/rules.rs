@@ -415,7 +415,8 @@ impl Rules {
 
     /// May the statistical model's class `class` name a flow over IP protocol `l4`? Yes
     /// unless every source that knows the class's protocol puts it on other transports
-    /// ([`model_l4s`]); a class nothing knows may name any flow.
+    /// (the inspectors, signatures, port table and IP protocol numbers that name it, read
+    /// once at load); a class nothing knows may name any flow.
     #[inline]
     pub fn model_admits(&self, class: u16, l4: u8) -> bool {
         self.model_l4s
