@@ -99,9 +99,9 @@ pub(crate) type StatsBox = Arc<Mutex<Vec<StatsLesson>>>;
 
 /// Sort an epoch's observation keys (time, the content hash's upper half, the index: each
 /// key distinct) ascending. The keys arrive in index order, so a stable sort by time and hash
-/// alone gives the order of the whole keys: a radix sort by the bytes that differ (time's
-/// low bytes and the hash's, usually 6–8 passes over the keys) rather than ~15 comparisons a
-/// key; a short list by comparison, where the radix sort's histograms cost more.
+/// alone gives the order of the whole keys: a radix sort, one pass over the keys for each
+/// byte in which they differ, rather than ~15 comparisons a key; a short list by comparison,
+/// where the radix sort's histograms cost more.
 fn sort_keys(keys: &mut [u128]) {
     if keys.len() < RADIX_FROM {
         keys.sort_unstable();
