@@ -15,6 +15,13 @@ fn temp(name: &str) -> PathBuf {
     dir.join(name)
 }
 
+/// Write `gen worst-case` with `p` to a temporary file `name`: the file and its packet count.
+fn worst_case_file(name: &str, p: &gen::WorstCase) -> (PathBuf, u64) {
+    let path = temp(name);
+    let n = gen::worst_case(BufWriter::new(File::create(&path).unwrap()), p).unwrap();
+    (path, n)
+}
+
 fn records(path: &Path, cfg: EngineConfig) -> (Vec<serde_json::Value>, wirespeed_engine::Counters) {
     let mut w = Worker::new(cfg, JsonLinesWriter::new(Vec::new(), false), false);
     let out = run_file(&mut w, path, &mut |_, _| {}).unwrap();
@@ -110,14 +117,13 @@ fn classifiers_none_leaves_flows_unknown() {
 
 #[test]
 fn worst_case_small_counts_every_packet_and_flow() {
-    let path = temp("wc.pcap");
     let p = gen::WorstCase {
         flows: 5_000,
         pkts_per_flow: 5,
         window: 1_024,
         ..gen::WorstCase::default()
     };
-    let n = gen::worst_case(BufWriter::new(File::create(&path).unwrap()), &p).unwrap();
+    let (path, n) = worst_case_file("wc.pcap", &p);
     assert_eq!(n, 25_000);
     let (recs, c) = records(&path, EngineConfig::default());
     assert_eq!(recs.len(), 5_000);
@@ -200,13 +206,12 @@ fn files_with_older_timestamps_are_not_expired_by_earlier_files() {
 /// (1 and 3 packets, fewer than the built-in model's 4) carry nothing to classify.
 #[test]
 fn the_model_names_no_protocol_off_its_transports_nor_flows_without_payload() {
-    let path = temp("wc-stats.pcap");
     let p = gen::WorstCase {
         flows: 2_000,
         window: 256,
         ..gen::WorstCase::default()
     };
-    gen::worst_case(BufWriter::new(File::create(&path).unwrap()), &p).unwrap();
+    let (path, _) = worst_case_file("wc-stats.pcap", &p);
     let (recs, _) = records(&path, EngineConfig::default());
     assert_eq!(recs.len(), 2_000);
     for r in &recs {
@@ -217,7 +222,6 @@ fn the_model_names_no_protocol_off_its_transports_nor_flows_without_payload() {
         }
     }
     for pkts in [1, 3] {
-        let path = temp(&format!("wc-empty-{pkts}.pcap"));
         let p = gen::WorstCase {
             flows: 500,
             window: 64,
@@ -225,7 +229,7 @@ fn the_model_names_no_protocol_off_its_transports_nor_flows_without_payload() {
             frame_len: 14 + 20 + 8,
             ..gen::WorstCase::default()
         };
-        gen::worst_case(BufWriter::new(File::create(&path).unwrap()), &p).unwrap();
+        let (path, _) = worst_case_file(&format!("wc-empty-{pkts}.pcap"), &p);
         let (recs, _) = records(&path, EngineConfig::default());
         assert_eq!(recs.len(), 500);
         for r in &recs {
