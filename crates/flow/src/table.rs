@@ -765,9 +765,12 @@ impl<V: Default> FlowTable<V> {
         if share > 0 || self.last_sweep_ts == 0 {
             self.last_sweep_ts = now;
         }
+        // The hand wraps by a compare, not a division a slot (the cursor is below `n` after any
+        // step; `alloc_slot` leaves it so too, and a table never shrinks).
+        let mut next = self.cursor % n;
         for _ in 0..steps {
-            let s = self.cursor % n;
-            self.cursor = s + 1;
+            let s = next;
+            next = if s + 1 == n { 0 } else { s + 1 };
             let f = &self.slots[s];
             if f.is_free() {
                 continue;
@@ -788,6 +791,7 @@ impl<V: Default> FlowTable<V> {
                 on_end(f, EndReason::Active);
             }
         }
+        self.cursor = next;
         self.stats.swept += steps as u64;
     }
 

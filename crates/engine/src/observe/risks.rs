@@ -259,43 +259,40 @@ pub(crate) fn of(f: &FlowFacts<'_>, rules: &Rules) -> RiskSet {
         let flags = f.meta[HTTP_FLAGS].as_bytes();
         let flag = |c: u8| Some(!flags.is_empty() && flags.contains(&c));
         let has = |i: usize, c: u8| f.meta[i].as_bytes().contains(&c);
-        facts = RiskFacts {
-            sni: m(SNI),
-            alpn: m(ALPN),
-            tls_version: m(TLS_VERSION),
-            ja4: m(JA4),
-            http_method: m(HTTP_METHOD),
-            http_host: m(HTTP_HOST),
-            url: m(URL),
-            user_agent: m(USER_AGENT),
-            http_status: num(HTTP_STATUS),
-            dns_query: m(DNS_QUERY),
-            dns_rcode: num(DNS_RCODE),
-            ssh_client: m(SSH_CLIENT),
-            ssh_server: m(SSH_SERVER),
-            tls_cert_subject: m(CERT_SUBJECT),
-            tls_cert_issuer: m(CERT_ISSUER),
-            tls_cipher: num(TLS_CIPHER),
-            dns_names: m(DNS_NAMES),
-            http_content_type: m(HTTP_CONTENT_TYPE),
-            http_server: m(HTTP_SERVER),
-            http_exe_attachment: flag(b'a'),
-            http_data_attachment: flag(b'd'),
-            http_body_binary: flag(b'b'),
-            http_exe_body: flag(b'e'),
-            http_susp_header_name: flag(b'h'),
-            http_server_nonprint: flag(b's'),
-            tls_esni: has(TLS_FLAGS, b'e'),
-            gquic_chlo: has(TLS_FLAGS, b'h'),
-            tls_webrtc: has(TLS_FLAGS, b'w'),
-            dns_malformed: has(DNS_FLAGS, b'm'),
-            dns_invalid_chars: has(DNS_FLAGS, b'i'),
-            dns_error_code: has(DNS_FLAGS, b'e'),
-            payload_script: has(PAYLOAD_FLAGS, b's'),
-            payload_executable: has(PAYLOAD_FLAGS, b'e'),
-            dns_zero_ttl: has(DNS_FLAGS, b'z'),
-            ..facts
-        };
+        facts.sni = m(SNI);
+        facts.alpn = m(ALPN);
+        facts.tls_version = m(TLS_VERSION);
+        facts.ja4 = m(JA4);
+        facts.http_method = m(HTTP_METHOD);
+        facts.http_host = m(HTTP_HOST);
+        facts.url = m(URL);
+        facts.user_agent = m(USER_AGENT);
+        facts.http_status = num(HTTP_STATUS);
+        facts.dns_query = m(DNS_QUERY);
+        facts.dns_rcode = num(DNS_RCODE);
+        facts.ssh_client = m(SSH_CLIENT);
+        facts.ssh_server = m(SSH_SERVER);
+        facts.tls_cert_subject = m(CERT_SUBJECT);
+        facts.tls_cert_issuer = m(CERT_ISSUER);
+        facts.tls_cipher = num(TLS_CIPHER);
+        facts.dns_names = m(DNS_NAMES);
+        facts.http_content_type = m(HTTP_CONTENT_TYPE);
+        facts.http_server = m(HTTP_SERVER);
+        facts.http_exe_attachment = flag(b'a');
+        facts.http_data_attachment = flag(b'd');
+        facts.http_body_binary = flag(b'b');
+        facts.http_exe_body = flag(b'e');
+        facts.http_susp_header_name = flag(b'h');
+        facts.http_server_nonprint = flag(b's');
+        facts.tls_esni = has(TLS_FLAGS, b'e');
+        facts.gquic_chlo = has(TLS_FLAGS, b'h');
+        facts.tls_webrtc = has(TLS_FLAGS, b'w');
+        facts.dns_malformed = has(DNS_FLAGS, b'm');
+        facts.dns_invalid_chars = has(DNS_FLAGS, b'i');
+        facts.dns_error_code = has(DNS_FLAGS, b'e');
+        facts.payload_script = has(PAYLOAD_FLAGS, b's');
+        facts.payload_executable = has(PAYLOAD_FLAGS, b'e');
+        facts.dns_zero_ttl = has(DNS_FLAGS, b'z');
     }
     let mut set = assess(&facts);
     // A protocol's breed is a fact about the protocol, not about a model's guess at it.
