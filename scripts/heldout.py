@@ -363,15 +363,26 @@ def main():
     print("\nStatistical model alone (`stats_app`), flows of the shipped model's classes:\n")
     print("| part | flows | classes | macro-F1 | accuracy | per class (F1) |")
     print("|---|---:|---:|---:|---:|---|")
-    for part in sorted({p for _, p, _, _ in flat}):
+    # Also apart by where the server listened: the model reads the server port's bucket, so a
+    # variant on a port no table knows (-alt, -v6alt) or on another protocol's (-swap) tests
+    # the sizes alone against a misleading or empty port; the others run on the protocol's own.
+    def off_port(name):
+        return name.endswith(("-alt", "-v6alt", "-swap"))
+
+    groups = [(part, "", lambda n: True) for part in sorted({p for _, p, _, _ in flat})]
+    groups += [(part, kind, test) for part in sorted({p for _, p, _, _ in flat})
+               for kind, test in (("own port", lambda n: not off_port(n)),
+                                  ("other port", off_port))]
+    for part, kind, test in groups:
         pairs = [(e[0], r["stats_app"] if r["stats_app"] != "Unknown" else "")
-                 for _, p, r, e in flat if p == part and e[0] in classes]
+                 for name, p, r, e in flat if p == part and e[0] in classes and test(name)]
         if not pairs:
             continue
         m, f1 = macro_f1(pairs)
         acc = sum(t == q for t, q in pairs) / len(pairs)
         each = ", ".join(f"{c} {f:.2f}" for c, f in sorted(f1.items()))
-        print(f"| {part} | {len(pairs)} | {len(f1)} | {m:.3f} | {acc:.3f} | {each} |")
+        label = f"{part}, {kind}" if kind else part
+        print(f"| {label} | {len(pairs)} | {len(f1)} | {m:.3f} | {acc:.3f} | {each} |")
     if a.csv:
         with open(a.csv, "w", newline="") as f:
             w = csv.writer(f)
