@@ -1289,6 +1289,43 @@ mod tests {
         assert_eq!(t.get_mut(slot).client, srv.other());
     }
 
+    /// The sweep's hand covers every slot once a round, whether a call takes the whole table or
+    /// a few slots a call, and whatever slot the round starts from: n idle flows all end after
+    /// one long gap, or after ⌈n / step⌉ calls, and no slot is visited twice before the others.
+    #[test]
+    fn a_sweep_round_visits_every_slot_once() {
+        for n in [1usize, 2, 5, 10] {
+            for step in 1..=n + 1 {
+                for start in 0..n {
+                    let mut t = FlowTable::<u32>::new(FlowConfig {
+                        capacity: n,
+                        min_sweep_step: step,
+                        sweep_ns: u64::MAX,
+                        timeouts: Timeouts {
+                            udp_ns: S,
+                            ..Timeouts::default()
+                        },
+                        ..FlowConfig::default()
+                    });
+                    let mut ended = vec![];
+                    for i in 0..n {
+                        pkt(&mut t, &key(i as u32 + 1, 1000), S, None, &mut ended);
+                    }
+                    // Move the hand to `start` with steps that find nothing due yet.
+                    t.cursor = start;
+                    let mut swept = vec![];
+                    let calls = n.div_ceil(step);
+                    for c in 0..calls {
+                        t.gc_step(3 * S, &mut |f, _| swept.push(f.key));
+                        assert_eq!(swept.len(), (step * (c + 1)).min(n), "n {n} step {step}");
+                    }
+                    assert_eq!(t.len(), 0, "n {n} step {step} start {start}");
+                    assert!(ended.is_empty());
+                }
+            }
+        }
+    }
+
     /// Model check against a HashMap: random inserts, lookups and sweeps keep the index
     /// consistent with the slab (backward-shift deletion included).
     #[test]
