@@ -501,7 +501,7 @@ type Trained<'py> = (
 #[pyo3(signature = (
     paths, labels, *, algo=String::from("nb"), size=String::from("payload"), packets=4,
     bin_width=32, alpha=0.0001, sigma=1.0, port=true, reject=0.0, iat=false, min_class=30,
-    folds=5, seed=1
+    folds=5, seed=1, max_repeats=10
 ))]
 #[allow(clippy::too_many_arguments)]
 fn train<'py>(
@@ -520,6 +520,7 @@ fn train<'py>(
     min_class: i64,
     folds: i64,
     seed: u64,
+    max_repeats: i64,
 ) -> PyResult<Trained<'py>> {
     use wirespeed_engine::train as t;
     let nb = match algo.as_str() {
@@ -536,6 +537,11 @@ fn train<'py>(
             "folds must be 0 (no cross-validation) or between 2 and 100, got {folds}"
         )));
     }
+    if max_repeats < 0 {
+        return Err(PyValueError::new_err(format!(
+            "max_repeats must be 0 (learn every flow) or more, got {max_repeats}"
+        )));
+    }
     let neg = |v: i64| u64::try_from(v).unwrap_or(0);
     let params = t::TrainParams {
         nb,
@@ -548,6 +554,7 @@ fn train<'py>(
         reject,
         iat,
         min_class: neg(min_class),
+        max_repeats: neg(max_repeats),
     };
     let o = params
         .opts()

@@ -269,11 +269,29 @@ def test_train_gives_the_command_lines_model(corpus, cli, tmp_path):
         (dict(reject=1.0), "reject"),
         (dict(folds=1), "folds"),
         (dict(min_class=0), "min_class"),
+        (dict(max_repeats=-1), "max_repeats"),
     ],
 )
 def test_train_names_a_bad_parameter(corpus, kwargs, name):
     with pytest.raises(ValueError, match=name):
         wirespeed.train(corpus / "1kxun.pcap", corpus.parent / "flows.csv", **kwargs)
+
+
+def test_train_max_repeats_is_the_command_lines(corpus, cli, tmp_path):
+    # Every repeat learnt (0) is the command line's `--max-repeats 0`, and another model than
+    # the default's: the corpus holds captures that repeat one flow hundreds of times.
+    labels = corpus.parent / "flows.csv"
+    if not labels.exists():
+        _missing(f"no labels at {labels}")
+    model = tmp_path / "all.model"
+    r = cli.run(["train", str(corpus), "--labels", str(labels), "--folds", "0",
+                 "--max-repeats", "0", "-o", str(model)])
+    assert r.returncode == 0, r.stderr
+    every = quiet(wirespeed.train, corpus, labels, folds=0, max_repeats=0)
+    assert every.bytes == model.read_bytes()
+    assert every.bytes != quiet(wirespeed.train, corpus, labels, folds=0).bytes
+    with pytest.raises(TypeError, match="max_repeats"):
+        wirespeed.train(corpus / "1kxun.pcap", labels, max_repeats=1.5)
 
 
 def test_train_with_too_few_labels_says_so(corpus):

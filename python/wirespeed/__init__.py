@@ -719,6 +719,7 @@ def train(
     min_class: int = 30,
     folds: int = 5,
     seed: int = 1,
+    max_repeats: int = 10,
 ) -> Model:
     """Train a statistical model from captures and labels, as ``wirespeed train`` does.
 
@@ -730,7 +731,9 @@ def train(
     ``"data"``; ``packets``: classify at this packet (1 to 5); ``bin_width``, ``alpha``,
     ``sigma``, ``port``, ``reject``: Naive Bayes' parameters; ``iat``: C4.5 also uses
     inter-arrival times; ``min_class``: classes need this many labelled flows; ``folds``:
-    cross-validation by capture file (0: none), with ``seed``.
+    cross-validation by capture file (0: none), with ``seed``; ``max_repeats``: flows of one
+    capture and one class with the same first sizes and port bucket are learnt at most this
+    many times (0: every flow).
     """
     paths = _sources(source)
     if not isinstance(algo, str) or not isinstance(size, str):
@@ -753,6 +756,7 @@ def train(
         min_class=_int(min_class, "min_class"),
         folds=_int(folds, "folds"),
         seed=_int(seed, "seed"),
+        max_repeats=_int(max_repeats, "max_repeats"),
     )
     return Model(data, classes, report, dict(counts), errors)
 

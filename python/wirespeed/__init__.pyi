@@ -148,6 +148,7 @@ def train(
     min_class: int = 30,
     folds: int = 5,
     seed: int = 1,
+    max_repeats: int = 10,
 ) -> Model:
     """Train a statistical model from captures and nDPI-shaped labels (``wirespeed train``)."""
 

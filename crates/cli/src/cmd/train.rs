@@ -4,8 +4,8 @@ use clap::{Args, ValueEnum};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use wirespeed_engine::train::{
-    arff, case_folds, cross_validate, extract, label, predictions_csv, read_labels, train,
-    TrainParams,
+    arff, case_folds, cross_validate, extract, keep_repeats, label, predictions_csv, read_labels,
+    train, TrainParams,
 };
 use wirespeed_engine::EngineConfig;
 use wirespeed_stats::Model;
@@ -61,6 +61,11 @@ pub(crate) struct TrainArgs {
     /// Classes need this many labelled flows.
     #[arg(long, default_value_t = 30)]
     min_class: usize,
+    /// Flows of one capture and one class with the same first sizes and port bucket are learnt
+    /// at most this many times (a capture that repeats one exchange shows it once; 0 = learn
+    /// every flow).
+    #[arg(long, default_value_t = wirespeed_engine::train::MAX_REPEATS)]
+    max_repeats: usize,
     /// Cross-validation folds, split by capture file (0 = no cross-validation).
     #[arg(long, default_value_t = 5)]
     folds: usize,
@@ -70,7 +75,8 @@ pub(crate) struct TrainArgs {
     /// Write the held-out predictions (CSV with `stats_app`, for ../shared/tools/score_stats.py).
     #[arg(long)]
     predictions: Option<PathBuf>,
-    /// Write the labelled training set as Weka ARFF (C4.5 attributes).
+    /// Write the labelled training set as Weka ARFF (C4.5 attributes; a capture's repeats left out as
+    /// training leaves them: `--max-repeats`).
     #[arg(long)]
     arff: Option<PathBuf>,
     /// Write each cross-validation fold's training and test sets as ARFF into this directory
@@ -104,6 +110,7 @@ pub(crate) fn train_cmd(a: TrainArgs) -> Result<ExitCode, String> {
         reject: a.reject,
         iat: a.iat,
         min_class: a.min_class.max(1) as u64,
+        max_repeats: a.max_repeats as u64,
     };
     let o = params
         .opts()
@@ -174,6 +181,12 @@ pub(crate) fn train_cmd(a: TrainArgs) -> Result<ExitCode, String> {
                     .filter(|(_, &g)| (g == f) == test)
                     .map(|(c, _)| *c)
                     .collect();
+                // A training set as `train` learns it (repeats left out); a test set whole.
+                let cases = if test {
+                    cases
+                } else {
+                    keep_repeats(&cases, &o.nb_params, o.max_repeats)
+                };
                 let p = dir.join(format!("fold{f}-{part}.arff"));
                 std::fs::write(&p, arff(&cases, &lab.classes, &o))
                     .map_err(|e| format!("cannot write {}: {e}", p.display()))?;
@@ -181,7 +194,8 @@ pub(crate) fn train_cmd(a: TrainArgs) -> Result<ExitCode, String> {
         }
     }
     if let Some(p) = &a.arff {
-        std::fs::write(p, arff(&lab.cases, &lab.classes, &o))
+        let kept = keep_repeats(&lab.cases, &o.nb_params, o.max_repeats);
+        std::fs::write(p, arff(&kept, &lab.classes, &o))
             .map_err(|e| format!("cannot write {}: {e}", p.display()))?;
     }
     if let Some(p) = &a.output {

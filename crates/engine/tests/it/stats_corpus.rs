@@ -70,9 +70,11 @@ fn corpus_cross_validation_by_capture() {
             );
         }
     }
-    // Floors: one point (0.01 macro-F1) under what was measured on 2026-11-24 (Naive Bayes
-    // 0.581, C4.5 0.418; the folds are drawn from a fixed seed, so the figures repeat).
-    for (nb, floor) in [(true, 0.571), (false, 0.408)] {
+    // Floors: one point (0.01 macro-F1) under what was measured on 2026-12-01, with a capture's
+    // repeats of one flow learnt at most `MAX_REPEATS` times (Naive Bayes 0.583, C4.5 0.443;
+    // 0.581 and 0.418 with every repeat; the folds are drawn from a fixed seed, so the figures
+    // repeat).
+    for (nb, floor) in [(true, 0.573), (false, 0.433)] {
         let o = TrainOpts {
             nb,
             ..TrainOpts::default()
