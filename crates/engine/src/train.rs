@@ -192,7 +192,8 @@ pub struct TrainOpts {
 }
 
 /// [`TrainOpts::max_repeats`]'s default (DESIGN.md, "Statistical classification": the same
-/// held-out figures from 1 to 50; 10 keeps the corpus's cross-validation where it was).
+/// held-out figures for each limit tried from 1 to 50; 10 keeps the corpus's cross-validation
+/// where it was).
 pub const MAX_REPEATS: usize = 10;
 
 impl Default for TrainOpts {
@@ -398,7 +399,7 @@ pub fn attr_rows(cases: &[(&Sample, u16)], o: &TrainOpts) -> Vec<Vec<f32>> {
 /// sizes and server port under `p`), only the first `max_repeats` are kept (0 keeps all).
 ///
 /// A capture that holds one exchange many times (a scan, an attack replayed, a test that loops)
-/// shows one implementation's flow once, however often it repeats it; counted each time it
+/// shows one implementation's flow once, however often it repeats it; counted each time, it
 /// outweighed every other capture of its class (the corpus's WebattackRCE.pcap: 797 of its
 /// 1,068 HTTP flows, one request each, no handshake), and the model learnt that one capture's
 /// shape as the protocol's. Different flows of a capture and the same flow in other captures

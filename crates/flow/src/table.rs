@@ -765,8 +765,8 @@ impl<V: Default> FlowTable<V> {
         if share > 0 || self.last_sweep_ts == 0 {
             self.last_sweep_ts = now;
         }
-        // The hand wraps by a compare, not a division a slot (the cursor is below `n` after any
-        // step; `alloc_slot` leaves it so too, and a table never shrinks).
+        // The hand wraps by a compare, not a division a slot (one `% n` a call keeps whatever
+        // cursor it finds in range).
         let mut next = self.cursor % n;
         for _ in 0..steps {
             let s = next;
@@ -1291,7 +1291,8 @@ mod tests {
 
     /// The sweep's hand covers every slot once a round, whether a call takes the whole table or
     /// a few slots a call, and whatever slot the round starts from: n idle flows all end after
-    /// one long gap, or after ⌈n / step⌉ calls, and no slot is visited twice before the others.
+    /// ⌈n / step⌉ calls, each call ending `step` more, so no slot is visited twice before the
+    /// others.
     #[test]
     fn a_sweep_round_visits_every_slot_once() {
         for n in [1usize, 2, 5, 10] {
@@ -1311,7 +1312,7 @@ mod tests {
                     for i in 0..n {
                         pkt(&mut t, &key(i as u32 + 1, 1000), S, None, &mut ended);
                     }
-                    // Move the hand to `start` with steps that find nothing due yet.
+                    // The round starts at slot `start`.
                     t.cursor = start;
                     let mut swept = vec![];
                     let calls = n.div_ceil(step);
