@@ -293,6 +293,7 @@ fn open_rings(
         .map(|_| RingFeed {
             rings: Vec::new(),
             kernel: kernel.clone(),
+            probe: sys::LinkProbe::new().ok(),
             acts: if cfg.act.is_some() {
                 vec![PacketAct::default(); MAX_BATCH]
             } else {
@@ -330,6 +331,7 @@ fn open_rings(
                 link,
                 iface: iface.clone(),
                 k,
+                down: false,
             });
         }
     }
@@ -343,12 +345,30 @@ struct Ring {
     iface: String,
     /// The interface's index in the run's list.
     k: usize,
+    /// The socket said its link went down (ENETDOWN), and the link has not been seen up since.
+    /// The kernel tells such a socket nothing more if the interface is then deleted (it reports
+    /// ENODEV only to sockets still hooked to the device, and going down unhooked this one), so
+    /// [`RingFeed::wait`] looks for the interface itself while this holds. (Not cleared by a
+    /// block: one filled before the link went down may be handed over after.)
+    down: bool,
+}
+
+/// The error that ends a worker whose interface `iface` is gone (`err`: what its socket said).
+fn gone(iface: &str, err: Option<io::Error>) -> io::Error {
+    let why = err.map_or(String::new(), |e| format!(" ({e})"));
+    io::Error::new(
+        io::ErrorKind::NotFound,
+        format!("{iface}: the interface is gone{why}"),
+    )
 }
 
 /// One worker's rings, one per interface, read block by block in place.
 struct RingFeed {
     rings: Vec<Ring>,
     kernel: Arc<Kernel>,
+    /// Reads a down link's state, to know when it is back ([`Ring::down`]); without it a ring
+    /// stays marked down (its interface looked up at every wait) once it went down.
+    probe: Option<sys::LinkProbe>,
     /// Acting ([`CaptureAct`]): a batch's slots for the engine's answers, which are not used
     /// (the packets are copies; final actions reach the enforcer from the engine). Empty when
     /// only classifying.
@@ -370,16 +390,12 @@ impl RingFeed {
             return Ok(());
         };
         let err = r.ring.take_error()?;
-        let gone = sys::ifindex(&r.iface).is_err();
-        if gone {
-            let why = err.map_or(String::new(), |e| format!(" ({e})"));
-            return Err(io::Error::new(
-                io::ErrorKind::NotFound,
-                format!("{}: the interface is gone{why}", r.iface),
-            ));
+        if sys::ifindex(&r.iface).is_err() {
+            return Err(gone(&r.iface, err));
         }
         match err {
             Some(e) if e.raw_os_error() == Some(libc::ENETDOWN) => {
+                r.down = true;
                 if let Some(w) = self.kernel.went_down.get(r.k) {
                     w.store(true, Ordering::Relaxed);
                 }
@@ -425,6 +441,17 @@ impl Feed for RingFeed {
         let fds: Vec<_> = self.rings.iter().map(|r| r.ring.fd()).collect();
         let ms = timeout.as_millis().min(i32::MAX as u128) as i32;
         let bad = sys::poll_readable(&fds, ms)?;
+        // A link that went down: its interface may be deleted with no word to this socket.
+        // A lookup by name and one of the link's state a wait while it is down (no packets come
+        // then anyway); up again, the kernel hooks the socket back and would say ENODEV.
+        for r in self.rings.iter_mut().filter(|r| r.down) {
+            if sys::ifindex(&r.iface).is_err() {
+                return Err(gone(&r.iface, None));
+            }
+            if let Some(p) = &self.probe {
+                r.down = !p.is_up(&r.iface).unwrap_or(false);
+            }
+        }
         if bad == 0 {
             return Ok(());
         }
