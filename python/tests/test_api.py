@@ -234,10 +234,15 @@ def test_events_join_the_flows_of_classify(corpus):
 # --- train ----------------------------------------------------------------------------------
 
 
-def test_train_gives_the_command_lines_model(corpus, cli, tmp_path):
+def _labels(corpus):
     labels = corpus.parent / "flows.csv"
     if not labels.exists():
         _missing(f"no labels at {labels}")
+    return labels
+
+
+def test_train_gives_the_command_lines_model(corpus, cli, tmp_path):
+    labels = _labels(corpus)
     model = tmp_path / "nb.model"
     r = cli.run(["train", str(corpus), "--labels", str(labels), "--folds", "3",
                  "-o", str(model)])
@@ -280,9 +285,7 @@ def test_train_names_a_bad_parameter(corpus, kwargs, name):
 def test_train_max_repeats_is_the_command_lines(corpus, cli, tmp_path):
     # Every repeat learnt (0) is the command line's `--max-repeats 0`, and another model than
     # the default's: the corpus holds captures that repeat one flow hundreds of times.
-    labels = corpus.parent / "flows.csv"
-    if not labels.exists():
-        _missing(f"no labels at {labels}")
+    labels = _labels(corpus)
     model = tmp_path / "all.model"
     r = cli.run(["train", str(corpus), "--labels", str(labels), "--folds", "0",
                  "--max-repeats", "0", "-o", str(model)])

@@ -402,20 +402,7 @@ fn link_down_then_gone(v: &Veth, file: &Path, out: &Path) {
     wait_line(&lines, &format!("a status line of {frames} packets"), |l| {
         status_packets(l).is_some_and(|n| n >= frames)
     });
-    assert!(ip(&["-n", &v.ns[1], "link", "del", &v.dev[1]]));
-    let t = Instant::now();
-    let st = loop {
-        if let Some(st) = live.try_wait().unwrap() {
-            break st;
-        }
-        if t.elapsed() >= FAILSAFE {
-            // Not left running: it would hold the test's output open.
-            let _ = live.kill();
-            let _ = live.wait();
-            panic!("live runs on without its interface");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let st = delete_and_wait(v, &mut live, "");
     let err = reader.join().unwrap();
     assert_eq!(st.code(), Some(2), "{err}");
     for want in ["link down", "link up again", "the interface is gone"] {
@@ -610,6 +597,49 @@ fn lines_until(
     }
 }
 
+/// Delete the capture end of `v` and wait for `live` to end; its exit status. A live that
+/// outlives [`FAILSAFE`] is killed (left running, it would hold the test's output open) and
+/// the test fails, `context` added to the message.
+fn delete_and_wait(
+    v: &Veth,
+    live: &mut std::process::Child,
+    context: &str,
+) -> std::process::ExitStatus {
+    assert!(ip(&["-n", &v.ns[1], "link", "del", &v.dev[1]]));
+    let t = Instant::now();
+    loop {
+        if let Some(st) = live.try_wait().unwrap() {
+            return st;
+        }
+        if t.elapsed() >= FAILSAFE {
+            let _ = live.kill();
+            let _ = live.wait();
+            panic!("live runs on without its interface{context}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// A veth pair in two new namespaces for `test` (names from `prefix` and `tag`) and an empty
+/// scratch directory named after `name`; None, the test skipped and saying why, where live
+/// capture or the namespaces cannot be had.
+fn veth_for(test: &str, prefix: &str, tag: &str, name: &str) -> Option<(Veth, PathBuf)> {
+    if !cfg!(target_os = "linux") {
+        wirespeed_testkit::skip(test, "live capture is Linux only");
+        return None;
+    }
+    let v = match Veth::new(prefix, tag, None) {
+        Ok(v) => v,
+        Err(e) => {
+            wirespeed_testkit::skip(test, &e);
+            return None;
+        }
+    };
+    let dir = std::env::temp_dir().join(format!("wirespeed-veth-{name}-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    Some((v, dir))
+}
+
 /// Issue 33: `live` said "link up again" right after "link down" while the link was still down
 /// (a ring block filled before the link went down is handed over after it), and nothing when it
 /// came back. The link's state is the interface's now: taken down under traffic, it is said
@@ -617,20 +647,9 @@ fn lines_until(
 /// carrier (the peer taken down, which no socket error tells) is a link down too.
 #[test]
 fn link_down_and_up_are_said_when_they_happen() {
-    const TEST: &str = "link_down_and_up";
-    if !cfg!(target_os = "linux") {
-        wirespeed_testkit::skip(TEST, "live capture is Linux only");
+    let Some((v, dir)) = veth_for("link_down_and_up", "wsv", "L", "link") else {
         return;
-    }
-    let v = match Veth::new("wsv", "L", None) {
-        Ok(v) => v,
-        Err(e) => {
-            wirespeed_testkit::skip(TEST, &e);
-            return;
-        }
     };
-    let dir = std::env::temp_dir().join(format!("wirespeed-veth-link-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
     let demo = dir.join("demo.pcap");
     assert!(Command::new(bin())
         .args(["gen", "demo", "-o"])
@@ -711,20 +730,9 @@ fn link_down_and_up_are_said_when_they_happen() {
 /// Here the link is taken down first and the deletion comes after the down was reported.
 #[test]
 fn an_interface_deleted_while_its_link_is_down_ends_the_run() {
-    const TEST: &str = "deleted_while_down";
-    if !cfg!(target_os = "linux") {
-        wirespeed_testkit::skip(TEST, "live capture is Linux only");
+    let Some((v, dir)) = veth_for("deleted_while_down", "wsg", "G", "gone") else {
         return;
-    }
-    let v = match Veth::new("wsg", "G", None) {
-        Ok(v) => v,
-        Err(e) => {
-            wirespeed_testkit::skip(TEST, &e);
-            return;
-        }
     };
-    let dir = std::env::temp_dir().join(format!("wirespeed-veth-gone-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
     let (mut live, reader, lines) = start_live(&v, &["--status", "0.1"], &dir.join("gone.json"));
     assert!(ip(&["-n", &v.ns[1], "link", "set", &v.dev[1], "down"]));
     let mut seen = lines_until(&lines, "link down", |l| l.contains("link down"));
@@ -734,19 +742,7 @@ fn an_interface_deleted_while_its_link_is_down_ends_the_run() {
             status_packets(l).is_some()
         }));
     }
-    assert!(ip(&["-n", &v.ns[1], "link", "del", &v.dev[1]]));
-    let t = Instant::now();
-    let st = loop {
-        if let Some(st) = live.try_wait().unwrap() {
-            break st;
-        }
-        if t.elapsed() >= FAILSAFE {
-            let _ = live.kill();
-            let _ = live.wait();
-            panic!("live runs on without its interface, deleted while down: {seen:#?}");
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    };
+    let st = delete_and_wait(&v, &mut live, &format!(", deleted while down: {seen:#?}"));
     let err = reader.join().unwrap();
     assert_eq!(st.code(), Some(2), "{err}");
     assert!(err.contains("the interface is gone"), "{err}");
