@@ -105,8 +105,8 @@ def test_learn_stats_and_dpi_contexts_are_the_command_lines(corpus, cli, tmp_pat
     """``learn_stats=True`` and ``dpi_contexts=N`` label every flow as the command line does
     with ``--learn-stats`` and ``--dpi-contexts N`` (its JSON records, row for row by pcap and
     flow_id), and they change something: on the corpus in one file (where the link model has
-    thousands of flows to learn from) it names flows the shipped one leaves alone; one context
-    leaves flows uninspected."""
+    thousands of flows to learn from) the model's verdicts are not the shipped one's; one
+    context leaves flows uninspected."""
     mix = tmp_path / "mix.pcap"
     subprocess.run(
         [sys.executable, str(REPO / "scripts" / "corpus_mix.py"), str(corpus), str(mix), "1"],
@@ -128,12 +128,14 @@ def test_learn_stats_and_dpi_contexts_are_the_command_lines(corpus, cli, tmp_pat
         assert r.returncode in (0, 1), r.stderr
         want = _labels(json.loads(line) for line in out.read_text().splitlines())
         assert _labels(table.select(["pcap", "flow_id", "proto", "method"]).to_pylist()) == want
-        plain = classify(paths, workers=1).column("method").to_pylist()
-        now = table.column("method").to_pylist()
+        plain = classify(paths, workers=1)
         if "learn_stats" in kwargs:
-            assert now.count("stats") > plain.count("stats")
+            # (Whether it names more flows than the shipped model depends on that model: the
+            # one trained with a capture's repeats limited names more on its own.)
+            assert table.column("stats_app").to_pylist() != plain.column("stats_app").to_pylist()
         else:
-            assert now.count("dpi") < plain.count("dpi")
+            now = table.column("method").to_pylist()
+            assert now.count("dpi") < plain.column("method").to_pylist().count("dpi")
     with pytest.raises(ValueError, match="dpi_contexts"):
         classify(subset(corpus), dpi_contexts=0)
     with pytest.raises(TypeError, match="learn_stats"):
