@@ -437,9 +437,12 @@ impl NaiveBayes {
                 lp.round().clamp(LP_MIN, 0.0) as i16
             };
             // Every bin takes the empty bin's value (padding classes PAD), then the counted
-            // ones their own.
+            // ones their own. A port no training flow used says nothing about the class: its
+            // bin adds 0 to every class (Laplace's value there would favour the classes with
+            // the fewest flows by the log of the ratio of their counts).
+            let port = p.port && f == psz;
             for (cl, &d) in den.iter().enumerate() {
-                empty[cl / BLOCK].0[cl % BLOCK] = lp(0.0, d);
+                empty[cl / BLOCK].0[cl % BLOCK] = if port { 0 } else { lp(0.0, d) };
             }
             if let [row] = empty[..] {
                 table.resize(table.len() + nb, row);
@@ -450,7 +453,7 @@ impl NaiveBayes {
             }
             for &r in counted {
                 for (cl, (&n, &d)) in cnt[r * k..(r + 1) * k].iter().zip(&den).enumerate() {
-                    if n != 0.0 {
+                    if n != 0.0 || port {
                         table[r * blocks + cl / BLOCK].0[cl % BLOCK] = lp(n, d);
                     }
                 }
@@ -720,6 +723,17 @@ mod tests {
                     table[(offsets[f] + b) * blocks + cl / BLOCK].0[cl % BLOCK] = v;
                 }
             }
+            // A port no class was counted on adds 0 to every class.
+            if p.port && f == psz {
+                for b in 0..nb {
+                    let row = offsets[f] + b;
+                    if (0..k).all(|cl| cnt[row * k + cl] == 0.0) {
+                        for cl in 0..k {
+                            table[row * blocks + cl / BLOCK].0[cl % BLOCK] = 0;
+                        }
+                    }
+                }
+            }
         }
         (table, base)
     }
@@ -796,6 +810,34 @@ mod tests {
         assert_eq!(s, prior0 + ((4.0f32 / 8.0).ln() * SCALE).round() as i32);
         assert_eq!(s2, prior1 + ((1.0f32 / 6.0).ln() * SCALE).round() as i32);
         assert_eq!(nb.classify(&b, 6, 80).unwrap().0, 1);
+    }
+
+    /// A server port no training flow used says nothing: such a flow scores as a model without
+    /// the port scores it (sizes and prior alone), where Laplace's value for an empty bin had
+    /// favoured the class with the fewest flows. A port that was used still counts.
+    #[test]
+    fn a_port_no_class_was_trained_on_adds_nothing() {
+        let with = NbParams {
+            positions: 2,
+            ..NbParams::default()
+        };
+        let without = NbParams {
+            port: false,
+            ..with
+        };
+        let (a, b) = (flow(&[100, -300]), flow(&[120, -900]));
+        // Class 0: many flows on port 80; class 1: two on 443.
+        let mut data: Vec<(&Early, u8, u16, u16)> = vec![(&a, 6, 80, 0); 50];
+        data.extend([(&b, 6, 443, 1), (&b, 6, 443, 1)]);
+        let port = NaiveBayes::from_counts(&NbCounts::train(with, 2, data.iter().copied()));
+        let sizes = NaiveBayes::from_counts(&NbCounts::train(without, 2, data.iter().copied()));
+        for e in [&a, &b, &flow(&[110, -500])] {
+            assert_eq!(port.score(e, 6, 41_000), sizes.score(e, 6, 41_000));
+            assert_eq!(port.score(e, 17, 80), sizes.score(e, 17, 80));
+        }
+        // Class 0's flow sizes on class 1's port: the port pulls towards class 1.
+        assert_eq!(port.score(&a, 6, 80).0, 0);
+        assert!(port.score(&a, 6, 443).1 < sizes.score(&a, 6, 443).1);
     }
 
     #[test]
