@@ -196,7 +196,11 @@ def capture(v, path):
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
     try:
         err = p.communicate(timeout=90)[1]
-        ok, why = p.returncode == 0, (err.strip().splitlines() or [""])[-1]
+        lines = err.strip().splitlines() or [""]
+        ok, why = p.returncode == 0, lines[-1]
+        # The client's own last words say why (a command not installed, a refusal).
+        if not ok and len(lines) > 1:
+            why += f" ({lines[-2].strip()})"
     except subprocess.TimeoutExpired:
         p.terminate()  # netcap removes its namespaces on SIGTERM
         p.communicate()

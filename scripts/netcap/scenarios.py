@@ -11,7 +11,8 @@ modbus, vnc, dhcp):
 
     apt-get install -y --no-install-recommends mariadb-server mariadb-client slapd ldap-utils \
         samba smbclient sip-tester ngircd sic coturn freeradius freeradius-utils dante-server \
-        openvpn wireguard-go wireguard-tools tigervnc-standalone-server dnsmasq-base udhcpc
+        openvpn wireguard-go wireguard-tools tigervnc-standalone-server dnsmasq-base udhcpc \
+        iputils-ping
     python3 -m pip install aioquic 'pymodbus>=3.10,<4' vncdotool   # the python3 on PATH
 
 (DEBIAN_FRONTEND=noninteractive for slapd's questions; a policy-rc.d that denies starts keeps
