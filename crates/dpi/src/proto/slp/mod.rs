@@ -35,8 +35,19 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
             (1..=11).contains(&func) && len == d.len() && flags & 0x1fff == 0 && len >= 16
         }
         1 => {
+            // RFC 2165 §7: length, then the flags byte (its low 3 bits reserved, zero), the
+            // dialect (reserved, zero) and an ISO 639 two-letter language code. Version,
+            // function and length alone are a RADIUS Access-Request's code, identifier and
+            // length in one of 25 (its identifier 1-10).
             let len = r.u16().unwrap_or(0) as usize;
-            (1..=10).contains(&func) && len == d.len() && len >= 12
+            let (flags, dialect) = (r.u8().unwrap_or(0xff), r.u8().unwrap_or(0xff));
+            let lang = r.take(2).unwrap_or(&[0, 0]);
+            (1..=10).contains(&func)
+                && len == d.len()
+                && len >= 12
+                && flags & 0x07 == 0
+                && dialect == 0
+                && lang.iter().all(u8::is_ascii_alphabetic)
         }
         _ => false,
     };
