@@ -20,4 +20,10 @@ fn one_side_is_not_enough() {
     let mut ptp = vec![0x0c, 0x02, 0x00, 44];
     ptp.resize(44, 0);
     assert_eq!(run(&INSPECTOR, UDP, 5000, 4000, false, &ptp), Probe::NotForUs);
+    // ptpv2.pcap, frame 1: a signalling message of 54 bytes in a 56-byte datagram, moved off
+    // udp/320 (it was Activision's with an exact-length test).
+    let mut padded = vec![0x0c, 0x02, 0x00, 54];
+    padded.resize(56, 0);
+    assert_eq!(run(&INSPECTOR, UDP, 33088, 33088, false, &padded), Probe::NotForUs);
+    assert_eq!(run(&INSPECTOR, UDP, 33088, 33088, true, &padded), Probe::NotForUs);
 }

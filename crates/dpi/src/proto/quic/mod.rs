@@ -274,6 +274,17 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     if dcid.len() > 20 || scid.len() > 20 {
         return Probe::NotForUs;
     }
+    // Version 0 is a Version Negotiation packet (RFC 9000 §17.2.1): a server's answer to a
+    // client's packet, listing the versions it supports (4 bytes each, at least one). A flow's
+    // first packet toward the server is not one: a DNS-format query with ID 0x8000-0xff00
+    // and flags 0 (LLMNR's, mDNS's) reads as version 0 with a one-byte DCID.
+    if version == 0
+        && ((cx.hints.dir == Dir::ToServer && cx.hints.nth == 0)
+            || r.rest_peek().is_empty()
+            || r.rest_peek().len() % 4 != 0)
+    {
+        return Probe::NotForUs;
+    }
     // Reserved versions 0x?a?a?a?a force version negotiation (RFC 9000 §15): QUIC too, and
     // named as nDPI does until a real version shows.
     let reserved = version & 0x0f0f_0f0f == 0x0a0a_0a0a;

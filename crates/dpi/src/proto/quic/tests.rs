@@ -219,3 +219,44 @@ proptest::proptest! {
         proptest::prop_assert_eq!(&buf[..], &zeroed[..end]);
     }
 }
+
+/// 1kxun.pcap, frame 14: an LLMNR query (ID 0xa000, flags 0, one question `RO_X1C` ANY) reads
+/// as a long header of version 0 with a one-byte DCID and three "supported versions". Moved
+/// off udp/5355 it was QUIC; a Version Negotiation packet is a server's answer, never a
+/// client's first packet (RFC 9000 §17.2.1).
+#[test]
+fn a_dns_format_query_is_not_a_version_negotiation() {
+    let q = crate::proto::testkit::hex(
+        "a000 0000 0001 0000 0000 0000 0652 4f5f 5831 4300 00ff 0001",
+    );
+    assert_eq!(
+        crate::proto::testkit::probe(&INSPECTOR, UDP, 38123, 61603, false, &q),
+        Probe::NotForUs
+    );
+    // The DNS inspector's, as for the other DNS-format queries moved off their ports.
+    assert_eq!(
+        crate::proto::testkit::classify(UDP, 38123, 61603, &[(true, &q)]),
+        Some("DNS")
+    );
+}
+
+/// A client's Initial of an unknown version, then the server's Version Negotiation listing v1
+/// and draft 29 (RFC 9000 §17.2.1: first byte with the long-header bit, version 0, the
+/// client's CIDs swapped, the versions): QUIC, named Ver-Negotiation. Without a version
+/// list, or with a piece of one, it is not.
+#[test]
+fn a_server_version_negotiation_is_quic() {
+    let mut vn = vec![0x80 | 0x2a, 0, 0, 0, 0, 4, 1, 2, 3, 4, 4, 5, 6, 7, 8];
+    vn.extend_from_slice(&[0, 0, 0, 1, 0xff, 0, 0, 0x1d]);
+    assert!(matches!(
+        crate::proto::testkit::probe(&INSPECTOR, UDP, 443, 50000, true, &vn),
+        Probe::Certain(_)
+    ));
+    for cut in [vn.len() - 8, vn.len() - 1] {
+        assert_eq!(
+            crate::proto::testkit::probe(&INSPECTOR, UDP, 443, 50000, true, &vn[..cut]),
+            Probe::NotForUs,
+            "{cut}"
+        );
+    }
+}
