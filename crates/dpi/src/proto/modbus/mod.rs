@@ -9,7 +9,7 @@
 //! names it.
 
 use crate::proto::label;
-use crate::{Cx, Inspector, Label, Probe, TCP};
+use crate::{Cx, Dir, Inspector, Label, Probe, TCP};
 
 /// nDPI's Modbus label.
 pub static LABEL: Label = label("Modbus", "IoT-Scada");
@@ -45,13 +45,44 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         return Probe::NotForUs;
     };
     let len = usize::from(u16::from_be_bytes([l[0], l[1]]));
-    let ok = len >= 2 && len + 6 == d.len() && f != 0 && (f < 0x80 || (0x81..=0xff).contains(&f) && len == 3);
+    let ok = len >= 2
+        && len + 6 == d.len()
+        && f != 0
+        && (f < 0x80 || (0x81..=0xff).contains(&f) && len == 3)
+        && pdu_fits(f, d.get(7..).unwrap_or(&[]), cx.hints.dir == Dir::ToServer);
     if ok && f == 0x5a && len >= 4 && d.get(9).is_some_and(|c| UMAS_CODES.contains(c)) {
         Probe::Certain(&UMAS)
     } else if ok {
         Probe::Certain(&LABEL)
     } else {
         Probe::NotForUs
+    }
+}
+
+/// The PDU (function code first) has the length the Modbus Application Protocol
+/// Specification (V1.1b3, §6) gives function `f`'s request (`request`) or normal answer, for
+/// the public codes whose length it fixes or counts; other codes (diagnostics, file records,
+/// encapsulated transport, user-defined, UMAS) as before. A DICOM A-ASSOCIATE-RQ reads as an
+/// MBAP header (PDU type 1 and a zero byte, the PDU length) and function 1 (protocol version
+/// 1): a Read Coils request of ~200 bytes, where the specification's is 5.
+fn pdu_fits(f: u8, pdu: &[u8], request: bool) -> bool {
+    let n = pdu.len();
+    let count = |at: usize| pdu.get(at).map(|&c| usize::from(c));
+    match (f, request) {
+        // Read coils / discrete inputs / holding / input registers; write single coil / register.
+        (1..=6, true) | (5 | 6 | 15 | 16, false) => n == 5,
+        (1..=4, false) => count(1).is_some_and(|c| n == 2 + c),
+        // Read exception status, comm event counter, comm event log, report server id.
+        (7 | 11 | 12 | 17, true) => n == 1,
+        // Write multiple coils / registers: start, quantity, byte count, the bytes.
+        (15 | 16, true) => count(5).is_some_and(|c| n == 6 + c),
+        // Mask write register (request and answer), read FIFO queue.
+        (22, _) => n == 7,
+        (24, true) => n == 3,
+        // Read/write multiple registers: read start and quantity, write start, quantity, count.
+        (23, true) => count(9).is_some_and(|c| n == 10 + c),
+        (23, false) => count(1).is_some_and(|c| n == 2 + c),
+        _ => true,
     }
 }
 
