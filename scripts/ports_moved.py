@@ -4,7 +4,7 @@
 Copies each capture of a directory (pcapng converted to pcap by editcap) with every TCP and
 UDP port below 32768 moved up by 32768 (IPv4 and IPv6 without extension headers; Ethernet,
 VLAN, raw IP, Linux cooked and BSD loopback links; fragments and other packets unchanged),
-classifies the originals and the copies with BIN, and prints, for the flows payload inspection
+(or, with `--to P`, to port P), classifies the originals and the copies with BIN, and prints, for the flows payload inspection
 named in both, each (original master -> master off the port) pair that differs. The payload is
 byte for byte the same, so a pair names either a protocol whose name is its port's (LLMNR,
 mDNS and NBNS are DNS's format; IMAPS is TLS on 993) or an inspector that took something the
@@ -46,8 +46,13 @@ def l3_off(link, f):
     return None
 
 
+TO = None  # --to: every port below 32768 becomes this one
+
+
 def moved(p):
-    return p + 32768 if p < 32768 else p
+    if p < 32768:
+        return TO if TO is not None else p + 32768
+    return p
 
 
 def rewrite(f, off):
@@ -99,8 +104,13 @@ def classify(binary, d, out):
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--bin", required=True)
+    ap.add_argument("--to", type=int, help="move every port below 32768 to this one instead "
+                    "(another protocol's port: does its inspector, tried first there, claim "
+                    "what is not its own?)")
     ap.add_argument("dir")
     a = ap.parse_args()
+    global TO
+    TO = a.to
     if not shutil.which("editcap"):
         sys.exit("ports_moved: editcap (Debian tshark's package) converts pcapng; not found")
     tmp = tempfile.mkdtemp(prefix="ports-moved-")

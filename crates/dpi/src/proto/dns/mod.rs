@@ -688,8 +688,19 @@ fn inspect(cx: &mut Cx<'_>) -> Probe {
     let (Some(qtype), Some(class)) = (r.u16(), r.u16()) else {
         return fail(cx);
     };
-    if strict && (!matches!(class & 0x7fff, 1 | 3 | 4 | 254 | 255) || qtype == 0) {
-        return fail(cx);
+    if !matches!(class & 0x7fff, 1 | 3 | 4 | 254 | 255) || qtype == 0 {
+        if strict {
+            return fail(cx);
+        }
+        // On the DNS ports too, a first question of no class a resolver uses, or of type 0,
+        // does not name the flow: it stays Unsure (the port names it if nothing else claims
+        // it), so that what tunnels and VPNs carry on udp/53 and tcp/53 can be claimed. With
+        // every corpus port moved to 53 this inspector named OpenVPN, WireGuard, TLS, QUIC,
+        // MySQL and 602 SLP flows DNS, their bytes read as a header and a "question". A
+        // damaged header whose question is whole (fuzzed captures) still names the flow.
+        if cx.state::<State>().seen == 0 {
+            return Probe::Unsure;
+        }
     }
     // The root name is written "<root>", as tshark does.
     let qname: &[u8] = if n.is_empty() {

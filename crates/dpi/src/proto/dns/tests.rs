@@ -1105,3 +1105,39 @@ proptest! {
         prop_assert!(v.len() <= 4 && v.bytes().all(|c| b"eimz".contains(&c)) && order(v.as_bytes()), "{v}");
     }
 }
+
+/// What tunnels and VPNs carry on the DNS port is theirs. openvpn.pcap's first packets (client
+/// 192.168.75.18:60201, P_CONTROL_HARD_RESET_CLIENT_V2, the server's reset, the client's
+/// ACK) read as a DNS header and a question of class 0x0000: with the corpus's ports moved to
+/// 53 (`scripts/ports_moved.py --to 53`) the flow was DNS, as were 600 SLP flows, TLS, QUIC,
+/// WireGuard and MySQL ones; it is OpenVPN's.
+#[test]
+fn other_protocols_on_the_dns_port_are_theirs() {
+    let hex = crate::tests::parse_hex;
+    let (a, b, c) = (
+        hex("38334857703d96db390000000000"),
+        hex("40d31c3a6964602fa00100000000334857703d96db3900000000"),
+        hex("28334857703d96db390100000000d31c3a6964602fa0"),
+    );
+    let flow = [(true, &a[..]), (false, &b[..]), (true, &c[..])];
+    assert_eq!(crate::proto::testkit::classify(UDP, 443, 60201, &flow), Some("OpenVPN"));
+    assert_eq!(crate::proto::testkit::classify(UDP, 53, 60201, &flow), Some("OpenVPN"));
+}
+
+/// On the DNS ports a first question of a class no resolver uses (or of type 0) leaves the
+/// flow Unsure, not DNS; a later message that reads as DNS names it. Off them it is refused.
+#[test]
+fn a_question_of_no_class_is_unsure_on_the_dns_port() {
+    // A query for example.org A IN, then the same with class 0x0303.
+    let good = crate::tests::parse_hex("123401000001000000000000076578616d706c65036f72670000010001");
+    let mut bad = good.clone();
+    let n = bad.len();
+    bad[n - 2..].copy_from_slice(&[3, 3]);
+    assert_eq!(probe(&INSPECTOR, to_server(UDP, 53), &bad).0, Probe::Unsure);
+    assert_eq!(probe(&INSPECTOR, to_server(UDP, 4000), &bad).0, Probe::NotForUs);
+    assert_eq!(probe(&INSPECTOR, to_server(UDP, 53), &good).0, Probe::Certain(&DNS));
+    assert_eq!(
+        crate::proto::testkit::classify(UDP, 53, 40000, &[(true, &bad), (true, &good)]),
+        Some("DNS")
+    );
+}
