@@ -28,8 +28,32 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     let ok = cx.hints.port(123)
         && (1..=4).contains(&ver)
         && match mode {
-            1..=5 => matches!(d.len(), 48 | 52 | 60 | 68 | 72),
-            6 | 7 => d.len() >= 8 && d.len() <= 1024,
+            // RFC 5905 §7.3: stratum 0-16 (17-255 reserved). Without it any 48-byte datagram
+            // on udp/123 with two bits of its first byte right was NTP (with the corpus's
+            // ports moved to 123: 36 DNS, 34 Gnutella, RX and SSDP flows).
+            1..=5 => matches!(d.len(), 48 | 52 | 60 | 68 | 72) && d.get(1).is_some_and(|&s| s <= 16),
+            // Control messages (mode 6, RFC 9327 §2): an opcode ntpd knows (1-12, 31), the
+            // data count's bytes after the 12-byte header padded to 32 bits, then nothing or a
+            // MAC (a key id and an MD5 or SHA-1 digest). Not the leap indicator: ntpsec's ntpq
+            // sends 3 there.
+            6 => {
+                let (Some(&op), Some(c)) = (d.get(1), d.get(10..12)) else {
+                    return Probe::NotForUs;
+                };
+                let body = 12 + usize::from(u16::from_be_bytes([c[0], c[1]])).next_multiple_of(4);
+                matches!(op & 0x1f, 1..=12 | 31)
+                    && [body, body + 20, body + 24].contains(&d.len())
+            }
+            // ntpd's private messages (mode 7): implementation 0, 2 or 3 (universal, the two
+            // xntpd ones), the 4 bits before the item size zero, the items within the datagram.
+            7 => {
+                let (Some(&imp), Some(n), Some(z)) = (d.get(2), d.get(4..6), d.get(6..8)) else {
+                    return Probe::NotForUs;
+                };
+                let items = usize::from(u16::from_be_bytes([n[0], n[1]]) & 0x0fff);
+                let size = usize::from(u16::from_be_bytes([z[0], z[1]]) & 0x0fff);
+                d.len() <= 1024 && matches!(imp, 0 | 2 | 3) && z[0] >> 4 == 0 && 8 + items * size <= d.len()
+            }
             _ => false,
         };
     if ok {
