@@ -416,6 +416,8 @@ impl NaiveBayes {
         }
         let mut table = Vec::with_capacity((rows + 1) * blocks);
         let mut den = vec![0f32; k];
+        // Each class's value for a bin it has no count in (the same for every such bin).
+        let mut zero = vec![0i16; k];
         let mut empty = vec![Row([PAD; BLOCK]); blocks];
         for f in 0..nf {
             let nb = p.bins_of(f) as usize;
@@ -442,7 +444,8 @@ impl NaiveBayes {
             // the fewest flows by the log of the ratio of their counts).
             let port = p.port && f == psz;
             for (cl, &d) in den.iter().enumerate() {
-                empty[cl / BLOCK].0[cl % BLOCK] = if port { 0 } else { lp(0.0, d) };
+                zero[cl] = lp(0.0, d);
+                empty[cl / BLOCK].0[cl % BLOCK] = if port { 0 } else { zero[cl] };
             }
             if let [row] = empty[..] {
                 table.resize(table.len() + nb, row);
@@ -453,8 +456,10 @@ impl NaiveBayes {
             }
             for &r in counted {
                 for (cl, (&n, &d)) in cnt[r * k..(r + 1) * k].iter().zip(&den).enumerate() {
-                    if n != 0.0 || port {
+                    if n != 0.0 {
                         table[r * blocks + cl / BLOCK].0[cl % BLOCK] = lp(n, d);
+                    } else if port {
+                        table[r * blocks + cl / BLOCK].0[cl % BLOCK] = zero[cl];
                     }
                 }
             }
