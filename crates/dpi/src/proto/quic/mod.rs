@@ -281,7 +281,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     if version == 0
         && ((cx.hints.dir == Dir::ToServer && cx.hints.nth == 0)
             || r.rest_peek().is_empty()
-            || r.rest_peek().len() % 4 != 0)
+            || !r.rest_peek().len().is_multiple_of(4))
     {
         return Probe::NotForUs;
     }
