@@ -26,7 +26,9 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     match (cx.hints.dir, cx.hints.nth) {
         (Dir::ToServer, 0) => {
             let zeros = d.get(10..34).is_some_and(|z| z.iter().all(|&b| b == 0));
-            if w3 & 8 == 0 && zeros {
+            // An SNTP request (48 bytes, mostly zeros) passes the test: it is NTP's (whose
+            // inspector names it off port 123 by the server's echo of its timestamp).
+            if w3 & 8 == 0 && zeros && !crate::proto::ntp::client_request(d) {
                 Probe::Unsure
             } else {
                 Probe::NotForUs

@@ -1,9 +1,11 @@
 //! NTP (RFC 5905) on port 123: a 48-byte header (with optional MAC) of version 1-4 and a
 //! client, server, symmetric or broadcast mode; control (mode 6) and private (mode 7) messages.
-//! The port is required *and* the header must fit: the structure alone is too weak a test.
+//! On port 123 the header must fit; the structure alone is too weak a test elsewhere. Off it, an
+//! exchange: a client request, then a server answer whose origin timestamp is the request's
+//! transmit timestamp (RFC 5905 §8: the server copies it; 64 bits no other protocol repeats).
 
 use crate::proto::label;
-use crate::{Cx, Inspector, Label, Probe, UDP};
+use crate::{Cx, Dir, Inspector, Label, Probe, UDP};
 
 /// nDPI's NTP label.
 pub static LABEL: Label = label("NTP", "System");
@@ -15,18 +17,69 @@ pub static INSPECTOR: Inspector = Inspector {
     ports: &[123],
     labels: &[&LABEL],
     min_udp: 8,
-    ports_required: true,
+    ports_required: false,
     probe,
 };
+
+/// Off port 123: the client request's transmit timestamp, until the answer shows.
+#[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
+#[repr(C)]
+struct State {
+    transmit: [u8; 8],
+}
+
+/// A client (mode 3) or server (mode 4) header of version 1-4, stratum 0-16, of a length an
+/// NTP header with or without a MAC has.
+fn header(d: &[u8], mode: u8) -> bool {
+    let Some(&b0) = d.first() else {
+        return false;
+    };
+    (1..=4).contains(&((b0 >> 3) & 7))
+        && b0 & 7 == mode
+        && matches!(d.len(), 48 | 52 | 60 | 68 | 72)
+        && d.get(1).is_some_and(|&s| s <= 16)
+}
+
+/// An NTP client request (mode 3) with a transmit timestamp: what other inspectors whose test
+/// an SNTP request happens to pass (EpicGames': 24 zero bytes from byte 10) leave to NTP.
+pub(crate) fn client_request(d: &[u8]) -> bool {
+    header(d, 3) && d.get(40..48).is_some_and(|t| t.iter().any(|&b| b != 0))
+}
+
+/// Off port 123: Unsure at a client request (keeping its transmit timestamp), NTP at a server
+/// answer that echoes it.
+fn exchange(cx: &mut Cx<'_>) -> Probe {
+    let d = cx.data;
+    match (cx.hints.dir, cx.hints.nth) {
+        (Dir::ToServer, 0) if client_request(d) => {
+            if let Some(t) = d.get(40..48) {
+                cx.state::<State>().transmit.copy_from_slice(t);
+            }
+            Probe::Unsure
+        }
+        (Dir::ToClient, 0) => {
+            let sent = cx.state::<State>().transmit;
+            let echoed = d.get(24..32).is_some_and(|o| o == sent);
+            if sent != [0; 8] && header(d, 4) && echoed {
+                Probe::Certain(&LABEL)
+            } else {
+                Probe::NotForUs
+            }
+        }
+        _ => Probe::NotForUs,
+    }
+}
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
     let d = cx.data;
     let Some(&b0) = d.first() else {
         return Probe::NotForUs;
     };
+    if !cx.hints.port(123) {
+        return exchange(cx);
+    }
     let (ver, mode) = ((b0 >> 3) & 7, b0 & 7);
-    let ok = cx.hints.port(123)
-        && (1..=4).contains(&ver)
+    let ok = (1..=4).contains(&ver)
         && match mode {
             // RFC 5905 §7.3: stratum 0-16 (17-255 reserved). Without it any 48-byte datagram
             // on udp/123 with two bits of its first byte right was NTP (with the corpus's

@@ -1,12 +1,32 @@
 use super::*;
 use crate::tests::{probe, to_server, vector};
 
-/// NTPv4.pcap, frame 1 (tshark: ntp); the same bytes off port 123 are not claimed.
+/// NTPv4.pcap, frame 1 (tshark: ntp); the same bytes off port 123 do not name the flow alone.
 #[test]
 fn packet_from_corpus() {
     let v = vector!("ntp");
     assert_eq!(probe(&INSPECTOR, to_server(UDP, 123), &v).0, Probe::Certain(&LABEL));
-    assert_eq!(probe(&INSPECTOR, to_server(UDP, 9999), &v).0, Probe::NotForUs);
+    assert_eq!(probe(&INSPECTOR, to_server(UDP, 9999), &v).0, Probe::Unsure);
+}
+
+/// android.pcap's SNTP exchange (client 45863 to udp/123: a mode-3 request that is zeros but
+/// for its transmit timestamp, the server's mode-4 answer with that timestamp as its origin).
+/// Moved off port 123 (`scripts/ports_moved.py`) it was EpicGames: Epic's opening test (24
+/// zero bytes from byte 10) fits an SNTP request, and its answer test any answer. Off port 123
+/// it is NTP by the echo; an answer that does not echo the request is not NTP.
+#[test]
+fn an_exchange_off_port_123_is_ntp_by_the_echo() {
+    let h = crate::tests::parse_hex;
+    let req = h("1b000000000000000000000000000000000000000000000000000000000000000000000000000000e1fcd68ee3126ecc");
+    let ans = h("1c0100ec000000000000000c474f4f47e1fcd6d356f0a848e1fcd68ee3126ecce1fcd6d356f0a849e1fcd6d356f0a84b");
+    let flow = [(true, &req[..]), (false, &ans[..])];
+    assert_eq!(crate::proto::testkit::classify(UDP, 123, 45863, &flow), Some("NTP"));
+    assert_eq!(crate::proto::testkit::classify(UDP, 33000, 45863, &flow), Some("NTP"));
+    let mut other = ans.clone();
+    other[31] ^= 1;
+    let flow = [(true, &req[..]), (false, &other[..])];
+    assert_ne!(crate::proto::testkit::classify(UDP, 33000, 45863, &flow), Some("NTP"));
+    assert_ne!(crate::proto::testkit::classify(UDP, 33000, 45863, &flow), Some("EpicGames"));
 }
 
 fn at123(d: &[u8]) -> Probe {
