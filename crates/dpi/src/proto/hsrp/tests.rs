@@ -49,3 +49,20 @@ fn versions_0_and_2_over_ipv4() {
     v2[5] = 5; // address family neither IPv4 nor IPv6
     assert_eq!(probe_mc(1985, true, &v2), Probe::NotForUs);
 }
+
+/// An mDNS query (ID 0, flags 0, one question: the header's first bytes read as HSRP version
+/// 0, hello, state 0) is not HSRP: its bytes 8-16 are no NUL-padded password (RFC 2281 §5).
+/// With the corpus's ports moved to 1985, 1kxun.pcap's mDNS queries were HSRP.
+#[test]
+fn an_mdns_query_is_not_version_0() {
+    let q = hex("000000000001000000000000 0c5f676f6f676c6563617374045f746370056c6f63616c00 000c0001");
+    assert_eq!(probe_mc(1985, true, &q), Probe::NotForUs);
+    // The RFC's example with another password, and with none.
+    let mut v0 = hex("00001003 0a640100 636973636f000000 0a000001");
+    v0[8..16].copy_from_slice(b"s3cr3t!x");
+    assert_eq!(probe_mc(1985, true, &v0), Probe::Certain(&LABEL));
+    v0[8..16].copy_from_slice(&[0; 8]);
+    assert_eq!(probe_mc(1985, true, &v0), Probe::Certain(&LABEL));
+    v0[8..16].copy_from_slice(b"ab\0cd\0\0\0");
+    assert_eq!(probe_mc(1985, true, &v0), Probe::NotForUs);
+}
