@@ -94,8 +94,23 @@ fn datagram(d: &[u8], port138: bool) -> bool {
             let Some(len) = r.u16() else { return false };
             len as usize + 14 <= d.len() + 64 && d.get(14..).is_some_and(encoded_name)
         }
-        // Error, query request, positive / negative query response.
-        0x13..=0x16 => port138 && d.len() >= 11 && d.len() <= 64,
+        // RFC 1002 §4.4.1: the flags' high nibble is reserved (zero). An error (§4.4.3): 11
+        // bytes ending in an error code 0x82-0x84. A query request or a positive or negative
+        // query response (§4.4.4): the 10-byte header, then the encoded destination name.
+        // (Without these, any 11-64 bytes on udp/138 starting 0x13-0x16 were NetBIOS: with the
+        // corpus's ports moved there, Gnutella, DNS, RiotGames and TocaBoca flows.)
+        0x13 => {
+            port138
+                && d.len() == 11
+                && d.get(1).is_some_and(|f| f & 0xf0 == 0)
+                && matches!(d.get(10), Some(0x82..=0x84))
+        }
+        0x14..=0x16 => {
+            port138
+                && d.len() <= 320
+                && d.get(1).is_some_and(|f| f & 0xf0 == 0)
+                && d.get(10..).is_some_and(encoded_name)
+        }
         _ => false,
     }
 }

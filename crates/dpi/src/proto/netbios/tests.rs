@@ -1,5 +1,6 @@
 use super::*;
 use crate::tests::{probe, to_server, vector};
+use crate::proto::testkit::probe as run;
 
 /// netbios.pcap, frame 1 (tshark: NBNS query for XSTREAM_HY<00>).
 #[test]
@@ -30,4 +31,24 @@ fn browser_datagram_carries_smb1() {
     for n in 0..at {
         assert!(!carries_smb1(&v[..n]));
     }
+}
+
+/// RFC 1002 §4.4.3-4.4.4 datagram error and query packets on udp/138: an error of 11 bytes
+/// with a known code, a query request with its encoded destination name; the same first byte
+/// before other bytes is not NetBIOS.
+#[test]
+fn datagram_error_and_query() {
+    let at138 = |d: &[u8]| run(&INSPECTOR, UDP, 138, 138, false, d);
+    let err = [0x13, 0x02, 0x12, 0x34, 192, 0, 2, 1, 0, 138, 0x82];
+    assert_eq!(at138(&err), Probe::Certain(&LABEL));
+    let mut bad = err;
+    bad[10] = 0x11;
+    assert_eq!(at138(&bad), Probe::NotForUs);
+    let mut q = vec![0x14, 0x02, 0x12, 0x34, 192, 0, 2, 1, 0, 138, 0x20];
+    q.extend_from_slice(b"FHEPFCELEHFCEPFFFACACACACACACAAA");
+    q.push(0);
+    assert_eq!(at138(&q), Probe::Certain(&LABEL));
+    let mut other = vec![0x14, 0x31, 0x02, 0xa2, 0x31, 0xce, 0xe3, 0xff, 0x78, 0xc6, 0x53];
+    other.resize(30, 0x5a);
+    assert_eq!(at138(&other), Probe::NotForUs);
 }

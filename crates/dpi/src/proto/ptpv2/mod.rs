@@ -26,13 +26,32 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
     let len = usize::from(u16::from_be_bytes([l[0], l[1]]));
     let ok = (cx.hints.port(319) || cx.hints.port(320))
         && v & 0x0f == 2
-        && matches!(t & 0x0f, 0..=3 | 8..=0xd)
-        && len >= 34
+        // minorVersionPTP 0 (1588-2008) or 1 (1588-2019)
+        && v >> 4 <= 1
+        && length_fits(t & 0x0f, len)
         && len <= d.len();
     if ok {
         Probe::Certain(&LABEL)
     } else {
         Probe::NotForUs
+    }
+}
+
+/// IEEE 1588-2008 §13.3-13.13: the 34-byte header and each message type's body, a fixed
+/// length for the event and general messages, at least the fixed part for those that carry
+/// TLVs (Announce, Signaling, Management). Without it any datagram on udp/319-320 with version
+/// 2 in its second byte was PTP (with the corpus's ports moved there: DNSCrypt, RADIUS,
+/// Kerberos and RTP flows).
+fn length_fits(ty: u8, len: usize) -> bool {
+    match ty {
+        // Sync, Delay_Req, Follow_Up
+        0 | 1 | 8 => len == 44,
+        // Pdelay_Req, Pdelay_Resp, Delay_Resp, Pdelay_Resp_Follow_Up
+        2 | 3 | 9 | 0xa => len == 54,
+        0xb => len >= 64,
+        0xc => len >= 44,
+        0xd => len >= 48,
+        _ => false,
     }
 }
 
