@@ -42,10 +42,39 @@ fn messages(d: &[u8]) -> bool {
         if v != version || kind > 35 || len < 8 {
             return false;
         }
+        if at == 0 && !hello_body(version, d.get(8..len).unwrap_or(&[1])) {
+            return false;
+        }
         at += len;
         if at >= d.len() {
             return at == d.len();
         }
+    }
+    false
+}
+
+/// The first message's body, an OFPT_HELLO's: none before OpenFlow 1.3 (versions 1-3: the
+/// header alone, 1.0-1.2 §5.5.1), else hello elements (1.3.5 §7.5.1): each a type
+/// (OFPHET_VERSIONBITMAP, 1, the only one defined), a length of at least 4, padded to 8 bytes.
+/// A TPKT header (RFC 1006: 3, 0, a length: RDP, H.323, S7, MMS, Diameter's neighbours) reads
+/// as a version-3 HELLO with a body: on 6633 and 6653 those flows were OpenFlow.
+fn hello_body(version: u8, mut b: &[u8]) -> bool {
+    if version <= 3 {
+        return b.is_empty();
+    }
+    for _ in 0..MAX_MESSAGES {
+        if b.is_empty() {
+            return true;
+        }
+        let (Some(t), Some(l)) = (b.get(0..2), b.get(2..4)) else {
+            return false;
+        };
+        let len = usize::from(u16::from_be_bytes([l[0], l[1]]));
+        let padded = len.next_multiple_of(8);
+        if t != [0, 1] || len < 4 || padded > b.len() {
+            return false;
+        }
+        b = &b[padded..];
     }
     false
 }

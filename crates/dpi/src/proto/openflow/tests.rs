@@ -52,3 +52,21 @@ fn near_misses() {
         assert_eq!(run(&INSPECTOR, TCP, 6653, 4000, false, &hex(h)), Probe::NotForUs, "{h}");
     }
 }
+
+/// A TPKT header (RFC 1006: version 3, reserved 0, length) opens RDP's, H.323's, S7's and
+/// MMS's segments and reads as an OpenFlow 1.2 HELLO with a body, which 1.2's HELLO has not.
+/// With the corpus's ports moved to 6653 such flows were OpenFlow. A 1.2 HELLO of 8 bytes is
+/// still OpenFlow; a 1.3 HELLO's element of another type is not.
+#[test]
+fn a_tpkt_segment_is_not_a_hello() {
+    // An RDP connection request: TPKT (42 bytes in all), then COTP CR with a cookie.
+    let mut rdp = vec![3, 0, 0, 42, 0x25, 0xe0, 0, 0, 0, 0, 0];
+    rdp.extend_from_slice(b"Cookie: mstshash=administrato\r\n");
+    assert_eq!(rdp.len(), 42);
+    assert_eq!(run(&INSPECTOR, TCP, 6653, 40000, false, &rdp), Probe::NotForUs);
+    assert_eq!(run(&INSPECTOR, TCP, 6653, 40000, false, &hex("03 00 0008 00000001")), Probe::Certain(&LABEL));
+    let mut h = hex(HELLO);
+    h[9] = 2;
+    assert_eq!(run(&INSPECTOR, TCP, 6653, 40000, false, &h), Probe::NotForUs);
+    assert_eq!(run(&INSPECTOR, TCP, 6653, 40000, false, &hex(HELLO)), Probe::Certain(&LABEL));
+}
