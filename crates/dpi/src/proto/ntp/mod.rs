@@ -28,8 +28,8 @@ struct State {
     transmit: [u8; 8],
 }
 
-/// A client (mode 3) or server (mode 4) header of version 1-4, stratum 0-16, of a length an
-/// NTP header with or without a MAC has.
+/// A header of `mode` (1-5: symmetric, client, server, broadcast) of version 1-4, stratum
+/// 0-16, of a length an NTP header with or without a MAC has.
 fn header(d: &[u8], mode: u8) -> bool {
     let Some(&b0) = d.first() else {
         return false;
@@ -84,7 +84,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
             // RFC 5905 §7.3: stratum 0-16 (17-255 reserved). Without it any 48-byte datagram
             // on udp/123 with two bits of its first byte right was NTP (with the corpus's
             // ports moved to 123: 36 DNS, 34 Gnutella, RX and SSDP flows).
-            1..=5 => matches!(d.len(), 48 | 52 | 60 | 68 | 72) && d.get(1).is_some_and(|&s| s <= 16),
+            1..=5 => header(d, mode),
             // Control messages (mode 6, RFC 9327 §2): an opcode ntpd knows (1-12, 31), the
             // data count's bytes after the 12-byte header padded to 32 bits, then nothing or a
             // MAC (a key id and an MD5 or SHA-1 digest). Not the leap indicator: ntpsec's ntpq
