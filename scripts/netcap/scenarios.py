@@ -1186,6 +1186,182 @@ DHCP_CLIENT = ["sh", "-c", 'I=$(ls /sys/class/net | grep -v "^lo$" | head -1); '
                '&& echo dhcp done']
 
 
+# --- Fourth round (seventeenth session): Debian's own daemons and clients, and two PyPI
+# libraries, for protocols the held-out set lacked (BitTorrent, Kerberos, NATS, BGP, collectd,
+# DNS over TLS, NetBIOS name service, mDNS). Debian packages: python3-libtorrent, krb5-kdc,
+# krb5-user, nats-server, bird2, collectd-core, unbound, knot-dnsutils, samba (nmbd),
+# samba-common-bin (nmblookup); PyPI: nats-py, zeroconf (the python3 on PATH). Each reads
+# ADDR_SH's NC_V6 and NC_PORT where it says so.
+
+# libtorrent 2.0 (Debian's binding): the server makes a 1 MiB torrent and seeds it, the client
+# downloads it from that one peer. DHT, local discovery, UPnP and NAT-PMP off, encryption off
+# (plain BitTorrent handshakes); NC_UTP set: uTP over UDP only, else TCP only.
+BT_COMMON = r"""
+import libtorrent as lt, os, sys, time
+w = os.environ["WORK"]; v6 = bool(os.environ.get("NC_V6")); utp = bool(os.environ.get("NC_UTP"))
+srv = os.environ["SERVER6" if v6 else "SERVER"]
+cli = os.environ["CLIENT6" if v6 else "CLIENT"]
+port = int(os.environ.get("NC_PORT", "6881"))
+def br(a):
+    return f"[{a}]" if ":" in a else a
+def session(listen):
+    return lt.session({"listen_interfaces": listen, "enable_dht": False, "enable_lsd": False,
+                       "enable_upnp": False, "enable_natpmp": False, "out_enc_policy": 2,
+                       "in_enc_policy": 2, "enable_outgoing_utp": utp,
+                       "enable_incoming_utp": utp, "enable_outgoing_tcp": not utp,
+                       "enable_incoming_tcp": not utp})
+"""
+BT_SERVER = BT_COMMON + r"""
+os.makedirs(w + "/seed", exist_ok=True)
+with open(w + "/seed/held-out.bin", "wb") as f:
+    f.write(bytes(range(256)) * 4096)
+fs = lt.file_storage(); lt.add_files(fs, w + "/seed/held-out.bin")
+t = lt.create_torrent(fs, 65536); lt.set_piece_hashes(t, w + "/seed")
+data = lt.bencode(t.generate())
+s = session(f"{br(srv)}:{port}")
+s.add_torrent({"ti": lt.torrent_info(lt.bdecode(data)), "save_path": w + "/seed"})
+open(w + "/t.part", "wb").write(data); os.rename(w + "/t.part", w + "/t.torrent")
+time.sleep(60)
+"""
+BT_CLIENT = BT_COMMON + r"""
+for _ in range(100):
+    if os.path.exists(w + "/t.torrent"):
+        break
+    time.sleep(0.1)
+s = session(f"{br(cli)}:0")
+h = s.add_torrent({"ti": lt.torrent_info(w + "/t.torrent"), "save_path": w + "/leech"})
+h.connect_peer((srv, port))
+for _ in range(300):
+    if h.status().is_seeding:
+        print("bittorrent done"); sys.exit(0)
+    time.sleep(0.1)
+sys.exit("bittorrent: not downloaded, progress %.2f" % h.status().progress)
+"""
+
+# MIT Kerberos: a KDC for EXAMPLE.ORG made at start (kdb5_util, kadmin.local), kinit with a
+# password (AS-REQ, the pre-authentication error, AS-REQ again) and kvno (TGS-REQ). UDP unless
+# NC_TCP is set (udp_preference_limit 1: every request over TCP).
+KRB_SERVER = ["sh", "-c", ADDR_SH + 'cd "$WORK" && P=${NC_PORT:-88}; K="$A"; '
+              '[ -n "$NC_V6" ] && K="[$A]"; '
+              'printf "[libdefaults]\\n default_realm = EXAMPLE.ORG\\n dns_lookup_kdc = false\\n'
+              ' rdns = false\\n${NC_TCP:+ udp_preference_limit = 1\\n}[realms]\\n EXAMPLE.ORG = '
+              '{\\n  kdc = $K:$P\\n }\\n" > krb5.conf; '
+              'printf "[kdcdefaults]\\n kdc_ports = $P\\n kdc_tcp_ports = $P\\n[realms]\\n'
+              ' EXAMPLE.ORG = {\\n  database_name = $WORK/principal\\n  key_stash_file = '
+              '$WORK/stash\\n }\\n" > kdc.conf; '
+              'export KRB5_CONFIG="$WORK/krb5.conf" KRB5_KDC_PROFILE="$WORK/kdc.conf"; '
+              'kdb5_util create -s -P heldout-master -r EXAMPLE.ORG >/dev/null && '
+              'kadmin.local -q "addprinc -pw heldout-pw alice" >/dev/null && '
+              'kadmin.local -q "addprinc -randkey host/server.example.org" >/dev/null && '
+              'touch kdc.ready && exec krb5kdc -n']
+KRB_CLIENT = ["sh", "-c", 'cd "$WORK" && for i in $(seq 50); do [ -e kdc.ready ] && break; '
+              'sleep 0.2; done; export KRB5_CONFIG="$WORK/krb5.conf" KRB5CCNAME="FILE:$WORK/cc"; '
+              'echo heldout-pw | kinit alice >/dev/null && kvno host/server.example.org && '
+              'echo kerberos done']
+
+# nats-server and nats-py: a subscription, two messages published, both received.
+NATS_SERVER = ["sh", "-c", ADDR_SH + 'exec nats-server -a "$A" -p "${NC_PORT:-4222}"']
+NATS_CLIENT = r"""
+import asyncio, os
+import nats
+v6 = bool(os.environ.get("NC_V6"))
+a = os.environ["SERVER6" if v6 else "SERVER"]
+url = f"nats://{'[' + a + ']' if v6 else a}:{os.environ.get('NC_PORT', '4222')}"
+async def main():
+    nc = await nats.connect(url)
+    got = []
+    sub = await nc.subscribe("held.out")
+    for i in range(2):
+        await nc.publish("held.out", b"message %d" % i)
+    for i in range(2):
+        got.append((await sub.next_msg(timeout=5)).data)
+    await nc.drain()
+    print("nats done", got)
+asyncio.run(main())
+"""
+
+# BIRD 2 on both ends: an eBGP session (AS 64502 passive on the server, AS 64501 on the
+# client), one static route exported each way; the client stops once the session is up and
+# has exchanged updates.
+BIRD_CONF = ('router id %s;\\nprotocol device {}\\nprotocol static { ipv4; route %s blackhole; }\\n'
+             'protocol bgp peer { local %s as %s; neighbor %s as %s; %s'
+             'ipv4 { import all; export all; }; }\\n')
+BGP_SERVER = ["sh", "-c", 'cd "$WORK" && printf "' + BIRD_CONF % (
+    "$SERVER", "203.0.113.0/24", "$SERVER", "64502", "$CLIENT", "64501", "passive on; ")
+    + '" > s.conf && exec bird -f -c s.conf -s s.ctl -P s.pid']
+BGP_CLIENT = ["sh", "-c", 'cd "$WORK" && printf "' + BIRD_CONF % (
+    "$CLIENT", "198.51.100.0/24", "$CLIENT", "64501", "$SERVER", "64502", "")
+    + '" > c.conf && { bird -f -c c.conf -s c.ctl -P c.pid & B=$!; }; '
+    'ok=; for i in $(seq 60); do birdc -s c.ctl show route 2>/dev/null | grep -q 203.0.113.0 '
+    '&& ok=1 && break; sleep 0.25; done; sleep 1; kill $B; [ -n "$ok" ] && echo bgp done']
+
+# collectd's network plugin: the client's collectd sends its load every second to a server
+# collectd listening on udp/25826 (binary protocol, unsigned).
+COLLECTD_CONF = ('Hostname \\"%s\\"\\nFQDNLookup false\\nInterval 1\\nBaseDir \\"$WORK/%s\\"\\n'
+                 'PIDFile \\"$WORK/%s.pid\\"\\nTypesDB \\"/usr/share/collectd/types.db\\"\\n'
+                 'LoadPlugin network\\n%s<Plugin network>\\n  %s \\"%s\\" \\"25826\\"\\n'
+                 '</Plugin>\\n')
+COLLECTD_SERVER = ["sh", "-c", 'cd "$WORK" && mkdir -p s && printf "' + COLLECTD_CONF % (
+    "server", "s", "s", "", "Listen", "$SERVER") + '" > s.conf && exec collectd -f -C s.conf']
+COLLECTD_CLIENT = ["sh", "-c", 'cd "$WORK" && mkdir -p c && printf "' + COLLECTD_CONF % (
+    "client", "c", "c", "LoadPlugin load\\n", "Server", "$SERVER")
+    + '" > c.conf && { timeout 4 collectd -f -C c.conf; [ $? = 124 ]; } && echo collectd done']
+
+# DNS over TLS (RFC 7858): unbound answering for example.org on tcp/853 with a self-signed
+# certificate; knot's kdig asks twice, once with the name as SNI.
+DOT_SERVER = ["sh", "-c", ADDR_SH + 'cd "$WORK" && P=${NC_PORT:-853}; '
+              'openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=dns.example.org" '
+              '-keyout k.pem -out c.pem 2>/dev/null; '
+              'printf "server:\\n interface: $A@$P\\n tls-port: $P\\n tls-service-key: $WORK/k.pem\\n'
+              ' tls-service-pem: $WORK/c.pem\\n access-control: 0.0.0.0/0 allow\\n'
+              ' access-control: ::/0 allow\\n do-daemonize: no\\n username: \\"\\"\\n chroot: \\"\\"\\n'
+              ' directory: \\"$WORK\\"\\n pidfile: \\"$WORK/u.pid\\"\\n use-syslog: no\\n'
+              ' num-threads: 1\\n module-config: \\"iterator\\"\\n'
+              ' local-zone: \\"example.org.\\" static\\n'
+              ' local-data: \\"www.example.org. A 192.0.2.80\\"\\n'
+              'remote-control:\\n control-enable: no\\n" > u.conf && exec unbound -d -c u.conf']
+DOT_CLIENT = ["sh", "-c", ADDR_SH + 'P=${NC_PORT:-853}; '
+              'kdig +tls -p "$P" "@$A" www.example.org A | grep -q 192.0.2.80 && '
+              'kdig +tls-sni=dns.example.org -p "$P" "@$A" www.example.org A '
+              '| grep -q 192.0.2.80 && echo dot done']
+
+# Samba's nmbd as a NetBIOS name server for the name HELDOUT; nmblookup asks it by unicast
+# (-U, -R) and by the subnet's broadcast, and asks for its node status (-S).
+NBNS_SERVER = ["sh", "-c", 'cd "$WORK" && printf "[global]\\n netbios name = HELDOUT\\n'
+               ' workgroup = WG\\n interfaces = $SERVER/24\\n bind interfaces only = yes\\n'
+               ' lock directory = $WORK\\n state directory = $WORK\\n cache directory = $WORK\\n'
+               ' pid directory = $WORK\\n private dir = $WORK\\n log file = $WORK/nmbd.log\\n'
+               ' disable netbios = no\\n" > smb.conf && '
+               'exec nmbd -F --no-process-group -s smb.conf']
+NBNS_CLIENT = ["sh", "-c", 'cd "$WORK" && printf "[global]\\n interfaces = $CLIENT/24\\n'
+               ' bind interfaces only = yes\\n" > c.conf && '
+               'nmblookup -s c.conf -U "$SERVER" HELDOUT | grep -q "$SERVER" && '
+               'nmblookup -s c.conf -B 192.0.2.255 HELDOUT | grep -q "$SERVER" && '
+               'nmblookup -s c.conf -A "$SERVER" | grep -q HELDOUT && echo nbns done']
+
+# python-zeroconf: the server announces an HTTP service, the client browses for it and asks
+# for its details (queries and answers to 224.0.0.251:5353).
+MDNS_SERVER = r"""
+import os, socket, time
+from zeroconf import IPVersion, ServiceInfo, Zeroconf
+a = os.environ["SERVER"]
+zc = Zeroconf(interfaces=[a], ip_version=IPVersion.V4Only)
+zc.register_service(ServiceInfo("_http._tcp.local.", "held-out._http._tcp.local.",
+                                addresses=[socket.inet_aton(a)], port=8080,
+                                properties={"path": "/"}, server="heldout.local."))
+time.sleep(60)
+"""
+MDNS_CLIENT = r"""
+import os, sys
+from zeroconf import IPVersion, Zeroconf
+zc = Zeroconf(interfaces=[os.environ["CLIENT"]], ip_version=IPVersion.V4Only)
+info = zc.get_service_info("_http._tcp.local.", "held-out._http._tcp.local.", timeout=8000)
+zc.close()
+if info is None:
+    sys.exit("mdns: no answer")
+print("mdns done", info.parsed_addresses(), info.port)
+"""
+
 ALL = {
     "ftp": {"server": [PY, "-c", FTP_SERVER], "client": [PY, "-c", FTP_CLIENT], "settle": 3},
     "mail": {"server": [PY, "-c", DOVECOT_SERVER], "client": [PY, "-c", MAIL_CLIENT],
@@ -1252,4 +1428,14 @@ ALL = {
                "settle": 2},
     "vnc": {"server": VNC_SERVER, "client": VNC_CLIENT, "settle": 2},
     "dhcp": {"server": DHCP_SERVER, "client": DHCP_CLIENT},
+    "bittorrent": {"server": [PY, "-c", BT_SERVER], "client": [PY, "-c", BT_CLIENT],
+                   "settle": 3},
+    "kerberos": {"server": KRB_SERVER, "client": KRB_CLIENT, "settle": 2},
+    "nats": {"server": NATS_SERVER, "client": [PYENV, "-c", NATS_CLIENT]},
+    "bgp": {"server": BGP_SERVER, "client": BGP_CLIENT},
+    "collectd": {"server": COLLECTD_SERVER, "client": COLLECTD_CLIENT},
+    "dot": {"server": DOT_SERVER, "client": DOT_CLIENT, "settle": 2},
+    "nbns": {"server": NBNS_SERVER, "client": NBNS_CLIENT, "settle": 3},
+    "mdns": {"server": [PYENV, "-c", MDNS_SERVER], "client": [PYENV, "-c", MDNS_CLIENT],
+             "settle": 3},
 }

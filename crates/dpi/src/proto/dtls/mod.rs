@@ -133,7 +133,7 @@ fn server_cert(cx: &mut Cx<'_>) -> Step {
                     match client_hello(frag, b'd', cx.meta, cx.digests) {
                         None => cx.malformed(),
                         // nDPI's WebRTC: DTLS-SRTP keying after STUN (no SNI expected).
-                        Some(true) if cx.state::<State>().flags & AFTER_STUN != 0 => {
+                        Some(o) if o.use_srtp && cx.state::<State>().flags & AFTER_STUN != 0 => {
                             cx.meta.add_letter(Field::TlsFlags, b'w', b"ehw");
                         }
                         Some(_) => {}

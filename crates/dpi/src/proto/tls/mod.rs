@@ -19,12 +19,24 @@ pub static POPS: Label = label("POPS", "Email");
 /// SMTP over TLS.
 pub static SMTPS: Label = label("SMTPS", "Email");
 
+/// DNS over TLS (RFC 7858): a client that offers the ALPN protocol `dot` (IANA's TLS ALPN
+/// registry; RFC 7858 §3.1 names no ALPN, the registry's entry does) speaks DNS inside, whatever
+/// the port. nDPI's name for DoH, DoT and DoQ is one application, DoH_DoT, above TLS.
+pub static DOT: Label = Label {
+    master: "TLS",
+    app: "DoH_DoT",
+    category: "Network",
+};
+
 /// nDPI's label for a connection that opens with a PROXY protocol header (haproxy.pcap: the
 /// TLS behind it is not what nDPI names).
 pub static HAPROXY: Label = label("HAProxy", "Web");
 
 /// The label for TLS on this flow's ports: nDPI names implicit-TLS mail by its port.
-fn tls_label(cx: &Cx<'_>) -> &'static Label {
+fn tls_label(cx: &mut Cx<'_>) -> &'static Label {
+    if cx.state::<State>().done & DNS_ALPN != 0 {
+        return &DOT;
+    }
     match cx.hints.server_port {
         993 => &IMAPS,
         995 => &POPS,
@@ -58,7 +70,7 @@ pub static INSPECTOR: Inspector = Inspector {
     name: "tls",
     transports: TCP,
     ports: &[443, 465, 563, 636, 853, 993, 995, 5061, 8443],
-    labels: &[&LABEL, &IMAPS, &POPS, &SMTPS, &HAPROXY],
+    labels: &[&LABEL, &IMAPS, &POPS, &SMTPS, &HAPROXY, &DOT],
     min_udp: 0,
     ports_required: false,
     probe,
@@ -81,6 +93,8 @@ const SH_DONE: u8 = 2;
 const STARTED: u8 = 4;
 /// [`State::done`]: the server's certificate names were read, or will never be seen in clear.
 const CERT_DONE: u8 = 8;
+/// [`State::done`]: the client offered ALPN `dot` (not part of [`ALL`]).
+const DNS_ALPN: u8 = 16;
 /// Everything this inspector looks for.
 const ALL: u8 = CH_DONE | SH_DONE | CERT_DONE;
 
@@ -216,8 +230,10 @@ fn probe_tls(cx: &mut Cx<'_>) -> Probe {
                 cx.state::<State>().done |= STARTED;
                 return Probe::Certain(tls_label(cx));
             }
-            if client_hello(body, b't', cx.meta, cx.digests).is_none() {
-                cx.malformed();
+            match client_hello(body, b't', cx.meta, cx.digests) {
+                None => cx.malformed(),
+                Some(o) if o.dns => cx.state::<State>().done |= DNS_ALPN,
+                Some(_) => {}
             }
             cx.state::<State>().done |= CH_DONE;
         }
@@ -560,6 +576,15 @@ impl List {
     }
 }
 
+/// What a ClientHello offered beyond TLS itself.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Offer {
+    /// The use_srtp extension (RFC 5764): DTLS keying SRTP.
+    pub use_srtp: bool,
+    /// ALPN `dot` among the protocols offered: DNS over TLS.
+    pub dns: bool,
+}
+
 fn u16s(b: &[u8], out: &mut List, skip_grease: bool) {
     for c in b.chunks_exact(2) {
         let v = u16::from_be_bytes([c[0], c[1]]);
@@ -573,13 +598,14 @@ fn u16s(b: &[u8], out: &mut List, skip_grease: bool) {
 /// and JA4 (`proto` is JA4's first letter: `t` TCP, `q` QUIC, `d` DTLS, whose ClientHello holds
 /// a cookie after the session id, RFC 6347 §4.2.1). A body cut short still gives the fields
 /// found before the cut, but no fingerprints. An encrypted_server_name (ESNI) extension writes
-/// `e` in `tls_flags`. Some(whether use_srtp was offered); None when the body is malformed.
+/// `e` in `tls_flags`. Some(what the client offered that names more than TLS); None when the
+/// body is malformed.
 pub fn client_hello(
     b: &[u8],
     proto: u8,
     meta: &mut Meta,
     digests: &mut Digests,
-) -> Option<bool> {
+) -> Option<Offer> {
     let mut r = Rd::new(b);
     let legacy = r.u16()?;
     r.skip(32)?;
@@ -599,7 +625,7 @@ pub fn client_hello(
     let mut best = 0u16;
     let mut has_sni = false;
     let mut sni_is_ip = false;
-    let mut use_srtp = false;
+    let mut offer = Offer::default();
     let mut cut = false;
     if r.left() >= 2 {
         let all = r.vec16();
@@ -651,6 +677,7 @@ pub fn client_hello(
                         if alpn_first.is_empty() {
                             alpn_first = p;
                         }
+                        offer.dns |= p == b"dot";
                         if !s.is_empty() {
                             s.push(b",");
                         }
@@ -663,7 +690,7 @@ pub fn client_hello(
                     u16s(x.vec8().unwrap_or(&[]), &mut v, true);
                     best = v.as_slice().iter().copied().max().unwrap_or(0);
                 }
-                14 => use_srtp = true,
+                14 => offer.use_srtp = true,
                 // encrypted_server_name (draft-ietf-tls-esni before ECH): nDPI takes the name
                 // as given, so no Missing SNI.
                 0xffce => meta.set(Field::TlsFlags, b"e"),
@@ -674,7 +701,7 @@ pub fn client_hello(
     let ver = if best != 0 { best } else { legacy };
     if cut {
         // supported_versions may lie in the part not seen yet: no version, no fingerprints.
-        return Some(use_srtp);
+        return Some(offer);
     }
     meta.set(Field::TlsVersion, version_name(ver));
     // JA3: version,ciphers,extensions,groups,point formats (decimal, '-' joined, no GREASE).
@@ -779,7 +806,7 @@ pub fn client_hello(
     if !s.lost && !ja4_ciphers_lost && !a.lost && !sigalgs.lost {
         meta.set(Field::Ja4, a.as_bytes());
     }
-    Some(use_srtp)
+    Some(offer)
 }
 
 /// A ClientHello at the start of `d` inside one handshake record (TLS tunnelled through an HTTP

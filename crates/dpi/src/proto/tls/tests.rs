@@ -222,3 +222,20 @@ mod in_place_equals_joined {
         }
     }
 }
+
+/// DNS over TLS: knot's `kdig +tls` (netcap's `dot` scenario) offers ALPN `dot` and no SNI;
+/// the connection is TLS.DoH_DoT on any port, and a hello offering other protocols (the corpus
+/// vector's http/1.1) is plain TLS on port 853 too (the port alone is the port table's guess,
+/// not the inspector's).
+#[test]
+fn alpn_dot_is_dns_over_tls_on_any_port() {
+    let v = vector!("tls_client_hello_dot");
+    for port in [853, 443, 40853] {
+        let (r, m) = probe(&INSPECTOR, to_server(TCP, port), &v);
+        assert_eq!(r, Probe::Certain(&DOT), "port {port}");
+        assert_eq!(m.get(Field::Alpn), Some("dot"));
+        assert!(m.get(Field::Sni).is_none());
+    }
+    let (r, _) = probe(&INSPECTOR, to_server(TCP, 853), &vector!("tls_client_hello"));
+    assert_eq!(r, Probe::Certain(&LABEL));
+}
