@@ -191,6 +191,45 @@ FIXED = [
     # os-ken's OpenFlow controller on tcp/6653, a switch's OFPT_HELLO (OpenFlow 1.3)
     {"name": "openflow", "labels": {("TCP", 6653): [lab("OpenFlow")]}},
 ]
+# Fourth round (seventeenth session): Debian's daemons and clients (libtorrent, MIT Kerberos,
+# nats-server with nats-py, BIRD, collectd, unbound with knot's kdig, Samba's nmbd and
+# nmblookup) and python-zeroconf, some with a choice of family and port. Names as the corpus
+# spells them (BitTorrent, Kerberos, BGP, collectd, NetBIOS, MDNS, TLS.DoH_DoT for TLS to
+# port 853) or, where it has none, as nDPI's table does (Nats).
+FOURTH = [
+    # libtorrent, plain handshakes: a leecher fetching one torrent from its seeder, over TCP
+    # or, with NC_UTP, over uTP (UDP); the seeder may connect back to the leecher's own port
+    ("bittorrent", {}, {("TCP", 6881): "BitTorrent"}),
+    ("bittorrent-v6", {"NC_V6": "1"}, {("TCP", 6881): "BitTorrent"}),
+    ("bittorrent-alt", {"NC_PORT": "42881"}, {("TCP", 42881): "BitTorrent"}),
+    ("bittorrent-utp", {"NC_UTP": "1"}, {("UDP", 6881): "BitTorrent"}),
+    ("bittorrent-utp-alt", {"NC_UTP": "1", "NC_PORT": "42881"},
+     {("UDP", 42881): "BitTorrent"}),
+    # kinit (AS-REQ, the pre-authentication error, AS-REQ) and kvno (TGS-REQ); NC_TCP: every
+    # request over TCP
+    ("kerberos", {}, {("UDP", 88): "Kerberos", ("TCP", 88): "Kerberos"}),
+    ("kerberos-tcp", {"NC_TCP": "1"}, {("TCP", 88): "Kerberos"}),
+    ("kerberos-v6", {"NC_V6": "1"}, {("UDP", 88): "Kerberos", ("TCP", 88): "Kerberos"}),
+    ("kerberos-alt", {"NC_PORT": "41088"},
+     {("UDP", 41088): "Kerberos", ("TCP", 41088): "Kerberos"}),
+    ("nats", {}, {("TCP", 4222): "Nats"}),
+    ("nats-v6", {"NC_V6": "1"}, {("TCP", 4222): "Nats"}),
+    ("nats-alt", {"NC_PORT": "42222"}, {("TCP", 42222): "Nats"}),
+    # BIRD's eBGP session: OPEN, KEEPALIVE, UPDATE each way
+    ("bgp", {}, {("TCP", 179): "BGP"}),
+    ("collectd", {}, {("UDP", 25826): "collectd"}),
+    # DNS over TLS: kdig offers ALPN "dot"; on another port the ALPN is what tells it
+    ("dot", {}, {("TCP", 853): "TLS.DoH_DoT"}),
+    ("dot-v6", {"NC_V6": "1"}, {("TCP", 853): "TLS.DoH_DoT"}),
+    ("dot-alt", {"NC_PORT": "42853"}, {("TCP", 42853): "TLS.DoH_DoT"}),
+    # name queries (unicast, broadcast), a node status; nmbd's own registrations and its
+    # browse announcement (an SMB mailslot in a NetBIOS datagram: the corpus's NetBIOS.SMBv1)
+    ("nbns", {}, {("UDP", 137): "NetBIOS", ("UDP", 138): "NetBIOS.SMBv1"}),
+    ("mdns", {}, {("UDP", 5353): "MDNS"}),
+]
+for _name, _env, _labels in FOURTH:
+    FIXED.append({"name": _name, "scenario": _name.split("-")[0], "env": _env,
+                  "labels": {k: [lab(v)] for k, v in _labels.items()}})
 for _v in FIXED:
     _v.setdefault("scenario", _v["name"])
     _v.setdefault("env", {})
@@ -214,7 +253,9 @@ NOT_RUN = {
 # Scenarios whose captures were the test vectors the inspectors were written or corrected
 # against (the commits that added them say so: coap, thrift, ...): tune, whatever their hash.
 TUNED_ON = {"coap", "thrift", "smpp", "dicom", "opcua", "knx", "bacnet", "cassandra", "bitcoin",
-            "openflow"}
+            "openflow",
+            # the TLS inspector's ALPN "dot" rule was written on kdig's capture
+            "dot", "dot-v6", "dot-alt"}
 
 
 def part_of(name):
@@ -281,7 +322,8 @@ def ndpi_flows(pcap, tmp):
     rows = []
     if not os.path.exists(out):
         return rows
-    with open(out) as f:
+    # (ndpiReader writes a flow's strings as they came: a Kerberos name, a banner)
+    with open(out, errors="replace") as f:
         rd = csv.reader(f)
         head = [h.lstrip("#") for h in next(rd)]
         for vals in rd:
