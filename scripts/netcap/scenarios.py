@@ -1362,6 +1362,50 @@ if info is None:
 print("mdns done", info.parsed_addresses(), info.port)
 """
 
+
+# Fifth round (the same session): ping (iputils), a Zabbix agent (zabbix_agentd) asked by
+# zabbix_utils' Getter (PyPI, Zabbix's own library), and SSDP (ssdpy, PyPI: a server
+# answering an M-SEARCH). Debian packages: iputils-ping, zabbix-agent; PyPI: zabbix_utils,
+# ssdpy.
+PING_CLIENT = ["sh", "-c", 'ping -c 3 -i 0.2 "$SERVER" && echo ping done']
+
+ZABBIX_SERVER = ["sh", "-c", ADDR_SH + 'cd "$WORK" && printf "ListenIP=$A\\nListenPort='
+                 '${NC_PORT:-10050}\\nServer=$CLIENT,$CLIENT6\\nLogType=console\\n'
+                 'PidFile=$WORK/z.pid\\nAllowRoot=1\\nStartAgents=2\\n" > z.conf && '
+                 'exec zabbix_agentd -f -c z.conf']
+ZABBIX_CLIENT = r"""
+import os
+from zabbix_utils import Getter
+v6 = bool(os.environ.get("NC_V6"))
+g = Getter(host=os.environ["SERVER6" if v6 else "SERVER"],
+           port=int(os.environ.get("NC_PORT", "10050")), use_ipv6=v6)
+ping, uname = g.get("agent.ping"), g.get("system.uname")
+assert ping.value == "1", ping.value
+print("zabbix done", uname.value[:40])
+"""
+
+# ssdpy: a root device announced from the server; the client's M-SEARCH (to
+# 239.255.255.250:1900) and the server's unicast answer. No default route in the namespaces:
+# multicast goes out of the veth by a route each side adds.
+SSDP_ROUTE = r"""
+import os, subprocess
+dev = [d for d in os.listdir("/sys/class/net") if d != "lo"][0]
+subprocess.run(["ip", "route", "add", "224.0.0.0/4", "dev", dev], check=True)
+"""
+SSDP_SERVER = SSDP_ROUTE + r"""
+from ssdpy import SSDPServer
+SSDPServer("uuid:0b1d0e5e-4e1d-4a11-9e1d-0000held0out", device_type="upnp:rootdevice",
+           location="http://192.0.2.2:8080/desc.xml", address=os.environ["SERVER"]).serve_forever()
+"""
+SSDP_CLIENT = SSDP_ROUTE + r"""
+import sys
+from ssdpy import SSDPClient
+found = SSDPClient(timeout=3).m_search("ssdp:all")
+if not any("held0out" in str(d) for d in found):
+    sys.exit(f"ssdp: no answer ({found})")
+print("ssdp done", len(found))
+"""
+
 ALL = {
     "ftp": {"server": [PY, "-c", FTP_SERVER], "client": [PY, "-c", FTP_CLIENT], "settle": 3},
     "mail": {"server": [PY, "-c", DOVECOT_SERVER], "client": [PY, "-c", MAIL_CLIENT],
@@ -1438,4 +1482,8 @@ ALL = {
     "nbns": {"server": NBNS_SERVER, "client": NBNS_CLIENT, "settle": 3},
     "mdns": {"server": [PYENV, "-c", MDNS_SERVER], "client": [PYENV, "-c", MDNS_CLIENT],
              "settle": 3},
+    "ping": {"server": ["sleep", "30"], "client": PING_CLIENT},
+    "zabbix": {"server": ZABBIX_SERVER, "client": [PYENV, "-c", ZABBIX_CLIENT]},
+    "ssdp": {"server": [PYENV, "-c", SSDP_SERVER], "client": [PYENV, "-c", SSDP_CLIENT],
+             "settle": 2},
 }
