@@ -226,6 +226,9 @@ FOURTH = [
     # browse announcement (an SMB mailslot in a NetBIOS datagram: the corpus's NetBIOS.SMBv1)
     ("nbns", {}, {("UDP", 137): "NetBIOS", ("UDP", 138): "NetBIOS.SMBv1"}),
     ("mdns", {}, {("UDP", 5353): "MDNS"}),
+    # DNS over QUIC (aioquic with ALPN doq, dnslib answering): two queries on one connection
+    ("doq", {}, {("UDP", 853): "QUIC.DoH_DoT"}),
+    ("doq-alt", {"NC_PORT": "42853"}, {("UDP", 42853): "QUIC.DoH_DoT"}),
     # fifth round: ping's echo requests and replies (ICMP has no port: 0)
     ("ping", {}, {("ICMP", 0): "ICMP"}),
     # zabbix_utils' Getter asking the agent for two items (ZBXD header, one connection each)
@@ -266,7 +269,9 @@ NOT_RUN = {
 TUNED_ON = {"coap", "thrift", "smpp", "dicom", "opcua", "knx", "bacnet", "cassandra", "bitcoin",
             "openflow",
             # the TLS inspector's ALPN "dot" rule was written on kdig's capture
-            "dot", "dot-v6", "dot-alt"}
+            "dot", "dot-v6", "dot-alt",
+            # and QUIC's "doq" rule on aioquic's
+            "doq", "doq-alt"}
 
 
 def part_of(name):

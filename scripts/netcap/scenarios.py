@@ -1406,6 +1406,72 @@ if not any("held0out" in str(d) for d in found):
 print("ssdp done", len(found))
 """
 
+
+# DNS over QUIC (RFC 9250) with aioquic and dnslib (PyPI): the server answers A queries for
+# example.org names on udp/853 (ALPN doq); the client asks twice on one connection, each
+# query on its own stream with a two-byte length prefix (§4.2).
+DOQ_SERVER = r"""
+import asyncio, os, subprocess
+from aioquic.asyncio import serve, QuicConnectionProtocol
+from aioquic.quic.configuration import QuicConfiguration
+from aioquic.quic.events import StreamDataReceived
+from dnslib import DNSRecord, RR, A
+w = os.environ["WORK"]; v6 = bool(os.environ.get("NC_V6"))
+addr = os.environ["SERVER6" if v6 else "SERVER"]
+k, c = os.path.join(w, "qk.pem"), os.path.join(w, "qc.pem")
+subprocess.run(["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256",
+                "-nodes", "-days", "2", "-subj", "/CN=dns.example.org", "-keyout", k, "-out", c],
+               check=True, capture_output=True)
+cfg = QuicConfiguration(is_client=False, alpn_protocols=["doq"]); cfg.load_cert_chain(c, k)
+class P(QuicConnectionProtocol):
+    def quic_event_received(self, ev):
+        if isinstance(ev, StreamDataReceived) and ev.end_stream:
+            q = DNSRecord.parse(ev.data[2:])
+            a = q.reply(); a.add_answer(RR(q.q.qname, rdata=A("192.0.2.80"), ttl=60))
+            out = a.pack()
+            self._quic.send_stream_data(ev.stream_id, len(out).to_bytes(2, "big") + out,
+                                        end_stream=True)
+            self.transmit()
+async def main():
+    await serve(addr, int(os.environ.get("NC_PORT", "853")), configuration=cfg,
+                create_protocol=P)
+    await asyncio.get_running_loop().create_future()
+asyncio.run(main())
+"""
+DOQ_CLIENT = r"""
+import asyncio, os, ssl
+from aioquic.asyncio import connect, QuicConnectionProtocol
+from aioquic.quic.configuration import QuicConfiguration
+from aioquic.quic.events import StreamDataReceived
+from dnslib import DNSRecord
+v6 = bool(os.environ.get("NC_V6")); addr = os.environ["SERVER6" if v6 else "SERVER"]
+class C(QuicConnectionProtocol):
+    def __init__(self, *a, **kw):
+        super().__init__(*a, **kw); self.got = {}; self.ev = asyncio.Event()
+    def quic_event_received(self, ev):
+        if isinstance(ev, StreamDataReceived) and ev.end_stream:
+            self.got[ev.stream_id] = DNSRecord.parse(ev.data[2:]); self.ev.set()
+async def ask(c, name):
+    c.ev.clear()
+    q = DNSRecord.question(name, "A"); q.header.id = 0  # RFC 9250 4.2.1: ID 0
+    sid = c._quic.get_next_available_stream_id()
+    b = q.pack(); c._quic.send_stream_data(sid, len(b).to_bytes(2, "big") + b, end_stream=True)
+    c.transmit()
+    while sid not in c.got:
+        await asyncio.wait_for(c.ev.wait(), 10); c.ev.clear()
+    return c.got[sid]
+async def main():
+    cfg = QuicConfiguration(is_client=True, alpn_protocols=["doq"], server_name="dns.example.org")
+    cfg.verify_mode = ssl.CERT_NONE
+    async with connect(addr, int(os.environ.get("NC_PORT", "853")), configuration=cfg,
+                       create_protocol=C) as c:
+        for n in ("www.example.org", "mail.example.org"):
+            r = await ask(c, n)
+            assert "192.0.2.80" in str(r.rr[0].rdata), r
+    print("doq done")
+asyncio.run(main())
+"""
+
 ALL = {
     "ftp": {"server": [PY, "-c", FTP_SERVER], "client": [PY, "-c", FTP_CLIENT], "settle": 3},
     "mail": {"server": [PY, "-c", DOVECOT_SERVER], "client": [PY, "-c", MAIL_CLIENT],
@@ -1486,4 +1552,6 @@ ALL = {
     "zabbix": {"server": ZABBIX_SERVER, "client": [PYENV, "-c", ZABBIX_CLIENT]},
     "ssdp": {"server": [PYENV, "-c", SSDP_SERVER], "client": [PYENV, "-c", SSDP_CLIENT],
              "settle": 2},
+    "doq": {"server": [PYENV, "-c", DOQ_SERVER], "client": [PYENV, "-c", DOQ_CLIENT],
+            "settle": 2},
 }

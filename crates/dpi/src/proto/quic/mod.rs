@@ -16,12 +16,20 @@ use arrayvec::ArrayVec;
 /// nDPI's QUIC label.
 pub static LABEL: Label = label("QUIC", "Web");
 
+/// DNS over QUIC (RFC 9250 §4.1: ALPN `doq`; its drafts' `doq-i00`... before it): nDPI's
+/// DoH_DoT above QUIC, as TLS's `dot` is above TLS.
+pub static DOQ: Label = Label {
+    master: "QUIC",
+    app: "DoH_DoT",
+    category: "Network",
+};
+
 /// The QUIC inspector.
 pub static INSPECTOR: Inspector = Inspector {
     name: "quic",
     transports: UDP,
     ports: &[443, 80, 8443, 4433],
-    labels: &[&LABEL],
+    labels: &[&LABEL, &DOQ],
     min_udp: 7,
     ports_required: false,
     probe,
@@ -322,7 +330,15 @@ fn done(cx: &mut Cx<'_>) -> Probe {
     {
         cx.want_more();
     }
-    Probe::Certain(&LABEL)
+    Probe::Certain(if offers_doq(cx.meta) { &DOQ } else { &LABEL })
+}
+
+/// The client's ALPN list (as the ClientHello wrote it) offers DNS over QUIC.
+fn offers_doq(meta: &Meta) -> bool {
+    meta.get(Field::Alpn).is_some_and(|a| {
+        a.split(',')
+            .any(|p| p == "doq" || p.starts_with("doq-i"))
+    })
 }
 
 /// Google QUIC before Q046: public flags with the version bit, 8-byte connection id, version.

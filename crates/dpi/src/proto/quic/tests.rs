@@ -260,3 +260,23 @@ fn a_server_version_negotiation_is_quic() {
         );
     }
 }
+
+/// DNS over QUIC: aioquic's client Initial offering ALPN `doq` (netcap's `doq` scenario, RFC
+/// 9250) is QUIC.DoH_DoT on its port and off it; the corpus's h3 Initial stays QUIC.
+#[test]
+fn alpn_doq_is_dns_over_quic() {
+    let v = vector!("quic_doq_initial");
+    for port in [853, 443, 40853] {
+        let (r, m) = probe(&INSPECTOR, to_server(UDP, port), &v);
+        assert_eq!(r, Probe::Certain(&DOQ), "port {port}");
+        assert_eq!(m.get(Field::Alpn), Some("doq"));
+        assert_eq!(m.get(Field::Sni), Some("dns.example.org"));
+    }
+    let (r, _) = probe(&INSPECTOR, to_server(UDP, 853), &vector!("quic_v1_initial"));
+    assert_eq!(r, Probe::Certain(&LABEL));
+    let mut m = Meta::default();
+    m.set(Field::Alpn, b"h3,doq-i02");
+    assert!(offers_doq(&m));
+    m.replace(Field::Alpn, b"h3,doqx,dot");
+    assert!(!offers_doq(&m));
+}
