@@ -229,6 +229,14 @@ FOURTH = [
     # DNS over QUIC (aioquic with ALPN doq, dnslib answering): two queries on one connection
     ("doq", {}, {("UDP", 853): "QUIC.DoH_DoT"}),
     ("doq-alt", {"NC_PORT": "42853"}, {("UDP", 42853): "QUIC.DoH_DoT"}),
+    # scenarios of earlier sessions whose packages this round installed (yaz, omniorb,
+    # omniorb-nameserver, pptpd, pptp-linux, xvfb): their captures were the inspectors' test
+    # vectors, so they are in `tune`. yaz-client's Init to yaz-ztest; omniORB's nameclt
+    # listing omniNames; pptp's control connection (no PPP: --nolaunchpppd); Xvfb -query
+    ("z3950", {}, {("TCP", 210): "Z3950"}),
+    ("corba", {}, {("TCP", 2809): "Corba"}),
+    ("pptp", {}, {("TCP", 1723): "PPTP"}),
+    ("xdmcp", {}, {("UDP", 177): "XDMCP"}),
     # fifth round: ping's echo requests and replies (ICMP has no port: 0)
     ("ping", {}, {("ICMP", 0): "ICMP"}),
     # zabbix_utils' Getter asking the agent for two items (ZBXD header, one connection each)
@@ -256,8 +264,6 @@ NOT_RUN = {
     "x11": "Xvfb and xdpyinfo run here, but nDPI (4.2, and the table data/ndpi_protocols.csv "
            "was read from) has no X11 protocol: a flow nothing names, not scored",
     "nfs": "rpcbind only (portmapper calls, no NFS): the label would be RPC's, not settled",
-    "z3950, pptp, corba, xdmcp": "need Debian packages (yaz, pptpd, omniorb, xvfb) not "
-                                 "installed here",
     # not netcap scenarios: protocols of the second round's list not written
     "amqp": "not tried: RabbitMQ is heavy to start in a scenario of a few seconds",
     "dhcpv6": "not tried: Debian's BusyBox has no udhcpc6; dhcp is DHCPv4 only",
@@ -271,7 +277,9 @@ TUNED_ON = {"coap", "thrift", "smpp", "dicom", "opcua", "knx", "bacnet", "cassan
             # the TLS inspector's ALPN "dot" rule was written on kdig's capture
             "dot", "dot-v6", "dot-alt",
             # and QUIC's "doq" rule on aioquic's
-            "doq", "doq-alt"}
+            "doq", "doq-alt",
+            # test vectors of their inspectors
+            "z3950", "corba", "pptp", "xdmcp"}
 
 
 def part_of(name):
