@@ -237,6 +237,13 @@ FOURTH = [
     ("corba", {}, {("TCP", 2809): "Corba"}),
     ("pptp", {}, {("TCP", 1723): "PPTP"}),
     ("xdmcp", {}, {("UDP", 177): "XDMCP"}),
+    # sixth round: net-snmp's trap and inform to snmptrapd; two linuxptp ptp4l (multicast
+    # event and general messages); curl through tinyproxy (absolute-URI requests), on 8080
+    # and on 3128, the ports nDPI's table gives HTTP_Proxy
+    ("snmptrap", {}, {("UDP", 162): "SNMP"}),
+    ("ptp", {}, {("UDP", 319): "PTPv2", ("UDP", 320): "PTPv2"}),
+    ("proxy", {}, {("TCP", 8080): "HTTP_Proxy"}),
+    ("proxy-3128", {"NC_PORT": "3128"}, {("TCP", 3128): "HTTP_Proxy"}),
     # fifth round: ping's echo requests and replies (ICMP has no port: 0)
     ("ping", {}, {("ICMP", 0): "ICMP"}),
     # zabbix_utils' Getter asking the agent for two items (ZBXD header, one connection each)

@@ -1472,6 +1472,36 @@ async def main():
 asyncio.run(main())
 """
 
+
+# Sixth round (the same session): SNMP traps and an inform (net-snmp's snmptrap and
+# snmpinform to snmptrapd on udp/162), PTP (linuxptp: two ptp4l over UDP/IPv4 with software
+# timestamps, the server a grandmaster (linuxptp 3.1: masterOnly), the client slaveOnly: multicast to
+# 224.0.1.129:319/320), and an HTTP proxy (tinyproxy on tcp/8080, curl through it). Debian
+# packages: snmptrapd, snmp, linuxptp, tinyproxy, curl.
+TRAP_SERVER = ["sh", "-c", 'cd "$WORK" && printf "disableAuthorization yes\\n" > t.conf && '
+               'exec snmptrapd -f -Lo -C -c t.conf "udp:$SERVER:162"']
+TRAP_CLIENT = ["sh", "-c", 'snmptrap -v 2c -c public "$SERVER:162" "" 1.3.6.1.6.3.1.1.5.1 && '
+               'snmpinform -v 2c -c public "$SERVER:162" "" 1.3.6.1.6.3.1.1.5.3 '
+               '1.3.6.1.2.1.2.2.1.1.1 i 1 && echo snmptrap done']
+
+PTP_SH = ('cd "$WORK" && I=$(ls /sys/class/net | grep -v "^lo$" | head -1); '
+          'printf "[global]\\nnetwork_transport UDPv4\\ntime_stamping software\\n'
+          'summary_interval -4\\nlogSyncInterval -2\\nlogAnnounceInterval -2\\n%s" > %s.conf; ')
+PTP_SERVER = ["sh", "-c", PTP_SH % ("priority1 1\\nmasterOnly 1\\n", "s")
+              + 'exec ptp4l -i "$I" -f s.conf -m -q']
+PTP_CLIENT = ["sh", "-c", PTP_SH % ("slaveOnly 1\\n", "c")
+              + 'timeout 8 ptp4l -i "$I" -f c.conf -m -q > c.log 2>&1; '
+              'grep -q "master offset\\|new foreign master\\|selected best master" c.log '
+              '&& echo ptp done || { cat c.log; exit 1; }']
+
+PROXY_SERVER = ["sh", "-c", 'cd "$WORK" && printf "Port ${NC_PORT:-8080}\\nListen $SERVER\\n'
+                'Allow 192.0.2.0/24\\nLogLevel Info\\n" > p.conf && '
+                'python3 -m http.server 80 --bind "$SERVER" --directory "$WORK" '
+                '>/dev/null 2>&1 & exec tinyproxy -d -c "$WORK/p.conf"']
+PROXY_CLIENT = ["sh", "-c", 'for i in 1 2; do curl -sS -o /dev/null -x '
+                '"http://$SERVER:${NC_PORT:-8080}" "http://$SERVER/" || exit 1; done; '
+                'echo proxy done']
+
 ALL = {
     "ftp": {"server": [PY, "-c", FTP_SERVER], "client": [PY, "-c", FTP_CLIENT], "settle": 3},
     "mail": {"server": [PY, "-c", DOVECOT_SERVER], "client": [PY, "-c", MAIL_CLIENT],
@@ -1554,4 +1584,7 @@ ALL = {
              "settle": 2},
     "doq": {"server": [PYENV, "-c", DOQ_SERVER], "client": [PYENV, "-c", DOQ_CLIENT],
             "settle": 2},
+    "snmptrap": {"server": TRAP_SERVER, "client": TRAP_CLIENT},
+    "ptp": {"server": PTP_SERVER, "client": PTP_CLIENT},
+    "proxy": {"server": PROXY_SERVER, "client": PROXY_CLIENT, "settle": 3},
 }
