@@ -241,6 +241,10 @@ FOURTH = [
     # event and general messages); curl through tinyproxy (absolute-URI requests), on 8080
     # and on 3128, the ports nDPI's table gives HTTP_Proxy
     ("snmptrap", {}, {("UDP", 162): "SNMP"}),
+    # the mail scenarios without the upgrade to TLS: IMAP and POP3 (dovecot, imaplib, poplib)
+    # and SMTP (aiosmtpd, smtplib) in clear
+    ("mail-plain", {"NC_PLAIN": "1"}, {("TCP", 143): "IMAP", ("TCP", 110): "POP3"}),
+    ("smtp-plain", {"NC_PLAIN": "1"}, {("TCP", 25): "SMTP"}),
     ("ptp", {}, {("UDP", 319): "PTPv2", ("UDP", 320): "PTPv2"}),
     ("proxy", {}, {("TCP", 8080): "HTTP_Proxy"}),
     ("proxy-3128", {"NC_PORT": "3128"}, {("TCP", 3128): "HTTP_Proxy"}),

@@ -140,8 +140,15 @@ def wrap(sock, **kw):
 class Ctx:
     wrap_socket = staticmethod(wrap)
     def __getattr__(self, n): return getattr(ctx, n)
-i = imaplib.IMAP4(srv, 143); i.starttls(ssl_context=Ctx()); i.login("alice", "secret"); i.logout()
-p = poplib.POP3(srv, 110, timeout=10); p.stls(context=Ctx()); p.user("alice"); p.pass_("secret"); p.quit()
+plain = bool(os.environ.get("NC_PLAIN"))  # no upgrade: the whole session in clear
+i = imaplib.IMAP4(srv, 143)
+if not plain:
+    i.starttls(ssl_context=Ctx())
+i.login("alice", "secret"); i.select("INBOX"); i.logout()
+p = poplib.POP3(srv, 110, timeout=10)
+if not plain:
+    p.stls(context=Ctx())
+p.user("alice"); p.pass_("secret"); p.stat(); p.quit()
 print("mail done")
 """
 
@@ -155,8 +162,9 @@ subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-da
                 "-subj", "/CN=mail.example.org", "-keyout", cert, "-out", cert],
                check=True, capture_output=True)
 ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH); ctx.load_cert_chain(cert)
-c = Controller(Sink(), hostname=os.environ["SERVER"], port=25, tls_context=ctx,
-               require_starttls=True)
+plain = bool(os.environ.get("NC_PLAIN"))  # no STARTTLS offered: the mail in clear
+c = Controller(Sink(), hostname=os.environ["SERVER"], port=25,
+               tls_context=None if plain else ctx, require_starttls=not plain)
 c.start()
 while True:
     time.sleep(60)
@@ -166,7 +174,9 @@ SMTP_CLIENT = r"""
 import os, smtplib, ssl
 ctx = ssl.create_default_context(); ctx.check_hostname = False; ctx.verify_mode = ssl.CERT_NONE
 s = smtplib.SMTP(os.environ["SERVER"], 25, local_hostname="client.example.org", timeout=10)
-s.ehlo(); s._host = "mail.example.org"; s.starttls(context=ctx); s.ehlo()
+s.ehlo()
+if not os.environ.get("NC_PLAIN"):
+    s._host = "mail.example.org"; s.starttls(context=ctx); s.ehlo()
 s.sendmail("alice@example.org", ["bob@example.net"], "Subject: hi\r\n\r\nhello\r\n")
 s.quit()
 print("smtp done")
