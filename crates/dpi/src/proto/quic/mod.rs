@@ -6,6 +6,7 @@
 use crate::meta::{Field, Meta};
 use crate::proto::label;
 use crate::reasm::Stash;
+use crate::proto::tls::Offer;
 use crate::util::{Buf, Rd};
 use crate::{Cx, Digests, Dir, Inspector, Label, Probe, STATE_BYTES, UDP};
 use aes::cipher::{BlockEncrypt, KeyInit};
@@ -211,7 +212,7 @@ fn put_at<const N: usize>(buf: &mut ArrayVec<u8, N>, off: usize, data: &[u8]) ->
 #[derive(Clone, Copy, bytemuck::Pod, bytemuck::Zeroable)]
 #[repr(C)]
 struct State {
-    /// The flow is QUIC (1).
+    /// The flow is QUIC (1), and [`DNS_ALPN`].
     seen: u8,
     /// Length of `dcid` (0: not kept).
     dcid_len: u8,
@@ -219,6 +220,9 @@ struct State {
     /// Initials too.
     dcid: [u8; DCID_KEPT],
 }
+
+/// [`State::seen`]: the client's hello offered DNS over QUIC.
+const DNS_ALPN: u8 = 2;
 
 /// Longest first DCID kept.
 const DCID_KEPT: usize = STATE_BYTES - 2;
@@ -245,7 +249,12 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         if cx.hints.dir == Dir::ToServer && cx.meta.get(Field::Ja4).is_none() {
             let st = *cx.state::<State>();
             let first = st.dcid.get(..usize::from(st.dcid_len)).unwrap_or(&[]);
-            let _ = initial(cx.data, cx.meta, cx.digests, cx.stash.as_mut(), first);
+            if let Some(Some(o)) = initial(cx.data, cx.meta, cx.digests, cx.stash.as_mut(), first)
+            {
+                if o.dns {
+                    cx.state::<State>().seen |= DNS_ALPN;
+                }
+            }
         }
         return done(cx);
     }
@@ -273,7 +282,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         cx.meta.set(Field::QuicVersion, name.as_bytes());
         // Q046's CHLO is still in clear (Q050 on encrypts it: not found then).
         gquic_chlo(cx);
-        cx.state::<State>().seen = 1;
+        cx.state::<State>().seen |= 1;
         return Probe::Certain(&LABEL);
     }
     let (Some(dcid), Some(scid)) = (r.vec8(), r.vec8()) else {
@@ -315,12 +324,12 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
             st.dcid_len = dcid.len() as u8;
         }
         match initial(d, cx.meta, cx.digests, cx.stash.as_mut(), &[]) {
-            Some(true) => {}
-            Some(false) => {}
+            Some(Some(o)) if o.dns => cx.state::<State>().seen |= DNS_ALPN,
+            Some(_) => {}
             None => cx.malformed(),
         }
     }
-    cx.state::<State>().seen = 1;
+    cx.state::<State>().seen |= 1;
     done(cx)
 }
 
@@ -330,14 +339,10 @@ fn done(cx: &mut Cx<'_>) -> Probe {
     {
         cx.want_more();
     }
-    Probe::Certain(if offers_doq(cx.meta) { &DOQ } else { &LABEL })
-}
-
-/// The client's ALPN list (as the ClientHello wrote it) offers DNS over QUIC.
-fn offers_doq(meta: &Meta) -> bool {
-    meta.get(Field::Alpn).is_some_and(|a| {
-        a.split(',')
-            .any(|p| p == "doq" || p.starts_with("doq-i"))
+    Probe::Certain(if cx.state::<State>().seen & DNS_ALPN != 0 {
+        &DOQ
+    } else {
+        &LABEL
     })
 }
 
@@ -358,7 +363,7 @@ fn gquic_public(cx: &mut Cx<'_>) -> Probe {
     }
     cx.meta.set(Field::QuicVersion, v);
     gquic_chlo(cx);
-    cx.state::<State>().seen = 1;
+    cx.state::<State>().seen |= 1;
     Probe::Certain(&LABEL)
 }
 
@@ -459,9 +464,9 @@ fn open(
 /// Longest long header we authenticate (token included).
 const MAX_HDR: usize = 1024;
 
-/// Decrypt a client Initial and parse the ClientHello in its CRYPTO frames. Some(true) when the
-/// ClientHello was found, Some(false) when the packet is not an Initial we can open, None when
-/// it is malformed.
+/// Decrypt a client Initial and parse the ClientHello in its CRYPTO frames. Some(Some(what it
+/// offered)) when the ClientHello was found, Some(None) when the packet is not an Initial we
+/// can open, None when it is malformed.
 ///
 /// A ClientHello larger than one packet (post-quantum key shares make it so in Chrome) is
 /// gathered across Initials in `stash` when one is given.
@@ -471,14 +476,14 @@ pub fn initial(
     digests: &mut Digests,
     stash: Option<&mut Stash<'_>>,
     first_dcid: &[u8],
-) -> Option<bool> {
+) -> Option<Option<Offer>> {
     let mut r = Rd::new(d);
     let b0 = r.u8()?;
     let version = r.u32()?;
     let typ = (b0 >> 4) & 3;
     let is_initial = if version == V2 { typ == 1 } else { typ == 0 };
     if !is_initial || b0 & 0x80 == 0 {
-        return Some(false);
+        return Some(None);
     }
     let dcid = r.vec8()?;
     r.vec8()?;
@@ -560,7 +565,7 @@ pub fn initial(
     let at = |i: usize| usize::from(crypto.get(i).copied().unwrap_or(0));
     let need = 4 + (at(1) << 16 | at(2) << 8 | at(3));
     if nr == 0 {
-        return Some(false);
+        return Some(None);
     }
     if have >= need {
         return hello(crypto.get(..have)?, meta, digests);
@@ -590,16 +595,15 @@ fn zero_run(b: &[u8]) -> usize {
     n + b[n..].iter().take_while(|&&x| x == 0).count()
 }
 
-fn hello(c: &[u8], meta: &mut Meta, digests: &mut Digests) -> Option<bool> {
+fn hello(c: &[u8], meta: &mut Meta, digests: &mut Digests) -> Option<Option<Offer>> {
     let mut r = Rd::new(c);
     if r.u8()? != 1 {
-        return Some(false);
+        return Some(None);
     }
     let n = r.u24()? as usize;
     let body = r.rest();
     let body = body.get(..n.min(body.len()))?;
-    crate::proto::tls::client_hello(body, b'q', meta, digests)?;
-    Some(true)
+    crate::proto::tls::client_hello(body, b'q', meta, digests).map(Some)
 }
 
 #[cfg(test)]

@@ -274,9 +274,4 @@ fn alpn_doq_is_dns_over_quic() {
     }
     let (r, _) = probe(&INSPECTOR, to_server(UDP, 853), &vector!("quic_v1_initial"));
     assert_eq!(r, Probe::Certain(&LABEL));
-    let mut m = Meta::default();
-    m.set(Field::Alpn, b"h3,doq-i02");
-    assert!(offers_doq(&m));
-    m.replace(Field::Alpn, b"h3,doqx,dot");
-    assert!(!offers_doq(&m));
 }

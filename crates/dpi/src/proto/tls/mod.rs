@@ -581,7 +581,8 @@ impl List {
 pub struct Offer {
     /// The use_srtp extension (RFC 5764): DTLS keying SRTP.
     pub use_srtp: bool,
-    /// ALPN `dot` among the protocols offered: DNS over TLS.
+    /// DNS among the protocols offered: ALPN `dot` (DNS over TLS), `doq` or a draft's
+    /// `doq-iNN` (DNS over QUIC, RFC 9250 §4.1).
     pub dns: bool,
 }
 
@@ -677,7 +678,7 @@ pub fn client_hello(
                         if alpn_first.is_empty() {
                             alpn_first = p;
                         }
-                        offer.dns |= p == b"dot";
+                        offer.dns |= p == b"dot" || p == b"doq" || p.starts_with(b"doq-i");
                         if !s.is_empty() {
                             s.push(b",");
                         }

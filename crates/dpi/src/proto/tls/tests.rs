@@ -239,3 +239,29 @@ fn alpn_dot_is_dns_over_tls_on_any_port() {
     let (r, _) = probe(&INSPECTOR, to_server(TCP, 853), &vector!("tls_client_hello"));
     assert_eq!(r, Probe::Certain(&LABEL));
 }
+
+/// Which ALPN offers are DNS: `dot`, `doq` and RFC 9250's drafts `doq-iNN`, anywhere in the
+/// list; not a longer name that begins like one. The corpus's ClientHello with the 9 bytes of
+/// its one ALPN entry (length 8, `http/1.1`) replaced by entries of the same 9 bytes in all.
+#[test]
+fn dns_alpn_offers() {
+    let v = vector!("tls_client_hello");
+    let at = v
+        .windows(9)
+        .position(|w| w == b"\x08http/1.1")
+        .expect("the vector offers http/1.1");
+    let hlen = usize::from(v[6]) << 16 | usize::from(v[7]) << 8 | usize::from(v[8]);
+    for (entries, dns) in [
+        (&b"\x08http/1.1"[..], false),
+        (b"\x03dot\x04h2xx", true),
+        (b"\x04h2xx\x03doq", true),
+        (b"\x01x\x06doq-i1", true),
+        (b"\x08dotdot11", false),
+        (b"\x08doqueue1", false),
+    ] {
+        let mut w = v.clone();
+        w[at..at + 9].copy_from_slice(entries);
+        let o = client_hello(&w[9..9 + hlen], b't', &mut Meta::default(), &mut Digests::default());
+        assert_eq!(o.map(|o| o.dns), Some(dns), "{entries:?}");
+    }
+}
