@@ -205,6 +205,9 @@ FOURTH = [
     ("bittorrent-utp", {"NC_UTP": "1"}, {("UDP", 6881): "BitTorrent"}),
     ("bittorrent-utp-alt", {"NC_UTP": "1", "NC_PORT": "42881"},
      {("UDP", 42881): "BitTorrent"}),
+    # both run a DHT node: the leecher's get_peers to the seeder's (KRPC over UDP), then TCP
+    ("bittorrent-dht", {"NC_DHT": "1"},
+     {("UDP", 6881): "BitTorrent", ("TCP", 6881): "BitTorrent"}),
     # kinit (AS-REQ, the pre-authentication error, AS-REQ) and kvno (TGS-REQ); NC_TCP: every
     # request over TCP
     ("kerberos", {}, {("UDP", 88): "Kerberos", ("TCP", 88): "Kerberos"}),
@@ -289,6 +292,8 @@ TUNED_ON = {"coap", "thrift", "smpp", "dicom", "opcua", "knx", "bacnet", "cassan
             "dot", "dot-v6", "dot-alt",
             # and QUIC's "doq" rule on aioquic's
             "doq", "doq-alt",
+            # and the DHT rule on libtorrent's queries
+            "bittorrent-dht",
             # test vectors of their inspectors
             "z3950", "corba", "pptp", "xdmcp"}
 

@@ -1205,7 +1205,8 @@ DHCP_CLIENT = ["sh", "-c", 'I=$(ls /sys/class/net | grep -v "^lo$" | head -1); '
 
 # libtorrent 2.0 (Debian's binding): the server makes a 1 MiB torrent and seeds it, the client
 # downloads it from that one peer. DHT, local discovery, UPnP and NAT-PMP off, encryption off
-# (plain BitTorrent handshakes); NC_UTP set: uTP over UDP only, else TCP only.
+# (plain BitTorrent handshakes); NC_UTP set: uTP over UDP only, else TCP only; NC_DHT set: both
+# run a DHT node and the leecher asks the seeder's for the torrent's peers (KRPC over UDP).
 BT_COMMON = r"""
 import libtorrent as lt, os, sys, time
 w = os.environ["WORK"]; v6 = bool(os.environ.get("NC_V6")); utp = bool(os.environ.get("NC_UTP"))
@@ -1214,8 +1215,10 @@ cli = os.environ["CLIENT6" if v6 else "CLIENT"]
 port = int(os.environ.get("NC_PORT", "6881"))
 def br(a):
     return f"[{a}]" if ":" in a else a
+dht = bool(os.environ.get("NC_DHT"))
 def session(listen):
-    return lt.session({"listen_interfaces": listen, "enable_dht": False, "enable_lsd": False,
+    return lt.session({"listen_interfaces": listen, "enable_dht": dht, "enable_lsd": False,
+                       "dht_bootstrap_nodes": f"{br(srv)}:{port}" if dht else "",
                        "enable_upnp": False, "enable_natpmp": False, "out_enc_policy": 2,
                        "in_enc_policy": 2, "enable_outgoing_utp": utp,
                        "enable_incoming_utp": utp, "enable_outgoing_tcp": not utp,
@@ -1240,6 +1243,10 @@ for _ in range(100):
     time.sleep(0.1)
 s = session(f"{br(cli)}:0")
 h = s.add_torrent({"ti": lt.torrent_info(w + "/t.torrent"), "save_path": w + "/leech"})
+if dht:
+    # the seeder's DHT node is the only one: ask it for the torrent's peers, then fetch
+    s.add_dht_node((srv, port))
+    s.dht_get_peers(h.status().info_hashes.v1)
 h.connect_peer((srv, port))
 for _ in range(300):
     if h.status().is_seeding:

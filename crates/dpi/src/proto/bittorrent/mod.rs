@@ -46,10 +46,17 @@ fn utp_payload(d: &[u8]) -> Option<usize> {
     None
 }
 
-/// A bencoded DHT message: a dictionary whose first key is one KRPC starts with.
+/// A bencoded DHT message (KRPC, BEP 5): a whole dictionary whose first key is one a KRPC
+/// message can have first (keys are sorted: "a" a query's arguments, "e" an error, "ip" BEP
+/// 42's address, "q", "r" a response, "t"), holding the key every message has, "y", with the
+/// message's type: q, r or e. (The arguments' own first key varies: libtorrent's queries
+/// open with its "bs" before "id".)
 fn is_dht(d: &[u8]) -> bool {
-    const STARTS: &[&[u8]] = &[b"d1:ad2:id20:", b"d1:rd2:id20:", b"d1:eli", b"d2:ip", b"d1:q"];
-    STARTS.iter().any(|s| d.starts_with(s)) && d.last() == Some(&b'e')
+    const STARTS: &[&[u8]] = &[b"d1:a", b"d1:e", b"d1:q", b"d1:r", b"d1:t", b"d2:ip"];
+    STARTS.iter().any(|s| d.starts_with(s))
+        && d.last() == Some(&b'e')
+        && memchr::memmem::find_iter(d, b"1:y1:")
+            .any(|i| matches!(d.get(i + 5), Some(b'q' | b'r' | b'e')))
 }
 
 fn probe(cx: &mut Cx<'_>) -> Probe {
