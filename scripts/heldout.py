@@ -251,6 +251,10 @@ FOURTH = [
     ("ptp", {}, {("UDP", 319): "PTPv2", ("UDP", 320): "PTPv2"}),
     ("proxy", {}, {("TCP", 8080): "HTTP_Proxy"}),
     ("proxy-3128", {"NC_PORT": "3128"}, {("TCP", 3128): "HTTP_Proxy"}),
+    # seventh round: two BIRDs forming an OSPFv2 adjacency, keepalived's VRRP v3 (IP
+    # protocols 89 and 112, no ports: 0), and the IGMP joins each sends
+    ("ospf", {}, {("OSPF", 0): "OSPF", ("IGMP", 0): "IGMP"}),
+    ("vrrp", {}, {("VRRP", 0): "VRRP", ("IGMP", 0): "IGMP"}),
     # fifth round: ping's echo requests and replies (ICMP has no port: 0)
     ("ping", {}, {("ICMP", 0): "ICMP"}),
     # zabbix_utils' Getter asking the agent for two items (ZBXD header, one connection each)
@@ -368,8 +372,8 @@ def ndpi_flows(pcap, tmp):
         head = [h.lstrip("#") for h in next(rd)]
         for vals in rd:
             r = dict(zip(head, vals))
-            l4 = {"1": "ICMP", "6": "TCP", "17": "UDP"}.get(r.get("protocol"),
-                                                            r.get("protocol"))
+            l4 = {"1": "ICMP", "2": "IGMP", "6": "TCP", "17": "UDP", "89": "OSPF",
+                  "112": "VRRP"}.get(r.get("protocol"), r.get("protocol"))
             m, a = lab(r["ndpi_proto"])
             rows.append({"l4": l4, "src": r["src_ip"], "sport": r["src_port"],
                          "dst": r["dst_ip"], "dport": r["dst_port"], "master": m, "app": a,

@@ -1519,6 +1519,32 @@ PROXY_CLIENT = ["sh", "-c", 'for i in 1 2; do curl -sS -o /dev/null -x '
                 '"http://$SERVER:${NC_PORT:-8080}" "http://$SERVER/" || exit 1; done; '
                 'echo proxy done']
 
+
+# Seventh round: OSPFv2 between two BIRDs (hellos and the adjacency's exchange, IP protocol 89
+# to 224.0.0.5 and between the routers), and VRRP v3 (keepalived on both ends, the server the
+# higher priority: its advertisements to 224.0.0.18, IP protocol 112). Debian: bird2,
+# keepalived.
+OSPF_CONF = ('router id %s;\\nprotocol device {}\\nprotocol direct { ipv4; }\\n'
+             'protocol ospf v2 { ipv4 { import all; export all; }; area 0 { interface \\"$I\\" '
+             '{ type broadcast; hello 1; dead 4; }; }; }\\n')
+IFACE_SH = 'I=$(ls /sys/class/net | grep -v "^lo$" | head -1); '
+OSPF_SERVER = ["sh", "-c", IFACE_SH + 'cd "$WORK" && printf "' + OSPF_CONF % "$SERVER"
+               + '" > s.conf && exec bird -f -c s.conf -s s.ctl -P s.pid']
+OSPF_CLIENT = ["sh", "-c", IFACE_SH + 'cd "$WORK" && printf "' + OSPF_CONF % "$CLIENT"
+               + '" > c.conf && { bird -f -c c.conf -s c.ctl -P c.pid & B=$!; }; '
+               'ok=; for i in $(seq 60); do birdc -s c.ctl show ospf neighbors 2>/dev/null '
+               '| grep -q Full && ok=1 && break; sleep 0.25; done; sleep 1; kill $B; '
+               '[ -n "$ok" ] && echo ospf done']
+
+VRRP_CONF = ('global_defs {\\n  script_user root\\n}\\nvrrp_instance V {\\n  state %s\\n'
+             '  interface $I\\n  virtual_router_id 51\\n  priority %s\\n  advert_int 1\\n'
+             '  virtual_ipaddress {\\n    192.0.2.100/24\\n  }\\n}\\n')
+VRRP_SERVER = ["sh", "-c", IFACE_SH + 'cd "$WORK" && printf "' + VRRP_CONF % ("MASTER", "150")
+               + '" > s.conf && exec keepalived -n -l -D -f s.conf -p s.pid -r s.vpid']
+VRRP_CLIENT = ["sh", "-c", IFACE_SH + 'cd "$WORK" && printf "' + VRRP_CONF % ("BACKUP", "100")
+               + '" > c.conf && timeout 5 keepalived -n -l -D -f c.conf -p c.pid -r c.vpid '
+               '>/dev/null 2>&1; echo vrrp done']
+
 ALL = {
     "ftp": {"server": [PY, "-c", FTP_SERVER], "client": [PY, "-c", FTP_CLIENT], "settle": 3},
     "mail": {"server": [PY, "-c", DOVECOT_SERVER], "client": [PY, "-c", MAIL_CLIENT],
@@ -1604,4 +1630,6 @@ ALL = {
     "snmptrap": {"server": TRAP_SERVER, "client": TRAP_CLIENT},
     "ptp": {"server": PTP_SERVER, "client": PTP_CLIENT},
     "proxy": {"server": PROXY_SERVER, "client": PROXY_CLIENT, "settle": 3},
+    "ospf": {"server": OSPF_SERVER, "client": OSPF_CLIENT},
+    "vrrp": {"server": VRRP_SERVER, "client": VRRP_CLIENT, "settle": 2},
 }
