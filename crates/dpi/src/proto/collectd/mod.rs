@@ -48,11 +48,11 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
 
 /// A part's body as collectd's binary protocol writes it for its type: strings (host, plugin,
 /// plugin and type instances, type, message) NUL-terminated text with no other NUL (an empty
-/// instance is the NUL alone, collectd.pcap); numbers
-/// (time, interval and their high-resolution forms, severity) 8 bytes; values a 16-bit count,
-/// that many type bytes and that many 8-byte values; a signature (HMAC-SHA-256 and a user
-/// name) at least 32 bytes; an encrypted part anything. (A PTP Sync message, 44 bytes, reads
-/// as one "plugin" part of 44 bytes: its interior NULs are no string.)
+/// instance is the NUL alone, collectd.pcap); numbers (time, interval and their
+/// high-resolution forms, severity) 8 bytes; values a 16-bit count, that many type bytes and
+/// that many 8-byte values; a signature (HMAC-SHA-256 and a user name) at least 32 bytes; an
+/// encrypted part anything. (A PTP Sync message, 44 bytes, reads as one "plugin" part of 44
+/// bytes: its interior NULs are no string.)
 fn part_fits(ty: u16, body: &[u8]) -> bool {
     match ty {
         0 | 2..=5 | 0x0100 => {

@@ -19,9 +19,9 @@ pub static POPS: Label = label("POPS", "Email");
 /// SMTP over TLS.
 pub static SMTPS: Label = label("SMTPS", "Email");
 
-/// DNS over TLS (RFC 7858): a client that offers the ALPN protocol `dot` (IANA's TLS ALPN
-/// registry; RFC 7858 §3.1 names no ALPN, the registry's entry does) speaks DNS inside, whatever
-/// the port. nDPI's name for DoH, DoT and DoQ is one application, DoH_DoT, above TLS.
+/// DNS over TLS (RFC 7858): a client that offers the ALPN protocol `dot` (the identifier IANA's
+/// TLS ALPN registry lists for DNS-over-TLS) speaks DNS inside, whatever the port. nDPI's name
+/// for DoH, DoT and DoQ is one application, DoH_DoT, above TLS.
 pub static DOT: Label = Label {
     master: "TLS",
     app: "DoH_DoT",
