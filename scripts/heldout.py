@@ -193,9 +193,10 @@ FIXED = [
 ]
 # Fourth round (seventeenth session): Debian's daemons and clients (libtorrent, MIT Kerberos,
 # nats-server with nats-py, BIRD, collectd, unbound with knot's kdig, Samba's nmbd and
-# nmblookup) and python-zeroconf, some with a choice of family and port. Names as the corpus
-# spells them (BitTorrent, Kerberos, BGP, collectd, NetBIOS, MDNS, TLS.DoH_DoT for TLS to
-# port 853) or, where it has none, as nDPI's table does (Nats).
+# nmblookup) and python-zeroconf, some with a choice of family and port, then the rounds
+# after it. Names as the corpus spells them (BitTorrent, Kerberos, BGP, collectd, NetBIOS,
+# MDNS, TLS.DoH_DoT and QUIC.DoH_DoT for DNS over TLS and QUIC, HTTP_Proxy, PTPv2) or, where it
+# has none, as nDPI's table does (Nats, Zabbix).
 FOURTH = [
     # libtorrent, plain handshakes: a leecher fetching one torrent from its seeder, over TCP
     # or, with NC_UTP, over uTP (UDP); the seeder may connect back to the leecher's own port
@@ -240,21 +241,6 @@ FOURTH = [
     ("corba", {}, {("TCP", 2809): "Corba"}),
     ("pptp", {}, {("TCP", 1723): "PPTP"}),
     ("xdmcp", {}, {("UDP", 177): "XDMCP"}),
-    # sixth round: net-snmp's trap and inform to snmptrapd; two linuxptp ptp4l (multicast
-    # event and general messages); curl through tinyproxy (absolute-URI requests), on 8080
-    # and on 3128, the ports nDPI's table gives HTTP_Proxy
-    ("snmptrap", {}, {("UDP", 162): "SNMP"}),
-    # the mail scenarios without the upgrade to TLS: IMAP and POP3 (dovecot, imaplib, poplib)
-    # and SMTP (aiosmtpd, smtplib) in clear
-    ("mail-plain", {"NC_PLAIN": "1"}, {("TCP", 143): "IMAP", ("TCP", 110): "POP3"}),
-    ("smtp-plain", {"NC_PLAIN": "1"}, {("TCP", 25): "SMTP"}),
-    ("ptp", {}, {("UDP", 319): "PTPv2", ("UDP", 320): "PTPv2"}),
-    ("proxy", {}, {("TCP", 8080): "HTTP_Proxy"}),
-    ("proxy-3128", {"NC_PORT": "3128"}, {("TCP", 3128): "HTTP_Proxy"}),
-    # seventh round: two BIRDs forming an OSPFv2 adjacency, keepalived's VRRP v3 (IP
-    # protocols 89 and 112, no ports: 0), and the IGMP joins each sends
-    ("ospf", {}, {("OSPF", 0): "OSPF", ("IGMP", 0): "IGMP"}),
-    ("vrrp", {}, {("VRRP", 0): "VRRP", ("IGMP", 0): "IGMP"}),
     # fifth round: ping's echo requests and replies (ICMP has no port: 0)
     ("ping", {}, {("ICMP", 0): "ICMP"}),
     # zabbix_utils' Getter asking the agent for two items (ZBXD header, one connection each)
@@ -264,6 +250,21 @@ FOURTH = [
     ("zabbix-alt", {"NC_PORT": "30050"}, {("TCP", 30050): "Zabbix"}),
     # ssdpy: an M-SEARCH to 239.255.255.250:1900 and the device's unicast answer
     ("ssdp", {}, {("UDP", 1900): "SSDP"}),
+    # sixth round: net-snmp's trap and inform to snmptrapd; two linuxptp ptp4l (multicast
+    # event and general messages); curl through tinyproxy (absolute-URI requests), on 8080
+    # and on 3128, the ports nDPI's table gives HTTP_Proxy
+    ("snmptrap", {}, {("UDP", 162): "SNMP"}),
+    ("ptp", {}, {("UDP", 319): "PTPv2", ("UDP", 320): "PTPv2"}),
+    ("proxy", {}, {("TCP", 8080): "HTTP_Proxy"}),
+    ("proxy-3128", {"NC_PORT": "3128"}, {("TCP", 3128): "HTTP_Proxy"}),
+    # the mail scenarios without the upgrade to TLS: IMAP and POP3 (dovecot, imaplib, poplib)
+    # and SMTP (aiosmtpd, smtplib) in clear
+    ("mail-plain", {"NC_PLAIN": "1"}, {("TCP", 143): "IMAP", ("TCP", 110): "POP3"}),
+    ("smtp-plain", {"NC_PLAIN": "1"}, {("TCP", 25): "SMTP"}),
+    # seventh round: two BIRDs forming an OSPFv2 adjacency, keepalived's VRRP v3 (IP
+    # protocols 89 and 112, no ports: 0), and the IGMP joins each sends
+    ("ospf", {}, {("OSPF", 0): "OSPF", ("IGMP", 0): "IGMP"}),
+    ("vrrp", {}, {("VRRP", 0): "VRRP", ("IGMP", 0): "IGMP"}),
 ]
 for _name, _env, _labels in FOURTH:
     FIXED.append({"name": _name, "scenario": _name.split("-")[0], "env": _env,

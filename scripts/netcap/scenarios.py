@@ -1204,9 +1204,10 @@ DHCP_CLIENT = ["sh", "-c", 'I=$(ls /sys/class/net | grep -v "^lo$" | head -1); '
 # ADDR_SH's NC_V6 and NC_PORT where it says so.
 
 # libtorrent 2.0 (Debian's binding): the server makes a 1 MiB torrent and seeds it, the client
-# downloads it from that one peer. DHT, local discovery, UPnP and NAT-PMP off, encryption off
-# (plain BitTorrent handshakes); NC_UTP set: uTP over UDP only, else TCP only; NC_DHT set: both
-# run a DHT node and the leecher asks the seeder's for the torrent's peers (KRPC over UDP).
+# downloads it from that one peer. Local discovery, UPnP and NAT-PMP off, encryption off (plain
+# BitTorrent handshakes); NC_UTP set: uTP over UDP only, else TCP only; the DHT off unless
+# NC_DHT is set: then both run a DHT node and the leecher asks the seeder's for the torrent's
+# peers (KRPC over UDP).
 BT_COMMON = r"""
 import libtorrent as lt, os, sys, time
 w = os.environ["WORK"]; v6 = bool(os.environ.get("NC_V6")); utp = bool(os.environ.get("NC_UTP"))
@@ -1343,7 +1344,7 @@ DOT_CLIENT = ["sh", "-c", ADDR_SH + 'P=${NC_PORT:-853}; '
               '| grep -q 192.0.2.80 && echo dot done']
 
 # Samba's nmbd as a NetBIOS name server for the name HELDOUT; nmblookup asks it by unicast
-# (-U, -R) and by the subnet's broadcast, and asks for its node status (-S).
+# (-U) and by the subnet's broadcast (-B), and asks for its node status (-A).
 NBNS_SERVER = ["sh", "-c", 'cd "$WORK" && printf "[global]\\n netbios name = HELDOUT\\n'
                ' workgroup = WG\\n interfaces = $SERVER/24\\n bind interfaces only = yes\\n'
                ' lock directory = $WORK\\n state directory = $WORK\\n cache directory = $WORK\\n'
@@ -1492,9 +1493,9 @@ asyncio.run(main())
 
 # Sixth round (the same session): SNMP traps and an inform (net-snmp's snmptrap and
 # snmpinform to snmptrapd on udp/162), PTP (linuxptp: two ptp4l over UDP/IPv4 with software
-# timestamps, the server a grandmaster (linuxptp 3.1: masterOnly), the client slaveOnly: multicast to
-# 224.0.1.129:319/320), and an HTTP proxy (tinyproxy on tcp/8080, curl through it). Debian
-# packages: snmptrapd, snmp, linuxptp, tinyproxy, curl.
+# timestamps, the server a grandmaster (linuxptp 3.1's masterOnly), the client slaveOnly:
+# multicast to 224.0.1.129:319/320), and an HTTP proxy (tinyproxy on tcp/8080, curl through
+# it). Debian packages: snmptrapd, snmp, linuxptp, tinyproxy, curl.
 TRAP_SERVER = ["sh", "-c", 'cd "$WORK" && printf "disableAuthorization yes\\n" > t.conf && '
                'exec snmptrapd -f -Lo -C -c t.conf "udp:$SERVER:162"']
 TRAP_CLIENT = ["sh", "-c", 'snmptrap -v 2c -c public "$SERVER:162" "" 1.3.6.1.6.3.1.1.5.1 && '
