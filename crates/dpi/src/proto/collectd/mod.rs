@@ -35,10 +35,7 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         };
         let ty = u16::from_be_bytes([t[0], t[1]]);
         let len = usize::from(u16::from_be_bytes([l[0], l[1]]));
-        let Some(body) = d.get(at + 4..at + len.max(4)) else {
-            return Probe::NotForUs;
-        };
-        if len < 4 || !part_fits(ty, body) {
+        if len < 4 || !d.get(at + 4..at + len).is_some_and(|body| part_fits(ty, body)) {
             return Probe::NotForUs;
         }
         at += len;

@@ -249,11 +249,9 @@ fn probe(cx: &mut Cx<'_>) -> Probe {
         if cx.hints.dir == Dir::ToServer && cx.meta.get(Field::Ja4).is_none() {
             let st = *cx.state::<State>();
             let first = st.dcid.get(..usize::from(st.dcid_len)).unwrap_or(&[]);
-            if let Some(Some(o)) = initial(cx.data, cx.meta, cx.digests, cx.stash.as_mut(), first)
-            {
-                if o.dns {
-                    cx.state::<State>().seen |= DNS_ALPN;
-                }
+            let hello = initial(cx.data, cx.meta, cx.digests, cx.stash.as_mut(), first);
+            if hello.flatten().is_some_and(|o| o.dns) {
+                cx.state::<State>().seen |= DNS_ALPN;
             }
         }
         return done(cx);
