@@ -1549,8 +1549,9 @@ VRRP_CLIENT = ["sh", "-c", IFACE_SH + 'cd "$WORK" && printf "' + VRRP_CONF % ("B
 
 # Eighth round: industrial and messaging libraries from PyPI (pyzmq, python-snap7, cpppo, c104),
 # media over ffmpeg's own RTSP and RTMP servers (`-rtsp_flags listen`, `-listen 1`), NetFlow
-# and IPFIX from softflowd, WS-Discovery from wsdd, and a tinc VPN. Debian: ffmpeg, softflowd,
-# nfdump, wsdd, tinc; PyPI: pyzmq, python-snap7, cpppo, c104.
+# and IPFIX from softflowd, WS-Discovery from wsdd, a tinc VPN and strongSwan's IKEv2. Debian:
+# ffmpeg, softflowd, nfdump, wsdd, tinc, strongswan-charon, strongswan-swanctl; PyPI: pyzmq,
+# python-snap7, cpppo, c104.
 ZMQ_SERVER = r"""
 import os, zmq
 v6 = bool(os.environ.get("NC_V6"))
@@ -1577,7 +1578,7 @@ print("zeromq done")
 """
 
 # A Siemens S7 server (Snap7's, a data block of 16 bytes) and its client: the ISO-on-TCP
-# connection (TPKT, COTP), S7's setup, a read and a write of the block.
+# connection (TPKT, COTP), S7's setup, a write and a read of the block.
 S7_SERVER = r"""
 import os, time, ctypes, snap7
 from snap7.type import SrvArea
@@ -1681,9 +1682,8 @@ WSD_SERVER = ["sh", "-c", 'ip route add 224.0.0.0/4 '
               'exec wsdd -4 -n heldout -w WORKGROUP']
 WSD_CLIENT = ["sh", "-c", 'I=$(ls /sys/class/net | grep -v "^lo$" | head -1); '
               'ip route add 224.0.0.0/4 dev "$I"; '
-              'timeout 5 wsdd -4 -D -n probe -l "$WORK/wsdd.sock" > d.log 2>&1 & '
-              'sleep 4; echo probe | timeout 1 nc -U -N "$WORK/wsdd.sock" 2>/dev/null; '
-              'wait; echo wsd done']
+              'timeout 5 wsdd -4 -D -v -n probe > d.log 2>&1; '
+              'grep -qi "heldout" d.log && echo wsd done || { cat d.log; exit 1; }']
 
 # tinc 1.0 in switch mode: two daemons, RSA keys made at start; the client connects to the
 # server (the meta connection on tcp/655) and pings through the tunnel (the packets on
@@ -1696,8 +1696,8 @@ TINC_SH = ('cd "$WORK" && mkdir -p %(n)s/hosts && '
            'ip addr add 198.51.100.%(t)s/24 dev \\$INTERFACE\\n" > %(n)s/tinc-up && '
            'chmod +x %(n)s/tinc-up && tincd -c "$WORK/%(n)s" -K2048 </dev/null >/dev/null 2>&1; ')
 TINC_SERVER = ["sh", "-c", TINC_SH % {"n": "srv", "a": "$SERVER", "extra": "", "t": "2"}
-               + 'for i in $(seq 100); do [ -f cli/hosts/cli ] && break; sleep 0.1; done; '
-               'sleep 0.5; cp cli/hosts/cli srv/hosts/; touch srv.ready; '
+               + 'for i in $(seq 200); do grep -qs "END RSA PUBLIC KEY" cli/hosts/cli && break; '
+               'sleep 0.1; done; cp cli/hosts/cli srv/hosts/; touch srv.ready; '
                'exec tincd -c "$WORK/srv" -D --pidfile="$WORK/srv.pid"']
 TINC_CLIENT = ["sh", "-c", TINC_SH % {"n": "cli", "a": "$CLIENT", "extra": "ConnectTo = srv\\n",
                                       "t": "1"}
