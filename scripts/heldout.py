@@ -297,6 +297,28 @@ FOURTH = [
     ("tinc", {}, {("TCP", 655): "TINC", ("UDP", 655): "TINC"}),
     # strongSwan's IKEv2 (udp/500, then udp/4500; no ESP: the kernel here has none)
     ("ipsec", {}, {("UDP", 500): "IPSec", ("UDP", 4500): "IPSec"}),
+    # ninth round: inspectors no real capture had reached before. gearmand with the gearman
+    # tool as worker and client; munin-node polled by munin-update; HL7 v2 over MLLP
+    # (hl7apy's server, python-hl7's client); Cyclone DDS (SPDP to 239.255.0.1:7400, then
+    # unicast to the participant's 7410; its answers leave from a port of its own: not
+    # labelled); uftp sending a file to uftpd
+    ("gearman", {}, {("TCP", 4730): "Gearman"}),
+    ("gearman-v6", {"NC_V6": "1"}, {("TCP", 4730): "Gearman"}),
+    ("gearman-alt", {"NC_PORT": "44730"}, {("TCP", 44730): "Gearman"}),
+    ("munin", {}, {("TCP", 4949): "Munin"}),
+    ("munin-alt", {"NC_PORT": "44949"}, {("TCP", 44949): "Munin"}),
+    ("hl7", {}, {("TCP", 2575): "HL7"}),
+    ("hl7-alt", {"NC_PORT": "42575"}, {("TCP", 42575): "HL7"}),
+    ("rtps", {}, {("UDP", 7400): "RTPS", ("UDP", 7410): "RTPS"}),
+    ("uftp", {}, {("UDP", 1044): "UFTP"}),
+    ("uftp-alt", {"NC_PORT": "41044"}, {("UDP", 41044): "UFTP"}),
+    # Icecast with ezstream (libshout) as its source: over HTTP to the listen port, and over
+    # SHOUTcast's ICY source protocol to the port after it (the title it then sends to the
+    # listen port's admin.cgi is a plain HTTP request: not labelled)
+    ("icecast", {}, {("TCP", 8000): "IceCast"}),
+    ("icecast-alt", {"NC_PORT": "42000"}, {("TCP", 42000): "IceCast"}),
+    ("icecast-icy", {"NC_ICY": "1"}, {("TCP", 8001): "ShoutCast"}),
+    ("icecast-icy-alt", {"NC_ICY": "1", "NC_PORT": "42000"}, {("TCP", 42001): "ShoutCast"}),
 ]
 for _name, _env, _labels in FOURTH:
     FIXED.append({"name": _name, "scenario": _name.split("-")[0], "env": _env,
@@ -332,7 +354,13 @@ TUNED_ON = {"coap", "thrift", "smpp", "dicom", "opcua", "knx", "bacnet", "cassan
             # and the DHT rule on libtorrent's queries
             "bittorrent-dht",
             # test vectors of their inspectors
-            "z3950", "corba", "pptp", "xdmcp"}
+            "z3950", "corba", "pptp", "xdmcp",
+            # ninth round: each inspector's tests hold vectors captured by hand from the same
+            # implementations (gearmand, munin-node, hl7apy, Cyclone DDS, uftp, ezstream with
+            # icecast2), and the ShoutCast rule on libshout's poke was written on icecast-icy
+            "gearman", "gearman-v6", "gearman-alt", "munin", "munin-alt", "hl7", "hl7-alt",
+            "rtps", "uftp", "uftp-alt", "icecast", "icecast-alt", "icecast-icy",
+            "icecast-icy-alt"}
 
 
 def part_of(name):

@@ -1735,6 +1735,164 @@ IPSEC_CLIENT = ["sh", "-c", IKE_SH % {"n": "c", "l": "$CLIENT", "r": "$SERVER", 
                 'grep -q "IKE_SA held.* established" i.log && echo ipsec done '
                 '|| { cat i.log; exit 1; }\'']
 
+# Ninth round: inspectors no real capture had reached (neither the corpus nor an earlier
+# round), each against a real implementation.
+# gearmand (Gearman's job server, C++); the client's `gearman` tool as a worker for one job
+# and as the client that submits it (binary protocol, \0REQ/\0RES packets).
+GEARMAN_SERVER = ["sh", "-c", ADDR_SH + 'exec gearmand -L "$A" -p "${NC_PORT:-4730}" '
+                  '-l "$WORK/gearmand.log" -P "$WORK/gearmand.pid" -t 1']
+GEARMAN_CLIENT = ["sh", "-c", ADDR_SH + 'P=${NC_PORT:-4730}; '
+                  'gearman -h "$A" -p "$P" -w -c 1 -f upper -- tr a-z A-Z & W=$!; '
+                  'R=; for i in $(seq 20); do R=$(echo held | timeout 5 gearman -h "$A" -p "$P" '
+                  '-f upper 2>/dev/null) && [ -n "$R" ] && break; sleep 0.2; done; '
+                  'wait $W; [ "$R" = HELD ] && echo gearman done || { echo "got: $R"; exit 1; }']
+
+# munin-node (Perl, Net::Server) and munin's own master, munin-update (run as the munin user,
+# as it insists): the node's greeting, then cap, nodes, list, config and fetch of its plugins.
+MUNIN_SERVER = ["sh", "-c", ADDR_SH + 'printf "log_level 4\\nlog_file $WORK/node.log\\n'
+                'pid_file $WORK/node.pid\\nbackground 0\\nsetsid 0\\nuser root\\ngroup root\\n'
+                'allow ^.*\\$\\nhost_name held\\nhost $A\\nport ${NC_PORT:-4949}\\n" > "$WORK/node.conf" && '
+                'exec munin-node --config "$WORK/node.conf"']
+MUNIN_CLIENT = ["sh", "-c", ADDR_SH + 'M="$WORK/m"; mkdir -p "$M/db" "$M/www" "$M/log" "$M/run" && '
+                'printf "dbdir $M/db\\nhtmldir $M/www\\nlogdir $M/log\\nrundir $M/run\\n'
+                '[held;held]\\n  address $A\\n  port ${NC_PORT:-4949}\\n" > "$M/munin.conf" && '
+                'chown -R munin "$M" && chmod 755 "$WORK" && '
+                'timeout 40 setpriv --reuid munin --regid munin --init-groups '
+                '/usr/share/munin/munin-update --config_file "$M/munin.conf"; '
+                'ls "$M/db/held" 2>/dev/null | grep -q rrd && echo munin done '
+                '|| { cat "$M/log/munin-update.log"; exit 1; }']
+
+# HL7 v2 over MLLP: hl7apy's MLLPServer answering each message with an ACK that hl7apy builds;
+# python-hl7's MLLPClient sending an ADT^A01 and an ORU^R01 (one connection each, as the
+# server closes after its answer).
+HL7_SERVER = r"""
+import os
+from hl7apy.core import Message
+from hl7apy.mllp import AbstractHandler, MLLPServer
+from hl7apy.parser import parse_message
+class Ack(AbstractHandler):
+    def reply(self):
+        m = parse_message(self.incoming_message)
+        a = Message("ACK", version=m.msh.msh_12.value)
+        a.msh.msh_3 = "HELDSRV"
+        a.msh.msh_10 = "A" + m.msh.msh_10.value
+        a.msa.msa_1 = "AA"
+        a.msa.msa_2 = m.msh.msh_10.value
+        return a.to_mllp()
+MLLPServer(os.environ["SERVER"], int(os.environ.get("NC_PORT", "2575")),
+           {"ADT^A01": (Ack,), "ORU^R01": (Ack,)}).serve_forever()
+"""
+HL7_CLIENT = r"""
+import os
+from hl7.client import MLLPClient
+msgs = [
+    "MSH|^~\\&|HELD|CLI|HELDSRV|SRV|20261202120000||ADT^A01|M0001|P|2.5\r"
+    "EVN|A01|20261202120000\rPID|1||12345^^^HELD^MR||Doe^Jane||19700101|F\rPV1|1|I|W^101^1\r",
+    "MSH|^~\\&|HELD|CLI|HELDSRV|SRV|20261202120100||ORU^R01|M0002|P|2.5\r"
+    "PID|1||12345^^^HELD^MR||Doe^Jane\rOBR|1||O1|GLU^Glucose\r"
+    "OBX|1|NM|GLU^Glucose||5.4|mmol/L|||||F\r",
+]
+for m in msgs:
+    c = MLLPClient(os.environ["SERVER"], int(os.environ.get("NC_PORT", "2575")))
+    r = c.send_message(m)
+    c.close()
+    if b"MSA|AA" not in r:
+        raise SystemExit(f"hl7: no acceptance: {r!r}")
+print("hl7 done")
+"""
+
+# DDS: Eclipse Cyclone DDS (the cyclonedds wheel) publishing a topic in the server's namespace
+# and subscribing in the client's, domain 0: SPDP discovery to 239.255.0.1:7400, then SEDP
+# and the samples to the participants' unicast ports (7410, 7411: the specification's default
+# port mapping, which Cyclone follows with a participant index, else it takes any free port).
+# The interface is named: Cyclone would otherwise take loopback in a namespace.
+RTPS_COMMON = r"""
+import os, sys, time
+from dataclasses import dataclass
+os.system("ip route add 224.0.0.0/4 dev $(ls /sys/class/net | grep -v '^lo$' | head -1)")
+dev = [d for d in os.listdir("/sys/class/net") if d != "lo"][0]
+os.environ["CYCLONEDDS_URI"] = (
+    f"<General><Interfaces><NetworkInterface name='{dev}'/></Interfaces></General>"
+    "<Discovery><ParticipantIndex>auto</ParticipantIndex></Discovery>")
+from cyclonedds.domain import DomainParticipant
+from cyclonedds.idl import IdlStruct
+from cyclonedds.topic import Topic
+@dataclass
+class Held(IdlStruct, typename="Held"):
+    seq: int
+    text: str
+dp = DomainParticipant(0)
+topic = Topic(dp, "HeldTopic", Held)
+"""
+RTPS_SERVER = RTPS_COMMON + r"""
+from cyclonedds.pub import DataWriter
+w = DataWriter(dp, topic)
+for i in range(400):
+    w.write(Held(seq=i, text="held out"))
+    time.sleep(0.05)
+"""
+RTPS_CLIENT = RTPS_COMMON + r"""
+from cyclonedds.sub import DataReader
+r = DataReader(dp, topic)
+got = 0
+for _ in range(100):
+    got += len(r.take(N=10))
+    if got >= 5:
+        break
+    time.sleep(0.1)
+if got < 5:
+    sys.exit(f"rtps: {got} samples")
+print("rtps done")
+"""
+
+# UFTP 4/5: uftpd receiving in the server's namespace, uftp sending a file to it in unicast
+# mode (the announce, registration, file info, data blocks, status and completion on
+# udp/1044, unencrypted).
+UFTP_SERVER = ["sh", "-c", 'mkdir -p "$WORK/in" && exec uftpd -d -D "$WORK/in" '
+               '-p "${NC_PORT:-1044}" -L "$WORK/uftpd.log"']
+UFTP_CLIENT = ["sh", "-c", 'head -c 20000 /dev/urandom > "$WORK/held.bin" && '
+               'timeout 30 uftp -M "$SERVER" -p "${NC_PORT:-1044}" -R 20000 -x 1 '
+               '"$WORK/held.bin" > "$WORK/uftp.log" 2>&1; '
+               'cmp -s "$WORK/held.bin" "$WORK/in/held.bin" 2>/dev/null && echo uftp done '
+               '|| { find "$WORK/in"; tail -20 "$WORK/uftp.log" "$WORK/uftpd.log"; exit 1; }']
+
+# Icecast 2.4 (Debian's icecast2, dropping root for its icecast2 user) with ezstream (libshout)
+# as the source client: Ogg Vorbis over HTTP (SOURCE, then again with its password) to the
+# listen port (8000); with NC_ICY, MP3 over the SHOUTcast v1 (ICY) source protocol to the
+# SHOUTcast-compatible port Icecast opens next to it for its shoutcast-mount (8001: libshout's
+# ICY connects to the port it is given plus one, as SHOUTcast sources do; it first "pokes" the
+# port with a request of the same form, and sends the title to the listen port's admin.cgi).
+ICECAST_SERVER = ["sh", "-c", ADDR_SH + 'P=${NC_PORT:-8000}; mkdir -p "$WORK/ice" && chmod 755 "$WORK" && '
+                  'chmod 777 "$WORK/ice" && printf "<icecast><limits><sources>4</sources>'
+                  '</limits><authentication><source-password>heldsrc</source-password>'
+                  '<admin-user>admin</admin-user><admin-password>heldadm</admin-password>'
+                  '</authentication><hostname>held</hostname><listen-socket><port>$P</port>'
+                  '<bind-address>$A</bind-address><shoutcast-mount>/held.mp3</shoutcast-mount>'
+                  '</listen-socket><paths><basedir>/usr/share/icecast2</basedir>'
+                  '<logdir>$WORK/ice</logdir><webroot>/usr/share/icecast2/web</webroot>'
+                  '<adminroot>/usr/share/icecast2/admin</adminroot></paths><logging>'
+                  '<accesslog>access.log</accesslog><errorlog>error.log</errorlog>'
+                  '<loglevel>3</loglevel></logging><security><chroot>0</chroot><changeowner>'
+                  '<user>icecast2</user><group>icecast</group></changeowner></security>'
+                  '</icecast>" > "$WORK/icecast.xml" && exec icecast2 -c "$WORK/icecast.xml"']
+EZSTREAM_XML = ('<ezstream><servers><server><protocol>%(proto)s</protocol><hostname>$A'
+                '</hostname><port>%(port)s</port><password>heldsrc</password><tls>none</tls>'
+                '</server></servers><streams><stream><mountpoint>/held.%(ext)s</mountpoint>'
+                '<format>%(fmt)s</format></stream></streams><intakes><intake><type>file</type>'
+                '<filename>$WORK/held.%(ext)s</filename><stream_once>Yes</stream_once>'
+                '</intake></intakes></ezstream>')
+ICECAST_CLIENT = ["sh", "-c", ADDR_SH + 'P=${NC_PORT:-8000}; cd "$WORK" && '
+                  'ffmpeg -nostdin -loglevel error -f lavfi -i sine=frequency=440:duration=2 '
+                  '-c:a libvorbis held.ogg && ffmpeg -nostdin -loglevel error -f lavfi '
+                  '-i sine=frequency=440:duration=2 -c:a libmp3lame held.mp3 && printf "'
+                  + EZSTREAM_XML % {"proto": "HTTP", "port": "$P", "ext": "ogg", "fmt": "Ogg"}
+                  + '" > http.xml && printf "'
+                  + EZSTREAM_XML % {"proto": "ICY", "port": "$P", "ext": "mp3", "fmt": "MP3"}
+                  + '" > icy.xml && chmod 600 http.xml icy.xml && X=${NC_ICY:+icy}; '
+                  'timeout 20 ezstream -c ${X:-http}.xml > run.log 2>&1 && echo icecast done '
+                  '|| { cat run.log ice/error.log; exit 1; }']
+
+
 ALL = {
     "ftp": {"server": [PY, "-c", FTP_SERVER], "client": [PY, "-c", FTP_CLIENT], "settle": 3},
     "mail": {"server": [PY, "-c", DOVECOT_SERVER], "client": [PY, "-c", MAIL_CLIENT],
@@ -1833,4 +1991,12 @@ ALL = {
     "wsd": {"server": WSD_SERVER, "client": WSD_CLIENT},
     "tinc": {"server": TINC_SERVER, "client": TINC_CLIENT},
     "ipsec": {"server": IPSEC_SERVER, "client": IPSEC_CLIENT},
+    "gearman": {"server": GEARMAN_SERVER, "client": GEARMAN_CLIENT},
+    "munin": {"server": MUNIN_SERVER, "client": MUNIN_CLIENT, "settle": 3},
+    "hl7": {"server": [PYENV, "-c", HL7_SERVER], "client": [PYENV, "-c", HL7_CLIENT],
+            "settle": 2},
+    "rtps": {"server": [PYENV, "-c", RTPS_SERVER], "client": [PYENV, "-c", RTPS_CLIENT],
+             "settle": 2},
+    "uftp": {"server": UFTP_SERVER, "client": UFTP_CLIENT},
+    "icecast": {"server": ICECAST_SERVER, "client": ICECAST_CLIENT, "settle": 2},
 }

@@ -9,7 +9,8 @@
 //! answers `OK2` and `icy-caps:<n>` (or an error) before the audio flows.
 //!
 //! Checked: from the source, a first line of 1-128 printable bytes followed by at least two
-//! `icy-<name>:` header lines; from the server, `OK2\r\nicy-caps:` followed by digits and a line
+//! `icy-<name>:` header lines, or by one with a value and the empty line that ends the request
+//! (libshout's poke); from the server, `OK2\r\nicy-caps:` followed by digits and a line
 //! end.
 
 use crate::proto::label;
@@ -64,8 +65,20 @@ fn source(d: &[u8]) -> bool {
     if password.is_empty() || password.len() > MAX_PASSWORD || !printable {
         return false;
     }
-    it.take_while(|l| !l.is_empty()).filter(|l| icy_header(l)).count() >= 2
-        && lines(d).skip(1).take_while(|l| !l.is_empty()).all(icy_header)
+    let mut headers = it.take_while(|l| !l.is_empty()).filter(|l| icy_header(l));
+    let first = headers.next();
+    // One header is enough when it carries a value and the empty line that ends the request
+    // came too: libshout's "server poke" (`!POKE`, `icy-name:...`, then the empty line), which
+    // it sends before every ICY connection to learn the server's kind, is the same request
+    // with one header.
+    let enough = match (first, headers.next()) {
+        (Some(_), Some(_)) => true,
+        (Some(h), None) => {
+            !h.ends_with(b":") && lines(d).skip(1).any(|l| l.is_empty())
+        }
+        _ => false,
+    };
+    enough && lines(d).skip(1).take_while(|l| !l.is_empty()).all(icy_header)
 }
 
 fn answer(d: &[u8]) -> bool {
