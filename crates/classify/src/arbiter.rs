@@ -9,9 +9,11 @@
 //!   except where a row raises its stronger evidence above another method ([`Row::over`]: an
 //!   address owner that runs its own application, above the port's guess).
 //! - **The statistical verdict** ([`Row::alone_at`], [`Row::refused_by`]): only a flow's first,
-//!   at [`STATS_ALONE`] confidence, never against [`Facts::PAYLOAD_RULED_OUT`], and taken back
-//!   at the flow's end ([`Arbiter::at_end`]) if that fact came after it; the port table's guess
-//!   is then asked for again ([`Row::again_at_end`], [`Arbiter::asks_again_at_end`]).
+//!   at [`STATS_ALONE`] confidence, never against [`Facts::PAYLOAD_RULED_OUT`] or
+//!   [`Facts::MODEL_RULED_OUT`], nor for a flow that ends with [`Facts::NO_PAYLOAD`], and
+//!   taken back at the flow's end ([`Arbiter::at_end`]) if that fact came after it; the port
+//!   table's guess is then asked for again ([`Row::again_at_end`],
+//!   [`Arbiter::asks_again_at_end`]).
 //! - **Learned labels** ([`Row::learned`]): answered at the first packet from what earlier flows
 //!   taught, one lookup per learned method while its verdict would still be taken
 //!   ([`Arbiter::would_take`]: the Host Cache's answer makes the DNS cache's and the Dedicated
@@ -103,7 +105,9 @@ pub const RANKING: [Row; 7] = [
         method: Method::Stats,
         confidence: None,
         alone_at: Some(STATS_ALONE),
-        refused_by: Facts::PAYLOAD_RULED_OUT,
+        refused_by: Facts(
+            Facts::PAYLOAD_RULED_OUT.0 | Facts::MODEL_RULED_OUT.0 | Facts::NO_PAYLOAD.0,
+        ),
         learned: false,
         again_at_end: false,
         over: None,
@@ -192,7 +196,9 @@ pub const DPI_CONFIDENCE: f32 = fixed(Method::Dpi);
 /// agreed with a right port label on 59 flows, contradicted it with a wrong one on 65, and was
 /// right where the port was wrong on none (below 0.9: right where the port was wrong on 1, wrong
 /// on 49). Its classes are all protocols the payload inspectors know, so when those saw the
-/// payload and ruled every protocol out ([`Facts::PAYLOAD_RULED_OUT`]), its guess contradicts
+/// payload and ruled every protocol out ([`Facts::PAYLOAD_RULED_OUT`]), or only every protocol
+/// the model can name ([`Facts::MODEL_RULED_OUT`]: the inspectors of TLS, HTTP, SSH, ... turned
+/// the payload away while some other protocol's inspector still waits), its guess contradicts
 /// them and is refused, and taken back at the flow's end if it was given before.
 pub const STATS_ALONE: f32 = 0.8;
 
@@ -248,6 +254,14 @@ impl Facts {
     /// here rather than in a state of the learned classifier's own, which would grow every
     /// flow-table slot by 8 bytes).
     pub const TAUGHT: Facts = Facts(8);
+    /// Payload inspection saw the flow's payload and every inspector that could name one of
+    /// the statistical model's classes for it said it is not its protocol (implied by
+    /// [`Facts::PAYLOAD_RULED_OUT`]; it comes without it while inspectors of other protocols
+    /// are still unsure).
+    pub const MODEL_RULED_OUT: Facts = Facts(16);
+    /// The flow ended without a byte of payload either way (published at its end): no
+    /// application spoke.
+    pub const NO_PAYLOAD: Facts = Facts(32);
 
     /// Are all of `f`'s facts set?
     #[inline]
@@ -666,6 +680,9 @@ mod tests {
         ("model against ruled-out payload", "all", &[Publish(Facts::PAYLOAD_RULED_OUT), Model(MODEL, 1.0)], None, Facts::NONE),
         ("model taken back at end", "all", &[Model(MODEL, 1.0), Publish(Facts::PAYLOAD_RULED_OUT), End(None)], None, Facts::NONE),
         ("port asked again at end", "all", &[Model(MODEL, 1.0), Publish(Facts::PAYLOAD_RULED_OUT), End(Some(PORT))], Some((PORT, Method::Port, 0.2, 3)), Facts::NONE),
+        ("model against its classes ruled out", "all", &[Publish(Facts::MODEL_RULED_OUT), Model(MODEL, 1.0)], None, Facts::NONE),
+        ("model taken back when its classes are", "all", &[Model(MODEL, 1.0), Publish(Facts::MODEL_RULED_OUT), End(Some(PORT))], Some((PORT, Method::Port, 0.2, 3)), Facts::NONE),
+        ("model taken back without payload", "all", &[Model(MODEL, 1.0), Publish(Facts::NO_PAYLOAD), End(None)], None, Facts::NONE),
         ("model stays at end", "all", &[Model(MODEL, 1.0), End(Some(PORT))], Some((MODEL, Method::Stats, 1.0, 1)), Facts::NONE),
         ("payload over model", "all", &[Model(MODEL, 1.0), Payload(TLS, false, None)], Some((TLS, Method::Dpi, 0.9, 2)), Facts::NONE),
         // Learned labels: Host Cache, then DNS cache, then the Dedicated Port Table.

@@ -2,7 +2,7 @@
 //! per-packet driver ([`Dpi::inspect`]: context, budget, reassembly, search patterns, field
 //! subscription), and the sizes and counters it runs with ([`DpiConfig`], [`DpiStats`]).
 
-use crate::schedule::{run, Ctx, MAX_INSPECTORS};
+use crate::schedule::{run, Ctx, Set, MAX_INSPECTORS};
 use crate::{
     events, matcher, proto, reasm, Dir, DpiRules, Expect, Field, Hints, LabelId, Meta, LONG_BUDGET,
     TCP, UDP,
@@ -233,6 +233,11 @@ pub struct Dpi {
     subscriber: Option<Subscriber>,
     /// The connection the last inspected packet announced ([`Dpi::take_expect`]).
     announced: Option<Expect>,
+    /// The inspectors [`Dpi::watch`] names, and whether the last inspected packet was the one
+    /// at which all of them that could speak for its flow had ruled themselves out
+    /// ([`Dpi::take_watched_out`]).
+    watch: Set,
+    watched_out: bool,
     /// Transaction events, when the run writes them ([`Dpi::enable_events`]).
     events: Option<Box<EventsOn>>,
 }
@@ -286,8 +291,31 @@ impl Dpi {
             stats: DpiStats::default(),
             subscriber: None,
             announced: None,
+            watch: Set::EMPTY,
+            watched_out: false,
             events: None,
         }
+    }
+
+    /// Watch the inspectors that can give one of the labels `names` accepts: from then on
+    /// [`Dpi::take_watched_out`] tells, once a flow, the packet at which every watched inspector
+    /// that could speak for the flow (its transport's, its ports') has seen its payload and
+    /// ruled itself out, while no inspector named it. The engine watches the inspectors of the
+    /// statistical model's classes: a flow whose payload all of them turned away is none of
+    /// the model's classes, whatever its sizes suggest.
+    pub fn watch(&mut self, names: impl Fn(&crate::Label) -> bool) {
+        self.watch = Set::EMPTY;
+        for (i, ins) in proto::REGISTRY.iter().enumerate() {
+            if ins.labels.iter().any(|l| names(l)) {
+                self.watch |= Set::one(i);
+            }
+        }
+    }
+
+    /// Did the packet just inspected rule out the last watched inspector that could speak for
+    /// its flow ([`Dpi::watch`])? True at that one packet of the flow, then false.
+    pub fn take_watched_out(&mut self) -> bool {
+        std::mem::take(&mut self.watched_out)
     }
 
     /// Write transaction events ([`events`]): the inspectors that know them (DNS, HTTP, TLS)
@@ -606,6 +634,14 @@ impl Dpi {
             }
         }
         self.stats.meta_truncated += u64::from(ctx.meta.truncated.saturating_sub(before));
+        if found.is_none() && ctx.chosen == 0 && !ctx.watched_out {
+            // (An inspector left out of this datagram as too short is still a candidate.)
+            let could = self.watch & (sel.transport | sel.short);
+            if !could.is_empty() && (could & !ctx.ruled_out).is_empty() {
+                ctx.watched_out = true;
+                self.watched_out = true;
+            }
+        }
         if ctx.done && ctx.chosen == 0 {
             self.stats.ruled_out += 1;
         }

@@ -523,6 +523,10 @@ pub(crate) struct Ctx {
     pub(crate) ruled_out: Set,
     /// Every candidate said `NotForUs` (inspection ended by exclusion, not by the budget).
     pub(crate) excluded: bool,
+    /// Every watched candidate ([`Dpi::watch`]) said `NotForUs` (told once).
+    ///
+    /// [`Dpi::watch`]: crate::Dpi::watch
+    pub(crate) watched_out: bool,
     /// Index + 1 of the inspector that claimed the flow (0 = none yet).
     pub(crate) chosen: u16,
     pub(crate) label: Option<LabelId>,
@@ -551,6 +555,7 @@ impl Ctx {
         Ctx {
             ruled_out: Set::EMPTY,
             excluded: false,
+            watched_out: false,
             chosen: 0,
             label: None,
             counted: false,
@@ -571,6 +576,7 @@ impl Ctx {
     pub(crate) fn reset(&mut self) {
         self.ruled_out = Set::EMPTY;
         self.excluded = false;
+        self.watched_out = false;
         self.chosen = 0;
         self.label = None;
         self.counted = false;

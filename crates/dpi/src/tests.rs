@@ -146,6 +146,38 @@ fn the_port_alone_decides_nothing() {
     }
 }
 
+/// `watch`: the packet at which every watched inspector that could speak for a flow has turned
+/// its payload away is told once; a flow a watched inspector names, or one with a watched
+/// inspector still unsure, is never told.
+#[test]
+fn watched_inspectors_ruling_a_flow_out_are_told_once() {
+    let (mut d, labels) = engine(DpiConfig::default());
+    d.watch(|l| l.master == "TLS" || l.master == "HTTP");
+    // Text neither a TLS record nor an HTTP message opens with, on a port nothing claims.
+    let mut h = NO_HANDLE;
+    let text = b"HELLO peer 42\r\n";
+    assert_eq!(d.inspect(&mut h, &pkt(6, 41234, true, 1, text)), None);
+    assert!(d.take_watched_out());
+    assert!(!d.take_watched_out(), "told once a packet");
+    assert_eq!(d.inspect(&mut h, &pkt(6, 41234, false, 1, text)), None);
+    assert!(!d.take_watched_out(), "told once a flow");
+    // An HTTP request: named, never told.
+    let mut h = NO_HANDLE;
+    let req = b"GET /a HTTP/1.1\r\nHost: example.com\r\n\r\n";
+    let l = d.inspect(&mut h, &pkt(6, 41234, true, 1, req));
+    assert_eq!(l.map(|l| labels.get(l).master()), Some("HTTP"));
+    assert!(!d.take_watched_out());
+    // The start of a request that may still become one: HTTP waits, so not told.
+    let mut h = NO_HANDLE;
+    assert_eq!(d.inspect(&mut h, &pkt(6, 41234, true, 1, b"POS")), None);
+    assert!(!d.take_watched_out());
+    // Nothing watched: never told.
+    let (mut d, _) = engine(DpiConfig::default());
+    let mut h = NO_HANDLE;
+    assert_eq!(d.inspect(&mut h, &pkt(6, 41234, true, 1, text)), None);
+    assert!(!d.take_watched_out());
+}
+
 #[test]
 fn a_flow_is_identified_once_and_its_metadata_stays_until_release() {
     let (mut d, labels) = engine(DpiConfig::default());

@@ -91,8 +91,17 @@ impl Classifier for DpiClassifier {
     type State = u32;
 
     fn new(cfg: &super::Env<'_>) -> Self {
+        let mut dpi = Dpi::new(*cfg.dpi, cfg.rules.dpi().clone());
+        // The inspectors of the statistical model's classes (by the class's protocol name, as
+        // the model's transports are found: `Rules::model_admits`), so that a flow whose
+        // payload all of them turned away is not named by the model.
+        if let Some(m) = cfg.rules.model() {
+            let labels = cfg.rules.labels();
+            let classes: Vec<&str> = m.labels.iter().map(|&id| labels.get(id).master()).collect();
+            dpi.watch(|l| classes.contains(&l.master) || classes.contains(&l.app));
+        }
         DpiClassifier {
-            dpi: Dpi::new(*cfg.dpi, cfg.rules.dpi().clone()),
+            dpi,
             rules: cfg.rules.clone(),
             names: NameMemo::default(),
             enabled: cfg.classifiers.has(Method::Dpi),
@@ -187,6 +196,9 @@ impl Classifier for DpiClassifier {
         // Inspection ends by exclusion only on a packet that ends it: the one place to look.
         if wirespeed_dpi::is_done(*handle) && self.dpi.ruled_out(*handle) {
             d.publish(Facts::PAYLOAD_RULED_OUT);
+        }
+        if self.dpi.take_watched_out() {
+            d.publish(Facts::MODEL_RULED_OUT);
         }
     }
 

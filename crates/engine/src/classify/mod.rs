@@ -41,7 +41,7 @@ use crate::rules::Rules;
 use std::sync::Arc;
 use wirespeed_classify::{Arbiter, ClassifierSet, Facts, FlowClass, LabelId, Method, Verdict};
 use wirespeed_export::FlowRecord;
-use wirespeed_flow::{Flow, FlowKey, Side};
+use wirespeed_flow::{noted, Flow, FlowKey, Side};
 
 /// What a classifier is built from: the run's knowledge and the few settings classifiers read
 /// (a worker makes it from its configuration, [`crate::EngineConfig`]).
@@ -300,7 +300,12 @@ macro_rules! classifiers {
 
             #[inline]
             pub(crate) fn end(&mut self, arbiter: &Arbiter, f: &mut Flow<FlowExt>) {
+                let silent = f.noted & (noted::PAYLOAD_A | noted::PAYLOAD_B) == 0;
                 let (view, ext) = split(f);
+                if silent {
+                    // No application spoke: what the flow's sizes suggested is no verdict.
+                    ext.class.publish(Facts::NO_PAYLOAD);
+                }
                 arbiter.at_end(&mut ext.class);
                 let mut d = Decide { arbiter, class: &mut ext.class };
                 $(self.$field.end(&view, &mut ext.$field, &mut d);)*

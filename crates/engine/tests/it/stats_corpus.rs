@@ -182,14 +182,41 @@ fn a_syn_scan_is_not_labelled_by_the_model() {
     );
 }
 
+/// A connection that never carried payload is no application's, however its sizes look: in
+/// `gnutella.pcap` a dozen connections the peer never answered (a SYN, SYN-ACKs retransmitted
+/// for a minute, a reset), which nDPI leaves unknown, were TLS to the model at 0.86-0.89. It
+/// still answers at its 4th packet (`stats_app`), but its label is taken back when such a flow
+/// ends without a byte of payload.
+#[test]
+fn the_model_does_not_name_a_flow_that_carried_no_payload() {
+    let Some(dir) = corpus_dir("stats_corpus") else {
+        return;
+    };
+    let recs = records(&dir, "gnutella.pcap");
+    // Flows nothing named that the model is sure of: without the rule, its label would stand.
+    let sure = recs
+        .iter()
+        .filter(|r| r["master"] == "Unknown" && r["stats_score"].parse::<f32>().unwrap() >= 0.8)
+        .count();
+    let by_model: Vec<_> = recs.iter().filter(|r| r["method"] == "stats").collect();
+    eprintln!(
+        "gnutella.pcap: {sure} unnamed flows the model is sure of, {} labelled by it",
+        by_model.len()
+    );
+    assert!(sure >= 10, "{sure}");
+    assert!(by_model.is_empty(), "{by_model:?}");
+}
+
 /// The model's classes are all protocols the payload inspectors know, so when the inspectors saw
 /// a flow's payload and every one ruled itself out, a label from the model contradicts them. In
 /// these captures nDPI names flows (TINC, RDP over UDP, Lustre, IMO, NetEase games, ...) with
 /// protocols the model was never taught; before the model yielded to the inspectors it labelled
 /// 18 of them against nDPI's verdict (TLS, HTTP, STUN, ICMP on a TCP flow, BitTorrent); with the
 /// model's early label also taken back when the inspectors rule everything out later in the
-/// flow, 3 remain: flows whose inspection stopped at its packet budget with an inspector still
-/// unsure, where the model may still speak. The 5-tuples and nDPI's masters come from flows.csv.
+/// flow, 3 remained: flows whose inspection stopped at its packet budget with an inspector
+/// still unsure. Those inspectors were of protocols the model cannot name; since the
+/// inspectors of the model's own classes ruling out the payload is enough (nineteenth session),
+/// none remain. The 5-tuples and nDPI's masters come from flows.csv.
 #[test]
 fn the_model_does_not_contradict_the_payload_inspectors() {
     let Some(dir) = corpus_dir("stats_corpus") else {
@@ -256,7 +283,7 @@ fn the_model_does_not_contradict_the_payload_inspectors() {
         against.len(),
         against.join("\n")
     );
-    assert!(against.len() <= 3, "{}", against.join("\n"));
+    assert!(against.is_empty(), "{}", against.join("\n"));
 }
 
 /// The model labels only flows nothing else labelled: no record says `method: stats` where the
