@@ -297,7 +297,8 @@ FOURTH = [
     ("tinc", {}, {("TCP", 655): "TINC", ("UDP", 655): "TINC"}),
     # strongSwan's IKEv2 (udp/500, then udp/4500; no ESP: the kernel here has none)
     ("ipsec", {}, {("UDP", 500): "IPSec", ("UDP", 4500): "IPSec"}),
-    # ninth round: inspectors no real capture had reached before. gearmand with the gearman
+    # ninth round: inspectors no corpus capture or earlier round had reached (their tests hold
+    # vectors captured by hand from the same implementations: TUNED_ON). gearmand with the gearman
     # tool as worker and client; munin-node polled by munin-update; HL7 v2 over MLLP
     # (hl7apy's server, python-hl7's client); Cyclone DDS (SPDP to 239.255.0.1:7400, then
     # unicast to the participant's 7410; its answers leave from a port of its own: not

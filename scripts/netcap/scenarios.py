@@ -1752,9 +1752,11 @@ GEARMAN_CLIENT = ["sh", "-c", ADDR_SH + 'P=${NC_PORT:-4730}; '
 # as it insists): the node's greeting, then cap, nodes, list, config and fetch of its plugins.
 MUNIN_SERVER = ["sh", "-c", ADDR_SH + 'printf "log_level 4\\nlog_file $WORK/node.log\\n'
                 'pid_file $WORK/node.pid\\nbackground 0\\nsetsid 0\\nuser root\\ngroup root\\n'
-                'allow ^.*\\$\\nhost_name held\\nhost $A\\nport ${NC_PORT:-4949}\\n" > "$WORK/node.conf" && '
+                'allow ^.*\\$\\nhost_name held\\nhost $A\\nport ${NC_PORT:-4949}\\n" '
+                '> "$WORK/node.conf" && '
                 'exec munin-node --config "$WORK/node.conf"']
-MUNIN_CLIENT = ["sh", "-c", ADDR_SH + 'M="$WORK/m"; mkdir -p "$M/db" "$M/www" "$M/log" "$M/run" && '
+MUNIN_CLIENT = ["sh", "-c", ADDR_SH + 'M="$WORK/m"; '
+                'mkdir -p "$M/db" "$M/www" "$M/log" "$M/run" && '
                 'printf "dbdir $M/db\\nhtmldir $M/www\\nlogdir $M/log\\nrundir $M/run\\n'
                 '[held;held]\\n  address $A\\n  port ${NC_PORT:-4949}\\n" > "$M/munin.conf" && '
                 'chown -R munin "$M" && chmod 755 "$WORK" && '
@@ -1863,7 +1865,8 @@ UFTP_CLIENT = ["sh", "-c", 'head -c 20000 /dev/urandom > "$WORK/held.bin" && '
 # SHOUTcast-compatible port Icecast opens next to it for its shoutcast-mount (8001: libshout's
 # ICY connects to the port it is given plus one, as SHOUTcast sources do; it first "pokes" the
 # port with a request of the same form, and sends the title to the listen port's admin.cgi).
-ICECAST_SERVER = ["sh", "-c", ADDR_SH + 'P=${NC_PORT:-8000}; mkdir -p "$WORK/ice" && chmod 755 "$WORK" && '
+ICECAST_SERVER = ["sh", "-c", ADDR_SH + 'P=${NC_PORT:-8000}; mkdir -p "$WORK/ice" && '
+                  'chmod 755 "$WORK" && '
                   'chmod 777 "$WORK/ice" && printf "<icecast><limits><sources>4</sources>'
                   '</limits><authentication><source-password>heldsrc</source-password>'
                   '<admin-user>admin</admin-user><admin-password>heldadm</admin-password>'

@@ -297,18 +297,16 @@ impl Dpi {
         }
     }
 
-    /// Watch the inspectors that can give one of the labels `names` accepts: from then on
-    /// [`Dpi::take_watched_out`] tells, once a flow, the packet at which every watched inspector
-    /// that could speak for the flow (its transport's, its ports') has seen its payload and
-    /// ruled itself out, while no inspector named it. The engine watches the inspectors of the
-    /// statistical model's classes: a flow whose payload all of them turned away is none of
-    /// the model's classes, whatever its sizes suggest.
-    pub fn watch(&mut self, names: impl Fn(&crate::Label) -> bool) {
+    /// Watch these inspectors (indices in [`proto::REGISTRY`]; others are ignored): from then
+    /// on [`Dpi::take_watched_out`] tells, once a flow, the packet at which every watched
+    /// inspector that could speak for the flow (its transport's, its ports') has seen its
+    /// payload and ruled itself out, while no inspector named it. The engine watches the
+    /// inspectors of the statistical model's classes: a flow whose payload all of them turned
+    /// away is none of the model's classes, whatever its sizes suggest.
+    pub fn watch(&mut self, inspectors: &[u16]) {
         self.watch = Set::EMPTY;
-        for (i, ins) in proto::REGISTRY.iter().enumerate() {
-            if ins.labels.iter().any(|l| names(l)) {
-                self.watch |= Set::one(i);
-            }
+        for &i in inspectors {
+            self.watch |= Set::one(usize::from(i));
         }
     }
 

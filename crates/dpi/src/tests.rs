@@ -152,7 +152,8 @@ fn the_port_alone_decides_nothing() {
 #[test]
 fn watched_inspectors_ruling_a_flow_out_are_told_once() {
     let (mut d, labels) = engine(DpiConfig::default());
-    d.watch(|l| l.master == "TLS" || l.master == "HTTP");
+    let of = |name: &str| proto::REGISTRY.iter().position(|i| i.name == name).unwrap() as u16;
+    d.watch(&[of("tls"), of("http")]);
     // Text neither a TLS record nor an HTTP message opens with, on a port nothing claims.
     let mut h = NO_HANDLE;
     let text = b"HELLO peer 42\r\n";

@@ -148,6 +148,9 @@ pub struct Rules {
     /// By the statistical model's class, the IP protocols (a 256-bit set) it may name a flow
     /// of ([`Rules::model_admits`]).
     model_l4s: Vec<[u64; 4]>,
+    /// The payload inspectors (registry indices) that can name one of the model's classes
+    /// ([`Rules::model_inspectors`]).
+    model_inspectors: Vec<u16>,
     /// By label id: is a flow of this label encrypted (nDPI's mark of its master protocol)?
     encrypted: Vec<bool>,
     /// By label id: what the risk rules ask of its names (compared once, not per flow).
@@ -327,7 +330,7 @@ impl Rules {
             })
             .collect();
         let port_masters = port_masters(&labels, &ports);
-        let model_l4s = model
+        let (model_l4s, model_inspectors) = model
             .as_ref()
             .map(|m| model_l4s(&labels, &port_masters, &dpi, m))
             .unwrap_or_default();
@@ -370,6 +373,7 @@ impl Rules {
             call_masters,
             port_masters,
             model_l4s,
+            model_inspectors,
             encrypted,
             risk_kinds,
             labels,
@@ -422,6 +426,14 @@ impl Rules {
         self.model_l4s
             .get(usize::from(class))
             .is_none_or(|set| set[usize::from(l4 >> 6)] >> (l4 & 63) & 1 != 0)
+    }
+
+    /// The payload inspectors (indices in `wirespeed_dpi::proto::REGISTRY`) that can name one
+    /// of the statistical model's classes: a label of theirs has the class's protocol as
+    /// master or application, as [`Rules::model_admits`] reads it (found once at load). Empty
+    /// without a model.
+    pub fn model_inspectors(&self) -> &[u16] {
+        &self.model_inspectors
     }
 
     /// The host rule application `name` (a DNS query or a CNAME) belongs to, if one does.
@@ -642,7 +654,7 @@ fn model_l4s(
     port_masters: &[u8],
     dpi: &DpiRules,
     model: &Loaded,
-) -> Vec<[u64; 4]> {
+) -> (Vec<[u64; 4]>, Vec<u16>) {
     use std::collections::HashMap;
     let add = |set: &mut [u64; 4], p: u8| set[usize::from(p >> 6)] |= 1 << (p & 63);
     let transports = |set: &mut [u64; 4], bits: u8| {
@@ -662,11 +674,17 @@ fn model_l4s(
         .collect();
     let mut sets = vec![[0u64; 4]; model.labels.len()];
     let at = |name: &str| class.get(name).copied();
-    for ins in wirespeed_dpi::proto::REGISTRY {
+    let mut inspectors = Vec::new();
+    for (i, ins) in wirespeed_dpi::proto::REGISTRY.iter().enumerate() {
+        let mut names = false;
         for l in ins.labels {
             for c in [at(l.master), at(l.app)].into_iter().flatten() {
                 transports(&mut sets[c], ins.transports);
+                names = true;
             }
+        }
+        if names {
+            inspectors.push(i as u16);
         }
     }
     for sig in dpi.signatures().sigs() {
@@ -691,7 +709,7 @@ fn model_l4s(
             *set = [u64::MAX; 4];
         }
     }
-    sets
+    (sets, inspectors)
 }
 
 #[cfg(test)]

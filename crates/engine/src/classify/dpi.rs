@@ -92,14 +92,9 @@ impl Classifier for DpiClassifier {
 
     fn new(cfg: &super::Env<'_>) -> Self {
         let mut dpi = Dpi::new(*cfg.dpi, cfg.rules.dpi().clone());
-        // The inspectors of the statistical model's classes (by the class's protocol name, as
-        // the model's transports are found: `Rules::model_admits`), so that a flow whose
-        // payload all of them turned away is not named by the model.
-        if let Some(m) = cfg.rules.model() {
-            let labels = cfg.rules.labels();
-            let classes: Vec<&str> = m.labels.iter().map(|&id| labels.get(id).master()).collect();
-            dpi.watch(|l| classes.contains(&l.master) || classes.contains(&l.app));
-        }
+        // The inspectors of the statistical model's classes, so that a flow whose payload all
+        // of them turned away is not named by the model.
+        dpi.watch(cfg.rules.model_inspectors());
         DpiClassifier {
             dpi,
             rules: cfg.rules.clone(),
