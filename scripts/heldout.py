@@ -407,10 +407,11 @@ def server_key(l4, src, sport, dst, dport):
     return None
 
 
-def wirespeed_flows(binary, pcap, tmp):
+def wirespeed_flows(binary, pcap, tmp, model=None):
     out = os.path.join(tmp, "ws.csv")
+    extra = ["--model", model] if model else []
     subprocess.run([binary, "classify", pcap, "-o", out, "--format", "csv", "-q", "--ordered",
-                    "--workers", "1"], check=True)
+                    "--workers", "1"] + extra, check=True)
     rows = []
     with open(out) as f:
         for r in csv.DictReader(f):
@@ -439,6 +440,9 @@ def ndpi_flows(pcap, tmp):
         head = [h.lstrip("#") for h in next(rd)]
         for vals in rd:
             r = dict(zip(head, vals))
+            # A string holding a line break splits its row in two: the tail is no flow.
+            if "ndpi_proto" not in r or "src_ip" not in r:
+                continue
             l4 = {"1": "ICMP", "2": "IGMP", "6": "TCP", "17": "UDP", "89": "OSPF",
                   "112": "VRRP"}.get(r.get("protocol"), r.get("protocol"))
             name = ".".join(NDPI42_SPELLING.get(x, x) for x in r["ndpi_proto"].split("."))
@@ -478,6 +482,8 @@ def main():
                     help="classify the captures already in --out, capture only missing ones")
     ap.add_argument("--no-ndpi", action="store_true", help="do not run ndpiReader")
     ap.add_argument("--csv", help="also write one row per labelled flow here")
+    ap.add_argument("--model", help="classify with this statistical model (`classify --model`) "
+                    "instead of the built-in one; its classes are the model alone's")
     ap.add_argument("--list", action="store_true", help="list the variants and their part")
     a = ap.parse_args()
 
@@ -512,7 +518,7 @@ def main():
         if not ok:
             table.append((v["name"], part, "failed: " + why))
             continue
-        got, other = label_rows(wirespeed_flows(binary, pcap, tmp), v["labels"])
+        got, other = label_rows(wirespeed_flows(binary, pcap, tmp, a.model), v["labels"])
         nd = label_rows(ndpi_flows(pcap, tmp), v["labels"])[0] if use_ndpi else []
         n = len(got)
         wa = sum(r["app"] == e[1] for r, e, _ in got)
@@ -560,7 +566,7 @@ def main():
     # The statistical model alone (issue 38's "stats model alone on captures you do not have"):
     # its `stats_app` on the labelled flows whose expected master is one of the shipped model's
     # classes, whatever method named the flow; an abstention (Unknown) counts as wrong.
-    classes = set(model_classes(os.path.join(repo, "models", "default.wsm")))
+    classes = set(model_classes(a.model or os.path.join(repo, "models", "default.wsm")))
     print("\nStatistical model alone (`stats_app`), flows of the shipped model's classes:\n")
     print("| part | flows | classes | macro-F1 | accuracy | per class (F1) |")
     print("|---|---:|---:|---:|---:|---|")

@@ -499,7 +499,7 @@ type Trained<'py> = (
 /// The native half of `wirespeed.train` (use that): `wirespeed train`'s run.
 #[pyfunction]
 #[pyo3(signature = (
-    paths, labels, *, algo=String::from("nb"), size=String::from("payload"), packets=4,
+    paths, labels, *, algo=String::from("nb"), size=String::from("data"), packets=4,
     bin_width=32, alpha=0.0001, sigma=1.0, port=true, reject=0.0, iat=false, min_class=30,
     folds=5, seed=1, max_repeats=10
 ))]

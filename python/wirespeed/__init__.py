@@ -708,7 +708,7 @@ def train(
     labels: PathLike,
     *,
     algo: str = "nb",
-    size: str = "payload",
+    size: str = "data",
     packets: int = 4,
     bin_width: int = 32,
     alpha: float = 0.0001,
@@ -728,7 +728,8 @@ def train(
     the flows of ``source`` (files, directories) by capture name and end-points. ``algo``:
     ``"nb"`` (Naive Bayes over signed packet sizes and the server port, seed 000) or ``"c45"``
     (a C4.5 tree over sizes and the AtoZ features). ``size``: ``"ip"``, ``"payload"`` or
-    ``"data"``; ``packets``: classify at this packet (1 to 5); ``bin_width``, ``alpha``,
+    ``"data"`` (the first packets that carried payload, at most 4, however many came before);
+    ``packets``: classify at this packet (1 to 5; for ``"data"``, at this payload-carrying one); ``bin_width``, ``alpha``,
     ``sigma``, ``port``, ``reject``: Naive Bayes' parameters; ``iat``: C4.5 also uses
     inter-arrival times; ``min_class``: classes need this many labelled flows; ``folds``:
     cross-validation by capture file (0: none), with ``seed``; ``max_repeats``: flows of one

@@ -137,7 +137,7 @@ def train(
     labels: PathLike,
     *,
     algo: str = "nb",
-    size: str = "payload",
+    size: str = "data",
     packets: int = 4,
     bin_width: int = 32,
     alpha: float = 0.0001,

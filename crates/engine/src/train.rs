@@ -243,7 +243,7 @@ impl Default for TrainParams {
     fn default() -> Self {
         TrainParams {
             nb: true,
-            size: "payload".into(),
+            size: "data".into(),
             packets: 4,
             bin_width: 32,
             alpha: 0.0001,

@@ -885,13 +885,17 @@ mod size_tests {
     fn flow_slot_stays_within_budget() {
         // 136 -> 144: the DPI context handle (`FlowExt::dpi`, a u32 padded to 8). All payload
         // state lives in the DPI pools; the slot keeps only the handle.
-        assert_eq!(std::mem::size_of::<wirespeed_stats::Early>(), 40);
+        assert_eq!(std::mem::size_of::<wirespeed_stats::Early>(), 48);
         // 184 -> 192: `Flow::seen`, the input's clock at the flow's last packet, so expiry
         // measures on one monotonic clock in captures whose time goes back (issue 5: records
         // independent of batch size and workers); worst case measured within noise.
         // 192 -> 184: the verdict's label is a 2-byte id, not a reference (issue 17); 184 ->
         // 192: the facts classifiers publish for the arbiter (a byte, padded to 8).
-        assert!(std::mem::size_of::<wirespeed_flow::Flow<super::FlowExt>>() <= 192);
+        // 192 -> 200: the first 4 payload-carrying packets' sizes (`Early::lead`, 8 bytes) that
+        // a model of the data packets reads however long the handshake was (twentieth
+        // session; the statistical model's held-out figures, DESIGN.md "Statistical models").
+        let slot = std::mem::size_of::<wirespeed_flow::Flow<super::FlowExt>>();
+        assert!(slot <= 200, "{slot}");
         assert!(std::mem::size_of::<Option<wirespeed_classify::Verdict>>() <= 24);
     }
 }

@@ -11,7 +11,7 @@
 /// slot must stay small; statistical models use at most this many positions.
 pub const SPLT_CAP: usize = 5;
 
-/// The first packets of a flow. 40 bytes.
+/// The first packets of a flow, and the first that carried payload. 48 bytes.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Early {
     /// Packets recorded (≤ [`SPLT_CAP`]).
@@ -26,7 +26,18 @@ pub struct Early {
     pub payload: [u16; SPLT_CAP],
     /// Microseconds between packet i and packet i+1 (saturated).
     pub iat_us: [u32; SPLT_CAP - 1],
+    /// The first [`LEAD_CAP`] packets that carried payload, however many packets came before
+    /// them (the handshake, pure ACKs and empty datagrams skipped): [`SizeMode::Data`]'s
+    /// sequence. Bit 15 set when the packet went server→client, the low 15 bits its transport
+    /// payload length saturated at 32,767; 0 = not seen (a recorded packet carried a byte at
+    /// least), so the recorded ones are the entries before the first 0. 8 bytes where a count
+    /// and a direction byte would have made 12 and grown the flow slot past 192 bytes.
+    pub lead: [u16; LEAD_CAP],
 }
+
+/// Payload-carrying packets [`Early::lead`] keeps (a model of [`SizeMode::Data`] with more
+/// positions sees the rest absent).
+pub const LEAD_CAP: usize = 4;
 
 /// TCP flag bits used here.
 pub mod tcp {
@@ -48,11 +59,17 @@ impl Early {
     /// packet contents beyond saturation.
     #[inline]
     pub fn push(&mut self, s2c: bool, ip_len: u16, payload: u32, flags: u8, gap_ns: u64) {
+        let pl = payload.min(u16::MAX as u32) as u16;
+        if pl != 0 && self.lead[LEAD_CAP - 1] == 0 {
+            let d = self.nlead();
+            if let Some(l) = self.lead.get_mut(d) {
+                *l = u16::from(s2c) << 15 | pl.min(0x7fff);
+            }
+        }
         let i = self.n as usize;
         if i >= SPLT_CAP {
             return;
         }
-        let pl = payload.min(u16::MAX as u32) as u16;
         if let Some(p) = self.payload.get_mut(i) {
             *p = pl;
         }
@@ -77,6 +94,36 @@ impl Early {
     pub fn any_payload(&self, first: usize) -> bool {
         let n = usize::from(self.n).min(first);
         self.payload.iter().take(n).any(|&p| p != 0)
+    }
+
+    /// Payload-carrying packets recorded in [`Early::lead`] (≤ [`LEAD_CAP`]).
+    #[inline]
+    pub fn nlead(&self) -> usize {
+        self.lead.iter().take_while(|&&l| l != 0).count()
+    }
+
+    /// How far the flow has come for a model of `mode` classifying at position `p`: its packets
+    /// (`packets`, the flow's count, not capped), or for [`SizeMode::Data`] its
+    /// payload-carrying packets recorded. The model is asked when this reaches `p`.
+    #[inline]
+    pub fn progress(&self, mode: SizeMode, packets: u64) -> u64 {
+        if mode == SizeMode::Data {
+            self.nlead() as u64
+        } else {
+            packets
+        }
+    }
+
+    /// Is there anything for a model of `mode` at position `p` to tell applications apart by?
+    /// Not a flow shorter than `p` packets none of which carried payload (a scan's SYN, a
+    /// refused connection), nor, for [`SizeMode::Data`], a flow without payload at all.
+    #[inline]
+    pub fn speaks(&self, mode: SizeMode, p: usize) -> bool {
+        if mode == SizeMode::Data {
+            self.lead[0] != 0
+        } else {
+            self.len() >= p || self.any_payload(p)
+        }
     }
 
     /// Packets recorded.
@@ -104,7 +151,8 @@ impl Early {
             + self.hdr.get(i).copied().unwrap_or(0) as u32
     }
 
-    /// Signed size of packet i: + client→server, − server→client, of the IP length or the payload.
+    /// Signed size of packet i: + client→server, − server→client, of the IP length or the payload
+    /// (`Data` as `Payload`: packet i of all packets).
     #[inline]
     pub fn signed(&self, i: usize, mode: SizeMode) -> i32 {
         let v = match mode {
@@ -119,10 +167,14 @@ impl Early {
     }
 
     /// The same flow as seen after only its first `p` packets (what the runtime knows at
-    /// packet `p`): training uses this so it sees what the classifier will see.
+    /// packet `p`), and its first `p` payload-carrying ones: training uses this so it sees
+    /// what the classifier will see.
     pub fn truncated(&self, p: usize) -> Early {
         let mut e = *self;
         let p = p.min(SPLT_CAP);
+        for l in e.lead.iter_mut().skip(p) {
+            *l = 0;
+        }
         if e.len() > p {
             e.n = p as u8;
             e.s2c &= ((1u16 << p) - 1) as u8;
@@ -139,22 +191,25 @@ impl Early {
     }
 
     /// The sequence a model scores: the signed sizes of the first `out.len()` packets under
-    /// `mode`; returns how many positions are present (the rest are absent). `Data` keeps only
-    /// the packets with payload among them.
+    /// `mode`; returns how many positions are present (the rest are absent). `Data`: of the
+    /// first `out.len()` packets that carried payload, wherever they came.
     #[inline]
     pub fn sizes(&self, mode: SizeMode, out: &mut [i32]) -> usize {
-        let mut k = 0;
-        // Only the first out.len() packets: what the flow looked like at packet P (for `Data`,
-        // the payload-carrying ones among them).
-        for i in 0..self.len().min(out.len()) {
-            if k >= out.len() {
-                break;
+        if mode == SizeMode::Data {
+            let mut k = 0;
+            for (o, &l) in out
+                .iter_mut()
+                .zip(self.lead.iter().take_while(|&&l| l != 0))
+            {
+                let v = i32::from(l & 0x7fff);
+                *o = if l >> 15 != 0 { -v } else { v };
+                k += 1;
             }
-            if mode == SizeMode::Data && self.payload[i] == 0 {
-                continue;
-            }
-            out[k] = self.signed(i, mode);
-            k += 1;
+            return k;
+        }
+        let k = self.len().min(out.len());
+        for (i, o) in out.iter_mut().take(k).enumerate() {
+            *o = self.signed(i, mode);
         }
         k
     }
@@ -257,8 +312,9 @@ pub enum SizeMode {
     Ip,
     /// Transport payload length of every packet (a pure ACK is ±0).
     Payload,
-    /// Transport payload length of the packets that carry payload only (Bernaille, Crotti: the
-    /// handshake and pure ACKs are skipped).
+    /// Transport payload length of the first packets that carry payload (Bernaille, Crotti: the
+    /// handshake and pure ACKs are skipped, however many there were); the model is asked at the
+    /// P-th of them.
     Data,
 }
 
@@ -333,9 +389,15 @@ mod tests {
         let mut s = [0; 5];
         assert_eq!(e.sizes(SizeMode::Ip, &mut s), 5);
         assert_eq!(s, [60, -60, 52, 352, -1452]);
-        assert_eq!(e.sizes(SizeMode::Data, &mut s), 2);
-        assert_eq!(&s[..2], &[300, -1400]);
-        assert_eq!(e.sizes(SizeMode::Data, &mut s[..4]), 1);
+        // The sixth packet, beyond the first five, is still among the first with payload.
+        assert_eq!(e.sizes(SizeMode::Data, &mut s), 3);
+        assert_eq!(&s[..3], &[300, -1400, -1400]);
+        assert_eq!(e.nlead(), 3);
+        assert!(e.speaks(SizeMode::Data, 4) && !Early::default().speaks(SizeMode::Data, 4));
+        assert_eq!(e.sizes(SizeMode::Data, &mut s[..2]), 2);
+        assert_eq!(e.progress(SizeMode::Data, 6), 3);
+        assert_eq!(e.progress(SizeMode::Payload, 6), 6);
+        assert_eq!(e.truncated(2).sizes(SizeMode::Data, &mut s), 2);
         assert_eq!(e.sizes(SizeMode::Payload, &mut s), 5);
         assert_eq!(s, [0, 0, 0, 300, -1400]);
         let t = e.truncated(3);
@@ -370,6 +432,18 @@ mod tests {
             for m in [SizeMode::Ip, SizeMode::Payload, SizeMode::Data] {
                 proptest::prop_assert!(e.sizes(m, &mut s) <= e.len());
             }
+            // `Data`: the first payload-carrying packets in order, signed by direction.
+            let want: Vec<i32> = pkts
+                .iter()
+                .filter(|p| p.2 != 0)
+                .take(LEAD_CAP)
+                .map(|&(d, _, pl, _, _)| {
+                    let v = pl.min(0x7fff) as i32;
+                    if d { -v } else { v }
+                })
+                .collect();
+            let k = e.sizes(SizeMode::Data, &mut s);
+            proptest::prop_assert_eq!(&s[..k], &want[..]);
         }
     }
 

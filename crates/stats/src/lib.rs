@@ -19,7 +19,7 @@ pub mod model;
 pub mod nb;
 
 pub use classes::{coarse, Coarse};
-pub use features::{Early, SizeMode, ATOZ_NAMES, SPLT_CAP};
+pub use features::{Early, SizeMode, ATOZ_NAMES, LEAD_CAP, SPLT_CAP};
 pub use link::LinkModel;
 pub use model::{Model, ModelError};
 

@@ -39,7 +39,10 @@ pub struct NbParams {
 impl Default for NbParams {
     fn default() -> Self {
         NbParams {
-            mode: SizeMode::Payload,
+            // The first payload-carrying packets (Bernaille, Crotti): held out, they tell
+            // applications apart better than every packet with the handshake's empty ones
+            // (DESIGN.md "Statistical models").
+            mode: SizeMode::Data,
             positions: 4,
             bin_width: 32,
             port: true,
@@ -520,21 +523,17 @@ impl NaiveBayes {
             0
         };
         let mut key = [0usize; SPLT_CAP];
-        for (i, k) in key.iter_mut().enumerate() {
-            let a = (e.payload[i] as usize + (e.hdr[i] as usize & hdr)).min(2047);
-            *k = ((e.s2c as usize) >> i & 1) << 11 | a;
-        }
         let k = if self.params.mode == SizeMode::Data {
-            // Only the packets with payload count, compacted.
-            let mut t = [0usize; 8];
-            let mut k = 0usize;
-            for (i, &v) in key.iter().enumerate() {
-                t[k & 7] = v;
-                k += (i < n && e.payload[i] != 0) as usize;
+            // The first packets that carried payload, wherever they came.
+            for (k, &l) in key.iter_mut().zip(e.lead.iter()) {
+                *k = (l as usize >> 15) << 11 | (l as usize & 0x7fff).min(2047);
             }
-            key.copy_from_slice(&t[..SPLT_CAP]);
-            k
+            e.nlead().min(self.positions)
         } else {
+            for (i, k) in key.iter_mut().enumerate() {
+                let a = (e.payload[i] as usize + (e.hdr[i] as usize & hdr)).min(2047);
+                *k = ((e.s2c as usize) >> i & 1) << 11 | a;
+            }
             n
         };
         let mut bins = [0usize; MAX_FEATURES];

@@ -34,8 +34,9 @@ pub(crate) struct TrainArgs {
     #[arg(long, value_enum, default_value = "nb")]
     algo: AlgoArg,
     /// Size used: ip (IP length, handshake included), payload (transport payload, handshake
-    /// included as ±0), data (payload-carrying packets only).
-    #[arg(long, default_value = "payload")]
+    /// included as ±0), data (the first packets that carried payload, wherever they came; at
+    /// most 4).
+    #[arg(long, default_value = "data")]
     size: String,
     /// Classify at this packet (positions used, 1..=5).
     #[arg(long, default_value_t = 4)]

@@ -30,7 +30,7 @@ use wirespeed_classify::{Facts, LabelId, Method, Verdict};
 use wirespeed_export::FlowRecord;
 use wirespeed_stats::model::Algo;
 use wirespeed_stats::nb::{NbParams, MAX_FEATURES};
-use wirespeed_stats::{Early, Loaded, StatsResult};
+use wirespeed_stats::{Early, Loaded, SizeMode, StatsResult};
 
 // `StatsResult::class`: 0, not asked; below DECIDED, the answer at the flow's latest packet
 // (a flow shorter than P packets, `--learn-stats`): 1 abstained, 2 + c class c; from DECIDED
@@ -77,8 +77,11 @@ pub struct StatsClassifier {
     /// A packet looks at the model while `class` is below this: [`DECIDED`] (off), or
     /// [`DECIDED`] | [`TAUGHT`] (learning: until the flow taught); 0 when disabled.
     gate: u16,
-    /// ... and the flow has this many packets: P (off), 1 (learning); never without a model.
+    /// ... and the flow has this many packets (payload-carrying ones for a model of
+    /// [`SizeMode::Data`]): P (off), 1 (learning); never without a model.
     from: u64,
+    /// The model's size mode (how [`StatsClassifier::from`] counts).
+    mode: SizeMode,
 }
 
 /// Per flow: the first packets (statistical features, `splt_*` and `atoz_*` of the record) and
@@ -106,9 +109,7 @@ impl StatsClassifier {
         // asked at its end, or, learning, at its packets so far): the model, which learnt
         // sizes, abstains instead.
         let p = usize::from(m.model.positions);
-        a.filter(|&(c, _)| {
-            self.rules.model_admits(c, flow.key.proto) && (e.len() >= p || e.any_payload(p))
-        })
+        a.filter(|&(c, _)| self.rules.model_admits(c, flow.key.proto) && e.speaks(m.model.mode, p))
     }
 
     /// [`StatsClassifier::answer`] when learning (kept out of line: the path without it stays
@@ -167,7 +168,7 @@ impl StatsClassifier {
     fn learning(&self, m: &Loaded, flow: &FlowView<'_>, st: &mut StatsState, d: &mut Decide<'_>) {
         if st.result.class >= DECIDED {
             self.teach(flow, st, d);
-        } else if flow.total_pkts() < m.model.positions as u64 {
+        } else if st.early.progress(m.model.mode, flow.total_pkts()) < m.model.positions as u64 {
             self.tentative(m, flow, st);
         } else {
             self.ask(m, flow, st, d);
@@ -308,6 +309,10 @@ impl Classifier for StatsClassifier {
                 .rules
                 .model()
                 .map_or(u64::MAX, |m| u64::from(m.model.positions)),
+            mode: cfg
+                .rules
+                .model()
+                .map_or(SizeMode::Payload, |m| m.model.mode),
         }
     }
 
@@ -326,7 +331,9 @@ impl Classifier for StatsClassifier {
             .push(s2c, p.ip_len, p.payload.len() as u32, p.tcp_flags, p.gap_ns);
         // Off: `gate` is DECIDED (0 when the classifier is disabled) and `from` P (never
         // without a model), so this is "enabled, not asked yet, P packets": two compares.
-        if st.result.class < self.gate && flow.total_pkts() >= self.from {
+        if st.result.class < self.gate
+            && st.early.progress(self.mode, flow.total_pkts()) >= self.from
+        {
             if let Some(m) = self.rules.model() {
                 if self.link.is_none() {
                     self.ask(m, flow, st, d);
