@@ -102,9 +102,9 @@ impl Early {
         self.lead.iter().take_while(|&&l| l != 0).count()
     }
 
-    /// How far the flow has come for a model of `mode` classifying at position `p`: its packets
-    /// (`packets`, the flow's count, not capped), or for [`SizeMode::Data`] its
-    /// payload-carrying packets recorded. The model is asked when this reaches `p`.
+    /// How far the flow has come for a model of `mode`: its packets (`packets`, the flow's
+    /// count, not capped), or for [`SizeMode::Data`] its payload-carrying packets recorded. The
+    /// model is asked when this reaches its position P.
     #[inline]
     pub fn progress(&self, mode: SizeMode, packets: u64) -> u64 {
         if mode == SizeMode::Data {

@@ -30,7 +30,7 @@ use wirespeed_classify::{Facts, LabelId, Method, Verdict};
 use wirespeed_export::FlowRecord;
 use wirespeed_stats::model::Algo;
 use wirespeed_stats::nb::{NbParams, MAX_FEATURES};
-use wirespeed_stats::{Early, Loaded, SizeMode, StatsResult};
+use wirespeed_stats::{Early, Loaded, SizeMode, StatsResult, LEAD_CAP};
 
 // `StatsResult::class`: 0, not asked; below DECIDED, the answer at the flow's latest packet
 // (a flow shorter than P packets, `--learn-stats`): 1 abstained, 2 + c class c; from DECIDED
@@ -48,6 +48,19 @@ const TAUGHT: u16 = 0x4000;
 const NO_CLASS: u16 = u16::MAX;
 
 /// Does this run's statistical classifier learn from the link?
+/// Where a flow's [`Early::progress`] has come when the model is asked: its P, or for a model
+/// of [`SizeMode::Data`] with more positions than [`LEAD_CAP`] payload-carrying packets kept,
+/// the last one kept (the rest are absent to it in training too).
+fn ask_at(m: &Loaded) -> u64 {
+    let p = usize::from(m.model.positions);
+    let p = if m.model.mode == SizeMode::Data {
+        p.min(LEAD_CAP)
+    } else {
+        p
+    };
+    p as u64
+}
+
 pub(crate) fn learns(env: &super::Env<'_>) -> bool {
     env.learn.stats_weight > 0
         && env.classifiers.has(Method::Stats)
@@ -168,7 +181,7 @@ impl StatsClassifier {
     fn learning(&self, m: &Loaded, flow: &FlowView<'_>, st: &mut StatsState, d: &mut Decide<'_>) {
         if st.result.class >= DECIDED {
             self.teach(flow, st, d);
-        } else if st.early.progress(m.model.mode, flow.total_pkts()) < m.model.positions as u64 {
+        } else if st.early.progress(m.model.mode, flow.total_pkts()) < ask_at(m) {
             self.tentative(m, flow, st);
         } else {
             self.ask(m, flow, st, d);
@@ -305,10 +318,7 @@ impl Classifier for StatsClassifier {
             } else {
                 0
             },
-            from: cfg
-                .rules
-                .model()
-                .map_or(u64::MAX, |m| u64::from(m.model.positions)),
+            from: cfg.rules.model().map_or(u64::MAX, ask_at),
             mode: cfg
                 .rules
                 .model()
