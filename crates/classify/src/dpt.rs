@@ -339,18 +339,21 @@ mod tests {
         /// any order of its hints.
         #[test]
         fn counting_first_changes_nothing(
-            batches in prop::collection::vec(prop::collection::vec((0u8..8, 0u16..4), 0..40), 1..8),
+            batches in prop::collection::vec(
+                prop::collection::vec((0u8..120, 1u16..4, 0u16..4), 0..300), 1..8),
         ) {
             const S: u64 = 1_000_000_000;
-            let mut d = Dpt::new(cfg(64));
-            let mut r: Dpt<u16> = Dpt::new(cfg(64));
+            let mut d = Dpt::new(cfg(1024));
+            let mut r: Dpt<u16> = Dpt::new(cfg(1024));
             for (i, b) in batches.iter().enumerate() {
                 let now = i as u64 * S;
                 // (Handed in backwards: the order of a batch's hints changes nothing.)
-                let mut v: Vec<(Endpoint, u16)> = b.iter().rev().map(|(n, l)| (ep(*n, 1), *l)).collect();
+                let mut v: Vec<(Endpoint, u16)> =
+                    b.iter().rev().map(|(n, port, l)| (ep(*n, *port), *l)).collect();
                 d.add_batch(&mut v, now);
                 // The reduction as it was: sort the packed hints, apply each run of equal ones.
-                let mut p: Vec<(Key, u16)> = b.iter().map(|(n, l)| (ep(*n, 1).packed(), *l)).collect();
+                let mut p: Vec<(Key, u16)> =
+                    b.iter().map(|(n, port, l)| (ep(*n, *port).packed(), *l)).collect();
                 p.sort_unstable();
                 r.stats.hints += p.len() as u64;
                 for run in p.chunk_by(|a, b| a == b) {

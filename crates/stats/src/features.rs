@@ -3,9 +3,11 @@
 //!
 //! Per packet (the first [`SPLT_CAP`] of the flow, every packet counted, TCP handshake included)
 //! the slot keeps the direction, the transport payload length, the IP+transport header length,
-//! the TCP flags and the inter-arrival time: 8 bytes a packet, 40 in all. Both "IP length" and
-//! "payload length" sequences, and the 12 AtoZ features, are derived from these when needed
-//! (at bind time or in the record), so the per-packet upkeep is a handful of stores.
+//! the TCP flags and the inter-arrival time: 8 bytes a packet, 40 in all; and apart, the
+//! direction and payload length of the first 4 packets that carried payload, wherever they
+//! came (8 bytes, what a model of [`SizeMode::Data`] reads). Both "IP length" and "payload
+//! length" sequences, and the 12 AtoZ features, are derived from these when needed (at bind
+//! time or in the record), so the per-packet upkeep is a handful of stores.
 
 /// Packets recorded per flow (the `N` of the issue's SPLT arrays). A compile-time capacity: the
 /// slot must stay small; statistical models use at most this many positions.

@@ -443,7 +443,10 @@ mod tests {
         let mut e = Early::default();
         e.push(false, 100, 60, 0, 0);
         let c = NbCounts::train(
-            NbParams::default(),
+            NbParams {
+                mode: SizeMode::Payload,
+                ..NbParams::default()
+            },
             2,
             [(&e, 6u8, 80u16, 0u16), (&e, 6, 80, 1)].into_iter(),
         );
