@@ -47,7 +47,6 @@ const TAUGHT: u16 = 0x4000;
 /// No class of the model.
 const NO_CLASS: u16 = u16::MAX;
 
-/// Does this run's statistical classifier learn from the link?
 /// Where a flow's [`Early::progress`] has come when the model is asked: its P, or for a model
 /// of [`SizeMode::Data`] with more positions than [`LEAD_CAP`] payload-carrying packets kept,
 /// the last one kept (the rest are absent to it in training too).
@@ -61,6 +60,7 @@ fn ask_at(m: &Loaded) -> u64 {
     p as u64
 }
 
+/// Does this run's statistical classifier learn from the link?
 pub(crate) fn learns(env: &super::Env<'_>) -> bool {
     env.learn.stats_weight > 0
         && env.classifiers.has(Method::Stats)
@@ -340,7 +340,8 @@ impl Classifier for StatsClassifier {
         st.early
             .push(s2c, p.ip_len, p.payload.len() as u32, p.tcp_flags, p.gap_ns);
         // Off: `gate` is DECIDED (0 when the classifier is disabled) and `from` P (never
-        // without a model), so this is "enabled, not asked yet, P packets": two compares.
+        // without a model), so this is "enabled, not asked yet, P packets (payload-carrying
+        // ones for a model of those)": two compares and the mode's branch.
         if st.result.class < self.gate
             && st.early.progress(self.mode, flow.total_pkts()) >= self.from
         {
