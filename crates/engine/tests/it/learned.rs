@@ -106,43 +106,12 @@ impl Cap {
 
     /// A TCP connection: handshake, the client's `payload`, the server's acknowledgement.
     fn tcp(&mut self, t: u64, sport: u16, server: ([u8; 4], u16), payload: &[u8]) {
-        let fb = FrameBuilder { vlan: 0 };
-        let seg = |up: bool, flags: u8, seq: u32, ack: u32, payload: &[u8]| {
-            let (s, d) = if up {
-                (CLIENT, server.0)
-            } else {
-                (server.0, CLIENT)
-            };
-            let (sp, dp) = if up {
-                (sport, server.1)
-            } else {
-                (server.1, sport)
-            };
-            fb.ipv4(
-                s,
-                d,
-                &L4::Tcp {
-                    sport: sp,
-                    dport: dp,
-                    flags,
-                    seq,
-                    ack,
-                    payload,
-                },
-            )
-        };
-        let ms = 1_000_000;
-        self.0.push((t, seg(true, 0x02, 100, 0, &[])));
-        self.0.push((t + ms, seg(false, 0x12, 500, 101, &[])));
-        self.0.push((t + 2 * ms, seg(true, 0x10, 101, 501, &[])));
-        self.0
-            .push((t + 3 * ms, seg(true, 0x18, 101, 501, payload)));
-        let n = 101 + payload.len() as u32;
-        self.0.push((t + 4 * ms, seg(false, 0x10, 501, n, &[])));
+        self.tcp_reply(t, sport, server, payload, &[], 1);
     }
 
     /// A TCP connection: handshake, `payload` from the client, then `reply` from the server
-    /// in segments of `seg` bytes, each acknowledged.
+    /// in segments of `seg` bytes, each acknowledged (without a reply, the server's
+    /// acknowledgement of the request).
     fn tcp_reply(
         &mut self,
         t: u64,
@@ -179,6 +148,9 @@ impl Cap {
         self.0
             .push((t + 3 * ms, pkt(true, 0x18, 101, 501, payload)));
         let up = 101 + payload.len() as u32;
+        if reply.is_empty() {
+            self.0.push((t + 4 * ms, pkt(false, 0x10, 501, up, &[])));
+        }
         let mut down = 501u32;
         for (i, part) in reply.chunks(seg.max(1)).enumerate() {
             let at = t + (4 + 2 * i as u64) * ms;
