@@ -98,10 +98,15 @@ impl Early {
         self.payload.iter().take(n).any(|&p| p != 0)
     }
 
-    /// Payload-carrying packets recorded in [`Early::lead`] (≤ [`LEAD_CAP`]).
+    /// Payload-carrying packets recorded in [`Early::lead`] (≤ [`LEAD_CAP`]): its non-zero
+    /// entries, which fill in order. Four compares and no loop: it runs for every packet of a
+    /// flow the model has not been asked about yet (a `take_while` count stayed a call in the
+    /// release build, +1.2% a packet).
     #[inline]
     pub fn nlead(&self) -> usize {
-        self.lead.iter().take_while(|&&l| l != 0).count()
+        const _: () = assert!(LEAD_CAP == 4);
+        let [a, b, c, d] = self.lead;
+        usize::from(a != 0) + usize::from(b != 0) + usize::from(c != 0) + usize::from(d != 0)
     }
 
     /// How far the flow has come for a model of `mode`: its packets (`packets`, the flow's
