@@ -14,8 +14,6 @@
 //! takes the slot). Written by hand (a few lines) because a general cache crate would allocate
 //! per entry or hash with a keyed hasher on the packet path.
 
-use hmac::Hmac;
-use sha2::Sha256;
 
 /// Slots of each memo (a power of two).
 pub const SLOTS: usize = 128;
@@ -100,25 +98,25 @@ pub struct Digests {
     pub(crate) salts: Salts,
 }
 
-/// HMAC-SHA-256 keyed with a QUIC Initial salt, by salt: an HKDF-Extract of a client's
-/// connection id (RFC 9001 §5.2) starts from a copy, which saves the key's two SHA-256 blocks of
-/// every derivation (of 16).
+/// HKDF-Extract keyed with a QUIC Initial salt, by salt: an extract of a client's connection
+/// id (RFC 9001 §5.2) starts from HMAC-SHA-256 already keyed, which saves the key's two SHA-256
+/// blocks of every derivation (of 16).
 #[derive(Default)]
-pub(crate) struct Salts(arrayvec::ArrayVec<(&'static [u8; 20], Hmac<Sha256>), MAX_SALTS>);
+pub(crate) struct Salts(arrayvec::ArrayVec<(&'static [u8; 20], ring::hkdf::Salt), MAX_SALTS>);
 
 /// Salts kept keyed (the QUIC versions' salts are fewer).
 const MAX_SALTS: usize = 8;
 
 impl Salts {
-    /// HMAC-SHA-256 keyed with `salt`, ready for the message (None never: HMAC takes keys
-    /// of any length).
-    pub(crate) fn keyed(&mut self, salt: &'static [u8; 20]) -> Option<Hmac<Sha256>> {
-        if let Some((_, mac)) = self.0.iter().find(|(s, _)| *s == salt) {
-            return Some(mac.clone());
+    /// HKDF-Extract of `secret` with `salt`.
+    pub(crate) fn extract(&mut self, salt: &'static [u8; 20], secret: &[u8]) -> ring::hkdf::Prk {
+        if let Some((_, s)) = self.0.iter().find(|(s, _)| *s == salt) {
+            return s.extract(secret);
         }
-        let mac = <Hmac<Sha256> as hmac::Mac>::new_from_slice(salt).ok()?;
-        let _ = self.0.try_push((salt, mac.clone()));
-        Some(mac)
+        let s = ring::hkdf::Salt::new(ring::hkdf::HKDF_SHA256, salt);
+        let prk = s.extract(secret);
+        let _ = self.0.try_push((salt, s));
+        prk
     }
 }
 

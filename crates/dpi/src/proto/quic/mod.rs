@@ -9,10 +9,8 @@ use crate::reasm::Stash;
 use crate::proto::tls::Offer;
 use crate::util::{Buf, Rd};
 use crate::{Cx, Digests, Dir, Inspector, Label, Probe, STATE_BYTES, UDP};
-use aes::cipher::{BlockEncrypt, KeyInit};
-use aes_gcm::aead::AeadInPlace;
-use aes_gcm::Aes128Gcm;
 use arrayvec::ArrayVec;
+use ring::{aead, hkdf};
 
 /// nDPI's QUIC label.
 pub static LABEL: Label = label("QUIC", "Web");
@@ -107,14 +105,20 @@ fn salt(v: u32) -> Option<&'static [u8; 20]> {
 }
 
 /// HKDF-Expand-Label (RFC 8446 §7.1) with an empty context.
-fn expand_label(prk: &hkdf::Hkdf<sha2::Sha256>, label: &[u8], out: &mut [u8]) -> Option<()> {
-    let mut info = Buf::<64>::default();
-    info.push(&(out.len() as u16).to_be_bytes());
-    info.push(&[(6 + label.len()) as u8]);
-    info.push(b"tls13 ");
-    info.push(label);
-    info.push(&[0]);
-    prk.expand(info.as_bytes(), out).ok()
+fn expand_label(prk: &hkdf::Prk, label: &[u8], out: &mut [u8]) -> Option<()> {
+    let len = (out.len() as u16).to_be_bytes();
+    let label_len = [(6 + label.len()) as u8];
+    let info: [&[u8]; 5] = [&len, &label_len, b"tls13 ", label, &[0]];
+    prk.expand(&info, OutLen(out.len())).ok()?.fill(out).ok()
+}
+
+/// An HKDF-Expand output length, as ring asks for one.
+struct OutLen(usize);
+
+impl hkdf::KeyType for OutLen {
+    fn len(&self) -> usize {
+        self.0
+    }
 }
 
 /// Client Initial keys: (key, iv, header-protection key), from the worker's memo when this
@@ -157,14 +161,11 @@ fn derive(
     dcid: &[u8],
     salts: &mut crate::memo::Salts,
 ) -> Option<[u8; 44]> {
-    use hmac::Mac;
     // HKDF-Extract (RFC 5869 §2.2): HMAC keyed with the salt, of the connection id.
-    let mut mac = salts.keyed(salt)?;
-    mac.update(dcid);
-    let initial = hkdf::Hkdf::<sha2::Sha256>::from_prk(&mac.finalize().into_bytes()).ok()?;
+    let initial = salts.extract(salt, dcid);
     let mut secret = [0u8; 32];
     expand_label(&initial, b"client in", &mut secret)?;
-    let c = hkdf::Hkdf::<sha2::Sha256>::from_prk(&secret).ok()?;
+    let c = hkdf::Prk::new_less_safe(hkdf::HKDF_SHA256, &secret);
     let v2 = version == V2;
     let mut keys = [0u8; 44];
     let (k, rest) = keys.split_at_mut(16);
@@ -422,8 +423,10 @@ fn open(
     let (key, iv, hp) = client_keys(version, key_dcid, digests)?;
     // Header protection (RFC 9001 §5.4): AES-ECB of a 16-byte sample.
     let sample = d.get(pn_off + 4..pn_off + 20)?;
-    let mut mask = aes::Block::clone_from_slice(sample);
-    aes::Aes128::new(&hp.into()).encrypt_block(&mut mask);
+    let mask = aead::quic::HeaderProtectionKey::new(&aead::quic::AES_128, &hp)
+        .ok()?
+        .new_mask(sample)
+        .ok()?;
     let first = b0 ^ (mask[0] & 0x0f);
     let pn_len = usize::from(first & 3) + 1;
     // The header is the AEAD's associated data; tokens make it long (164 bytes seen).
@@ -444,19 +447,19 @@ fn open(
     if body.len() < 16 {
         return None;
     }
-    let (ct, tag) = body.split_at(body.len() - 16);
+    // Ciphertext and tag opened in place (`len` is at most MAX_PKT: `initial`).
     out.clear();
-    out.try_extend_from_slice(ct).ok()?;
-    let plain = out.as_mut_slice();
-    let aead = Aes128Gcm::new(&key.into());
-    aead.decrypt_in_place_detached(
-        aes_gcm::Nonce::from_slice(&nonce),
-        &hdr,
-        plain,
-        aes_gcm::Tag::from_slice(tag),
-    )
-    .ok()?;
-    Some(ct.len())
+    out.try_extend_from_slice(body).ok()?;
+    let key = aead::LessSafeKey::new(aead::UnboundKey::new(&aead::AES_128_GCM, &key).ok()?);
+    let n = key
+        .open_in_place(
+            aead::Nonce::assume_unique_for_key(nonce),
+            aead::Aad::from(hdr.as_slice()),
+            out.as_mut_slice(),
+        )
+        .ok()?
+        .len();
+    Some(n)
 }
 
 /// Longest long header we authenticate (token included).

@@ -7,7 +7,6 @@ use crate::meta::{Field, Meta};
 use crate::proto::label;
 use crate::util::{md5_hex, Buf, Rd};
 use crate::{Cx, Digests, Dir, Inspector, Label, Probe, TCP};
-use sha2::{Digest, Sha256};
 
 /// nDPI's TLS label.
 pub static LABEL: Label = label("TLS", "Web");
@@ -836,9 +835,9 @@ fn hash12(b: &[u8], skip: bool, digests: &mut Digests) -> [u8; 12] {
         return *b"000000000000";
     }
     digests.ja4.get(b, |b| {
-        let d = Sha256::digest(b);
+        let d = ring::digest::digest(&ring::digest::SHA256, b);
         let mut o = [0u8; 12];
-        crate::util::hex(&d[..6], &mut o);
+        crate::util::hex(&d.as_ref()[..6], &mut o);
         o
     })
 }
