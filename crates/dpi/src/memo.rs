@@ -14,7 +14,6 @@
 //! takes the slot). Written by hand (a few lines) because a general cache crate would allocate
 //! per entry or hash with a keyed hasher on the packet path.
 
-
 /// Slots of each memo (a power of two).
 pub const SLOTS: usize = 128;
 
