@@ -66,7 +66,11 @@ impl FlowKey {
         src: ([u8; 16], u16),
         dst: ([u8; 16], u16),
     ) -> (FlowKey, Side) {
-        let (a, b, side) = if src <= dst {
+        // The end-points' order: the addresses' bytes in order, then the ports, as the tuples'
+        // own `<=` orders them; compared as big-endian integers (a load and a byte swap each),
+        // where the arrays' lexicographic comparison was a byte loop (~24 instructions a packet).
+        let order = |e: &([u8; 16], u16)| (u128::from_be_bytes(e.0), e.1);
+        let (a, b, side) = if order(&src) <= order(&dst) {
             (src, dst, Side::A)
         } else {
             (dst, src, Side::B)
@@ -189,6 +193,35 @@ mod tests {
         let (k, side) = FlowKey::new(4, 17, 0, (a, 9000), (a, 53));
         assert_eq!(k.port, [53, 9000]);
         assert_eq!(side, Side::B);
+    }
+
+    proptest::proptest! {
+        /// The canonical order is the end-points' own order (address bytes, then port): the
+        /// side that sent is A exactly when its tuple is the lesser, and the key is the same
+        /// from both directions.
+        #[test]
+        fn order_is_the_tuples_order(
+            x in proptest::array::uniform16(proptest::num::u8::ANY),
+            y in proptest::array::uniform16(proptest::num::u8::ANY),
+            share in 0usize..=16,
+            px: u16,
+            py: u16,
+        ) {
+            // Addresses that share a prefix of `share` bytes (equal when 16), so that every
+            // byte position and the port decide in some cases.
+            let mut y = y;
+            y[..share].copy_from_slice(&x[..share]);
+            let (src, dst) = ((x, px), (y, py));
+            let (k, side) = FlowKey::new(6, 17, 0, src, dst);
+            let (k2, side2) = FlowKey::new(6, 17, 0, dst, src);
+            proptest::prop_assert_eq!(k, k2);
+            proptest::prop_assert_eq!(side == Side::A, src <= dst);
+            proptest::prop_assert_eq!(k.addr, [src.min(dst).0, src.max(dst).0]);
+            proptest::prop_assert_eq!(k.port, [src.min(dst).1, src.max(dst).1]);
+            if src != dst {
+                proptest::prop_assert_eq!(side2, side.other());
+            }
+        }
     }
 
     /// The key decides the hash: the same key gives the same hashes, another key others.
