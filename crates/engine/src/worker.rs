@@ -899,3 +899,70 @@ mod size_tests {
         assert!(std::mem::size_of::<Option<wirespeed_classify::Verdict>>() <= 24);
     }
 }
+
+/// Quiet flows (`Classifier::quiet`): once every classifier says it is done with a flow's
+/// packets, the stage calls none of them again. Checked against the stage that calls them for
+/// every packet: the same records, byte for byte.
+#[cfg(test)]
+mod quiet_tests {
+    use super::*;
+    use std::path::PathBuf;
+    use wirespeed_export::JsonLinesWriter;
+
+    /// The JSON records of `files` with one worker, and the packets skipped.
+    fn records(files: &[PathBuf], cfg: &EngineConfig, every_packet: bool) -> (String, u64) {
+        // With the first packets' columns (`--features`): what the statistical classifier
+        // records of them, which it must go on recording after the flow's verdict.
+        let sink = JsonLinesWriter::new(Vec::new(), false).with_features(true);
+        let mut w = Worker::new(cfg.clone(), sink, true);
+        w.stage.every_packet = every_packet;
+        for f in files {
+            run_file(&mut w, f, &mut |_, _| {}).unwrap();
+        }
+        let skipped = w.stage.skipped;
+        let out = w.finish().unwrap().into_inner().unwrap();
+        (String::from_utf8(out).unwrap(), skipped)
+    }
+
+    /// Generated traffic (the demo, heavy-tailed flows of the corpus's protocols) and, where
+    /// the corpus is present, its captures; by default, with the statistical model learning
+    /// from the link, and with only the port and statistical classifiers.
+    #[test]
+    fn skipping_quiet_flows_changes_no_record() {
+        let dir = std::env::temp_dir().join(format!("ws-quiet-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let demo = dir.join("demo.pcap");
+        crate::gen::demo(std::fs::File::create(&demo).unwrap()).unwrap();
+        let heavy = dir.join("heavy.pcap");
+        let p = crate::gen::HeavyTail {
+            flows: 400,
+            ..Default::default()
+        };
+        crate::gen::heavy_tail(std::fs::File::create(&heavy).unwrap(), &p, |_| {}).unwrap();
+        let mut files = vec![demo, heavy];
+        if let Some(c) = wirespeed_testkit::corpus("skipping_quiet_flows_changes_no_record") {
+            files.extend(c.pcaps());
+        }
+        let mut learning = EngineConfig::default();
+        learning.learn.stats_weight = 1;
+        let few = EngineConfig {
+            classifiers: wirespeed_classify::ClassifierSet::parse("port,stats").unwrap(),
+            ..Default::default()
+        };
+        for (name, cfg) in [
+            ("default", EngineConfig::default()),
+            ("learning", learning),
+            ("port,stats", few),
+        ] {
+            let (all, none_skipped) = records(&files, &cfg, true);
+            let (quiet, skipped) = records(&files, &cfg, false);
+            assert_eq!(none_skipped, 0, "{name}");
+            // The skip is taken (most packets of the heavy-tailed flows come after their
+            // verdict), and changes nothing.
+            assert!(skipped > 1000, "{name}: {skipped} packets skipped");
+            assert!(all.lines().count() > 400, "{name}");
+            assert!(all == quiet, "{name}: records differ");
+        }
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}

@@ -147,6 +147,10 @@ pub mod noted {
     /// The flow's first ICMP or ICMPv6 message is malformed as nDPI judges it (a type or code
     /// out of the assigned ranges; for ICMP, a checksum that does not add up).
     pub const ICMP_MALFORMED: u8 = 64;
+    /// The table's user's own bit: never set or read by the table, cleared with the others
+    /// when a slot takes a new flow. The engine sets it once a flow's classifiers need none of
+    /// its later packets.
+    pub const CALLER: u8 = 128;
 }
 
 const CLOSE_NONE: u8 = 0;

@@ -105,6 +105,12 @@ impl Classifier for DpiClassifier {
         }
     }
 
+    /// Inspection over (or off): every later packet is turned away at the first test.
+    #[inline]
+    fn quiet(&self, _: &FlowView<'_>, handle: &u32, _: &wirespeed_classify::FlowClass) -> bool {
+        !self.enabled || wirespeed_dpi::is_done(*handle)
+    }
+
     #[inline]
     fn packet(
         &mut self,

@@ -155,6 +155,15 @@ impl Classifier for LearnedClassifier {
         }
     }
 
+    /// Nothing left to teach (a lesson comes from payload inspection's verdict, and the stage
+    /// asks this only once inspection, listed before, is over too) and no DNS answers to read:
+    /// a flow with port 53 on UDP stays watched whichever side answers.
+    #[inline]
+    fn quiet(&self, flow: &FlowView<'_>, _: &(), class: &wirespeed_classify::FlowClass) -> bool {
+        (!self.learn_flows || class.lesson().is_none())
+            && !(self.dns && flow.key.proto == 17 && flow.key.port.contains(&53))
+    }
+
     #[inline]
     fn packet(&mut self, flow: &FlowView<'_>, p: &PacketView<'_>, _: &mut (), d: &mut Decide<'_>) {
         // Once per flow, at the packet its payload verdict (or confirmation) is reached.

@@ -215,6 +215,19 @@ pub trait Classifier: Sized {
     ) {
     }
 
+    /// Would [`Classifier::packet`] leave everything as it is for every later packet of this
+    /// flow, given its state and the flow's classification after the packet just seen? When
+    /// every classifier says so, the stage calls none of them for the flow's remaining packets
+    /// (most packets of a long flow: its verdict reached, its first packets recorded). Asked
+    /// after each packet the classifiers saw; the flow is quiet only when all say so, so a
+    /// classifier may count on the others' answers too (the learned classifier on payload
+    /// inspection's, whose verdicts are what it learns from). A classifier that overrides `packet` answers
+    /// for it; the default, false, keeps every packet coming.
+    #[inline]
+    fn quiet(&self, _flow: &FlowView<'_>, _st: &Self::State, _class: &FlowClass) -> bool {
+        false
+    }
+
     /// The flow ends, before its record is written (after the arbiter's end rules).
     #[inline]
     fn end(&mut self, _flow: &FlowView<'_>, _st: &mut Self::State, _d: &mut Decide<'_>) {}
@@ -254,6 +267,18 @@ fn split(f: &mut Flow<FlowExt>) -> (FlowView<'_>, &mut FlowExt) {
 
 /// The registered classifiers: the per-flow states ([`FlowExt`]) and one worker's stage
 /// (`Stage`), whose hooks call every classifier's in the list's order.
+/// Does every classifier of the list say [`Classifier::quiet`]? Asked from the last to the
+/// first: the statistical classifier, listed last, says no until a flow's fifth packet, the
+/// answer for most packets of short flows (a flood's: ~20 instructions a packet where the
+/// list's order asked payload inspection and the learned caches first).
+macro_rules! all_quiet {
+    ($s:ident, $view:ident, $ext:ident;) => { true };
+    ($s:ident, $view:ident, $ext:ident; $first:ident $($rest:ident)*) => {
+        all_quiet!($s, $view, $ext; $($rest)*)
+            && $s.$first.quiet(&$view, &$ext.$first, &$ext.class)
+    };
+}
+
 macro_rules! classifiers {
     ($($(#[$doc:meta])* $field:ident: $ty:ty,)*) => {
         /// What the engine keeps per flow beyond the flow table's own counters: the flow's
@@ -268,12 +293,23 @@ macro_rules! classifiers {
         /// The classifiers of one worker.
         pub(crate) struct Stage {
             $(pub(crate) $field: $ty,)*
+            /// Tests: call the classifiers for every packet, quiet flows' too, so that a test
+            /// can check that skipping them changes no record.
+            #[cfg(test)]
+            pub(crate) every_packet: bool,
+            /// Tests: packets of quiet flows no classifier was called for.
+            #[cfg(test)]
+            pub(crate) skipped: u64,
         }
 
         impl Stage {
             pub(crate) fn new(env: &Env<'_>) -> Self {
                 let mut s = Stage {
                     $($field: <$ty as Classifier>::new(env),)*
+                    #[cfg(test)]
+                    every_packet: false,
+                    #[cfg(test)]
+                    skipped: 0,
                 };
                 s.link_stats();
                 s
@@ -293,9 +329,21 @@ macro_rules! classifiers {
                 f: &mut Flow<FlowExt>,
                 p: &PacketView<'_>,
             ) {
+                // Every classifier said it is done with the flow's packets ([`Classifier::quiet`],
+                // kept in the flow table's bit for its user: a slot has no byte to spare).
+                if f.noted & noted::CALLER != 0 && !self.every_packet() {
+                    #[cfg(test)]
+                    {
+                        self.skipped += 1;
+                    }
+                    return;
+                }
                 let (view, ext) = split(f);
                 let mut d = Decide { arbiter, class: &mut ext.class };
                 $(self.$field.packet(&view, p, &mut ext.$field, &mut d);)*
+                if all_quiet!(self, view, ext; $($field)*) {
+                    f.noted |= noted::CALLER;
+                }
             }
 
             #[inline]
@@ -325,6 +373,18 @@ macro_rules! classifiers {
 }
 
 impl Stage {
+    /// Are quiet flows' packets handed to the classifiers all the same (tests only)?
+    #[cfg(test)]
+    fn every_packet(&self) -> bool {
+        self.every_packet
+    }
+
+    #[cfg(not(test))]
+    #[inline(always)]
+    fn every_packet(&self) -> bool {
+        false
+    }
+
     /// The statistical classifier asks and teaches the link model of the learner's hub
     /// (`--learn-stats`; nothing when off): after the stage is built, and again when the worker
     /// joins a pool's hub ([`crate::Worker::learning`]).

@@ -31,6 +31,12 @@ impl Classifier for OwnerClassifier {
         }
     }
 
+    /// No packet hook: nothing to do for any packet.
+    #[inline]
+    fn quiet(&self, _: &FlowView<'_>, _: &(), _: &wirespeed_classify::FlowClass) -> bool {
+        true
+    }
+
     #[inline]
     fn start(&mut self, flow: &FlowView<'_>, _: &mut (), d: &mut Decide<'_>) {
         if !self.enabled {

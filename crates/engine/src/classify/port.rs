@@ -48,6 +48,12 @@ impl Classifier for PortClassifier {
         self.offer(flow, d);
     }
 
+    /// No packet hook: nothing to do for any packet.
+    #[inline]
+    fn quiet(&self, _: &FlowView<'_>, _: &(), _: &wirespeed_classify::FlowClass) -> bool {
+        true
+    }
+
     /// Asked again at the flow's end where the arbiter says so (a flow left without a verdict:
     /// a statistical guess taken back).
     #[inline]

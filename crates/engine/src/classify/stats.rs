@@ -326,6 +326,15 @@ impl Classifier for StatsClassifier {
         }
     }
 
+    /// The first packets all recorded (the SPLT arrays and the payload-carrying lead full:
+    /// [`Early::push`] no longer writes) and the model asked (`gate`), or none to ask.
+    #[inline]
+    fn quiet(&self, _: &FlowView<'_>, st: &StatsState, _: &wirespeed_classify::FlowClass) -> bool {
+        usize::from(st.early.n) >= wirespeed_stats::SPLT_CAP
+            && st.early.lead[wirespeed_stats::LEAD_CAP - 1] != 0
+            && (st.result.class >= self.gate || self.from == u64::MAX)
+    }
+
     /// Record the packet among the first ones (for the record too, whether or not the model
     /// runs) and ask the model when the flow reaches its P-th packet. No allocation.
     #[inline]

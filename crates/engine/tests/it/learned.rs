@@ -280,6 +280,54 @@ fn a_dns_answer_names_later_connections_to_its_address_from_the_next_epoch() {
     std::fs::remove_file(pcap).ok();
 }
 
+/// A resolver's answer teaches whenever it comes in its flow: here the one that names YouTube
+/// is the 26th packet of a client's exchange on one port pair, after twelve questions and answers
+/// about a name no rule knows (the flow named DNS at its first packet, its first packets all
+/// recorded: nothing else is left to do with its packets).
+#[test]
+fn a_dns_answer_late_in_its_flow_still_teaches() {
+    let mut c = Cap(Vec::new());
+    let t = T0 + S / 5;
+    let ms = S / 1000;
+    for i in 0..12u64 {
+        let at = t + i * 10 * ms;
+        c.udp(
+            at,
+            (CLIENT, 5353),
+            (RESOLVER, 53),
+            &dns_query("host.example"),
+        );
+        let answer = dns_response("host.example", "alias.example", [192, 0, 2, 77]);
+        c.udp(at + ms, (RESOLVER, 53), (CLIENT, 5353), &answer);
+    }
+    let at = t + 130 * ms;
+    c.udp(
+        at,
+        (CLIENT, 5353),
+        (RESOLVER, 53),
+        &dns_query("www.youtube.com"),
+    );
+    c.udp(
+        at + ms,
+        (RESOLVER, 53),
+        (CLIENT, 5353),
+        &dns_response("www.youtube.com", "youtube-ui.l.google.com", SERVER),
+    );
+    // Epochs later: named by what the 26th packet said.
+    c.tcp(t + 3 * S, 40003, (SERVER, 80), b"\x00\x01opaque");
+    let pcap = c.write("late-dns");
+    let recs = same_everywhere(&EngineConfig::default(), &pcap);
+    let dns = by_port(&recs, 5353);
+    assert_eq!(
+        dns["c2s_pkts"].as_u64().unwrap() + dns["s2c_pkts"].as_u64().unwrap(),
+        26
+    );
+    let later = by_port(&recs, 40003);
+    assert_eq!(later["app"], "YouTube", "{later}");
+    assert_eq!(later["method"], "dns-cache", "{later}");
+    std::fs::remove_file(pcap).ok();
+}
+
 /// Seed 002: three flows labelled by payload in one window make a rule at `U_th` 3; a flow to
 /// the end-point a window later is labelled at packet 1, and payload inspection confirms it.
 fn host_cache_capture(name: &str) -> PathBuf {
