@@ -522,6 +522,15 @@ impl<S: RecordSink> Worker<S> {
             if q.tcp.map_or(q.payload_len > 0, |t| t.seg_len > 0) {
                 f.payload_from(q.side);
             }
+            // A quiet flow's packet (its classifiers done with it; most packets of long flows):
+            // counted above, and nothing else to do unless observers watch every packet.
+            if !observing && stage.quiet(f) {
+                #[cfg(test)]
+                {
+                    stage.skipped += 1;
+                }
+                continue;
+            }
             let off = q.payload_off as usize;
             let payload = batch[q.idx as usize]
                 .data

@@ -329,9 +329,7 @@ macro_rules! classifiers {
                 f: &mut Flow<FlowExt>,
                 p: &PacketView<'_>,
             ) {
-                // Every classifier said it is done with the flow's packets ([`Classifier::quiet`],
-                // kept in the flow table's bit for its user: a slot has no byte to spare).
-                if f.noted & noted::CALLER != 0 && !self.every_packet() {
+                if self.quiet(f) {
                     #[cfg(test)]
                     {
                         self.skipped += 1;
@@ -373,6 +371,14 @@ macro_rules! classifiers {
 }
 
 impl Stage {
+    /// Has every classifier said it is done with the flow's packets ([`Classifier::quiet`],
+    /// kept in the flow table's bit for its user: a slot has no byte to spare)? Its packets
+    /// are then counted in the flow and handed to no classifier.
+    #[inline]
+    pub(crate) fn quiet(&self, f: &Flow<FlowExt>) -> bool {
+        f.noted & noted::CALLER != 0 && !self.every_packet()
+    }
+
     /// Are quiet flows' packets handed to the classifiers all the same (tests only)?
     #[cfg(test)]
     fn every_packet(&self) -> bool {
