@@ -79,14 +79,19 @@ fn index(text: &[u8]) -> usize {
 }
 
 /// The digest memos of one worker's inspectors: JA4's hashed lists (SHA-256, 12 hex digits),
-/// JA3's text (MD5, 32 hex digits), QUIC's client Initial keys by version and connection id,
-/// and HMAC-SHA-256 keyed with each QUIC version's Initial salt.
+/// JA3's text (MD5, 32 hex digits), a ClientHello's fingerprints by its lists, QUIC's client
+/// Initial keys by version and connection id, and HMAC-SHA-256 keyed with each QUIC version's
+/// Initial salt.
 #[derive(Default)]
 pub struct Digests {
     /// JA4's cipher list and extension/signature list texts.
     pub ja4: Memo<256, 12>,
     /// JA3's whole text.
     pub ja3: Memo<384, 32>,
+    /// A ClientHello's fingerprints (JA3's digest, JA4's two hashes and whether each is whole)
+    /// by the lists they are made of: a hit skips building JA3's and JA4's texts, the most of a
+    /// ClientHello's cost; a miss builds them and asks the two memos above.
+    pub hello: Memo<512, FINGERPRINTS>,
     /// A QUIC client's Initial keys (key, IV and header-protection key: 44 bytes) by the
     /// version (4 bytes) and the client's first destination connection id (at most 20): every
     /// Initial of a connection, and a ClientHello over two Initials, is protected with the
@@ -96,6 +101,11 @@ pub struct Digests {
     /// HMAC-SHA-256 keyed with each QUIC Initial salt.
     pub(crate) salts: Salts,
 }
+
+/// Bytes of a ClientHello's fingerprints as [`Digests::hello`] keeps them: JA3's digest (32 hex
+/// digits), JA4's cipher part and extension part (12 each) and a byte of flags (the TLS
+/// inspector's).
+pub const FINGERPRINTS: usize = 57;
 
 /// HKDF-Extract keyed with a QUIC Initial salt, by salt: an extract of a client's connection
 /// id (RFC 9001 §5.2) starts from HMAC-SHA-256 already keyed, which saves the key's two SHA-256

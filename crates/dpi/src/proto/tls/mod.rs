@@ -6,6 +6,7 @@ use crate::events::{TxField, TxKind};
 use crate::meta::{Field, Meta};
 use crate::proto::label;
 use crate::util::{md5_hex, Buf, Rd};
+use crate::memo::Memo;
 use crate::{Cx, Digests, Dir, Inspector, Label, Probe, TCP};
 
 /// nDPI's TLS label.
@@ -704,38 +705,29 @@ pub fn client_hello(
         return Some(offer);
     }
     meta.set(Field::TlsVersion, version_name(ver));
-    // JA3: version,ciphers,extensions,groups,point formats (decimal, '-' joined, no GREASE).
-    let mut ja3 = Buf::<2048>::default();
-    ja3.num(u32::from(legacy));
-    for (i, list) in [ciphers.as_slice(), exts.as_slice(), groups.as_slice()]
-        .iter()
-        .enumerate()
-    {
-        let _ = i;
-        ja3.push(b",");
-        for (k, v) in list.iter().enumerate() {
-            if k > 0 {
-                ja3.push(b"-");
-            }
-            ja3.num(u32::from(*v));
-        }
-    }
-    ja3.push(b",");
-    for (k, p) in points.iter().enumerate() {
-        if k > 0 {
-            ja3.push(b"-");
-        }
-        ja3.num(u32::from(*p));
-    }
-    if !ja3.lost && !ciphers.lost && !exts.lost && !groups.lost {
-        meta.set(
-            Field::Ja3c,
-            &if meta.no_hash {
-                [b'0'; 32]
-            } else {
-                digests.ja3.get(ja3.as_bytes(), md5_hex)
-            },
-        );
+    let lists = Lists {
+        legacy,
+        ciphers: &mut ciphers,
+        exts: &mut exts,
+        groups: &groups,
+        points,
+        sigalgs: &sigalgs,
+    };
+    // JA3's digest and JA4's two hashed parts, by the lists they are made of: most
+    // ClientHellos on a link repeat a few client builds' lists, and building the fingerprints'
+    // texts (some 60 numbers in decimal, two sorted lists in hex) cost ~5,000 instructions a
+    // ClientHello where the lists' bytes are one copy, a hash and a comparison. Not kept when
+    // fingerprints are off (the zeros are no digest of anything).
+    let fp = if meta.no_hash {
+        fingerprints(lists, true, &mut digests.ja3, &mut digests.ja4)
+    } else {
+        let mut key = arrayvec::ArrayVec::<u8, HELLO_KEY>::new();
+        lists.key(&mut key);
+        let Digests { hello, ja3, ja4, .. } = digests;
+        hello.get(&key, |_| fingerprints(lists, false, ja3, ja4))
+    };
+    if fp[FP_FLAGS] & FP_JA3 != 0 {
+        meta.set(Field::Ja3c, &fp[..32]);
     }
     // JA4 (FoxIO): t13d1516h2_<ciphers>_<extensions_sigalgs>.
     let mut a = Buf::<40>::default();
@@ -762,48 +754,10 @@ pub fn client_hello(
         _ => a.push(b"00"),
     }
     a.push(b"_");
-    // JA3 is written: the lists are read sorted from here on.
-    let cs = &mut ciphers.v[..];
-    cs.sort_unstable();
-    // The JA3 text is hashed: its bytes hold JA4's lists in turn (a zeroed buffer for each
-    // cost 300 instructions a ClientHello).
-    let s = &mut ja3;
-    s.clear();
-    for (k, v) in cs.iter().enumerate() {
-        if k > 0 {
-            s.push(b",");
-        }
-        s.hex16(*v);
-    }
-    a.push(&hash12(s.as_bytes(), meta.no_hash, digests));
+    a.push(&fp[32..44]);
     a.push(b"_");
-    let es = &mut exts.v[..];
-    es.sort_unstable();
-    let ja4_ciphers_lost = s.lost;
-    s.clear();
-    let mut k = 0;
-    for v in es.iter().filter(|&&v| v != 0 && v != 16) {
-        if k > 0 {
-            s.push(b",");
-        }
-        k += 1;
-        s.hex16(*v);
-    }
-    if k == 0 {
-        a.push(b"000000000000");
-    } else {
-        if !sigalgs.as_slice().is_empty() {
-            s.push(b"_");
-            for (k, v) in sigalgs.as_slice().iter().enumerate() {
-                if k > 0 {
-                    s.push(b",");
-                }
-                s.hex16(*v);
-            }
-        }
-        a.push(&hash12(s.as_bytes(), meta.no_hash, digests));
-    }
-    if !s.lost && !ja4_ciphers_lost && !a.lost && !sigalgs.lost {
+    a.push(&fp[44..56]);
+    if fp[FP_FLAGS] & FP_JA4 != 0 && !a.lost {
         meta.set(Field::Ja4, a.as_bytes());
     }
     Some(offer)
@@ -828,13 +782,144 @@ pub fn hello_in_record(d: &[u8], meta: &mut Meta, digests: &mut Digests) -> Opti
     }
 }
 
+/// The lists of a ClientHello that its fingerprints are made of, GREASE left out, in the
+/// order offered.
+struct Lists<'a> {
+    legacy: u16,
+    ciphers: &'a mut List,
+    exts: &'a mut List,
+    groups: &'a List,
+    points: &'a [u8],
+    sigalgs: &'a List,
+}
+
+/// Longest key [`Lists::key`] writes: the version, a byte of overflow flags, and four lists of
+/// at most [`MAX_LIST`] values and the point formats (at most 255 bytes), each after its
+/// length. Keys longer than the memo's texts ([`Digests::hello`]) are fingerprinted afresh.
+const HELLO_KEY: usize = 2 + 1 + 4 * (1 + 2 * MAX_LIST) + 1 + 255;
+
+/// What [`fingerprints`] returns: JA3's digest (32 hex digits), JA4's cipher part and its
+/// extension part (12 each), and a byte of flags: [`FP_JA3`], [`FP_JA4`].
+pub(crate) const FP_LEN: usize = crate::memo::FINGERPRINTS;
+const FP_FLAGS: usize = 56;
+/// JA3 is whole (no list or text cut).
+const FP_JA3: u8 = 1;
+/// JA4's lists are whole.
+const FP_JA4: u8 = 2;
+
+impl Lists<'_> {
+    /// Everything the fingerprints depend on, as bytes: two ClientHellos with the same key have
+    /// the same JA3 digest and JA4 hashes (the rest of JA4 is read apart, every time).
+    fn key<const N: usize>(&self, k: &mut arrayvec::ArrayVec<u8, N>) {
+        let mut put = |b: &[u8]| {
+            // Cannot overflow: N is HELLO_KEY, the most these lists hold.
+            let _ = k.try_extend_from_slice(b);
+        };
+        put(&self.legacy.to_le_bytes());
+        put(&[u8::from(self.ciphers.lost)
+            | u8::from(self.exts.lost) << 1
+            | u8::from(self.groups.lost) << 2
+            | u8::from(self.sigalgs.lost) << 3]);
+        for l in [&*self.ciphers, &*self.exts, self.groups, self.sigalgs] {
+            put(&[l.len() as u8]);
+            for v in l.as_slice() {
+                put(&v.to_le_bytes());
+            }
+        }
+        put(&[self.points.len().min(255) as u8]);
+        put(self.points.get(..255).unwrap_or(self.points));
+    }
+}
+
+/// JA3's digest and JA4's hashed parts of `l` ([`FP_LEN`] bytes; zeros for hashes when
+/// `skip`: [`crate::DpiConfig::fingerprints`] off). Sorts the cipher and extension lists.
+fn fingerprints(
+    l: Lists<'_>,
+    skip: bool,
+    ja3m: &mut Memo<384, 32>,
+    ja4m: &mut Memo<256, 12>,
+) -> [u8; FP_LEN] {
+    let mut out = [0u8; FP_LEN];
+    // JA3: version,ciphers,extensions,groups,point formats (decimal, '-' joined, no GREASE).
+    let mut ja3 = Buf::<2048>::default();
+    ja3.num(u32::from(l.legacy));
+    for list in [l.ciphers.as_slice(), l.exts.as_slice(), l.groups.as_slice()] {
+        ja3.push(b",");
+        for (k, v) in list.iter().enumerate() {
+            if k > 0 {
+                ja3.push(b"-");
+            }
+            ja3.num(u32::from(*v));
+        }
+    }
+    ja3.push(b",");
+    for (k, p) in l.points.iter().enumerate() {
+        if k > 0 {
+            ja3.push(b"-");
+        }
+        ja3.num(u32::from(*p));
+    }
+    if !ja3.lost && !l.ciphers.lost && !l.exts.lost && !l.groups.lost {
+        out[..32].copy_from_slice(&if skip {
+            [b'0'; 32]
+        } else {
+            ja3m.get(ja3.as_bytes(), md5_hex)
+        });
+        out[FP_FLAGS] |= FP_JA3;
+    }
+    // JA3 is written: the lists are read sorted from here on.
+    let cs = &mut l.ciphers.v[..];
+    cs.sort_unstable();
+    // The JA3 text is hashed: its bytes hold JA4's lists in turn (a zeroed buffer for each
+    // cost 300 instructions a ClientHello).
+    let s = &mut ja3;
+    s.clear();
+    for (k, v) in cs.iter().enumerate() {
+        if k > 0 {
+            s.push(b",");
+        }
+        s.hex16(*v);
+    }
+    out[32..44].copy_from_slice(&hash12(s.as_bytes(), skip, ja4m));
+    let es = &mut l.exts.v[..];
+    es.sort_unstable();
+    let ja4_ciphers_lost = s.lost;
+    s.clear();
+    let mut k = 0;
+    for v in es.iter().filter(|&&v| v != 0 && v != 16) {
+        if k > 0 {
+            s.push(b",");
+        }
+        k += 1;
+        s.hex16(*v);
+    }
+    if k == 0 {
+        out[44..56].copy_from_slice(b"000000000000");
+    } else {
+        if !l.sigalgs.as_slice().is_empty() {
+            s.push(b"_");
+            for (k, v) in l.sigalgs.as_slice().iter().enumerate() {
+                if k > 0 {
+                    s.push(b",");
+                }
+                s.hex16(*v);
+            }
+        }
+        out[44..56].copy_from_slice(&hash12(s.as_bytes(), skip, ja4m));
+    }
+    if !s.lost && !ja4_ciphers_lost && !l.sigalgs.lost {
+        out[FP_FLAGS] |= FP_JA4;
+    }
+    out
+}
+
 /// First 12 hex digits of SHA-256 ("000000000000" for nothing, as JA4 writes it; and, not
 /// computed, for anything when `skip`: [`crate::DpiConfig::fingerprints`] off).
-fn hash12(b: &[u8], skip: bool, digests: &mut Digests) -> [u8; 12] {
+fn hash12(b: &[u8], skip: bool, memo: &mut Memo<256, 12>) -> [u8; 12] {
     if b.is_empty() || skip {
         return *b"000000000000";
     }
-    digests.ja4.get(b, |b| {
+    memo.get(b, |b| {
         let d = ring::digest::digest(&ring::digest::SHA256, b);
         let mut o = [0u8; 12];
         crate::util::hex(&d.as_ref()[..6], &mut o);

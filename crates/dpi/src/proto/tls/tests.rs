@@ -60,9 +60,12 @@ fn fingerprints_from_the_memo_are_the_digests() {
     assert_eq!(hello_in_record(&v, &mut first, &mut digests), Some(true));
     let misses = (digests.ja3.misses, digests.ja4.misses);
     assert_eq!(misses, (1, 2));
+    assert_eq!((digests.hello.hits, digests.hello.misses), (0, 1));
     assert_eq!(hello_in_record(&v, &mut again, &mut digests), Some(true));
+    // Found by its lists: no text built, no digest memo asked.
+    assert_eq!((digests.hello.hits, digests.hello.misses), (1, 1));
     assert_eq!((digests.ja3.misses, digests.ja4.misses), misses);
-    assert_eq!((digests.ja3.hits, digests.ja4.hits), (1, 2));
+    assert_eq!((digests.ja3.hits, digests.ja4.hits), (0, 0));
     for f in [Field::Ja3c, Field::Ja4] {
         assert_eq!(first.get(f), again.get(f));
     }
@@ -70,12 +73,13 @@ fn fingerprints_from_the_memo_are_the_digests() {
         again.get(Field::Ja3c),
         Some("c67e9dc27d283f1f89b4ebb4b4670c21")
     );
-    // Other ClientHellos' texts in the memo first.
+    // Other ClientHellos' texts and lists in the memos first.
     let mut busy = Digests::default();
     for k in 0..500u32 {
         let t = format!("{k:x},1301,1302");
         busy.ja4.get(t.as_bytes(), |_| *b"ffffffffffff");
         busy.ja3.get(t.as_bytes(), |_| [b'f'; 32]);
+        busy.hello.get(t.as_bytes(), |_| [b'f'; super::FP_LEN]);
     }
     let mut third = Meta::default();
     assert_eq!(hello_in_record(&v, &mut third, &mut busy), Some(true));
@@ -263,5 +267,157 @@ fn dns_alpn_offers() {
         w[at..at + 9].copy_from_slice(entries);
         let o = client_hello(&w[9..9 + hlen], b't', &mut Meta::default(), &mut Digests::default());
         assert_eq!(o.map(|o| o.dns), Some(dns), "{entries:?}");
+    }
+}
+
+/// The fingerprints memo ([`Digests::hello`]) keyed by a ClientHello's lists: whatever
+/// ClientHellos came before, each one's JA3 and JA4 are those a fresh worker computes for it.
+/// Pairs of hellos drawn from few values so that their lists often coincide (then the second is
+/// answered from the memo) or differ in one place (order, an entry, a list's end), with GREASE
+/// anywhere, a name or not, and a supported_versions extension or not.
+mod hello_memo {
+    use super::*;
+    use proptest::prelude::*;
+
+    #[derive(Clone, Debug)]
+    struct Hello {
+        legacy: u16,
+        ciphers: Vec<u16>,
+        groups: Vec<u16>,
+        points: Vec<u8>,
+        sigalgs: Vec<u16>,
+        exts: Vec<u16>,
+        sni: bool,
+        versions: bool,
+    }
+
+    fn vec16(v: &[u16]) -> Vec<u8> {
+        let mut o = ((2 * v.len()) as u16).to_be_bytes().to_vec();
+        for x in v {
+            o.extend_from_slice(&x.to_be_bytes());
+        }
+        o
+    }
+
+    fn body(h: &Hello) -> Vec<u8> {
+        let mut b = h.legacy.to_be_bytes().to_vec();
+        b.extend_from_slice(&[7; 32]);
+        b.push(0);
+        b.extend(vec16(&h.ciphers));
+        b.extend_from_slice(&[1, 0]);
+        let mut e = Vec::new();
+        let mut ext = |typ: u16, data: Vec<u8>| {
+            e.extend_from_slice(&typ.to_be_bytes());
+            e.extend_from_slice(&(data.len() as u16).to_be_bytes());
+            e.extend(data);
+        };
+        if h.sni {
+            let name = b"www.example.org";
+            let mut d = ((name.len() + 3) as u16).to_be_bytes().to_vec();
+            d.push(0);
+            d.extend_from_slice(&(name.len() as u16).to_be_bytes());
+            d.extend_from_slice(name);
+            ext(0, d);
+        }
+        ext(10, vec16(&h.groups));
+        let mut p = vec![h.points.len() as u8];
+        p.extend_from_slice(&h.points);
+        ext(11, p);
+        ext(13, vec16(&h.sigalgs));
+        for &t in &h.exts {
+            ext(t, vec![]);
+        }
+        if h.versions {
+            ext(43, vec![4, 0x03, 0x04, 0x03, 0x03]);
+        }
+        b.extend(vec16_bytes(&e));
+        b
+    }
+
+    fn vec16_bytes(d: &[u8]) -> Vec<u8> {
+        let mut o = (d.len() as u16).to_be_bytes().to_vec();
+        o.extend_from_slice(d);
+        o
+    }
+
+    /// Values from a small set, GREASE among them.
+    fn value() -> impl Strategy<Value = u16> {
+        prop::sample::select(vec![0x1301, 0x1302, 0xc02b, 0x0a0a, 0x3a3a, 0x001d, 0x0017, 23, 5])
+    }
+
+    fn hello() -> impl Strategy<Value = Hello> {
+        (
+            prop::sample::select(vec![0x0303u16, 0x0301]),
+            prop::collection::vec(value(), 0..6),
+            prop::collection::vec(value(), 0..4),
+            prop::collection::vec(0u8..3, 0..3),
+            prop::collection::vec(value(), 0..4),
+            prop::collection::vec(prop::sample::select(vec![5u16, 23, 35, 0x1a1a, 65281]), 0..4),
+            any::<bool>(),
+            any::<bool>(),
+        )
+            .prop_map(|(legacy, ciphers, groups, points, sigalgs, exts, sni, versions)| Hello {
+                legacy,
+                ciphers,
+                groups,
+                points,
+                sigalgs,
+                exts,
+                sni,
+                versions,
+            })
+    }
+
+    fn prints(b: &[u8], digests: &mut Digests) -> (Option<String>, Option<String>) {
+        let mut m = Meta::default();
+        client_hello(b, b't', &mut m, digests);
+        let f = |x| m.get(x).map(str::to_string);
+        (f(Field::Ja3c), f(Field::Ja4))
+    }
+
+    /// `h` changed in one place (kind `k`): the same lists, or one thing that a fingerprint
+    /// reads (or, for the name, the GREASE and the versions, that only JA4's first part reads).
+    fn variant(h: &Hello, k: u8) -> Hello {
+        let mut v = h.clone();
+        match k {
+            0 => {}
+            1 => v.legacy ^= 2,
+            2 => v.ciphers.reverse(),
+            3 => {
+                v.groups.pop();
+            }
+            4 => v.points.push(1),
+            5 => v.sigalgs.insert(0, 0x0403),
+            6 => v.exts.push(0x2a2a),
+            7 => v.sni = !v.sni,
+            8 => v.versions = !v.versions,
+            9 => v.ciphers.insert(0, 0xdada),
+            10 => {
+                if let Some(p) = v.points.first_mut() {
+                    *p ^= 1;
+                }
+            }
+            _ => v.exts.push(17),
+        }
+        v
+    }
+
+    proptest! {
+        #[test]
+        fn memo_answers_what_a_fresh_worker_computes(
+            base in hello(),
+            kinds in prop::collection::vec(0u8..12, 1..8),
+        ) {
+            let mut shared = Digests::default();
+            let hellos: Vec<Hello> = std::iter::once(base.clone())
+                .chain(kinds.iter().map(|&k| variant(&base, k)))
+                .collect();
+            for h in &hellos {
+                let b = body(h);
+                let fresh = prints(&b, &mut Digests::default());
+                prop_assert!(fresh.0.is_some() && fresh.1.is_some());
+                prop_assert_eq!(prints(&b, &mut shared), fresh);
+            }
+        }
     }
 }
