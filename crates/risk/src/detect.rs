@@ -128,10 +128,14 @@ pub fn suspicious_user_agent(ua: &str) -> bool {
             return true;
         }
     }
-    if ua.starts_with("<?") || ua.contains('$') {
+    // Byte searches (memchr's vector loops; `str`'s searches for a char or a 3-byte needle
+    // set up a general searcher each time, ~20% of a flow's risk assessment on the corpus mix).
+    if ua.starts_with("<?") || memchr::memchr(b'$', b).is_some() {
         return true;
     }
-    if let Some(i) = ua.find("://") {
+    // The first "://".
+    let scheme = memchr::memchr_iter(b':', b).find(|&i| b[i..].starts_with(b"://"));
+    if let Some(i) = scheme {
         if i > 0 && b[i - 1] != b'p' && b[i - 1] != b's' {
             return true;
         }
@@ -139,7 +143,7 @@ pub fn suspicious_user_agent(ua: &str) -> bool {
     if ua_is_exploit(ua) {
         return false;
     }
-    !(4..=256).contains(&n) || ua.starts_with("test") || ua.contains('{') || ua.contains('}')
+    !(4..=256).contains(&n) || ua.starts_with("test") || memchr::memchr2(b'{', b'}', b).is_some()
 }
 
 /// A Log4J lookup as the User-Agent (`jndi:ldap://` prefix): nDPI's Possible Exploit.
@@ -150,19 +154,14 @@ pub fn ua_is_exploit(ua: &str) -> bool {
 /// nDPI's crawler test on the User-Agent (http.c): holds `+http:` or ` http:`, or `Crawler` or
 /// `Bot` in any case.
 pub fn ua_is_crawler(ua: &str) -> bool {
-    // One pass: each position is tried only by the needles its byte can start.
+    // Each needle tried only where a byte that can start it is (memchr's vector loops find
+    // those; a match on every byte cost ~600 instructions a User-Agent).
     let b = ua.as_bytes();
-    (0..b.len()).any(|i| {
-        let rest = &b[i..];
-        match b[i] {
-            b'+' | b' ' => rest[1..].starts_with(b"http:"),
-            b'c' | b'C' => rest
-                .get(..7)
-                .is_some_and(|w| w.eq_ignore_ascii_case(b"crawler")),
-            b'b' | b'B' => rest
-                .get(..3)
-                .is_some_and(|w| w.eq_ignore_ascii_case(b"bot")),
-            _ => false,
-        }
-    })
+    let at = |i: usize, w: &[u8]| {
+        b.get(i..i + w.len())
+            .is_some_and(|x| x.eq_ignore_ascii_case(w))
+    };
+    memchr::memchr2_iter(b'+', b' ', b).any(|i| b[i + 1..].starts_with(b"http:"))
+        || memchr::memchr2_iter(b'c', b'C', b).any(|i| at(i, b"crawler"))
+        || memchr::memchr2_iter(b'b', b'B', b).any(|i| at(i, b"bot"))
 }

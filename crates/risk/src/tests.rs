@@ -914,6 +914,34 @@ proptest! {
         prop_assert_eq!(ua_is_crawler(&ua), naive);
     }
 
+    /// The byte searches answer as nDPI's string tests do (written here with `str`'s own).
+    #[test]
+    fn suspicious_user_agent_is_the_string_tests(
+        ua in "(<\\?|test|jndi:ldap://)?[a-zA-Z0-9 $:/ps{}.]{0,30}(://|[$]|[{]|[}])?[a-zA-Z :/]{0,8}",
+    ) {
+        let b = ua.as_bytes();
+        let n = b.len();
+        let naive = n != 0 && {
+            let upper = b.iter().filter(|c| c.is_ascii_uppercase()).count();
+            let shouting =
+                n > 12 && b.iter().all(u8::is_ascii_alphabetic) && upper as f32 / n as f32 >= 0.2;
+            let scheme = ua
+                .find("://")
+                .is_some_and(|i| i > 0 && b[i - 1] != b'p' && b[i - 1] != b's');
+            if shouting || ua.starts_with("<?") || ua.contains('$') || scheme {
+                true
+            } else if ua.starts_with("jndi:ldap://") {
+                false
+            } else {
+                !(4..=256).contains(&n)
+                    || ua.starts_with("test")
+                    || ua.contains('{')
+                    || ua.contains('}')
+            }
+        };
+        prop_assert_eq!(suspicious_user_agent(&ua), naive);
+    }
+
     /// The one-pass needle search finds what searching for each needle finds.
     #[test]
     fn rce_needles_in_one_pass(
