@@ -57,17 +57,37 @@ pub fn is_numeric_http_host(host: &str) -> bool {
 /// invalid UTF-8 sequence as U+FFFD. Both fail (`\` is punctuation; any non-ASCII character is
 /// not `isprint` in nDPI's C locale), as the raw bytes fail in nDPI.
 pub fn is_valid_hostname(s: &str) -> bool {
-    s.bytes()
-        .all(|b| matches!(b, b'.' | b'-' | b'_' | b':') || b.is_ascii_alphanumeric())
+    s.bytes().all(|b| NAME_BYTES[usize::from(b)] & HOST != 0)
 }
+
+/// [`NAME_BYTES`]: a byte a host name may hold ([`is_valid_hostname`]).
+const HOST: u8 = 1;
+/// [`NAME_BYTES`]: a byte a DNS name's labels may hold, or the dot between them
+/// ([`is_valid_dns_name`]).
+const DNS: u8 = 2;
+
+/// Which names each byte may appear in: one load a byte where the tests, written as matches,
+/// compiled to a comparison chain (~6 instructions a byte, ~1% of the corpus mix's packets).
+const NAME_BYTES: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        let c = b as u8;
+        if c.is_ascii_alphanumeric() || c == b'.' || c == b'-' || c == b'_' {
+            t[b] = HOST | DNS;
+        }
+        b += 1;
+    }
+    t[b':' as usize] = HOST;
+    t
+};
 
 /// nDPI's DNS name check (dns.c `ndpi_grab_dns_name` with its `dns_validchar` table): every byte
 /// of every label is a letter, digit, `_` or `-`; `.` joins labels. The empty name (written
 /// `<root>` in the record) and a name nDPI stops reading at a compressed or extended label
 /// (written `<Unknown extended label>`) are valid: nDPI reads no character of them.
 pub fn is_valid_dns_name(name: &str) -> bool {
-    name.bytes()
-        .all(|b| matches!(b, b'.' | b'_' | b'-') || b.is_ascii_alphanumeric())
+    name.bytes().all(|b| NAME_BYTES[usize::from(b)] & DNS != 0)
         || (name.starts_with('<') && (name == "<root>" || name == "<Unknown extended label>"))
 }
 

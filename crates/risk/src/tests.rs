@@ -914,6 +914,24 @@ proptest! {
         prop_assert_eq!(ua_is_crawler(&ua), naive);
     }
 
+    /// The byte table answers as the character classes written plainly (any bytes, as text).
+    #[test]
+    fn name_checks_are_the_character_classes(
+        v in proptest::collection::vec(
+            prop_oneof![
+                8 => proptest::sample::select(b"aZ09.-_:".to_vec()),
+                1 => any::<u8>(),
+            ],
+            0..12,
+        ),
+    ) {
+        let s = String::from_utf8_lossy(&v);
+        let host = s.bytes().all(|b| matches!(b, b'.' | b'-' | b'_' | b':') || b.is_ascii_alphanumeric());
+        let dns = s.bytes().all(|b| matches!(b, b'.' | b'_' | b'-') || b.is_ascii_alphanumeric());
+        prop_assert_eq!(is_valid_hostname(&s), host);
+        prop_assert_eq!(is_valid_dns_name(&s), dns);
+    }
+
     /// The byte searches answer as nDPI's string tests do (written here with `str`'s own).
     #[test]
     fn suspicious_user_agent_is_the_string_tests(
