@@ -114,15 +114,15 @@ fn contains_ci(hay: &[u8], needle: &[u8]) -> bool {
 }
 
 /// First index at or after `from` where `needle` (lower-case ASCII) occurs, ignoring case.
-/// Candidates are found by the first byte alone (a tight scan), then the rest compared.
+/// Candidates are found by the first byte alone, either case (memchr's vector loop), then the
+/// rest compared.
 pub(super) fn find_ci(hay: &[u8], needle: &[u8], from: usize) -> Option<usize> {
     let (&first, rest) = needle.split_first()?;
     let last = hay.len().checked_sub(needle.len())?;
+    let upper = first.to_ascii_uppercase();
     let mut i = from;
     while i <= last {
-        i += hay[i..=last]
-            .iter()
-            .position(|c| c.to_ascii_lowercase() == first)?;
+        i += memchr::memchr2(first, upper, hay.get(i..=last)?)?;
         if hay[i + 1..i + needle.len()].eq_ignore_ascii_case(rest) {
             return Some(i);
         }
@@ -171,7 +171,7 @@ fn is_xss(v: &[u8]) -> bool {
         return true;
     }
     let mut i = 0;
-    while let Some(lt) = v[i..].iter().position(|&c| c == b'<') {
+    while let Some(lt) = memchr::memchr(b'<', &v[i..]) {
         let start = lt + i;
         let mut j = skip_ws(v, start + 1);
         if j < v.len() && v[j] == b'/' {
