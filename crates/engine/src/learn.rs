@@ -430,7 +430,13 @@ impl Hub {
         dropped: &mut u64,
     ) {
         let mut st = lock(&self.st);
-        st.pending.append(obs);
+        // Handed over whole where the hub holds none (one worker, or the first in): the two
+        // vectors swapped, not the observations copied; `obs` is left empty either way.
+        if st.pending.is_empty() {
+            std::mem::swap(&mut st.pending, obs);
+        } else {
+            st.pending.append(obs);
+        }
         if !lessons.is_empty() {
             st.lessons.append(lessons);
         }
