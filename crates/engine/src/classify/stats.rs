@@ -112,17 +112,19 @@ impl StatsClassifier {
     /// learning, else the loaded model's.
     #[inline]
     fn answer(&self, m: &Loaded, flow: &FlowView<'_>, e: &Early) -> Option<(u16, f32)> {
+        // A protocol is never named for a flow shorter than the model's P packets none of
+        // which carried payload (a scan's SYN, a refused connection: no application spoke;
+        // asked at its end, or, learning, at its packets so far), nor on a transport it does
+        // not run on (TLS over UDP, QUIC over TCP, ICMP over IGMP): the model, which learnt
+        // sizes, abstains instead. The first is known before the model is read.
+        if !e.speaks(m.model.mode, usize::from(m.model.positions)) {
+            return None;
+        }
         let a = match &self.link {
             None => m.model.classify(e, flow.key.proto, flow.server_port()),
             Some(link) => Self::answer_link(link, m, flow, e),
         };
-        // A protocol is never named on a transport it does not run on (TLS over UDP, QUIC
-        // over TCP, ICMP over IGMP), nor for a flow shorter than the model's P packets none of
-        // which carried payload (a scan's SYN, a refused connection: no application spoke;
-        // asked at its end, or, learning, at its packets so far): the model, which learnt
-        // sizes, abstains instead.
-        let p = usize::from(m.model.positions);
-        a.filter(|&(c, _)| self.rules.model_admits(c, flow.key.proto) && e.speaks(m.model.mode, p))
+        a.filter(|&(c, _)| self.rules.model_admits(c, flow.key.proto))
     }
 
     /// [`StatsClassifier::answer`] when learning (kept out of line: the path without it stays
