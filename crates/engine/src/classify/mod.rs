@@ -221,8 +221,8 @@ pub trait Classifier: Sized {
     /// (most packets of a long flow: its verdict reached, its first packets recorded). Asked
     /// after each packet the classifiers saw; the flow is quiet only when all say so, so a
     /// classifier may count on the others' answers too (the learned classifier on payload
-    /// inspection's, whose verdicts are what it learns from). A classifier that overrides `packet` answers
-    /// for it; the default, false, keeps every packet coming.
+    /// inspection's, whose verdicts are what it learns from). A classifier that overrides
+    /// `packet` answers for it; the default, false, keeps every packet coming.
     #[inline]
     fn quiet(&self, _flow: &FlowView<'_>, _st: &Self::State, _class: &FlowClass) -> bool {
         false
@@ -265,8 +265,6 @@ fn split(f: &mut Flow<FlowExt>) -> (FlowView<'_>, &mut FlowExt) {
     (view, ext)
 }
 
-/// The registered classifiers: the per-flow states ([`FlowExt`]) and one worker's stage
-/// (`Stage`), whose hooks call every classifier's in the list's order.
 /// Does every classifier of the list say [`Classifier::quiet`]? Asked from the last to the
 /// first: the statistical classifier, listed last, says no until a flow's fifth packet, the
 /// answer for most packets of short flows (a flood's: ~20 instructions a packet where the
@@ -279,6 +277,8 @@ macro_rules! all_quiet {
     };
 }
 
+/// The registered classifiers: the per-flow states ([`FlowExt`]) and one worker's stage
+/// (`Stage`), whose hooks call every classifier's in the list's order.
 macro_rules! classifiers {
     ($($(#[$doc:meta])* $field:ident: $ty:ty,)*) => {
         /// What the engine keeps per flow beyond the flow table's own counters: the flow's
